@@ -1,0 +1,33 @@
+/// The one error type of the core. `code` is stable (the C API maps it to a
+/// status); `message` names the problem for a person.
+public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Code: Int32, Sendable {
+        case invalidArgument = 1
+        case unknownType = 2
+        case invalidUnit = 3
+        case incompatibleUnit = 4
+        case invalidValue = 5
+        case invalidDateRange = 6
+        case duplicateUUID = 7
+        case notFound = 8
+        case anchorWrongStore = 9
+        case anchorCorrupt = 10
+        case anchorFromFuture = 11
+        case anchorExpired = 12
+        case storeFormatTooNew = 13
+        case storage = 14
+        case closed = 15
+        case invalidPredicate = 16
+        case invalidMetadata = 17
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,142 @@
+import FoundationEssentials
+
+/// The stored form of a sample or a deleted object (a tombstone): a fixed
+/// 48-byte head, then metadata when the flag says so. Little-endian.
+///
+///     0  uuid        16 bytes
+///     16 start       Float64, seconds since 2001-01-01 (Date's own representation)
+///     24 end         Float64
+///     32 value       Float64 quantity | Int64 category | Float64 deletion date (tombstone)
+///     40 source id   UInt32
+///     44 device id   24 bits, flags in the top 8 bits
+///     48 metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
+enum RecordCodec {
+    static let headSize = 48
+    static let flagTombstone: UInt32 = 1 << 24
+    static let flagMetadata: UInt32 = 1 << 25
+    static let flagCategory: UInt32 = 1 << 26
+    static let deviceMask: UInt32 = 0x00FF_FFFF
+
+    enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
+
+    static func encodeSample(_ s: Sample, sourceID: UInt32, deviceID: UInt32) -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.reserveCapacity(headSize)
+        var flags: UInt32 = s.metadata.isEmpty ? 0 : flagMetadata
+        w.uuid(s.uuid)
+        w.f64(s.startDate.timeIntervalSinceReferenceDate)
+        w.f64(s.endDate.timeIntervalSinceReferenceDate)
+        switch s.value {
+        case .quantity(let v): w.f64(v)
+        case .category(let v): w.u64(UInt64(bitPattern: Int64(v))); flags |= flagCategory
+        }
+        w.u32(sourceID)
+        w.u32((deviceID & deviceMask) | flags)
+        if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
+        return w.bytes
+    }
+
+    /// A tombstone keeps uuid, dates, source, deletion date, and the sync
+    /// identifier and version (rule 8); nothing else.
+    static func encodeTombstone(of record: RecordView, deletionDate: Date) -> [UInt8] {
+        var w = ByteWriter()
+        w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: record.bytes[0..<32]))
+        w.f64(deletionDate.timeIntervalSinceReferenceDate)
+        w.u32(record.sourceID)
+        var sync: [String: MetadataValue] = [:]
+        if let id = record.metadataValue(MetadataKey.syncIdentifier) { sync[MetadataKey.syncIdentifier] = id }
+        if let v = record.metadataValue(MetadataKey.syncVersion) { sync[MetadataKey.syncVersion] = v }
+        w.u32(flagTombstone | (sync.isEmpty ? 0 : flagMetadata))
+        if !sync.isEmpty { encodeMetadata(sync, into: &w) }
+        return w.bytes
+    }
+
+    static func encodeMetadata(_ m: [String: MetadataValue], into w: inout ByteWriter) {
+        w.u16(UInt16(m.count))
+        for (k, v) in m.sorted(by: { $0.key < $1.key }) {
+            let key = Array(k.utf8)
+            w.u16(UInt16(key.count))
+            w.bytes.append(contentsOf: key)
+            switch v {
+            case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
+            case .number(let n): w.u8(Tag.number.rawValue); w.f64(n)
+            case .date(let d): w.u8(Tag.date.rawValue); w.f64(d.timeIntervalSinceReferenceDate)
+            case .bool(let b): w.u8(Tag.bool.rawValue); w.u8(b ? 1 : 0)
+            }
+        }
+    }
+}
+
+/// A read-only look at one encoded record, wherever its bytes live (the
+/// LMDB map inside a transaction, or a result batch's own copy).
+struct RecordView {
+    let bytes: UnsafeRawBufferPointer
+
+    @inline(__always) private func f64(_ at: Int) -> Double {
+        Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
+    }
+    @inline(__always) private func u32(_ at: Int) -> UInt32 {
+        UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+    }
+
+    var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
+    var start: Double { f64(16) }
+    var end: Double { f64(24) }
+    var quantity: Double { f64(32) }
+    var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
+    var deletionDate: Double { f64(32) }
+    var sourceID: UInt32 { u32(40) }
+    private var word: UInt32 { u32(44) }
+    var deviceID: UInt32 { word & RecordCodec.deviceMask }
+    var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
+    var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
+    var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
+
+    /// Structural check of a record read from disk, so a corrupt store gives
+    /// an error rather than a crash.
+    var isWellFormed: Bool {
+        guard bytes.count >= RecordCodec.headSize else { return false }
+        guard hasMetadata else { return bytes.count == RecordCodec.headSize }
+        return (try? metadata()) != nil
+    }
+
+    /// Every metadata entry.
+    func metadata() throws -> [String: MetadataValue] {
+        guard hasMetadata else { return [:] }
+        var out: [String: MetadataValue] = [:]
+        try forEachMetadata { k, v in out[k] = v; return false }
+        return out
+    }
+
+    /// One metadata value, nil when absent (or unreadable).
+    func metadataValue(_ key: String) -> MetadataValue? {
+        guard hasMetadata else { return nil }
+        var found: MetadataValue?
+        try? forEachMetadata { k, v in
+            if k == key { found = v; return true }
+            return false
+        }
+        return found
+    }
+
+    /// Walks the entries; `body` returns true to stop.
+    func forEachMetadata(_ body: (String, MetadataValue) -> Bool) throws {
+        var r = ByteReader(bytes, offset: RecordCodec.headSize)
+        let n = Int(try r.u16())
+        for _ in 0..<n {
+            let klen = Int(try r.u16())
+            guard r.remaining >= klen else { throw OHKError(.storage, "truncated metadata") }
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r.offset..<r.offset + klen]), as: UTF8.self)
+            r.offset += klen
+            let value: MetadataValue
+            switch RecordCodec.Tag(rawValue: try r.u8()) {
+            case .string: value = .string(try r.string())
+            case .number: value = .number(try r.f64())
+            case .date: value = .date(Date(timeIntervalSinceReferenceDate: try r.f64()))
+            case .bool: value = .bool(try r.u8() != 0)
+            case nil: throw OHKError(.storage, "unknown metadata tag")
+            }
+            if body(key, value) { return }
+        }
+    }
+}

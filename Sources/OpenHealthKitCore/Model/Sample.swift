@@ -1,0 +1,232 @@
+import FoundationEssentials
+
+/// Who wrote a sample: HealthKit's HKSource plus the revision's version.
+public struct Source: Hashable, Sendable {
+    public var bundleIdentifier: String
+    public var name: String
+    public var version: String?
+
+    public init(bundleIdentifier: String, name: String, version: String? = nil) {
+        self.bundleIdentifier = bundleIdentifier
+        self.name = name
+        self.version = version
+    }
+}
+
+/// HealthKit's eight HKDevice fields; any may be nil.
+public struct Device: Hashable, Sendable {
+    public var name: String?
+    public var manufacturer: String?
+    public var model: String?
+    public var hardwareVersion: String?
+    public var firmwareVersion: String?
+    public var softwareVersion: String?
+    public var localIdentifier: String?
+    public var udiDeviceIdentifier: String?
+
+    public init(name: String? = nil, manufacturer: String? = nil, model: String? = nil,
+                hardwareVersion: String? = nil, firmwareVersion: String? = nil,
+                softwareVersion: String? = nil, localIdentifier: String? = nil,
+                udiDeviceIdentifier: String? = nil) {
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.hardwareVersion = hardwareVersion
+        self.firmwareVersion = firmwareVersion
+        self.softwareVersion = softwareVersion
+        self.localIdentifier = localIdentifier
+        self.udiDeviceIdentifier = udiDeviceIdentifier
+    }
+
+    /// The fields in HealthKit's order, for codecs and predicates.
+    public enum Field: Int, CaseIterable, Sendable {
+        case name, manufacturer, model, hardwareVersion, firmwareVersion,
+             softwareVersion, localIdentifier, udiDeviceIdentifier
+    }
+
+    public subscript(field: Field) -> String? {
+        get {
+            switch field {
+            case .name: name
+            case .manufacturer: manufacturer
+            case .model: model
+            case .hardwareVersion: hardwareVersion
+            case .firmwareVersion: firmwareVersion
+            case .softwareVersion: softwareVersion
+            case .localIdentifier: localIdentifier
+            case .udiDeviceIdentifier: udiDeviceIdentifier
+            }
+        }
+        set {
+            switch field {
+            case .name: name = newValue
+            case .manufacturer: manufacturer = newValue
+            case .model: model = newValue
+            case .hardwareVersion: hardwareVersion = newValue
+            case .firmwareVersion: firmwareVersion = newValue
+            case .softwareVersion: softwareVersion = newValue
+            case .localIdentifier: localIdentifier = newValue
+            case .udiDeviceIdentifier: udiDeviceIdentifier = newValue
+            }
+        }
+    }
+}
+
+/// A metadata value: HealthKit allows strings, numbers, dates and bools.
+public enum MetadataValue: Hashable, Sendable {
+    case string(String)
+    case number(Double)
+    case date(Date)
+    case bool(Bool)
+}
+
+/// HealthKit's metadata keys that the engine itself interprets.
+public enum MetadataKey {
+    public static let syncIdentifier = "HKMetadataKeySyncIdentifier"
+    public static let syncVersion = "HKMetadataKeySyncVersion"
+    public static let wasUserEntered = "HKWasUserEntered"
+}
+
+/// A sample's value: a quantity in its type's canonical unit, or a category integer.
+public enum SampleValue: Hashable, Sendable {
+    case quantity(Double)
+    case category(Int)
+}
+
+/// An immutable health sample. Build one with `quantity(…)` or
+/// `category(…)`, which validate everything a save would refuse.
+public struct Sample: Hashable, Sendable {
+    public let uuid: UUID
+    public let type: SampleType
+    public let startDate: Date
+    public let endDate: Date
+    public let value: SampleValue
+    public let source: Source
+    public let device: Device?
+    public let metadata: [String: MetadataValue]
+
+    init(uuid: UUID, type: SampleType, startDate: Date, endDate: Date, value: SampleValue,
+         source: Source, device: Device?, metadata: [String: MetadataValue]) {
+        self.uuid = uuid
+        self.type = type
+        self.startDate = startDate
+        self.endDate = endDate
+        self.value = value
+        self.source = source
+        self.device = device
+        self.metadata = metadata
+    }
+
+    /// A quantity sample; `value` in `unit` is stored in the type's canonical unit.
+    /// Throws for a category type, a unit of another dimension, a NaN or
+    /// infinite value, or `end` before `start`.
+    public static func quantity(_ type: SampleType, value: Double, unit: Unit,
+                                start: Date, end: Date, source: Source,
+                                device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                uuid: UUID = UUID()) throws -> Sample {
+        guard let canonical = type.canonicalUnit else {
+            throw OHKError(.invalidArgument, "\(type.identifier) is a category type; it takes an integer value")
+        }
+        guard value.isFinite else {
+            throw OHKError(.invalidValue, "quantity value must be finite, got \(value)")
+        }
+        guard unit.isCompatible(with: canonical) else {
+            throw OHKError(.incompatibleUnit, "unit '\(unit)' is not compatible with \(type.identifier) (canonical unit '\(canonical)')")
+        }
+        let stored = try unit.convert(value, to: canonical)
+        let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .quantity(stored),
+                       source: source, device: device, metadata: metadata)
+        try s.validate()
+        return s
+    }
+
+    /// A category sample; `value` must be one of the type's values.
+    public static func category(_ type: SampleType, value: Int, start: Date, end: Date,
+                                source: Source, device: Device? = nil,
+                                metadata: [String: MetadataValue] = [:],
+                                uuid: UUID = UUID()) throws -> Sample {
+        let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .category(value),
+                       source: source, device: device, metadata: metadata)
+        try s.validate()
+        return s
+    }
+
+    /// The quantity in `unit`; throws for category samples and other dimensions.
+    public func quantity(in unit: Unit) throws -> Double {
+        guard case .quantity(let v) = value, let canonical = type.canonicalUnit else {
+            throw OHKError(.invalidArgument, "\(type.identifier) samples have no quantity")
+        }
+        return try canonical.convert(v, to: unit)
+    }
+
+    /// Everything a save refuses (DESIGN rules 13, 14, 17).
+    func validate() throws {
+        let s = startDate.timeIntervalSinceReferenceDate, e = endDate.timeIntervalSinceReferenceDate
+        guard s.isFinite, e.isFinite else {
+            throw OHKError(.invalidDateRange, "sample \(uuid) has a non-finite date")
+        }
+        guard s <= e else {
+            throw OHKError(.invalidDateRange, "sample \(uuid) ends (\(endDate)) before it starts (\(startDate))")
+        }
+        switch (type.kind, value) {
+        case (.quantity, .quantity(let v)):
+            guard v.isFinite else { throw OHKError(.invalidValue, "quantity value must be finite, got \(v)") }
+        case (.category(let values), .category(let v)):
+            guard values.values.contains(v) else {
+                throw OHKError(.invalidValue, "\(v) is not a value of \(type.identifier) (allowed: \(Set(values.values).sorted()))")
+            }
+        default:
+            throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
+        }
+        guard !source.bundleIdentifier.isEmpty else {
+            throw OHKError(.invalidArgument, "sample \(uuid) has an empty source bundle identifier")
+        }
+        for (k, v) in metadata {
+            guard !k.isEmpty else { throw OHKError(.invalidMetadata, "metadata key must not be empty") }
+            if case .number(let n) = v, !n.isFinite {
+                throw OHKError(.invalidMetadata, "metadata '\(k)' must be finite, got \(n)")
+            }
+            if case .date(let d) = v, !d.timeIntervalSinceReferenceDate.isFinite {
+                throw OHKError(.invalidMetadata, "metadata '\(k)' has a non-finite date")
+            }
+        }
+        _ = try syncInfo()
+    }
+
+    /// The sync identifier and version (rule 14): both or neither.
+    func syncInfo() throws -> (identifier: String, version: Double)? {
+        let id = metadata[MetadataKey.syncIdentifier]
+        let version = metadata[MetadataKey.syncVersion]
+        switch (id, version) {
+        case (nil, nil):
+            return nil
+        case (.string(let i)?, .number(let v)?):
+            return (i, v)
+        case (_?, nil):
+            throw OHKError(.invalidMetadata, "sample \(uuid) has \(MetadataKey.syncIdentifier) without \(MetadataKey.syncVersion)")
+        case (nil, _?):
+            throw OHKError(.invalidMetadata, "sample \(uuid) has \(MetadataKey.syncVersion) without \(MetadataKey.syncIdentifier)")
+        default:
+            throw OHKError(.invalidMetadata, "\(MetadataKey.syncIdentifier) must be a string and \(MetadataKey.syncVersion) a number")
+        }
+    }
+}
+
+/// What is kept of a deleted sample (DESIGN rule 8).
+public struct DeletedObject: Hashable, Sendable {
+    public let uuid: UUID
+    public let type: SampleType
+    public let startDate: Date
+    public let endDate: Date
+    public let source: Source
+    public let deletionDate: Date
+    public let syncIdentifier: String?
+    public let syncVersion: Double?
+
+    /// HealthKit's public metadata of a deleted object: the sync identifier
+    /// and version only.
+    public var metadata: [String: MetadataValue] {
+        guard let i = syncIdentifier, let v = syncVersion else { return [:] }
+        return [MetadataKey.syncIdentifier: .string(i), MetadataKey.syncVersion: .number(v)]
+    }
+}

@@ -1,0 +1,76 @@
+/// How a quantity type's samples combine (`HKQuantityAggregationStyle`).
+public enum AggregationStyle: Int, Sendable, Hashable {
+    case cumulative = 0
+    case discreteArithmetic = 1
+    case discreteTemporallyWeighted = 2
+    case discreteEquivalentContinuousLevel = 3
+}
+
+/// A sample type: a HealthKit identifier with what its values are.
+/// Instances are shared and compared by identifier.
+public final class SampleType: Hashable, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Values are stored in `canonicalUnit`.
+        case quantity(canonicalUnit: Unit, aggregation: AggregationStyle)
+        /// Values are integers, one of `values` (case name → integer).
+        case category(values: [String: Int])
+    }
+
+    public let identifier: String
+    public let kind: Kind
+    /// True for types the store's owner registered, false for HealthKit's own.
+    public let isCustom: Bool
+
+    init(identifier: String, kind: Kind, isCustom: Bool) {
+        self.identifier = identifier
+        self.kind = kind
+        self.isCustom = isCustom
+    }
+
+    public var canonicalUnit: Unit? {
+        if case .quantity(let u, _) = kind { return u }
+        return nil
+    }
+
+    public var isQuantity: Bool { canonicalUnit != nil }
+
+    /// Looks up one of HealthKit's identifiers
+    /// (`HKQuantityTypeIdentifierStepCount`, `HKCategoryTypeIdentifierSleepAnalysis`).
+    /// Custom types are resolved through the store: `Store.sampleType(_:)`.
+    public static func named(_ identifier: String) throws -> SampleType {
+        guard let t = TypeCatalogue.standard[identifier] else {
+            throw OHKError(.unknownType, "unknown sample type identifier '\(identifier)'")
+        }
+        return t
+    }
+
+    public static func == (a: SampleType, b: SampleType) -> Bool { a.identifier == b.identifier }
+    public func hash(into h: inout Hasher) { h.combine(identifier) }
+    public var description: String { identifier }
+}
+
+/// HealthKit's type catalogue, built once from the generated data.
+public enum TypeCatalogue {
+    public static let quantityPrefix = "HKQuantityTypeIdentifier"
+    public static let categoryPrefix = "HKCategoryTypeIdentifier"
+
+    /// Every standard type by identifier.
+    public static let standard: [String: SampleType] = {
+        var out: [String: SampleType] = [:]
+        for (suffix, unit, style) in quantityCatalogue {
+            // The catalogue's units are checked by a test; a bad one is a bug.
+            let u = try! Unit(unit)
+            let id = quantityPrefix + suffix
+            out[id] = SampleType(identifier: id, kind: .quantity(canonicalUnit: u, aggregation: style), isCustom: false)
+        }
+        for (suffix, enumName) in categoryCatalogue {
+            let values = Dictionary(categoryValueEnums[enumName, default: []], uniquingKeysWith: { a, _ in a })
+            let id = categoryPrefix + suffix
+            out[id] = SampleType(identifier: id, kind: .category(values: values), isCustom: false)
+        }
+        return out
+    }()
+
+    /// All standard types, sorted by identifier.
+    public static var all: [SampleType] { standard.values.sorted { $0.identifier < $1.identifier } }
+}

@@ -1,0 +1,216 @@
+/// A HealthKit unit: parsed from HealthKit's unit strings (`count/min`, `kg`,
+/// `mmol<180.15588000005408>/L`, `kcal/(kg*hr)`, `mL/min·kg`, `m^2`), with a
+/// canonical string form that parses back to an equal unit, a dimension, and
+/// conversion between units of the same dimension.
+///
+/// Grammar (`*`, `.` and `·` bind tighter than `/`; each `/` divides by the
+/// whole product after it, so `mL/min·kg` is `mL/(min·kg)`):
+///
+///     unit    := product ('/' product)*
+///     product := factor (('*' | '.' | '·') factor)*
+///     factor  := ('(' unit ')' | '1' | atom) ('^' integer)?
+///     atom    := prefix? symbol ('<' molar-mass '>')?
+public struct HKUnitValue: Hashable, Sendable, CustomStringConvertible {
+    /// One named atom (prefix included) raised to a non-zero power.
+    struct Factor: Hashable, Sendable {
+        var atom: String
+        var exponent: Int
+    }
+
+    let factors: [Factor]
+    /// Dimension exponents over the base dimensions of `UnitAtoms`.
+    public let dimension: UnitDimension
+    /// Multiply a value in this unit by `scale` to get base units.
+    let scale: Double
+    /// Added before scaling (only for a lone degC / degF).
+    let offset: Double
+
+    public init(_ text: String) throws {
+        var parser = UnitParser(text)
+        let factors = try parser.parseAll()
+        try self.init(factors: factors, source: text)
+    }
+
+    init(factors raw: [Factor], source: String) throws {
+        var merged: [Factor] = []
+        for f in raw {
+            if let i = merged.firstIndex(where: { $0.atom == f.atom }) {
+                merged[i].exponent += f.exponent
+            } else {
+                merged.append(f)
+            }
+        }
+        merged.removeAll { $0.exponent == 0 }
+        var dimension = UnitDimension.none
+        var scale = 1.0
+        var offset = 0.0
+        for f in merged {
+            guard let atom = UnitAtoms.resolve(f.atom) else {
+                throw OHKError(.invalidUnit, "unknown unit '\(f.atom)' in '\(source)'")
+            }
+            dimension = dimension.adding(atom.dimension, times: f.exponent)
+            scale *= UnitAtoms.power(atom.scale, f.exponent)
+            if atom.offset != 0 {
+                guard merged.count == 1, f.exponent == 1 else {
+                    throw OHKError(.invalidUnit, "'\(f.atom)' cannot be combined with other units in '\(source)'")
+                }
+                offset = atom.offset
+            }
+        }
+        self.factors = merged
+        self.dimension = dimension
+        self.scale = scale
+        self.offset = offset
+    }
+
+    /// The canonical text: numerator factors joined by `*`, then `/` and the
+    /// denominator (in parentheses when it has several factors).
+    public var description: String {
+        func render(_ f: Factor, _ e: Int) -> String { e == 1 ? f.atom : "\(f.atom)^\(e)" }
+        let num = factors.filter { $0.exponent > 0 }.map { render($0, $0.exponent) }
+        let den = factors.filter { $0.exponent < 0 }.map { render($0, -$0.exponent) }
+        if num.isEmpty && den.isEmpty { return "1" }
+        if num.isEmpty { return factors.map { render($0, $0.exponent) }.joined(separator: "*") }
+        let top = num.joined(separator: "*")
+        switch den.count {
+        case 0: return top
+        case 1: return top + "/" + den[0]
+        default: return top + "/(" + den.joined(separator: "*") + ")"
+        }
+    }
+
+    public func isCompatible(with other: HKUnitValue) -> Bool { dimension == other.dimension }
+
+    /// Converts `value` from this unit to `target`; throws when the
+    /// dimensions differ.
+    public func convert(_ value: Double, to target: HKUnitValue) throws -> Double {
+        guard isCompatible(with: target) else {
+            throw OHKError(.incompatibleUnit, "cannot convert '\(self)' to '\(target)': different dimensions")
+        }
+        if self == target { return value }
+        return ((value + offset) * scale) / target.scale - target.offset
+    }
+
+    public static func == (a: HKUnitValue, b: HKUnitValue) -> Bool { a.factors == b.factors }
+    public func hash(into h: inout Hasher) { h.combine(factors) }
+}
+
+/// A unit's name in the public API.
+public typealias Unit = HKUnitValue
+
+/// Powers of the base dimensions; two units convert iff their dimensions match.
+public struct UnitDimension: Hashable, Sendable {
+    var exponents: SIMD16<Int8>
+    static let none = UnitDimension(exponents: .zero)
+
+    static func base(_ index: Int) -> UnitDimension {
+        var e = SIMD16<Int8>.zero
+        e[index] = 1
+        return UnitDimension(exponents: e)
+    }
+
+    func adding(_ other: UnitDimension, times n: Int) -> UnitDimension {
+        UnitDimension(exponents: exponents &+ other.exponents &* Int8(truncatingIfNeeded: n))
+    }
+}
+
+/// Recursive-descent parser for the grammar documented on `HKUnitValue`.
+struct UnitParser {
+    let chars: [Character]
+    let text: String
+    var i = 0
+
+    init(_ text: String) {
+        self.text = text
+        self.chars = Array(text)
+    }
+
+    mutating func parseAll() throws -> [HKUnitValue.Factor] {
+        guard !chars.isEmpty else { throw error("empty unit string") }
+        let f = try parseUnit()
+        skipSpaces()
+        guard i == chars.count else { throw error("unexpected '\(chars[i])'") }
+        return f
+    }
+
+    private func error(_ what: String) -> OHKError {
+        OHKError(.invalidUnit, "malformed unit '\(text)' at position \(i): \(what)")
+    }
+
+    private mutating func skipSpaces() { while i < chars.count, chars[i] == " " { i += 1 } }
+
+    private mutating func parseUnit() throws -> [HKUnitValue.Factor] {
+        var out = try parseProduct()
+        skipSpaces()
+        while i < chars.count, chars[i] == "/" {
+            i += 1
+            out += try parseProduct().map { .init(atom: $0.atom, exponent: -$0.exponent) }
+            skipSpaces()
+        }
+        return out
+    }
+
+    private mutating func parseProduct() throws -> [HKUnitValue.Factor] {
+        var out = try parseFactor()
+        skipSpaces()
+        while i < chars.count, chars[i] == "*" || chars[i] == "." || chars[i] == "·" {
+            i += 1
+            out += try parseFactor()
+            skipSpaces()
+        }
+        return out
+    }
+
+    private mutating func parseFactor() throws -> [HKUnitValue.Factor] {
+        skipSpaces()
+        guard i < chars.count else { throw error("expected a unit") }
+        var inner: [HKUnitValue.Factor]
+        if chars[i] == "(" {
+            i += 1
+            inner = try parseUnit()
+            skipSpaces()
+            guard i < chars.count, chars[i] == ")" else { throw error("expected ')'") }
+            i += 1
+        } else if chars[i] == "1" {
+            i += 1
+            inner = []
+        } else {
+            inner = [.init(atom: try parseAtom(), exponent: 1)]
+        }
+        if i < chars.count, chars[i] == "^" {
+            i += 1
+            let e = try parseInteger()
+            inner = inner.map { .init(atom: $0.atom, exponent: $0.exponent * e) }
+        }
+        return inner
+    }
+
+    private mutating func parseAtom() throws -> String {
+        let start = i
+        while i < chars.count, chars[i].isLetter || chars[i] == "%" || chars[i] == "_" { i += 1 }
+        guard i > start else { throw error("expected a unit name") }
+        var atom = String(chars[start..<i])
+        if i < chars.count, chars[i] == "<" {
+            let open = i
+            i += 1
+            let numStart = i
+            while i < chars.count, chars[i] != ">" { i += 1 }
+            guard i < chars.count else { throw error("expected '>' after molar mass") }
+            guard let mass = Double(String(chars[numStart..<i])), mass > 0, mass.isFinite else {
+                i = open
+                throw error("molar mass must be a positive number")
+            }
+            i += 1
+            atom += "<\(UnitAtoms.format(mass))>"
+        }
+        return atom
+    }
+
+    private mutating func parseInteger() throws -> Int {
+        let start = i
+        if i < chars.count, chars[i] == "-" { i += 1 }
+        while i < chars.count, chars[i].isNumber { i += 1 }
+        guard let n = Int(String(chars[start..<i])), n != 0 else { throw error("expected a non-zero integer exponent") }
+        return n
+    }
+}

@@ -1,0 +1,163 @@
+import CLMDB
+import FoundationEssentials
+
+/// What an anchored object query returns (rules 4–7).
+public struct AnchoredQueryResult: Sendable {
+    /// Matching samples saved after the anchor, in store order.
+    public let samples: SampleBatch
+    /// Matching objects deleted after the anchor, in store order.
+    public let deletedObjects: [DeletedObject]
+    /// Where the next query should start (rule 5).
+    public let newAnchor: QueryAnchor
+}
+
+extension Store {
+    /// An anchored object query on one type (see the descriptor form).
+    public func anchoredQuery(type: SampleType, predicate: Predicate? = nil,
+                              anchor: QueryAnchor?, limit: Int = 0) throws -> AnchoredQueryResult {
+        try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: anchor, limit: limit)
+    }
+
+    /// The objects matching any descriptor that were saved or deleted after
+    /// `anchor` (all retained ones for nil), at most `limit` of them
+    /// together (0 is no limit, `HKObjectQueryNoLimit`). Costs what changed
+    /// since the anchor, not the size of the store. Throws for an anchor of
+    /// another store, a corrupt one, one from the future, or an expired one.
+    public func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?,
+                              limit: Int = 0) throws -> AnchoredQueryResult {
+        guard !descriptors.isEmpty else { throw OHKError(.invalidArgument, "a query needs at least one descriptor") }
+        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
+        var groups: [(type: SampleType, predicates: [Predicate?])] = []
+        for d in descriptors {
+            try validateType(d.type)
+            try d.predicate?.validate(for: d.type)
+            if let i = groups.firstIndex(where: { $0.type == d.type }) {
+                groups[i].predicates.append(d.predicate)
+            } else {
+                groups.append((d.type, [d.predicate]))
+            }
+        }
+        guard groups.count < 256 else { throw OHKError(.invalidArgument, "too many types in one query") }
+        return try operation {
+            while true {
+                do {
+                    return try env.read { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
+                } catch let need as NeedTree {
+                    try openTypeTree(need.typeID)
+                }
+            }
+        }
+    }
+
+    /// Checks an anchor against the snapshot (rules 2 and 16) and returns
+    /// the first position to read.
+    func startPosition(_ anchor: QueryAnchor?, head: UInt64, horizon: UInt64) throws -> UInt64 {
+        guard let a = anchor, a.position > 0 || a.storeID != nil else { return 1 }
+        if let id = a.storeID, id != storeID {
+            throw OHKError(.anchorWrongStore, "the anchor belongs to another store (\(id)), not \(storeID)")
+        }
+        guard a.position <= head else {
+            throw OHKError(.anchorFromFuture, "the anchor's position \(a.position) is past the store's head \(head)")
+        }
+        guard horizon <= max(a.position, a.horizon) else {
+            throw OHKError(.anchorExpired, "deleted objects after the anchor were pruned; read again from a nil anchor")
+        }
+        return a.position + 1
+    }
+
+    private struct Stream {
+        let type: SampleType
+        let predicates: [Predicate?]
+        let cursor: Cursor
+        var current: (UInt64, UnsafeRawBufferPointer)?
+        let unfiltered: Bool
+    }
+
+    private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [Predicate?])],
+                      anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+        let head = try txn.metaU64(trees, .head)
+        let horizon = try txn.metaU64(trees, .horizon)
+        let from = try startPosition(anchor, head: head, horizon: horizon)
+        let names = NameLookup(store: self, txn: txn)
+        var streams: [Stream] = []
+        defer { for s in streams { s.cursor.close() } }
+        var expected = 0
+        for g in groups {
+            guard let typeID = try existingTypeID(g.type, txn) else { continue }
+            guard let dbi = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+            let cursor = try txn.cursor(dbi)
+            expected += txn.entries(dbi)
+            streams.append(Stream(type: g.type, predicates: g.predicates, cursor: cursor,
+                                  current: try cursor.seek(atLeast: from),
+                                  unfiltered: g.predicates.contains { $0 == nil }))
+        }
+        let types = streams.map(\.type)
+        var batch = SampleBatchBuilder(multiType: streams.count > 1, expected: limit > 0 ? min(limit, expected) : expected)
+        var deleted: [DeletedObject] = []
+        var returned = 0
+        var lastReturned: UInt64 = 0
+        while true {
+            // The stream with the smallest position next (store order).
+            var pick = -1
+            for i in streams.indices {
+                if let (seq, _) = streams[i].current, pick < 0 || seq < streams[pick].current!.0 { pick = i }
+            }
+            guard pick >= 0 else { break }
+            let (seq, raw) = streams[pick].current!
+            let r = RecordView(bytes: raw)
+            if try include(r, streams[pick], names) {
+                if r.isTombstone {
+                    deleted.append(try deletedObject(r, type: streams[pick].type, names))
+                } else {
+                    try batch.append(r, typeIndex: pick)
+                }
+                returned += 1
+                lastReturned = seq
+                if returned == limit { break }
+            }
+            streams[pick].current = try streams[pick].cursor.next()
+        }
+        let position = returned == limit && limit > 0 ? lastReturned : head
+        return AnchoredQueryResult(samples: batch.build(types: types, names: names), deletedObjects: deleted,
+                                   newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// A sample is returned when some descriptor's predicate is true; a
+    /// deleted object unless every one is definitely false (rule 8).
+    @inline(__always)
+    private func include(_ r: RecordView, _ s: Stream, _ names: NameLookup) throws -> Bool {
+        if s.unfiltered { return true }
+        let ctx = EvalContext(type: s.type, bundleIdentifier: names.bundleIdentifier, device: names.device)
+        for p in s.predicates {
+            let t = p!.evaluate(r, ctx)
+            if t == .yes || (r.isTombstone && t == .unknown) { return true }
+        }
+        return false
+    }
+
+    private func deletedObject(_ r: RecordView, type: SampleType, _ names: NameLookup) throws -> DeletedObject {
+        guard r.isWellFormed else { throw OHKError(.storage, "corrupt deleted object in the store") }
+        var syncID: String?
+        var syncVersion: Double?
+        if case .string(let s)? = r.metadataValue(MetadataKey.syncIdentifier) { syncID = s }
+        if case .number(let v)? = r.metadataValue(MetadataKey.syncVersion) { syncVersion = v }
+        return DeletedObject(uuid: r.uuid, type: type,
+                             startDate: Date(timeIntervalSinceReferenceDate: r.start),
+                             endDate: Date(timeIntervalSinceReferenceDate: r.end),
+                             source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
+                             deletionDate: Date(timeIntervalSinceReferenceDate: r.deletionDate),
+                             syncIdentifier: syncID, syncVersion: syncVersion)
+    }
+
+    /// Opens a type tree another process created (a write transaction, so
+    /// no other transaction of this process opens trees at the same time).
+    func openTypeTree(_ typeID: UInt16) throws {
+        let dbi = try env.write { txn -> MDB_dbi in
+            guard let dbi = try txn.openTree(Schema.typeTreeName(typeID), create: false) else {
+                throw OHKError(.storage, "tree of type id \(typeID) is missing")
+            }
+            return dbi
+        }
+        cache.withLock { $0.typeTrees[typeID] = dbi }
+    }
+}

@@ -1,0 +1,187 @@
+import FoundationEssentials
+
+/// A comparison operator of a predicate term.
+public enum Comparison: Hashable, Sendable {
+    case lessThan, lessThanOrEqual, equal, notEqual, greaterThanOrEqual, greaterThan
+
+    @inline(__always) func holds<T: Comparable>(_ a: T, _ b: T) -> Bool {
+        switch self {
+        case .lessThan: a < b
+        case .lessThanOrEqual: a <= b
+        case .equal: a == b
+        case .notEqual: a != b
+        case .greaterThanOrEqual: a >= b
+        case .greaterThan: a > b
+        }
+    }
+}
+
+/// HealthKit's `HKQueryOptions` for date-range predicates.
+public struct DateRangeOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// The sample's start must fall in [start, end).
+    public static let strictStartDate = DateRangeOptions(rawValue: 1)
+    /// The sample's end must fall in (start, end].
+    public static let strictEndDate = DateRangeOptions(rawValue: 2)
+}
+
+/// A filter over samples and deleted objects, the one predicate value the
+/// engine evaluates (HealthKit's predicate factories map onto it).
+public indirect enum Predicate: Hashable, Sendable {
+    /// `predicateForSamples(withStart:end:options:)`. Without options a
+    /// sample matches when it overlaps: `end >= start && start < end`
+    /// (Apple's documented equivalent format). Nil bounds are open.
+    case dateRange(start: Date?, end: Date?, options: DateRangeOptions)
+    case startDate(Comparison, Date)
+    case endDate(Comparison, Date)
+    /// Objects whose UUID is in the set.
+    case uuids(Set<UUID>)
+    /// Objects from one of these sources (bundle identifiers).
+    case sources(Set<String>)
+    /// Samples whose device `field` is one of `allowed`; nil stands for "no
+    /// device or no such field", and an empty set matches only nil.
+    case device(Device.Field, allowed: Set<String?>)
+    case metadataExists(String)
+    case metadata(String, Comparison, MetadataValue)
+    /// Quantity compared with `value` in `unit` (any unit compatible with the type's).
+    case quantity(Comparison, Double, Unit)
+    /// Category value compared with an integer.
+    case categoryValue(Comparison, Int)
+    case and([Predicate])
+    case or([Predicate])
+    case not(Predicate)
+
+    /// Refuses terms that cannot apply to `type` (rule 17): a quantity
+    /// term on a category type or in a unit of another dimension, a
+    /// category term on a quantity type, non-finite numbers.
+    func validate(for type: SampleType) throws {
+        switch self {
+        case .quantity(_, let v, let unit):
+            guard let canonical = type.canonicalUnit else {
+                throw OHKError(.invalidPredicate, "quantity comparison on category type \(type.identifier)")
+            }
+            guard unit.isCompatible(with: canonical) else {
+                throw OHKError(.incompatibleUnit, "predicate unit '\(unit)' is not compatible with \(type.identifier) ('\(canonical)')")
+            }
+            guard v.isFinite else { throw OHKError(.invalidValue, "predicate quantity must be finite") }
+        case .categoryValue:
+            guard !type.isQuantity else {
+                throw OHKError(.invalidPredicate, "category value comparison on quantity type \(type.identifier)")
+            }
+        case .metadata(_, _, .number(let n)):
+            guard n.isFinite else { throw OHKError(.invalidValue, "predicate number must be finite") }
+        case .and(let ps), .or(let ps):
+            for p in ps { try p.validate(for: type) }
+        case .not(let p):
+            try p.validate(for: type)
+        default:
+            break
+        }
+    }
+}
+
+/// Kleene's three-valued logic: a deleted object keeps few fields, and a
+/// term on a field it does not keep is unknown (rule 8).
+enum Truth {
+    case no, yes, unknown
+
+    static prefix func ! (t: Truth) -> Truth {
+        switch t { case .no: .yes; case .yes: .no; case .unknown: .unknown }
+    }
+    init(_ b: Bool) { self = b ? .yes : .no }
+}
+
+/// What evaluation needs beyond the record: names behind the ids.
+struct EvalContext {
+    let type: SampleType
+    let bundleIdentifier: (UInt32) -> String?
+    let device: (UInt32) -> Device?
+}
+
+extension Predicate {
+    /// Evaluates against a stored record; tombstones get three-valued logic.
+    func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
+        let tomb = r.isTombstone
+        switch self {
+        case .dateRange(let s, let e, let options):
+            let start = r.start, end = r.end
+            var ok = true
+            if let s = s?.timeIntervalSinceReferenceDate {
+                ok = ok && (options.contains(.strictStartDate) ? start >= s
+                            : options.contains(.strictEndDate) ? end > s : end >= s)
+            }
+            if let e = e?.timeIntervalSinceReferenceDate {
+                ok = ok && (options.contains(.strictEndDate) ? end <= e : start < e)
+            }
+            return Truth(ok)
+        case .startDate(let op, let d):
+            return Truth(op.holds(r.start, d.timeIntervalSinceReferenceDate))
+        case .endDate(let op, let d):
+            return Truth(op.holds(r.end, d.timeIntervalSinceReferenceDate))
+        case .uuids(let set):
+            return Truth(set.contains(r.uuid))
+        case .sources(let set):
+            return Truth(ctx.bundleIdentifier(r.sourceID).map(set.contains) ?? false)
+        case .device(let field, let allowed):
+            if tomb { return .unknown }
+            let value = r.deviceID == 0 ? nil : ctx.device(r.deviceID)?[field]
+            if value == nil { return Truth(allowed.isEmpty || allowed.contains(nil)) }
+            return Truth(allowed.contains(value))
+        case .metadataExists(let key):
+            if tomb && !Self.tombstoneKeys.contains(key) { return .unknown }
+            return Truth(r.metadataValue(key) != nil)
+        case .metadata(let key, let op, let value):
+            if tomb && !Self.tombstoneKeys.contains(key) { return .unknown }
+            guard let stored = r.metadataValue(key) else { return .no }
+            return Truth(Self.compare(stored, op, value))
+        case .quantity(let op, let v, let unit):
+            if tomb { return .unknown }
+            guard !r.isCategory, let canonical = ctx.type.canonicalUnit,
+                  let threshold = try? unit.convert(v, to: canonical) else { return .no }
+            return Truth(op.holds(r.quantity, threshold))
+        case .categoryValue(let op, let v):
+            if tomb { return .unknown }
+            return Truth(r.isCategory && op.holds(r.category, v))
+        case .and(let ps):
+            var result = Truth.yes
+            for p in ps {
+                switch p.evaluate(r, ctx) {
+                case .no: return .no
+                case .unknown: result = .unknown
+                case .yes: break
+                }
+            }
+            return result
+        case .or(let ps):
+            var result = Truth.no
+            for p in ps {
+                switch p.evaluate(r, ctx) {
+                case .yes: return .yes
+                case .unknown: result = .unknown
+                case .no: break
+                }
+            }
+            return result
+        case .not(let p):
+            return !p.evaluate(r, ctx)
+        }
+    }
+
+    /// The only metadata a deleted object keeps.
+    static let tombstoneKeys: Set<String> = [MetadataKey.syncIdentifier, MetadataKey.syncVersion]
+
+    /// Values of different kinds never compare (the term is false), except
+    /// that bools compare as the numbers 0 and 1, as NSPredicate does.
+    static func compare(_ a: MetadataValue, _ op: Comparison, _ b: MetadataValue) -> Bool {
+        switch (a, b) {
+        case (.string(let x), .string(let y)): return op.holds(x, y)
+        case (.number(let x), .number(let y)): return op.holds(x, y)
+        case (.date(let x), .date(let y)): return op.holds(x, y)
+        case (.bool(let x), .bool(let y)): return op.holds(x ? 1 : 0, y ? 1 : 0)
+        case (.bool(let x), .number(let y)): return op.holds(x ? 1 : 0, y)
+        case (.number(let x), .bool(let y)): return op.holds(x, y ? 1 : 0)
+        default: return false
+        }
+    }
+}

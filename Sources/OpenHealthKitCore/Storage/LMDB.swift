@@ -1,0 +1,298 @@
+import CLMDB
+import Glibc
+
+
+/// Thrown inside a write transaction when the map is full: the transaction
+/// is aborted, the map grown, and the body run again (never seen by callers).
+struct MapFull: Error {}
+
+/// Thrown inside a read when a type tree exists on disk that this process
+/// has no handle for yet (another process created it): open it, then retry.
+struct NeedTree: Error { let typeID: UInt16 }
+
+@inline(__always) func lmdbCheck(_ rc: Int32, _ what: @autoclosure () -> String) throws {
+    if rc == 0 { return }
+    if rc == MDB_MAP_FULL { throw MapFull() }
+    throw OHKError(.storage, "\(what()): \(String(cString: mdb_strerror(rc)))")
+}
+
+/// One LMDB environment (a store directory). Transactions of any thread
+/// hold `resizeLock` shared; growing the map takes it exclusively, since
+/// LMDB allows `mdb_env_set_mapsize` only with no transaction active in the
+/// process. Read transactions are pooled (`MDB_NOTLS`: they are not tied
+/// to threads) and renewed, which is cheaper than beginning new ones.
+final class Environment: @unchecked Sendable {
+    let env: OpaquePointer
+    private let resizeLock: UnsafeMutablePointer<pthread_rwlock_t>
+    private let readPool = Locked<[OpaquePointer]>([])
+    private static let poolLimit = 16
+
+    init(path: String, mapSize: Int, maxTrees: UInt32, durable: Bool) throws {
+        var e: OpaquePointer?
+        try lmdbCheck(mdb_env_create(&e), "mdb_env_create")
+        guard let e else { throw OHKError(.storage, "mdb_env_create returned no environment") }
+        env = e
+        resizeLock = .allocate(capacity: 1)
+        pthread_rwlock_init(resizeLock, nil)
+        do {
+            try lmdbCheck(mdb_env_set_maxdbs(e, maxTrees), "mdb_env_set_maxdbs")
+            try lmdbCheck(mdb_env_set_maxreaders(e, 510), "mdb_env_set_maxreaders")
+            try lmdbCheck(mdb_env_set_mapsize(e, mapSize), "mdb_env_set_mapsize")
+            let flags = UInt32(MDB_NOTLS) | (durable ? 0 : UInt32(MDB_NOSYNC))
+            try lmdbCheck(mdb_env_open(e, path, flags, 0o644), "cannot open store at \(path)")
+        } catch {
+            mdb_env_close(e)
+            pthread_rwlock_destroy(resizeLock)
+            resizeLock.deallocate()
+            throw error
+        }
+    }
+
+    /// Closes the environment; the caller guarantees no transaction runs.
+    func close() {
+        readPool.withLock { pool in
+            for t in pool { mdb_txn_abort(t) }
+            pool.removeAll()
+        }
+        mdb_env_close(env)
+        pthread_rwlock_destroy(resizeLock)
+        resizeLock.deallocate()
+    }
+
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        mdb_env_info(env, &info)
+        return info.me_mapsize
+    }
+
+    /// Runs `body` in a read snapshot. Pointers into the map must not
+    /// escape `body`.
+    func read<T>(_ body: (Txn) throws -> T) throws -> T {
+        while true {
+            pthread_rwlock_rdlock(resizeLock)
+            var txn = readPool.withLock { $0.popLast() }
+            var rc: Int32
+            if let t = txn {
+                rc = mdb_txn_renew(t)
+                if rc != 0 { mdb_txn_abort(t); txn = nil }
+            } else {
+                rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+            }
+            guard rc == 0, let t = txn else {
+                pthread_rwlock_unlock(resizeLock)
+                if rc == MDB_MAP_RESIZED { adoptMapSize(); continue }
+                try lmdbCheck(rc, "cannot begin a read transaction")
+                continue
+            }
+            defer {
+                mdb_txn_reset(t)
+                let kept = readPool.withLock { pool -> Bool in
+                    guard pool.count < Self.poolLimit else { return false }
+                    pool.append(t)
+                    return true
+                }
+                if !kept { mdb_txn_abort(t) }
+                pthread_rwlock_unlock(resizeLock)
+            }
+            return try body(Txn(txn: t))
+        }
+    }
+
+    /// Runs `body` in the write transaction and commits it (durable on
+    /// return unless the store was opened non-durable). On a full map the
+    /// transaction is aborted, the map doubled and `body` run again, so
+    /// `body` must not change anything outside the transaction.
+    func write<T>(_ body: (Txn) throws -> T) throws -> T {
+        while true {
+            pthread_rwlock_rdlock(resizeLock)
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(env, nil, 0, &txn)
+            guard rc == 0, let t = txn else {
+                pthread_rwlock_unlock(resizeLock)
+                if rc == MDB_MAP_RESIZED { adoptMapSize(); continue }
+                try lmdbCheck(rc, "cannot begin a write transaction")
+                continue
+            }
+            let result: T
+            do {
+                result = try body(Txn(txn: t))
+            } catch is MapFull {
+                mdb_txn_abort(t)
+                pthread_rwlock_unlock(resizeLock)
+                grow()
+                continue
+            } catch {
+                mdb_txn_abort(t)
+                pthread_rwlock_unlock(resizeLock)
+                throw error
+            }
+            let crc = mdb_txn_commit(t)
+            pthread_rwlock_unlock(resizeLock)
+            if crc == MDB_MAP_FULL { grow(); continue }
+            try lmdbCheck(crc, "commit failed")
+            return result
+        }
+    }
+
+    /// Doubles the map (no transaction of this process may be active).
+    private func grow() {
+        pthread_rwlock_wrlock(resizeLock)
+        defer { pthread_rwlock_unlock(resizeLock) }
+        let current = mapSize
+        _ = mdb_env_set_mapsize(env, current * 2)
+    }
+
+    /// Another process grew the map: take its size.
+    private func adoptMapSize() {
+        pthread_rwlock_wrlock(resizeLock)
+        defer { pthread_rwlock_unlock(resizeLock) }
+        _ = mdb_env_set_mapsize(env, 0)
+    }
+}
+
+/// A transaction handle with the few operations the engine uses. Values
+/// returned point into the map and are valid until the transaction ends.
+struct Txn {
+    let txn: OpaquePointer
+
+    var id: Int { Int(mdb_txn_id(txn)) }
+
+    func openTree(_ name: String, create: Bool) throws -> MDB_dbi? {
+        var dbi: MDB_dbi = 0
+        let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cannot open tree \(name)")
+        return dbi
+    }
+
+    func get(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_get(txn, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "read failed")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    func get(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> UnsafeRawBufferPointer? {
+        try key.withUnsafeBytes { try get(dbi, $0) }
+    }
+
+    func get(_ dbi: MDB_dbi, u64 key: UInt64) throws -> UnsafeRawBufferPointer? {
+        try withUnsafeBytes(of: bigEndianKey(key)) { try get(dbi, $0) }
+    }
+
+    /// Returns false when `noOverwrite` is set and the key exists.
+    @discardableResult
+    func put(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+             noOverwrite: Bool = false, append: Bool = false) throws -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        var flags: UInt32 = 0
+        if noOverwrite { flags |= UInt32(MDB_NOOVERWRITE) }
+        if append { flags |= UInt32(MDB_APPEND) }
+        let rc = mdb_put(txn, dbi, &k, &v, flags)
+        if rc == MDB_KEYEXIST { return false }
+        try lmdbCheck(rc, "write failed")
+        return true
+    }
+
+    @discardableResult
+    func put(_ dbi: MDB_dbi, _ key: [UInt8], _ value: [UInt8], noOverwrite: Bool = false) throws -> Bool {
+        try key.withUnsafeBytes { k in try value.withUnsafeBytes { v in try put(dbi, k, v, noOverwrite: noOverwrite) } }
+    }
+
+    func put(_ dbi: MDB_dbi, u64 key: UInt64, _ value: [UInt8], append: Bool = false) throws {
+        try withUnsafeBytes(of: bigEndianKey(key)) { k in
+            try value.withUnsafeBytes { v in _ = try put(dbi, k, v, append: append) }
+        }
+    }
+
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer) throws -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = mdb_del(txn, dbi, &k, nil)
+        if rc == MDB_NOTFOUND { return false }
+        try lmdbCheck(rc, "delete failed")
+        return true
+    }
+
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, u64 key: UInt64) throws -> Bool {
+        try withUnsafeBytes(of: bigEndianKey(key)) { try delete(dbi, $0) }
+    }
+
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, _ key: [UInt8]) throws -> Bool {
+        try key.withUnsafeBytes { try delete(dbi, $0) }
+    }
+
+    func entries(_ dbi: MDB_dbi) -> Int {
+        var st = MDB_stat()
+        mdb_stat(txn, dbi, &st)
+        return st.ms_entries
+    }
+
+    func cursor(_ dbi: MDB_dbi) throws -> Cursor {
+        var c: OpaquePointer?
+        try lmdbCheck(mdb_cursor_open(txn, dbi, &c), "cannot open cursor")
+        return Cursor(cursor: c!)
+    }
+}
+
+/// A cursor over one tree; close it before its transaction ends.
+struct Cursor {
+    let cursor: OpaquePointer
+
+    func close() { mdb_cursor_close(cursor) }
+
+    /// Positions at the first key ≥ `key` (big-endian UInt64) and returns it.
+    func seek(atLeast key: UInt64) throws -> (UInt64, UnsafeRawBufferPointer)? {
+        var be = bigEndianKey(key)
+        return try withUnsafeMutableBytes(of: &be) { kb in
+            var k = MDB_val(mv_size: 8, mv_data: kb.baseAddress)
+            var v = MDB_val()
+            return try step(&k, &v, MDB_SET_RANGE)
+        }
+    }
+
+    func first() throws -> (UInt64, UnsafeRawBufferPointer)? {
+        var k = MDB_val(), v = MDB_val()
+        return try step(&k, &v, MDB_FIRST)
+    }
+
+    func last() throws -> (UInt64, UnsafeRawBufferPointer)? {
+        var k = MDB_val(), v = MDB_val()
+        return try step(&k, &v, MDB_LAST)
+    }
+
+    func next() throws -> (UInt64, UnsafeRawBufferPointer)? {
+        var k = MDB_val(), v = MDB_val()
+        return try step(&k, &v, MDB_NEXT)
+    }
+
+    /// Raw key/value stepping for trees whose keys are not UInt64.
+    func nextRaw(_ op: MDB_cursor_op) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+        var k = MDB_val(), v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cursor read failed")
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+                UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    @inline(__always)
+    private func step(_ k: inout MDB_val, _ v: inout MDB_val, _ op: MDB_cursor_op) throws -> (UInt64, UnsafeRawBufferPointer)? {
+        let rc = mdb_cursor_get(cursor, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cursor read failed")
+        guard k.mv_size == 8 else { throw OHKError(.storage, "corrupt key in change-ordered tree") }
+        let key = UInt64(bigEndian: k.mv_data.loadUnaligned(as: UInt64.self))
+        return (key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    /// Deletes the entry under the cursor.
+    func deleteCurrent() throws {
+        try lmdbCheck(mdb_cursor_del(cursor, 0), "cursor delete failed")
+    }
+}

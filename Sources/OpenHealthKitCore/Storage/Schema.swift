@@ -1,0 +1,133 @@
+import CLMDB
+import FoundationEssentials
+
+/// The store's on-disk layout (format 1). One LMDB environment per store
+/// directory; integers in keys are big-endian so memcmp order is numeric.
+///
+/// | tree          | key                          | value                                  |
+/// |---------------|------------------------------|----------------------------------------|
+/// | `meta`        | name                         | format, store id, head, horizon, next ids |
+/// | `types`       | type identifier              | type id (UInt16)                       |
+/// | `custom`      | type identifier              | custom type definition                 |
+/// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
+/// | `uuids`       | uuid                         | type id << 48 · sequence               |
+/// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
+/// | `sources`     | source id                    | bundle id, name, version               |
+/// | `source_keys` | encoded source               | source id                              |
+/// | `devices`     | device id                    | the eight device fields                |
+/// | `device_keys` | encoded device               | device id                              |
+/// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
+enum Schema {
+    static let format: UInt32 = 1
+    static let fixedTrees = ["meta", "types", "custom", "uuids", "tombs", "sources", "source_keys",
+                             "devices", "device_keys", "sync"]
+    static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
+
+    enum MetaKey: String {
+        case format, storeID = "store_id", head, horizon
+        case nextType = "next_type", nextSource = "next_source", nextDevice = "next_device"
+    }
+
+    static func pack(type: UInt16, seq: UInt64) -> UInt64 { UInt64(type) << 48 | seq }
+    static func unpack(_ v: UInt64) -> (type: UInt16, seq: UInt64) { (UInt16(v >> 48), v & 0xFFFF_FFFF_FFFF) }
+}
+
+/// Handles of the fixed trees, opened once at store open.
+struct FixedTrees: Sendable {
+    let meta, types, custom, uuids, tombs, sources, sourceKeys, devices, deviceKeys, sync: MDB_dbi
+
+    init(_ dbis: [String: MDB_dbi]) {
+        meta = dbis["meta"]!
+        types = dbis["types"]!
+        custom = dbis["custom"]!
+        uuids = dbis["uuids"]!
+        tombs = dbis["tombs"]!
+        sources = dbis["sources"]!
+        sourceKeys = dbis["source_keys"]!
+        devices = dbis["devices"]!
+        deviceKeys = dbis["device_keys"]!
+        sync = dbis["sync"]!
+    }
+}
+
+extension Txn {
+    func metaU64(_ trees: FixedTrees, _ key: Schema.MetaKey) throws -> UInt64 {
+        guard let v = try get(trees.meta, Array(key.rawValue.utf8)) else { return 0 }
+        guard v.count == 8 else { throw OHKError(.storage, "corrupt meta entry \(key.rawValue)") }
+        return UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
+    }
+
+    func setMetaU64(_ trees: FixedTrees, _ key: Schema.MetaKey, _ value: UInt64) throws {
+        try withUnsafeBytes(of: value.littleEndian) { v in
+            _ = try Array(key.rawValue.utf8).withUnsafeBytes { k in try put(trees.meta, k, v) }
+        }
+    }
+}
+
+/// Encodings of the interned tables (sources, devices, custom types).
+enum TableCodec {
+    static func encode(_ s: Source) -> [UInt8] {
+        var w = ByteWriter()
+        w.string(s.bundleIdentifier)
+        w.string(s.name)
+        w.optionalString(s.version)
+        return w.bytes
+    }
+
+    static func decodeSource(_ raw: UnsafeRawBufferPointer) throws -> Source {
+        var r = ByteReader(raw)
+        return Source(bundleIdentifier: try r.string(), name: try r.string(), version: try r.optionalString())
+    }
+
+    static func encode(_ d: Device) -> [UInt8] {
+        var w = ByteWriter()
+        for f in Device.Field.allCases { w.optionalString(d[f]) }
+        return w.bytes
+    }
+
+    static func decodeDevice(_ raw: UnsafeRawBufferPointer) throws -> Device {
+        var r = ByteReader(raw)
+        var d = Device()
+        for f in Device.Field.allCases { d[f] = try r.optionalString() }
+        return d
+    }
+
+    static func encode(_ kind: SampleType.Kind) -> [UInt8] {
+        var w = ByteWriter()
+        switch kind {
+        case .quantity(let unit, let style):
+            w.u8(0)
+            w.string(unit.description)
+            w.u8(UInt8(style.rawValue))
+        case .category(let values):
+            w.u8(1)
+            w.u32(UInt32(values.count))
+            for (k, v) in values.sorted(by: { $0.key < $1.key }) {
+                w.string(k)
+                w.u64(UInt64(bitPattern: Int64(v)))
+            }
+        }
+        return w.bytes
+    }
+
+    static func decodeKind(_ raw: UnsafeRawBufferPointer) throws -> SampleType.Kind {
+        var r = ByteReader(raw)
+        switch try r.u8() {
+        case 0:
+            let unit = try Unit(try r.string())
+            guard let style = AggregationStyle(rawValue: Int(try r.u8())) else {
+                throw OHKError(.storage, "corrupt custom type")
+            }
+            return .quantity(canonicalUnit: unit, aggregation: style)
+        case 1:
+            var values: [String: Int] = [:]
+            for _ in 0..<(try r.u32()) {
+                let k = try r.string()
+                values[k] = Int(Int64(bitPattern: try r.u64()))
+            }
+            return .category(values: values)
+        default:
+            throw OHKError(.storage, "corrupt custom type")
+        }
+    }
+}

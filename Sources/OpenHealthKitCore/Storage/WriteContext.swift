@@ -1,0 +1,155 @@
+import CLMDB
+import FoundationEssentials
+
+/// The state of one write transaction: the change-order head, the
+/// horizon, and the table entries it added (published to the store's cache
+/// only after commit, since the transaction may abort and be replayed).
+struct WriteContext {
+    let txn: Txn
+    let trees: FixedTrees
+    let committed: StoreCache
+    var added = StoreCache()
+    var head: UInt64
+    var horizon: UInt64
+    let now: Date
+
+    init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
+        self.txn = txn
+        self.trees = trees
+        committed = cache
+        head = try txn.metaU64(trees, .head)
+        horizon = try txn.metaU64(trees, .horizon)
+        now = Date()
+    }
+
+    /// Writes the head and horizon back; call last.
+    func finish() throws {
+        try txn.setMetaU64(trees, .head, head)
+        try txn.setMetaU64(trees, .horizon, horizon)
+    }
+
+    mutating func nextSeq() -> UInt64 {
+        head += 1
+        return head
+    }
+
+    /// The id and tree of `type`, creating both on first use.
+    mutating func tree(for type: SampleType) throws -> (UInt16, MDB_dbi) {
+        if let id = committed.typeIDs[type.identifier] ?? added.typeIDs[type.identifier],
+           let dbi = committed.typeTrees[id] ?? added.typeTrees[id] {
+            return (id, dbi)
+        }
+        let key = Array(type.identifier.utf8)
+        let id: UInt16
+        if let raw = try txn.get(trees.types, key) {
+            id = UInt16(littleEndian: raw.loadUnaligned(as: UInt16.self))
+        } else {
+            let next = try txn.metaU64(trees, .nextType) + 1
+            guard next < 1000 else { throw OHKError(.invalidArgument, "too many sample types in one store") }
+            id = UInt16(next)
+            try txn.setMetaU64(trees, .nextType, next)
+            try withUnsafeBytes(of: id.littleEndian) { v in
+                _ = try key.withUnsafeBytes { k in try txn.put(trees.types, k, v) }
+            }
+        }
+        guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: true) else {
+            throw OHKError(.storage, "cannot create the tree of \(type.identifier)")
+        }
+        added.typeIDs[type.identifier] = id
+        added.typeTrees[id] = dbi
+        return (id, dbi)
+    }
+
+    /// The tree of an existing type id (for deletes found through `uuids`).
+    mutating func tree(id: UInt16) throws -> MDB_dbi {
+        if let dbi = committed.typeTrees[id] ?? added.typeTrees[id] { return dbi }
+        guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: false) else {
+            throw OHKError(.storage, "tree of type id \(id) is missing")
+        }
+        added.typeTrees[id] = dbi
+        return dbi
+    }
+
+    mutating func sourceID(_ s: Source) throws -> UInt32 {
+        if let id = committed.sourceIDs[s] ?? added.sourceIDs[s] { return id }
+        let id = try intern(TableCodec.encode(s), keys: trees.sourceKeys, values: trees.sources, counter: .nextSource)
+        added.sourceIDs[s] = id
+        added.sources[id] = s
+        return id
+    }
+
+    mutating func deviceID(_ d: Device?) throws -> UInt32 {
+        guard let d else { return 0 }
+        if let id = committed.deviceIDs[d] ?? added.deviceIDs[d] { return id }
+        let id = try intern(TableCodec.encode(d), keys: trees.deviceKeys, values: trees.devices, counter: .nextDevice)
+        guard id <= RecordCodec.deviceMask else { throw OHKError(.invalidArgument, "too many distinct devices") }
+        added.deviceIDs[d] = id
+        added.devices[id] = d
+        return id
+    }
+
+    /// Finds or assigns the id of an encoded table entry.
+    private func intern(_ encoded: [UInt8], keys: MDB_dbi, values: MDB_dbi, counter: Schema.MetaKey) throws -> UInt32 {
+        guard encoded.count < 400 else { throw OHKError(.invalidArgument, "source or device strings are too long (over 400 bytes)") }
+        if let raw = try txn.get(keys, encoded) { return UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)) }
+        let id = UInt32(try txn.metaU64(trees, counter) + 1)
+        try txn.setMetaU64(trees, counter, UInt64(id))
+        var w = ByteWriter()
+        w.u32(id)
+        try txn.put(keys, encoded, w.bytes)
+        try txn.put(values, u64: UInt64(id), encoded)
+        return id
+    }
+
+    /// Turns the live sample at (`typeID`, `seq`) into a tombstone at a new
+    /// position: one entry per object, always (DESIGN "Storage").
+    mutating func tombstone(typeID: UInt16, seq: UInt64) throws -> UUID {
+        let dbi = try tree(id: typeID)
+        guard let raw = try txn.get(dbi, u64: seq) else { throw OHKError(.storage, "record \(seq) is missing") }
+        let record = RecordView(bytes: raw)
+        guard !record.isTombstone else { throw OHKError(.notFound, "sample \(record.uuid) is already deleted") }
+        let uuid = record.uuid
+        let tomb = RecordCodec.encodeTombstone(of: record, deletionDate: now)
+        if case .string(let syncID)? = record.metadataValue(MetadataKey.syncIdentifier),
+           let bundle = try bundleIdentifier(record.sourceID) {
+            let key = Self.syncKey(bundle: bundle, identifier: syncID)
+            if let v = try txn.get(trees.sync, key), UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) == Schema.pack(type: typeID, seq: seq) {
+                try txn.delete(trees.sync, key)
+            }
+        }
+        try txn.delete(dbi, u64: seq)
+        let newSeq = nextSeq()
+        try txn.put(dbi, u64: newSeq, tomb, append: true)
+        try putUUID(uuid, typeID: typeID, seq: newSeq, noOverwrite: false)
+        var w = ByteWriter()
+        w.u16(typeID)
+        w.f64(now.timeIntervalSinceReferenceDate)
+        try txn.put(trees.tombs, u64: newSeq, w.bytes, append: true)
+        return uuid
+    }
+
+    /// Returns false when `noOverwrite` and the uuid is already stored.
+    @discardableResult
+    func putUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64, noOverwrite: Bool) throws -> Bool {
+        try withUnsafeBytes(of: uuid.uuid) { k in
+            try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in
+                try txn.put(trees.uuids, k, v, noOverwrite: noOverwrite)
+            }
+        }
+    }
+
+    func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
+        try withUnsafeBytes(of: uuid.uuid) { k in
+            try txn.get(trees.uuids, k).map { Schema.unpack(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+        }
+    }
+
+    func bundleIdentifier(_ sourceID: UInt32) throws -> String? {
+        if let s = committed.sources[sourceID] ?? added.sources[sourceID] { return s.bundleIdentifier }
+        return try txn.get(trees.sources, u64: UInt64(sourceID)).map { try TableCodec.decodeSource($0).bundleIdentifier }
+    }
+
+    static func syncKey(bundle: String, identifier: String) -> [UInt8] {
+        Array(bundle.utf8) + [0] + Array(identifier.utf8)
+    }
+}

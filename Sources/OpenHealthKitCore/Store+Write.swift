@@ -1,0 +1,166 @@
+import CLMDB
+import FoundationEssentials
+
+extension Store {
+    /// Saves `samples` in one transaction: all or nothing, on disk when it
+    /// returns (rule 13). A UUID that is already stored (or deleted and not
+    /// yet pruned) fails the whole save. Samples with a sync identifier
+    /// follow rule 14; the result says per sample what happened.
+    @discardableResult
+    public func save(_ samples: [Sample]) throws -> [SaveOutcome] {
+        for s in samples { try validateType(s.type); try s.validate() }
+        return try write { w in
+            var outcomes: [SaveOutcome] = []
+            outcomes.reserveCapacity(samples.count)
+            for s in samples { outcomes.append(try save(s, &w)) }
+            return outcomes
+        }
+    }
+
+    private func save(_ s: Sample, _ w: inout WriteContext) throws -> SaveOutcome {
+        var outcome = SaveOutcome.saved
+        let sync = try s.syncInfo()
+        if let sync {
+            let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
+            if let v = try w.txn.get(trees.sync, key) {
+                let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
+                let dbi = try w.tree(id: typeID)
+                guard let raw = try w.txn.get(dbi, u64: seq) else { throw OHKError(.storage, "sync entry points at a missing record") }
+                let existing = RecordView(bytes: raw)
+                let existingUUID = existing.uuid
+                guard case .number(let old)? = existing.metadataValue(MetadataKey.syncVersion), sync.version > old else {
+                    return .notSavedOlderVersion(existing: existingUUID)
+                }
+                _ = try w.tombstone(typeID: typeID, seq: seq)
+                outcome = .replaced(existingUUID)
+            }
+        }
+        let (typeID, dbi) = try w.tree(for: s.type)
+        let seq = w.nextSeq()
+        guard try w.putUUID(s.uuid, typeID: typeID, seq: seq, noOverwrite: true) else {
+            throw OHKError(.duplicateUUID, "a sample with UUID \(s.uuid) already exists in the store")
+        }
+        let record = RecordCodec.encodeSample(s, sourceID: try w.sourceID(s.source), deviceID: try w.deviceID(s.device))
+        try w.txn.put(dbi, u64: seq, record, append: true)
+        if let sync {
+            let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
+            try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in
+                _ = try key.withUnsafeBytes { k in try w.txn.put(trees.sync, k, v) }
+            }
+        }
+        return outcome
+    }
+
+    /// Deletes the samples with these UUIDs in one transaction, all or
+    /// nothing (rule 15). An unknown or already deleted UUID fails the whole
+    /// delete with `.notFound`.
+    public func delete(uuids: [UUID]) throws {
+        try write { w in
+            for u in uuids {
+                guard let (typeID, seq) = try w.lookupUUID(u) else {
+                    throw OHKError(.notFound, "no sample with UUID \(u)")
+                }
+                _ = try w.tombstone(typeID: typeID, seq: seq)
+            }
+        }
+    }
+
+    /// Deletes these samples (by UUID); see `delete(uuids:)`.
+    public func delete(_ samples: [Sample]) throws {
+        try delete(uuids: samples.map(\.uuid))
+    }
+
+    /// Deletes every live sample of `type` that `predicate` matches (all of
+    /// them when nil), in one transaction. Returns how many.
+    @discardableResult
+    public func delete(type: SampleType, predicate: Predicate?) throws -> Int {
+        try validateType(type)
+        try predicate?.validate(for: type)
+        return try write { w in
+            guard let typeID = try self.existingTypeID(type, w.txn) else { return 0 }
+            let dbi = try w.tree(id: typeID)
+            var victims: [UInt64] = []
+            let names = NameLookup(store: self, txn: w.txn)
+            let ctx = EvalContext(type: type, bundleIdentifier: names.bundleIdentifier, device: names.device)
+            let cursor = try w.txn.cursor(dbi)
+            var entry = try cursor.first()
+            while let (seq, raw) = entry {
+                let r = RecordView(bytes: raw)
+                if !r.isTombstone, predicate.map({ $0.evaluate(r, ctx) == .yes }) ?? true { victims.append(seq) }
+                entry = try cursor.next()
+            }
+            cursor.close()
+            for seq in victims { _ = try w.tombstone(typeID: typeID, seq: seq) }
+            return victims.count
+        }
+    }
+
+    /// Drops deleted objects deleted before `date` and moves the horizon to
+    /// the newest one dropped (rule 16). Returns how many were dropped.
+    @discardableResult
+    public func prune(deletedBefore date: Date) throws -> Int {
+        try write { w in try prune(&w, before: date.timeIntervalSinceReferenceDate) }
+    }
+
+    /// Drops every deleted object.
+    @discardableResult
+    public func pruneAll() throws -> Int {
+        try write { w in try prune(&w, before: .infinity) }
+    }
+
+    private func prune(_ w: inout WriteContext, before cutoff: Double) throws -> Int {
+        let cursor = try w.txn.cursor(trees.tombs)
+        defer { cursor.close() }
+        var dropped = 0
+        var entry = try cursor.first()
+        while let (seq, raw) = entry {
+            var r = ByteReader(raw)
+            let typeID = try r.u16()
+            guard try r.f64() < cutoff else { break }
+            let dbi = try w.tree(id: typeID)
+            if let rec = try w.txn.get(dbi, u64: seq) {
+                let uuid = RecordView(bytes: rec).uuid
+                _ = try withUnsafeBytes(of: uuid.uuid) { try w.txn.delete(trees.uuids, $0) }
+                try w.txn.delete(dbi, u64: seq)
+            }
+            try cursor.deleteCurrent()
+            w.horizon = max(w.horizon, seq)
+            dropped += 1
+            entry = try cursor.seek(atLeast: seq + 1)
+        }
+        return dropped
+    }
+
+    /// One write transaction with its context; publishes the entries it
+    /// added to the cache after commit.
+    func write<T>(_ body: (inout WriteContext) throws -> T) throws -> T {
+        try operation {
+            let committed = cache.withLock { $0 }
+            let (result, added) = try env.write { txn -> (T, StoreCache) in
+                var w = try WriteContext(txn, trees, cache: committed)
+                let r = try body(&w)
+                try w.finish()
+                return (r, w.added)
+            }
+            cache.withLock { $0.merge(added) }
+            return result
+        }
+    }
+
+    func validateType(_ type: SampleType) throws {
+        if type.isCustom {
+            let known = try sampleType(type.identifier)
+            guard known.kind == type.kind else {
+                throw OHKError(.unknownType, "custom type '\(type.identifier)' is registered with another definition")
+            }
+        } else if TypeCatalogue.standard[type.identifier] == nil {
+            throw OHKError(.unknownType, "unknown sample type identifier '\(type.identifier)'")
+        }
+    }
+
+    /// The type's id if the store has ever held one of its samples.
+    func existingTypeID(_ type: SampleType, _ txn: Txn) throws -> UInt16? {
+        if let id = cache.withLock({ $0.typeIDs[type.identifier] }) { return id }
+        return try txn.get(trees.types, Array(type.identifier.utf8)).map { UInt16(littleEndian: $0.loadUnaligned(as: UInt16.self)) }
+    }
+}

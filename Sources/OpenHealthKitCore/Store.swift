@@ -1,0 +1,246 @@
+import CLMDB
+import FoundationEssentials
+import Glibc
+
+/// How a store is opened.
+public struct StoreOptions: Sendable {
+    /// Initial size of the memory map; it grows by itself when full.
+    public var mapSize: Int = 256 << 20
+    /// Deleted objects older than this are pruned (rule 16); nil keeps them
+    /// until `prune` is called. Default 90 days.
+    public var tombstoneRetention: Double? = 90 * 86_400
+    /// Each save or delete is on disk when it returns (fsync). Turn off only
+    /// for scratch stores.
+    public var durable: Bool = true
+
+    public init() {}
+}
+
+/// The outcome of one object of a save (rule 14).
+public enum SaveOutcome: Hashable, Sendable {
+    case saved
+    /// Saved, and the stored sample with the same sync identifier and a
+    /// lower version (this UUID) became a deleted object.
+    case replaced(UUID)
+    /// Not saved: a stored sample of the same source has this sync
+    /// identifier with an equal or greater version.
+    case notSavedOlderVersion(existing: UUID)
+}
+
+/// One type and an optional predicate; several make one query (rule 6).
+public struct QueryDescriptor: Hashable, Sendable {
+    public var type: SampleType
+    public var predicate: Predicate?
+
+    public init(type: SampleType, predicate: Predicate? = nil) {
+        self.type = type
+        self.predicate = predicate
+    }
+}
+
+/// A store of health samples in one directory: the façade of the engine.
+/// Safe to use from any thread; one write transaction runs at a time (also
+/// across processes), readers never wait for the writer.
+public final class Store: @unchecked Sendable {
+    public let directory: String
+    public let storeID: UUID
+    let options: StoreOptions
+    let env: Environment
+    let trees: FixedTrees
+    let cache: Locked<StoreCache>
+    /// Shared by every call, exclusive for close: close waits for running
+    /// calls, and a call after close gets `.closed`.
+    private let lifecycle: UnsafeMutablePointer<pthread_rwlock_t>
+    private var isClosed = false
+
+    /// Opens the store in `directory`, creating it (and the directory) if
+    /// needed. Refuses a store written by a newer format.
+    public init(directory: String, options: StoreOptions = StoreOptions()) throws {
+        guard !directory.isEmpty else { throw OHKError(.invalidArgument, "store directory must not be empty") }
+        try Self.makeDirectory(directory)
+        self.directory = directory
+        self.options = options
+        env = try Environment(path: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable)
+        do {
+            let opened = try env.write { txn -> (FixedTrees, UUID, StoreCache) in
+                var dbis: [String: MDB_dbi] = [:]
+                for name in Schema.fixedTrees { dbis[name] = try txn.openTree(name, create: true) }
+                let trees = FixedTrees(dbis)
+                let id = try Self.initialiseMeta(txn, trees)
+                let cache = try Self.loadCache(txn, trees)
+                return (trees, id, cache)
+            }
+            trees = opened.0
+            storeID = opened.1
+            cache = Locked(opened.2)
+        } catch {
+            env.close()
+            throw error
+        }
+        lifecycle = .allocate(capacity: 1)
+        pthread_rwlock_init(lifecycle, nil)
+        if let retention = options.tombstoneRetention {
+            _ = try? prune(deletedBefore: Date(timeIntervalSinceNow: -retention))
+        }
+    }
+
+    deinit {
+        close()
+        pthread_rwlock_destroy(lifecycle)
+        lifecycle.deallocate()
+    }
+
+    /// Closes the store after the calls in progress finish. Idempotent;
+    /// later calls throw `.closed`.
+    public func close() {
+        pthread_rwlock_wrlock(lifecycle)
+        defer { pthread_rwlock_unlock(lifecycle) }
+        guard !isClosed else { return }
+        isClosed = true
+        env.close()
+    }
+
+    /// Runs a public call unless the store is closed.
+    func operation<T>(_ body: () throws -> T) throws -> T {
+        pthread_rwlock_rdlock(lifecycle)
+        defer { pthread_rwlock_unlock(lifecycle) }
+        guard !isClosed else { throw OHKError(.closed, "the store at \(directory) is closed") }
+        return try body()
+    }
+
+    private static func makeDirectory(_ path: String) throws {
+        var partial = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            partial += "/" + part
+            if mkdir(partial, 0o755) != 0 && errno != EEXIST {
+                throw OHKError(.storage, "cannot create directory \(partial): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    private static func initialiseMeta(_ txn: Txn, _ trees: FixedTrees) throws -> UUID {
+        let format = try txn.metaU64(trees, .format)
+        if format > UInt64(Schema.format) {
+            throw OHKError(.storeFormatTooNew, "the store was written by a newer OpenHealthKit (format \(format); this library reads format \(Schema.format))")
+        }
+        if format == 0 {
+            try txn.setMetaU64(trees, .format, UInt64(Schema.format))
+            let id = UUID()
+            var w = ByteWriter()
+            w.uuid(id)
+            try txn.put(trees.meta, Array(Schema.MetaKey.storeID.rawValue.utf8), w.bytes)
+            return id
+        }
+        guard let raw = try txn.get(trees.meta, Array(Schema.MetaKey.storeID.rawValue.utf8)), raw.count == 16 else {
+            throw OHKError(.storage, "store has no id (corrupt meta)")
+        }
+        var r = ByteReader(raw)
+        return try r.uuid()
+    }
+
+    /// Reads the interned tables and opens every type tree.
+    private static func loadCache(_ txn: Txn, _ trees: FixedTrees) throws -> StoreCache {
+        var c = StoreCache()
+        let custom = try txn.cursor(trees.custom)
+        defer { custom.close() }
+        var op = MDB_FIRST
+        while let (k, v) = try custom.nextRaw(op) {
+            op = MDB_NEXT
+            let id = String(decoding: k, as: UTF8.self)
+            c.customTypes[id] = SampleType(identifier: id, kind: try TableCodec.decodeKind(v), isCustom: true)
+        }
+        let types = try txn.cursor(trees.types)
+        defer { types.close() }
+        op = MDB_FIRST
+        while let (k, v) = try types.nextRaw(op) {
+            op = MDB_NEXT
+            let identifier = String(decoding: k, as: UTF8.self)
+            let id = UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))
+            guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: false) else {
+                throw OHKError(.storage, "tree of \(identifier) is missing")
+            }
+            c.typeIDs[identifier] = id
+            c.typeTrees[id] = dbi
+        }
+        return c
+    }
+
+    /// A sample type by identifier: HealthKit's own, or one registered in
+    /// this store (by any process).
+    public func sampleType(_ identifier: String) throws -> SampleType {
+        if let t = TypeCatalogue.standard[identifier] { return t }
+        if let t = cache.withLock({ $0.customTypes[identifier] }) { return t }
+        return try operation {
+            try env.read { txn -> SampleType in
+                guard let raw = try txn.get(trees.custom, Array(identifier.utf8)) else {
+                    throw OHKError(.unknownType, "unknown sample type identifier '\(identifier)'")
+                }
+                let t = SampleType(identifier: identifier, kind: try TableCodec.decodeKind(raw), isCustom: true)
+                cache.withLock { $0.customTypes[identifier] = t }
+                return t
+            }
+        }
+    }
+
+    /// Registers a type of the store's own (not HealthKit's). Registering
+    /// the same definition again is a no-op; another definition under a
+    /// used identifier is an error.
+    @discardableResult
+    public func registerCustomType(_ identifier: String, kind: SampleType.Kind) throws -> SampleType {
+        guard !identifier.isEmpty, identifier.utf8.count <= 255 else {
+            throw OHKError(.invalidArgument, "custom type identifier must be 1 to 255 bytes")
+        }
+        guard TypeCatalogue.standard[identifier] == nil else {
+            throw OHKError(.invalidArgument, "'\(identifier)' is one of HealthKit's identifiers")
+        }
+        if case .category(let values) = kind, values.isEmpty {
+            throw OHKError(.invalidArgument, "a category type needs at least one value")
+        }
+        let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
+        try operation {
+            try env.write { txn in
+                let key = Array(identifier.utf8)
+                if let raw = try txn.get(trees.custom, key) {
+                    guard try TableCodec.decodeKind(raw) == kind else {
+                        throw OHKError(.invalidArgument, "custom type '\(identifier)' exists with another definition")
+                    }
+                    return
+                }
+                try txn.put(trees.custom, key, TableCodec.encode(kind))
+            }
+        }
+        cache.withLock { $0.customTypes[identifier] = t }
+        return t
+    }
+
+    /// The head of the change order and the tombstone horizon, now.
+    public func currentAnchor() throws -> QueryAnchor {
+        try operation {
+            try env.read { txn in
+                QueryAnchor(storeID: storeID, position: try txn.metaU64(trees, .head),
+                            horizon: try txn.metaU64(trees, .horizon))
+            }
+        }
+    }
+}
+
+/// What the store keeps in memory of its tables; ids never change once
+/// committed, so entries are added after commit and never removed.
+struct StoreCache {
+    var typeIDs: [String: UInt16] = [:]
+    var typeTrees: [UInt16: MDB_dbi] = [:]
+    var customTypes: [String: SampleType] = [:]
+    var sourceIDs: [Source: UInt32] = [:]
+    var sources: [UInt32: Source] = [:]
+    var deviceIDs: [Device: UInt32] = [:]
+    var devices: [UInt32: Device] = [:]
+
+    mutating func merge(_ other: StoreCache) {
+        typeIDs.merge(other.typeIDs) { a, _ in a }
+        typeTrees.merge(other.typeTrees) { a, _ in a }
+        sourceIDs.merge(other.sourceIDs) { a, _ in a }
+        sources.merge(other.sources) { a, _ in a }
+        deviceIDs.merge(other.deviceIDs) { a, _ in a }
+        devices.merge(other.devices) { a, _ in a }
+    }
+}
