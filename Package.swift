@@ -24,7 +24,7 @@ let package = Package(
             name: "ohk-bench",
             dependencies: ["OpenHealthKitCore"],
             path: "Benchmarks/ohk-bench",
-            swiftSettings: [.unsafeFlags(["-Ounchecked"])]
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
             name: "swift-quickstart",

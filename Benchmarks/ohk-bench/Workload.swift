@@ -1,0 +1,62 @@
+// The reference workload's data (../shared/bench/WORKLOAD.md, "Details"):
+// the same samples, UUIDs and fingerprints as the C peers' bench.c.
+import FoundationEssentials
+import OpenHealthKitCore
+
+enum Workload {
+    static let epochMs: Int64 = 1_577_836_800_000
+
+    static func mix64(_ x: UInt64) -> UInt64 {
+        var z = x
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    static func splitmix(_ k: UInt64) -> UInt64 { mix64(42 &+ (k &+ 1) &* 0x9E37_79B9_7F4A_7C15) }
+
+    static func uuid(_ i: UInt64) -> UUID {
+        let hi = splitmix(2 * i), lo = splitmix(2 * i + 1)
+        var b = [UInt8](repeating: 0, count: 16)
+        for k in 0..<8 {
+            b[k] = UInt8(truncatingIfNeeded: hi >> (56 - 8 * UInt64(k)))
+            b[8 + k] = UInt8(truncatingIfNeeded: lo >> (56 - 8 * UInt64(k)))
+        }
+        b[6] = (b[6] & 0x0f) | 0x40
+        b[8] = (b[8] & 0x3f) | 0x80
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+    }
+
+    static func hash(_ u: UUID) -> UInt64 {
+        withUnsafeBytes(of: u.uuid) { raw in
+            let a = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            let b = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            return mix64(a ^ mix64(b))
+        }
+    }
+
+    static func hashOf(_ i: UInt64) -> UInt64 { hash(uuid(i)) }
+    static func isStep(_ i: UInt64) -> Bool { i % 10 < 8 }
+    static func isDeleted(_ i: UInt64) -> Bool {
+        guard isStep(i) else { return false }
+        return ((i / 10) * 8 + i % 10) % 10 == 0
+    }
+    static func startMs(_ i: UInt64) -> Int64 { epochMs + Int64(i) * 60_000 }
+
+    static let steps = try! SampleType.named("HKQuantityTypeIdentifierStepCount")
+    static let heartRate = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
+    static let count = try! Unit("count")
+    static let perMinute = try! Unit("count/min")
+    static let sources = (0..<5).map { Source(bundleIdentifier: "com.example.source\($0)", name: "com.example.source\($0)") }
+
+    static func sample(_ i: UInt64, forceSteps: Bool = false) -> Sample {
+        let step = forceSteps || isStep(i)
+        let start = Date(timeIntervalSince1970: Double(startMs(i)) / 1000)
+        let end = Date(timeIntervalSince1970: Double(startMs(i) + 60_000) / 1000)
+        let metadata: [String: MetadataValue] = i % 10 == 0 ? [MetadataKey.wasUserEntered: .bool(true)] : [:]
+        return try! Sample.quantity(step ? steps : heartRate,
+                                    value: step ? Double(i % 1000) : Double(40 + i % 140),
+                                    unit: step ? count : perMinute, start: start, end: end,
+                                    source: sources[Int(i % 5)], metadata: metadata, uuid: uuid(i))
+    }
+}

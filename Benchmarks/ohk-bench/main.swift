@@ -1,0 +1,218 @@
+// ohk-bench: the reference workload (../shared/bench/WORKLOAD.md) on the
+// core's Swift API, phases 1, 1b, 2-6 and 8, one JSON line per phase.
+//   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,8]
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+var n: UInt64 = 1_000_000
+var dir = "/tmp/ohk-bench"
+var phases: Set<String> = ["1", "1b", "2", "3", "4", "5", "6", "8"]
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--n": n = UInt64(args.popFirst() ?? "") ?? n
+    case "--dir": dir = args.popFirst() ?? dir
+    case "--phases": phases = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
+    default: print("usage: ohk-bench [--n N] [--dir DIR] [--phases 1,1b,2,...]"); exit(2)
+    }
+}
+
+var allOK = true
+var anonByPhase: [(String, Double)] = []
+func rssAnonMB() -> Double {
+    guard let f = fopen("/proc/self/status", "r") else { return 0 }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, 256, f) != nil {
+        let s = String(cString: line)
+        if s.hasPrefix("RssAnon:") {
+            return Double(s.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0) / 1024
+        }
+    }
+    return 0
+}
+func emit(_ phase: String, _ fields: String, ok: Bool = true) {
+    if !ok { allOK = false }
+    print("{\"system\":\"openhealthkit-swift\",\"phase\":\"\(phase)\",\"n\":\(n),\(fields),\"ok\":\(ok)}")
+    fflush(stdout)
+    anonByPhase.append((phase, rssAnonMB()))
+}
+func f1(_ x: Double) -> String { String(Double(Int(x * 10)) / 10) }
+func dirBytes(_ path: String) -> UInt64 {
+    guard let d = opendir(path) else { return 0 }
+    defer { closedir(d) }
+    var total: UInt64 = 0
+    while let e = readdir(d) {
+        let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+        if name == "." || name == ".." { continue }
+        var st = stat()
+        if lstat(path + "/" + name, &st) == 0 { total += UInt64(st.st_blocks) * 512 }
+    }
+    return total
+}
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    let k = Int(p * Double(sorted.count) + 0.999999999)
+    return sorted[max(0, k - 1)]
+}
+
+/// Counts a result's samples and folds every decoded field into a checksum.
+func consume(_ batch: SampleBatch) -> (count: Int, fingerprint: UInt64, checksum: Double) {
+    var fp: UInt64 = 0
+    var sum = 0.0
+    batch.forEach { f in
+        fp &+= Workload.hash(f.uuid)
+        sum += f.startTime + f.endTime + (f.quantity ?? 0) + Double(f.source?.bundleIdentifier.utf8.count ?? 0)
+    }
+    return (batch.count, fp, sum)
+}
+
+var options = StoreOptions()
+options.mapSize = 1 << 30
+let store = try Store(directory: dir, options: options)
+
+// Phase 1: ingest, durable transactions of 1,000.
+var t0 = now()
+var i: UInt64 = 0
+while i < n {
+    let end = min(n, i + 1000)
+    try store.save((i..<end).map { Workload.sample($0) })
+    i = end
+}
+let ingestSeconds = now() - t0
+emit("ingest", "\"per_s\":\(Int(Double(n) / ingestSeconds)),\"seconds\":\(ingestSeconds)")
+let bytesAfterIngest = dirBytes(dir)
+
+// Phase 1b: bulk ingest into a second store, transactions of 100,000.
+if phases.contains("1b") {
+    let bulkDir = dir + "-bulk"
+    let bulk = try Store(directory: bulkDir, options: options)
+    t0 = now()
+    i = 0
+    while i < n {
+        let end = min(n, i + 100_000)
+        try bulk.save((i..<end).map { Workload.sample($0) })
+        i = end
+    }
+    let secs = now() - t0
+    let got = try bulk.anchoredQuery(type: Workload.steps, anchor: nil)
+    let fp = consume(got.samples).fingerprint
+    var expected: UInt64 = 0
+    for k in 0..<n where Workload.isStep(k) { expected &+= Workload.hashOf(k) }
+    let bytes = dirBytes(bulkDir)
+    emit("bulk_ingest", "\"per_s\":\(Int(Double(n) / secs)),\"seconds\":\(secs),\"bytes_per_sample\":\(f1(Double(bytes) / Double(n)))",
+         ok: fp == expected)
+    bulk.close()
+    system("rm -rf '\(bulkDir)'")
+}
+
+// Phase 2: full read from a nil anchor.
+var expectedSteps: UInt64 = 0
+var stepCount = 0
+for k in 0..<n where Workload.isStep(k) { expectedSteps &+= Workload.hashOf(k); stepCount += 1 }
+t0 = now()
+let full = try store.anchoredQuery(type: Workload.steps, anchor: nil)
+let fullStats = consume(full.samples)
+var secs = now() - t0
+let a1 = full.newAnchor
+emit("full_read", "\"per_s\":\(Int(Double(fullStats.count) / secs)),\"seconds\":\(secs),\"count\":\(fullStats.count),\"expected\":\(stepCount)",
+     ok: fullStats.count == stepCount && fullStats.fingerprint == expectedSteps)
+
+// Phase 3: batches of 1,000 until an empty one.
+if phases.contains("3") {
+    t0 = now()
+    var anchor: QueryAnchor? = nil
+    var total = 0, batches = 0
+    var fp: UInt64 = 0
+    while true {
+        let r = try store.anchoredQuery(type: Workload.steps, anchor: anchor, limit: 1000)
+        let s = consume(r.samples)
+        batches += 1
+        total += s.count
+        fp &+= s.fingerprint
+        anchor = r.newAnchor
+        if r.samples.isEmpty && r.deletedObjects.isEmpty { break }
+    }
+    secs = now() - t0
+    emit("batched_read", "\"per_s\":\(Int(Double(total) / secs)),\"seconds\":\(secs),\"count\":\(total),\"batches\":\(batches)",
+         ok: total == stepCount && fp == expectedSteps)
+}
+
+// Phase 4: 1,000 rounds of {save 10; query from the previous anchor}.
+if phases.contains("4") {
+    var anchor = a1
+    var lat: [Double] = []
+    var bad = 0
+    for round in 0..<UInt64(1000) {
+        let base = n + round * 10
+        try store.save((base..<base + 10).map { Workload.sample($0, forceSteps: true) })
+        let t = now()
+        let r = try store.anchoredQuery(type: Workload.steps, anchor: anchor)
+        lat.append((now() - t) * 1e6)
+        var fp: UInt64 = 0
+        for k in 0..<r.samples.count { fp &+= Workload.hash(r.samples.uuid(at: k)) }
+        var want: UInt64 = 0
+        for k in base..<base + 10 { want &+= Workload.hashOf(k) }
+        if r.samples.count != 10 || !r.deletedObjects.isEmpty || fp != want { bad += 1 }
+        anchor = r.newAnchor
+    }
+    lat.sort()
+    emit("delta", "\"median_us\":\(f1(percentile(lat, 0.5))),\"p99_us\":\(f1(percentile(lat, 0.99))),\"max_us\":\(f1(lat.last!)),\"rounds\":1000,\"bad_rounds\":\(bad)",
+         ok: bad == 0)
+}
+
+// Phase 5: delete every 10th step sample (by ordinal), 1,000 per transaction; query from A1.
+if phases.contains("5") {
+    let victims = (0..<n).filter(Workload.isDeleted)
+    t0 = now()
+    var k = 0
+    while k < victims.count {
+        let end = min(victims.count, k + 1000)
+        try store.delete(uuids: victims[k..<end].map { Workload.uuid($0) })
+        k = end
+    }
+    secs = now() - t0
+    let tq = now()
+    let r = try store.anchoredQuery(type: Workload.steps, anchor: a1)
+    let qms = (now() - tq) * 1000
+    let added = phases.contains("4") ? 10_000 : 0
+    var fpDel: UInt64 = 0
+    for d in r.deletedObjects { fpDel &+= Workload.hash(d.uuid) }
+    var wantDel: UInt64 = 0
+    for v in victims { wantDel &+= Workload.hashOf(v) }
+    emit("delete", "\"per_s\":\(Int(Double(victims.count) / secs)),\"seconds\":\(secs),\"deleted\":\(victims.count),\"query_ms\":\(String(Double(Int(qms * 100)) / 100)),\"query_deleted_objects\":\(r.deletedObjects.count),\"query_samples\":\(r.samples.count)",
+         ok: r.deletedObjects.count == victims.count && fpDel == wantDel && r.samples.count == added)
+}
+
+// Phase 6: the middle 1 % of the remaining step samples by start date.
+if phases.contains("6") {
+    var remaining: [UInt64] = (0..<n).filter { Workload.isStep($0) && !(phases.contains("5") && Workload.isDeleted($0)) }
+    if phases.contains("4") { remaining += (n..<n + 10_000) }
+    let r = remaining.count, kk = r / 100, lo = (r - kk) / 2
+    let tLo = Workload.startMs(remaining[lo]), tHi = Workload.startMs(remaining[lo + kk - 1])
+    var want: UInt64 = 0
+    for k in lo..<lo + kk { want &+= Workload.hashOf(remaining[k]) }
+    let pred = Predicate.and([.startDate(.greaterThanOrEqual, Date(timeIntervalSince1970: Double(tLo) / 1000)),
+                              .startDate(.lessThan, Date(timeIntervalSince1970: Double(tHi + 1) / 1000))])
+    t0 = now()
+    let res = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil)
+    let s = consume(res.samples)
+    let ms = (now() - t0) * 1000
+    emit("predicate", "\"ms\":\(String(Double(Int(ms * 1000)) / 1000)),\"count\":\(s.count),\"expected\":\(kk)",
+         ok: s.count == kk && s.fingerprint == want)
+}
+
+// Phase 8: size and memory.
+var usage = rusage()
+getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+let peakAnon = max(anonByPhase.map(\.1).max() ?? 0, rssAnonMB())
+let perPhase = anonByPhase.map { "\"\($0.0)\":\(f1($0.1))" }.joined(separator: ",")
+emit("size", "\"bytes_per_sample\":\(f1(Double(bytesAfterIngest) / Double(n))),\"disk_bytes_after_ingest\":\(bytesAfterIngest),\"peak_rss_mb\":\(f1(Double(usage.ru_maxrss) / 1024)),\"peak_anon_mb\":\(f1(peakAnon)),\"anon_mb_at_phase_end\":{\(perPhase)}")
+store.close()
+exit(allOK ? 0 : 1)
