@@ -45,8 +45,8 @@ enum Workload {
 
     static let steps = try! SampleType.named("HKQuantityTypeIdentifierStepCount")
     static let heartRate = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
-    static let count = try! Unit("count")
-    static let perMinute = try! Unit("count/min")
+    static let count = try! HealthUnit("count")
+    static let perMinute = try! HealthUnit("count/min")
     static let sources = (0..<5).map { Source(bundleIdentifier: "com.example.source\($0)", name: "com.example.source\($0)") }
 
     static func sample(_ i: UInt64, forceSteps: Bool = false) -> Sample {

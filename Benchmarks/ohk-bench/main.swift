@@ -198,7 +198,7 @@ if phases.contains("6") {
     let tLo = Workload.startMs(remaining[lo]), tHi = Workload.startMs(remaining[lo + kk - 1])
     var want: UInt64 = 0
     for k in lo..<lo + kk { want &+= Workload.hashOf(remaining[k]) }
-    let pred = Predicate.and([.startDate(.greaterThanOrEqual, Date(timeIntervalSince1970: Double(tLo) / 1000)),
+    let pred = SamplePredicate.and([.startDate(.greaterThanOrEqual, Date(timeIntervalSince1970: Double(tLo) / 1000)),
                               .startDate(.lessThan, Date(timeIntervalSince1970: Double(tHi + 1) / 1000))])
     t0 = now()
     let res = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil)

@@ -73,7 +73,7 @@ extension Store {
     /// Deletes every live sample of `type` that `predicate` matches (all of
     /// them when nil), in one transaction. Returns how many.
     @discardableResult
-    public func delete(type: SampleType, predicate: Predicate?) throws -> Int {
+    public func delete(type: SampleType, predicate: SamplePredicate?) throws -> Int {
         try validateType(type)
         try predicate?.validate(for: type)
         return try write { w in

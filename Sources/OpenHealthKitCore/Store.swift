@@ -30,9 +30,9 @@ public enum SaveOutcome: Hashable, Sendable {
 /// One type and an optional predicate; several make one query (rule 6).
 public struct QueryDescriptor: Hashable, Sendable {
     public var type: SampleType
-    public var predicate: Predicate?
+    public var predicate: SamplePredicate?
 
-    public init(type: SampleType, predicate: Predicate? = nil) {
+    public init(type: SampleType, predicate: SamplePredicate? = nil) {
         self.type = type
         self.predicate = predicate
     }

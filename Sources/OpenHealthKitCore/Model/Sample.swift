@@ -120,7 +120,7 @@ public struct Sample: Hashable, Sendable {
     /// A quantity sample; `value` in `unit` is stored in the type's canonical unit.
     /// Throws for a category type, a unit of another dimension, a NaN or
     /// infinite value, or `end` before `start`.
-    public static func quantity(_ type: SampleType, value: Double, unit: Unit,
+    public static func quantity(_ type: SampleType, value: Double, unit: HealthUnit,
                                 start: Date, end: Date, source: Source,
                                 device: Device? = nil, metadata: [String: MetadataValue] = [:],
                                 uuid: UUID = UUID()) throws -> Sample {
@@ -152,7 +152,7 @@ public struct Sample: Hashable, Sendable {
     }
 
     /// The quantity in `unit`; throws for category samples and other dimensions.
-    public func quantity(in unit: Unit) throws -> Double {
+    public func quantity(in unit: HealthUnit) throws -> Double {
         guard case .quantity(let v) = value, let canonical = type.canonicalUnit else {
             throw OHKError(.invalidArgument, "\(type.identifier) samples have no quantity")
         }

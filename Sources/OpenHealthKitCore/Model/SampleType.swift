@@ -11,7 +11,7 @@ public enum AggregationStyle: Int, Sendable, Hashable {
 public final class SampleType: Hashable, Sendable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// Values are stored in `canonicalUnit`.
-        case quantity(canonicalUnit: Unit, aggregation: AggregationStyle)
+        case quantity(canonicalUnit: HealthUnit, aggregation: AggregationStyle)
         /// Values are integers, one of `values` (case name → integer).
         case category(values: [String: Int])
     }
@@ -27,7 +27,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         self.isCustom = isCustom
     }
 
-    public var canonicalUnit: Unit? {
+    public var canonicalUnit: HealthUnit? {
         if case .quantity(let u, _) = kind { return u }
         return nil
     }
@@ -59,7 +59,7 @@ public enum TypeCatalogue {
         var out: [String: SampleType] = [:]
         for (suffix, unit, style) in quantityCatalogue {
             // The catalogue's units are checked by a test; a bad one is a bug.
-            let u = try! Unit(unit)
+            let u = try! HealthUnit(unit)
             let id = quantityPrefix + suffix
             out[id] = SampleType(identifier: id, kind: .quantity(canonicalUnit: u, aggregation: style), isCustom: false)
         }

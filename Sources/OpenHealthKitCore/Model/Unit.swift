@@ -10,7 +10,7 @@
 ///     product := factor (('*' | '.' | '·') factor)*
 ///     factor  := ('(' unit ')' | '1' | atom) ('^' integer)?
 ///     atom    := prefix? symbol ('<' molar-mass '>')?
-public struct HKUnitValue: Hashable, Sendable, CustomStringConvertible {
+public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
     /// One named atom (prefix included) raised to a non-zero power.
     struct Factor: Hashable, Sendable {
         var atom: String
@@ -79,11 +79,11 @@ public struct HKUnitValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public func isCompatible(with other: HKUnitValue) -> Bool { dimension == other.dimension }
+    public func isCompatible(with other: HealthUnit) -> Bool { dimension == other.dimension }
 
     /// Converts `value` from this unit to `target`; throws when the
     /// dimensions differ.
-    public func convert(_ value: Double, to target: HKUnitValue) throws -> Double {
+    public func convert(_ value: Double, to target: HealthUnit) throws -> Double {
         guard isCompatible(with: target) else {
             throw OHKError(.incompatibleUnit, "cannot convert '\(self)' to '\(target)': different dimensions")
         }
@@ -91,12 +91,9 @@ public struct HKUnitValue: Hashable, Sendable, CustomStringConvertible {
         return ((value + offset) * scale) / target.scale - target.offset
     }
 
-    public static func == (a: HKUnitValue, b: HKUnitValue) -> Bool { a.factors == b.factors }
+    public static func == (a: HealthUnit, b: HealthUnit) -> Bool { a.factors == b.factors }
     public func hash(into h: inout Hasher) { h.combine(factors) }
 }
-
-/// A unit's name in the public API.
-public typealias Unit = HKUnitValue
 
 /// Powers of the base dimensions; two units convert iff their dimensions match.
 public struct UnitDimension: Hashable, Sendable {
@@ -114,7 +111,7 @@ public struct UnitDimension: Hashable, Sendable {
     }
 }
 
-/// Recursive-descent parser for the grammar documented on `HKUnitValue`.
+/// Recursive-descent parser for the grammar documented on `HealthUnit`.
 struct UnitParser {
     let chars: [Character]
     let text: String
@@ -125,7 +122,7 @@ struct UnitParser {
         self.chars = Array(text)
     }
 
-    mutating func parseAll() throws -> [HKUnitValue.Factor] {
+    mutating func parseAll() throws -> [HealthUnit.Factor] {
         guard !chars.isEmpty else { throw error("empty unit string") }
         let f = try parseUnit()
         skipSpaces()
@@ -139,7 +136,7 @@ struct UnitParser {
 
     private mutating func skipSpaces() { while i < chars.count, chars[i] == " " { i += 1 } }
 
-    private mutating func parseUnit() throws -> [HKUnitValue.Factor] {
+    private mutating func parseUnit() throws -> [HealthUnit.Factor] {
         var out = try parseProduct()
         skipSpaces()
         while i < chars.count, chars[i] == "/" {
@@ -150,7 +147,7 @@ struct UnitParser {
         return out
     }
 
-    private mutating func parseProduct() throws -> [HKUnitValue.Factor] {
+    private mutating func parseProduct() throws -> [HealthUnit.Factor] {
         var out = try parseFactor()
         skipSpaces()
         while i < chars.count, chars[i] == "*" || chars[i] == "." || chars[i] == "·" {
@@ -161,10 +158,10 @@ struct UnitParser {
         return out
     }
 
-    private mutating func parseFactor() throws -> [HKUnitValue.Factor] {
+    private mutating func parseFactor() throws -> [HealthUnit.Factor] {
         skipSpaces()
         guard i < chars.count else { throw error("expected a unit") }
-        var inner: [HKUnitValue.Factor]
+        var inner: [HealthUnit.Factor]
         if chars[i] == "(" {
             i += 1
             inner = try parseUnit()

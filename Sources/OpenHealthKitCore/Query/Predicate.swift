@@ -28,7 +28,7 @@ public struct DateRangeOptions: OptionSet, Hashable, Sendable {
 
 /// A filter over samples and deleted objects, the one predicate value the
 /// engine evaluates (HealthKit's predicate factories map onto it).
-public indirect enum Predicate: Hashable, Sendable {
+public indirect enum SamplePredicate: Hashable, Sendable {
     /// `predicateForSamples(withStart:end:options:)`. Without options a
     /// sample matches when it overlaps: `end >= start && start < end`
     /// (Apple's documented equivalent format). Nil bounds are open.
@@ -45,12 +45,12 @@ public indirect enum Predicate: Hashable, Sendable {
     case metadataExists(String)
     case metadata(String, Comparison, MetadataValue)
     /// Quantity compared with `value` in `unit` (any unit compatible with the type's).
-    case quantity(Comparison, Double, Unit)
+    case quantity(Comparison, Double, HealthUnit)
     /// Category value compared with an integer.
     case categoryValue(Comparison, Int)
-    case and([Predicate])
-    case or([Predicate])
-    case not(Predicate)
+    case and([SamplePredicate])
+    case or([SamplePredicate])
+    case not(SamplePredicate)
 
     /// Refuses terms that cannot apply to `type` (rule 17): a quantity
     /// term on a category type or in a unit of another dimension, a
@@ -99,7 +99,7 @@ struct EvalContext {
     let device: (UInt32) -> Device?
 }
 
-extension Predicate {
+extension SamplePredicate {
     /// Evaluates against a stored record; tombstones get three-valued logic.
     func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
         let tomb = r.isTombstone

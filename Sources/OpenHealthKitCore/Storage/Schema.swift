@@ -114,7 +114,7 @@ enum TableCodec {
         var r = ByteReader(raw)
         switch try r.u8() {
         case 0:
-            let unit = try Unit(try r.string())
+            let unit = try HealthUnit(try r.string())
             guard let style = AggregationStyle(rawValue: Int(try r.u8())) else {
                 throw OHKError(.storage, "corrupt custom type")
             }

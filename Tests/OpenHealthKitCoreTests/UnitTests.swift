@@ -1,0 +1,81 @@
+import FoundationEssentials
+import Testing
+@testable import OpenHealthKitCore
+
+@Suite struct UnitGrammar {
+    @Test func everyCanonicalUnitOfTheCatalogueParsesAndRoundTrips() throws {
+        for t in TypeCatalogue.all {
+            guard let u = t.canonicalUnit else { continue }
+            let again = try HealthUnit(u.description)
+            #expect(again == u, "\(t.identifier): \(u) → \(again)")
+            #expect(again.description == u.description)
+        }
+    }
+
+    @Test func kilogramIsPounds() throws {
+        let lb = try HealthUnit("kg").convert(1, to: HealthUnit("lb"))
+        #expect(abs(lb - 2.20462262) < 1e-8)
+    }
+
+    @Test func incompatibleDimensionsRefuseToConvert() throws {
+        let perMin = try HealthUnit("count/min"), kg = try HealthUnit("kg")
+        #expect(!perMin.isCompatible(with: kg))
+        #expect(errorCode { _ = try perMin.convert(1, to: kg) } == .incompatibleUnit)
+    }
+
+    @Test func compoundPrefixedAndMolarUnits() throws {
+        // Blood glucose: mmol<180.15588000005408>/L and mg/dL are one dimension.
+        let mmol = try HealthUnit("mmol<180.15588000005408>/L")
+        let mgdl = try HealthUnit("mg/dL")
+        #expect(abs(try mmol.convert(1, to: mgdl) - 18.015588000005408) < 1e-9)
+        // The export's `mL/min·kg` is mL/(min·kg), the same as ml/(kg*min).
+        #expect(try HealthUnit("mL/min·kg").isCompatible(with: HealthUnit("ml/(kg*min)")))
+        #expect(abs(try HealthUnit("mL/min·kg").convert(1, to: HealthUnit("ml/(kg*min)")) - 1) < 1e-12)
+        #expect(abs(try HealthUnit("kcal").convert(1, to: HealthUnit("kJ")) - 4.184) < 1e-12)
+        #expect(abs(try HealthUnit("mi").convert(1, to: HealthUnit("km")) - 1.609344) < 1e-12)
+        #expect(abs(try HealthUnit("count/min").convert(60, to: HealthUnit("count/s")) - 1) < 1e-12)
+        #expect(abs(try HealthUnit("m^2").convert(1, to: HealthUnit("cm^2")) - 10_000) < 1e-9)
+        #expect(abs(try HealthUnit("degC").convert(100, to: HealthUnit("degF")) - 212) < 1e-9)
+        #expect(abs(try HealthUnit("%").convert(0.5, to: HealthUnit("count")) - 0.005) < 1e-15)
+        #expect(try HealthUnit("kg*m/s^2").description == "kg*m/s^2")
+        #expect(try HealthUnit("kcal/(kg*hr)").description == "kcal/(kg*hr)")
+    }
+
+    @Test func malformedUnitsAreErrorsWithPosition() {
+        for bad in ["", "kgg", "count/", "(kg", "kg^0", "kg^x", "mol<abc>/L", "degC/s", "foo", "kg)"] {
+            #expect(errorCode { _ = try HealthUnit(bad) } == .invalidUnit, "\(bad)")
+        }
+        do { _ = try HealthUnit("kg/(m") } catch let e as OHKError { #expect(e.message.contains("position")) } catch {}
+    }
+}
+
+@Suite struct Catalogue {
+    @Test func holdsEveryHealthKitType() {
+        let q = TypeCatalogue.all.filter(\.isQuantity)
+        #expect(q.count == 120)
+        #expect(TypeCatalogue.all.count - q.count == 69)
+        #expect(steps.canonicalUnit?.description == "count")
+        if case .quantity(_, let style) = steps.kind { #expect(style == .cumulative) }
+        if case .category(let values) = sleep.kind { #expect(values["AsleepREM"] == 5) }
+    }
+
+    @Test func unknownIdentifierIsAnError() {
+        #expect(errorCode { _ = try SampleType.named("HKQuantityTypeIdentifierNope") } == .unknownType)
+    }
+
+    @Test func customTypesPersistAndConflictsAreRefused() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let t = try store.registerCustomType("org.example.Glucose2", kind: .quantity(canonicalUnit: HealthUnit("mg/dL"), aggregation: .discreteArithmetic))
+        try store.registerCustomType("org.example.Glucose2", kind: t.kind)  // same definition: no-op
+        #expect(errorCode { try store.registerCustomType("org.example.Glucose2", kind: .category(values: ["x": 1])) } == .invalidArgument)
+        #expect(errorCode { try store.registerCustomType("HKQuantityTypeIdentifierStepCount", kind: t.kind) } == .invalidArgument)
+        try store.save([Sample.quantity(t, value: 5.5, unit: HealthUnit("mmol<180.15588000005408>/L"), start: t0, end: t0, source: appA)])
+        store.close()
+        store = try makeStore(directory: dir)
+        let again = try store.sampleType("org.example.Glucose2")
+        let r = try store.anchoredQuery(type: again, anchor: nil)
+        #expect(r.samples.count == 1)
+        #expect(abs(try r.samples[0].quantity(in: HealthUnit("mg/dL")) - 99.085734) < 1e-5)
+    }
+}
