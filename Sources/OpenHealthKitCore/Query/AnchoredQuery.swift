@@ -13,7 +13,7 @@ public struct AnchoredQueryResult: Sendable {
 
 extension Store {
     /// An anchored object query on one type (see the descriptor form).
-    public func anchoredQuery(type: SampleType, predicate: Predicate? = nil,
+    public func anchoredQuery(type: SampleType, predicate: SamplePredicate? = nil,
                               anchor: QueryAnchor?, limit: Int = 0) throws -> AnchoredQueryResult {
         try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: anchor, limit: limit)
     }
@@ -27,7 +27,7 @@ extension Store {
                               limit: Int = 0) throws -> AnchoredQueryResult {
         guard !descriptors.isEmpty else { throw OHKError(.invalidArgument, "a query needs at least one descriptor") }
         guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
-        var groups: [(type: SampleType, predicates: [Predicate?])] = []
+        var groups: [(type: SampleType, predicates: [SamplePredicate?])] = []
         for d in descriptors {
             try validateType(d.type)
             try d.predicate?.validate(for: d.type)
@@ -67,13 +67,13 @@ extension Store {
 
     private struct Stream {
         let type: SampleType
-        let predicates: [Predicate?]
+        let predicates: [SamplePredicate?]
         let cursor: Cursor
         var current: (UInt64, UnsafeRawBufferPointer)?
         let unfiltered: Bool
     }
 
-    private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [Predicate?])],
+    private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [SamplePredicate?])],
                       anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
         let head = try txn.metaU64(trees, .head)
         let horizon = try txn.metaU64(trees, .horizon)
