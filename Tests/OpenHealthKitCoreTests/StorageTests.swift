@@ -1,0 +1,92 @@
+import Dispatch
+import FoundationEssentials
+import Testing
+@testable import OpenHealthKitCore
+
+@Suite struct Storage {
+    @Test func theMapGrowsWithoutTheCallerNoticing() throws {
+        let store = try makeStore(mapSize: 64 << 10)  // 64 KiB: full after a few hundred samples
+        let before = store.env.mapSize
+        for round in 0..<20 {
+            try store.save((0..<500).map { try stepSample(Double($0), minute: round * 500 + $0) })
+        }
+        #expect(store.env.mapSize > before)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 10_000)
+    }
+
+    @Test func aStoreOfANewerFormatIsRefused() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        try store.env.write { txn in try txn.setMetaU64(store.trees, .format, UInt64(Schema.format) + 1) }
+        store.close()
+        #expect(errorCode { _ = try makeStore(directory: dir) } == .storeFormatTooNew)
+    }
+
+    @Test func theStoreIDAndDataSurviveReopening() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let id = store.storeID
+        let s = try Sample.category(sleep, value: 3, start: t0, end: t0.addingTimeInterval(3600), source: appA,
+                                    device: Device(name: "Watch", manufacturer: "Apple", model: "Watch"),
+                                    metadata: ["note": .string("deep"), "rating": .number(4), "when": .date(t0), "flag": .bool(true)])
+        try store.save([s])
+        store.close()
+        store = try makeStore(directory: dir)
+        #expect(store.storeID == id)
+        let got = try store.anchoredQuery(type: sleep, anchor: nil).samples[0]
+        #expect(got == s)
+    }
+
+    @Test func manyThreadsSaveAndReadConcurrently() throws {
+        let store = try makeStore()
+        let writers = 4, perWriter = 50
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: writers * 2) { k in
+            do {
+                if k < writers {
+                    for i in 0..<perWriter { try store.save([stepSample(Double(i), minute: k * 1000 + i)]) }
+                } else {
+                    var anchor: QueryAnchor?
+                    for _ in 0..<perWriter {
+                        let r = try store.anchoredQuery(type: steps, anchor: anchor, limit: 10)
+                        anchor = r.newAnchor
+                    }
+                }
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == writers * perWriter)
+    }
+
+    @Test func predicateTermsOnSamples() throws {
+        let store = try makeStore()
+        let watch = Device(name: "Watch", manufacturer: "Apple")
+        let a = try Sample.quantity(bodyMass, value: 150, unit: HealthUnit("lb"), start: t0, end: t0, source: appA, device: watch,
+                                    metadata: ["HKWasUserEntered": .bool(true), "scale": .string("kitchen")])
+        let b = try Sample.quantity(bodyMass, value: 80, unit: HealthUnit("kg"), start: t0.addingTimeInterval(3600),
+                                    end: t0.addingTimeInterval(7200), source: appB)
+        try store.save([a, b])
+        func q(_ p: SamplePredicate) throws -> [UUID] { try store.anchoredQuery(type: bodyMass, predicate: p, anchor: nil).sampleUUIDs }
+        #expect(try q(.quantity(.greaterThan, 70, HealthUnit("kg"))) == [b.uuid])           // 150 lb = 68 kg
+        #expect(try q(.quantity(.lessThan, 160, HealthUnit("lb"))) == [a.uuid])
+        #expect(try q(.uuids([b.uuid])) == [b.uuid])
+        #expect(try q(.device(.name, allowed: ["Watch"])) == [a.uuid])
+        #expect(try q(.device(.name, allowed: [])) == [b.uuid])                             // empty set matches nil
+        #expect(try q(.metadataExists("scale")) == [a.uuid])
+        #expect(try q(.metadata("HKWasUserEntered", .equal, .bool(true))) == [a.uuid])
+        #expect(try q(.metadata("scale", .equal, .number(1))) == [])                        // kinds differ
+        // HealthKit's overlap: end >= start && start < end; strict variants.
+        let h1 = t0.addingTimeInterval(3600)
+        #expect(try q(.dateRange(start: h1, end: nil, options: [])) == [b.uuid])
+        #expect(try q(.dateRange(start: t0, end: h1, options: [])) == [a.uuid])
+        #expect(try q(.dateRange(start: t0, end: h1, options: .strictStartDate)) == [a.uuid])
+        #expect(try q(.dateRange(start: t0, end: t0.addingTimeInterval(7200), options: .strictEndDate)) == [b.uuid])
+        #expect(try q(.or([.uuids([a.uuid]), .sources([appB.bundleIdentifier])])) == [a.uuid, b.uuid])
+        #expect(try q(.not(.sources([appA.bundleIdentifier]))) == [b.uuid])
+        let cat = try Sample.category(sleep, value: 4, start: t0, end: t0, source: appA)
+        try store.save([cat])
+        #expect(try store.anchoredQuery(type: sleep, predicate: .categoryValue(.equal, 4), anchor: nil).sampleUUIDs == [cat.uuid])
+    }
+}
