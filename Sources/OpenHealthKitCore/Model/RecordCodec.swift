@@ -97,7 +97,19 @@ struct RecordView {
     var isWellFormed: Bool {
         guard bytes.count >= RecordCodec.headSize else { return false }
         guard hasMetadata else { return bytes.count == RecordCodec.headSize }
-        return (try? metadata()) != nil
+        var r = ByteReader(bytes, offset: RecordCodec.headSize)
+        guard let n = try? r.u16() else { return false }
+        for _ in 0..<n {
+            guard let klen = try? r.u16(), r.remaining >= Int(klen) else { return false }
+            r.offset += Int(klen)
+            switch (try? r.u8()).flatMap(RecordCodec.Tag.init(rawValue:)) {
+            case .string: guard let len = try? r.u32(), r.remaining >= Int(len) else { return false }; r.offset += Int(len)
+            case .number, .date: guard r.remaining >= 8 else { return false }; r.offset += 8
+            case .bool: guard r.remaining >= 1 else { return false }; r.offset += 1
+            case nil: return false
+            }
+        }
+        return r.remaining == 0
     }
 
     /// Every metadata entry.

@@ -92,30 +92,41 @@ extension Store {
                                   unfiltered: g.predicates.contains { $0 == nil }))
         }
         let types = streams.map(\.type)
-        var batch = SampleBatchBuilder(multiType: streams.count > 1, expected: limit > 0 ? min(limit, expected) : expected)
+        let guess = from <= 1 ? expected : 64  // only a nil-anchor read knows its size
+        var batch = SampleBatchBuilder(multiType: streams.count > 1, expected: limit > 0 ? min(limit, guess) : guess)
         var deleted: [DeletedObject] = []
         var returned = 0
         var lastReturned: UInt64 = 0
-        while true {
-            // The stream with the smallest position next (store order).
-            var pick = -1
-            for i in streams.indices {
-                if let (seq, _) = streams[i].current, pick < 0 || seq < streams[pick].current!.0 { pick = i }
-            }
-            guard pick >= 0 else { break }
-            let (seq, raw) = streams[pick].current!
+        /// Takes one object if it matches; returns true when the limit is reached.
+        func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ i: Int) throws -> Bool {
             let r = RecordView(bytes: raw)
-            if try include(r, streams[pick], names) {
-                if r.isTombstone {
-                    deleted.append(try deletedObject(r, type: streams[pick].type, names))
-                } else {
-                    try batch.append(r, typeIndex: pick)
-                }
-                returned += 1
-                lastReturned = seq
-                if returned == limit { break }
+            guard try include(r, streams[i], names) else { return false }
+            if r.isTombstone {
+                deleted.append(try deletedObject(r, type: streams[i].type, names))
+            } else {
+                try batch.append(r, typeIndex: i)
             }
-            streams[pick].current = try streams[pick].cursor.next()
+            returned += 1
+            lastReturned = seq
+            return returned == limit
+        }
+        if streams.count == 1 {
+            // One type: a plain cursor walk.
+            let cursor = streams[0].cursor
+            var entry = streams[0].current
+            while let (seq, raw) = entry, try !take(seq, raw, 0) { entry = try cursor.next() }
+        } else {
+            // Several types: merge the trees by position (store order).
+            while true {
+                var pick = -1
+                for i in streams.indices {
+                    if let (seq, _) = streams[i].current, pick < 0 || seq < streams[pick].current!.0 { pick = i }
+                }
+                guard pick >= 0 else { break }
+                let (seq, raw) = streams[pick].current!
+                if try take(seq, raw, pick) { break }
+                streams[pick].current = try streams[pick].cursor.next()
+            }
         }
         let position = returned == limit && limit > 0 ? lastReturned : head
         return AnchoredQueryResult(samples: batch.build(types: types, names: names), deletedObjects: deleted,

@@ -10,10 +10,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     let offsets: [UInt32]
     /// Index into `types` per record; empty when the batch has one type.
     let typeIndex: [UInt8]
-    let types: [SampleType]
-    /// Sources and devices by id, for the ids in this batch.
-    let sources: [UInt32: Source]
-    let devices: [UInt32: Device]
+    /// Types, sources and devices of the records in this batch.
+    let names: BatchNames
+    var types: [SampleType] { names.types }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { offsets.count - 1 }
@@ -24,8 +23,8 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                    startDate: Date(timeIntervalSinceReferenceDate: r.start),
                    endDate: Date(timeIntervalSinceReferenceDate: r.end),
                    value: r.isCategory ? .category(r.category) : .quantity(r.quantity),
-                   source: sources[r.sourceID] ?? Source(bundleIdentifier: "?", name: "?"),
-                   device: r.deviceID == 0 ? nil : devices[r.deviceID],
+                   source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
+                   device: r.deviceID == 0 ? nil : names.devices[r.deviceID],
                    metadata: (try? r.metadata()) ?? [:])
         }
     }
@@ -35,10 +34,18 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 
     /// Reads every sample's fields without materialising `Sample`s.
     public func forEach(_ body: (SampleFields) throws -> Void) rethrows {
-        try storage.withUnsafeBytes { raw in
-            for i in 0..<count {
-                let r = RecordView(bytes: UnsafeRawBufferPointer(rebasing: raw[Int(offsets[i])..<Int(offsets[i + 1])]))
-                try body(SampleFields(record: r, batch: self, index: i))
+        // The batch outlives the loop, so the fields borrow its names
+        // without a reference count per sample.
+        try withExtendedLifetime(names) {
+            let names = Unmanaged.passUnretained(names)
+            try storage.withUnsafeBytes { raw in
+                try offsets.withUnsafeBufferPointer { off in
+                    for i in 0..<count {
+                        let r = RecordView(bytes: UnsafeRawBufferPointer(rebasing: raw[Int(off[i])..<Int(off[i + 1])]))
+                        let t = typeIndex.isEmpty ? 0 : Int(typeIndex[i])
+                        try body(SampleFields(record: r, names: names, typeIndex: t))
+                    }
+                }
             }
         }
     }
@@ -55,8 +62,8 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 /// One sample's fields, read in place; valid only inside `forEach`.
 public struct SampleFields {
     let record: RecordView
-    let batch: SampleBatch
-    let index: Int
+    let names: Unmanaged<BatchNames>
+    let typeIndex: Int
 
     public var uuid: UUID { record.uuid }
     /// Seconds since 2001-01-01 (Date's reference date), without a Date.
@@ -68,8 +75,31 @@ public struct SampleFields {
     public var quantity: Double? { record.isCategory ? nil : record.quantity }
     public var categoryValue: Int? { record.isCategory ? record.category : nil }
     public var sourceID: UInt32 { record.sourceID }
-    public var source: Source? { batch.sources[record.sourceID] }
-    public var type: SampleType { batch.type(at: index) }
+    public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }
+    public var type: SampleType { names._withUnsafeGuaranteedRef { $0.types[typeIndex] } }
+}
+
+/// The names behind a batch's ids; sources are also kept in a dense table
+/// because ids are small integers handed out in order.
+final class BatchNames: Sendable {
+    let types: [SampleType]
+    let devices: [UInt32: Device]
+    private let sourceTable: [Source?]
+    private let sources: [UInt32: Source]
+
+    init(types: [SampleType], sources: [UInt32: Source], devices: [UInt32: Device]) {
+        self.types = types
+        self.devices = devices
+        self.sources = sources
+        let maxID = Int(sources.keys.max() ?? 0)
+        var table = [Source?](repeating: nil, count: maxID < 65_536 ? maxID + 1 : 0)
+        if !table.isEmpty { for (id, s) in sources { table[Int(id)] = s } }
+        sourceTable = table
+    }
+
+    @inline(__always) func source(_ id: UInt32) -> Source? {
+        Int(id) < sourceTable.count ? sourceTable[Int(id)] : sources[id]
+    }
 }
 
 /// Builds a batch during a scan.
@@ -79,7 +109,8 @@ struct SampleBatchBuilder {
     var typeIndex: [UInt8] = []
     var sourceIDs: Set<UInt32> = []
     var deviceIDs: Set<UInt32> = []
-    private var lastSource: UInt32 = .max
+    /// Source ids below 256 seen so far, as bits (the common case, no hashing).
+    private var smallSources = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
     let multiType: Bool
 
     init(multiType: Bool, expected: Int) {
@@ -96,7 +127,17 @@ struct SampleBatchBuilder {
         offsets.append(UInt32(storage.count))
         if multiType { typeIndex.append(UInt8(t)) }
         let s = r.sourceID
-        if s != lastSource { sourceIDs.insert(s); lastSource = s }
+        if s < 256 {
+            let bit = UInt64(1) << (s & 63)
+            switch s >> 6 {
+            case 0: smallSources.0 |= bit
+            case 1: smallSources.1 |= bit
+            case 2: smallSources.2 |= bit
+            default: smallSources.3 |= bit
+            }
+        } else {
+            sourceIDs.insert(s)
+        }
         if r.deviceID != 0 { deviceIDs.insert(r.deviceID) }
     }
 
@@ -104,10 +145,17 @@ struct SampleBatchBuilder {
 
     func build(types: [SampleType], names: NameLookup) -> SampleBatch {
         var sources: [UInt32: Source] = [:]
+        let words = [smallSources.0, smallSources.1, smallSources.2, smallSources.3]
+        for (w, word) in words.enumerated() where word != 0 {
+            for b in 0..<64 where word & (1 << UInt64(b)) != 0 {
+                let id = UInt32(w * 64 + b)
+                sources[id] = names.source(id)
+            }
+        }
         for id in sourceIDs { sources[id] = names.source(id) }
         var devices: [UInt32: Device] = [:]
         for id in deviceIDs { devices[id] = names.device(id) }
-        return SampleBatch(storage: storage, offsets: offsets, typeIndex: typeIndex, types: types,
-                           sources: sources, devices: devices)
+        return SampleBatch(storage: storage, offsets: offsets, typeIndex: typeIndex,
+                           names: BatchNames(types: types, sources: sources, devices: devices))
     }
 }

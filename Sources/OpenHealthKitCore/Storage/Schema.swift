@@ -23,9 +23,13 @@ enum Schema {
                              "devices", "device_keys", "sync"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
 
-    enum MetaKey: String {
+    enum MetaKey: String, CaseIterable {
         case format, storeID = "store_id", head, horizon
         case nextType = "next_type", nextSource = "next_source", nextDevice = "next_device"
+
+        /// The key's bytes, computed once (meta is read on every query).
+        var bytes: [UInt8] { Self.encoded[self]! }
+        private static let encoded = Dictionary(uniqueKeysWithValues: allCases.map { ($0, Array($0.rawValue.utf8)) })
     }
 
     static func pack(type: UInt16, seq: UInt64) -> UInt64 { UInt64(type) << 48 | seq }
@@ -52,14 +56,14 @@ struct FixedTrees: Sendable {
 
 extension Txn {
     func metaU64(_ trees: FixedTrees, _ key: Schema.MetaKey) throws -> UInt64 {
-        guard let v = try get(trees.meta, Array(key.rawValue.utf8)) else { return 0 }
+        guard let v = try get(trees.meta, key.bytes) else { return 0 }
         guard v.count == 8 else { throw OHKError(.storage, "corrupt meta entry \(key.rawValue)") }
         return UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
     }
 
     func setMetaU64(_ trees: FixedTrees, _ key: Schema.MetaKey, _ value: UInt64) throws {
         try withUnsafeBytes(of: value.littleEndian) { v in
-            _ = try Array(key.rawValue.utf8).withUnsafeBytes { k in try put(trees.meta, k, v) }
+            _ = try key.bytes.withUnsafeBytes { k in try put(trees.meta, k, v) }
         }
     }
 }
