@@ -10,9 +10,9 @@ PEERS      ?= ../shared/bench/peers
 
 # Installs what is missing (quick when already present).
 deps:
-	@pkg-config --exists lmdb 2>/dev/null || { \
-	  echo "installing liblmdb-dev"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev >/dev/null; }
+	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb; } 2>/dev/null || { \
+	  echo "installing liblmdb-dev and pkg-config"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev pkg-config >/dev/null; }
 
 build: deps
 	$(SWIFT) build
