@@ -128,10 +128,10 @@ public final class Store: @unchecked Sendable {
             let id = UUID()
             var w = ByteWriter()
             w.uuid(id)
-            try txn.put(trees.meta, Array(Schema.MetaKey.storeID.rawValue.utf8), w.bytes)
+            try txn.put(trees.meta, Schema.MetaKey.storeID.bytes, w.bytes)
             return id
         }
-        guard let raw = try txn.get(trees.meta, Array(Schema.MetaKey.storeID.rawValue.utf8)), raw.count == 16 else {
+        guard let raw = try txn.get(trees.meta, Schema.MetaKey.storeID.bytes), raw.count == 16 else {
             throw OHKError(.storage, "store has no id (corrupt meta)")
         }
         var r = ByteReader(raw)

@@ -71,6 +71,7 @@ extension Store {
         let cursor: Cursor
         var current: (UInt64, UnsafeRawBufferPointer)?
         let unfiltered: Bool
+        let context: EvalContext
     }
 
     private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [SamplePredicate?])],
@@ -89,7 +90,9 @@ extension Store {
             expected += txn.entries(dbi)
             streams.append(Stream(type: g.type, predicates: g.predicates, cursor: cursor,
                                   current: try cursor.seek(atLeast: from),
-                                  unfiltered: g.predicates.contains { $0 == nil }))
+                                  unfiltered: g.predicates.contains { $0 == nil },
+                                  context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier,
+                                                       device: names.device)))
         }
         let types = streams.map(\.type)
         let guess = from <= 1 ? expected : 64  // only a nil-anchor read knows its size
@@ -100,7 +103,7 @@ extension Store {
         /// Takes one object if it matches; returns true when the limit is reached.
         func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ i: Int) throws -> Bool {
             let r = RecordView(bytes: raw)
-            guard try include(r, streams[i], names) else { return false }
+            guard include(r, streams[i]) else { return false }
             if r.isTombstone {
                 deleted.append(try deletedObject(r, type: streams[i].type, names))
             } else {
@@ -136,11 +139,10 @@ extension Store {
     /// A sample is returned when some descriptor's predicate is true; a
     /// deleted object unless every one is definitely false (rule 8).
     @inline(__always)
-    private func include(_ r: RecordView, _ s: Stream, _ names: NameLookup) throws -> Bool {
+    private func include(_ r: RecordView, _ s: Stream) -> Bool {
         if s.unfiltered { return true }
-        let ctx = EvalContext(type: s.type, bundleIdentifier: names.bundleIdentifier, device: names.device)
         for p in s.predicates {
-            let t = p!.evaluate(r, ctx)
+            let t = p!.evaluate(r, s.context)
             if t == .yes || (r.isTombstone && t == .unknown) { return true }
         }
         return false

@@ -141,8 +141,6 @@ struct SampleBatchBuilder {
         if r.deviceID != 0 { deviceIDs.insert(r.deviceID) }
     }
 
-    var count: Int { offsets.count - 1 }
-
     func build(types: [SampleType], names: NameLookup) -> SampleBatch {
         var sources: [UInt32: Source] = [:]
         let words = [smallSources.0, smallSources.1, smallSources.2, smallSources.3]

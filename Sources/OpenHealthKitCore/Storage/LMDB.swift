@@ -155,8 +155,6 @@ final class Environment: @unchecked Sendable {
 struct Txn {
     let txn: OpaquePointer
 
-    var id: Int { Int(mdb_txn_id(txn)) }
-
     func openTree(_ name: String, create: Bool) throws -> MDB_dbi? {
         var dbi: MDB_dbi = 0
         let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
@@ -259,11 +257,6 @@ struct Cursor {
     func first() throws -> (UInt64, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()
         return try step(&k, &v, MDB_FIRST)
-    }
-
-    func last() throws -> (UInt64, UnsafeRawBufferPointer)? {
-        var k = MDB_val(), v = MDB_val()
-        return try step(&k, &v, MDB_LAST)
     }
 
     func next() throws -> (UInt64, UnsafeRawBufferPointer)? {
