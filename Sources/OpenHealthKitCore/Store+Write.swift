@@ -136,7 +136,7 @@ extension Store {
     func write<T>(_ body: (inout WriteContext) throws -> T) throws -> T {
         try operation {
             let committed = cache.withLock { $0 }
-            let (result, added) = try env.write { txn -> (T, StoreCache) in
+            let (result, added) = try env.write { txn -> (T, CacheAdditions) in
                 var w = try WriteContext(txn, trees, cache: committed)
                 let r = try body(&w)
                 try w.finish()
@@ -153,14 +153,13 @@ extension Store {
             guard known.kind == type.kind else {
                 throw OHKError(.unknownType, "custom type '\(type.identifier)' is registered with another definition")
             }
-        } else if TypeCatalogue.standard[type.identifier] == nil {
-            throw OHKError(.unknownType, "unknown sample type identifier '\(type.identifier)'")
         }
+        // Standard types exist only as the catalogue's instances: valid.
     }
 
     /// The type's id if the store has ever held one of its samples.
     func existingTypeID(_ type: SampleType, _ txn: Txn) throws -> UInt16? {
-        if let id = cache.withLock({ $0.typeIDs[type.identifier] }) { return id }
+        if let id = cache.withLock({ $0.typeID(of: type) }) { return id }
         return try txn.get(trees.types, Array(type.identifier.utf8)).map { UInt16(littleEndian: $0.loadUnaligned(as: UInt16.self)) }
     }
 }

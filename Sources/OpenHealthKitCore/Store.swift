@@ -159,7 +159,7 @@ public final class Store: @unchecked Sendable {
             guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: false) else {
                 throw OHKError(.storage, "tree of \(identifier) is missing")
             }
-            c.typeIDs[identifier] = id
+            c.setTypeID(id, for: identifier)
             c.typeTrees[id] = dbi
         }
         return c
@@ -217,30 +217,9 @@ public final class Store: @unchecked Sendable {
     public func currentAnchor() throws -> QueryAnchor {
         try operation {
             try env.read { txn in
-                QueryAnchor(storeID: storeID, position: try txn.metaU64(trees, .head),
-                            horizon: try txn.metaU64(trees, .horizon))
+                let (head, horizon) = try txn.position(trees)
+                return QueryAnchor(storeID: storeID, position: head, horizon: horizon)
             }
         }
-    }
-}
-
-/// What the store keeps in memory of its tables; ids never change once
-/// committed, so entries are added after commit and never removed.
-struct StoreCache {
-    var typeIDs: [String: UInt16] = [:]
-    var typeTrees: [UInt16: MDB_dbi] = [:]
-    var customTypes: [String: SampleType] = [:]
-    var sourceIDs: [Source: UInt32] = [:]
-    var sources: [UInt32: Source] = [:]
-    var deviceIDs: [Device: UInt32] = [:]
-    var devices: [UInt32: Device] = [:]
-
-    mutating func merge(_ other: StoreCache) {
-        typeIDs.merge(other.typeIDs) { a, _ in a }
-        typeTrees.merge(other.typeTrees) { a, _ in a }
-        sourceIDs.merge(other.sourceIDs) { a, _ in a }
-        sources.merge(other.sources) { a, _ in a }
-        deviceIDs.merge(other.deviceIDs) { a, _ in a }
-        devices.merge(other.devices) { a, _ in a }
     }
 }

@@ -19,12 +19,16 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
     public let identifier: String
     public let kind: Kind
     /// True for types the store's owner registered, false for HealthKit's own.
-    public let isCustom: Bool
+    public var isCustom: Bool { catalogueIndex < 0 }
+    /// Position in the standard catalogue (-1 for custom types): lets a
+    /// store find its id for the type without hashing the identifier.
+    let catalogueIndex: Int
 
-    init(identifier: String, kind: Kind, isCustom: Bool) {
+    init(identifier: String, kind: Kind, isCustom: Bool, catalogueIndex: Int = -1) {
+        precondition(isCustom == (catalogueIndex < 0), "standard types carry their catalogue index")
         self.identifier = identifier
         self.kind = kind
-        self.isCustom = isCustom
+        self.catalogueIndex = catalogueIndex
     }
 
     public var canonicalUnit: HealthUnit? {
@@ -61,12 +65,14 @@ public enum TypeCatalogue {
             // The catalogue's units are checked by a test; a bad one is a bug.
             let u = try! HealthUnit(unit)
             let id = quantityPrefix + suffix
-            out[id] = SampleType(identifier: id, kind: .quantity(canonicalUnit: u, aggregation: style), isCustom: false)
+            out[id] = SampleType(identifier: id, kind: .quantity(canonicalUnit: u, aggregation: style),
+                                 isCustom: false, catalogueIndex: out.count)
         }
         for (suffix, enumName) in categoryCatalogue {
             let values = Dictionary(categoryValueEnums[enumName, default: []], uniquingKeysWith: { a, _ in a })
             let id = categoryPrefix + suffix
-            out[id] = SampleType(identifier: id, kind: .category(values: values), isCustom: false)
+            out[id] = SampleType(identifier: id, kind: .category(values: values), isCustom: false,
+                                 catalogueIndex: out.count)
         }
         return out
     }()

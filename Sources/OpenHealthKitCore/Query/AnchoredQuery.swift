@@ -76,8 +76,7 @@ extension Store {
 
     private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [SamplePredicate?])],
                       anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
-        let head = try txn.metaU64(trees, .head)
-        let horizon = try txn.metaU64(trees, .horizon)
+        let (head, horizon) = try txn.position(trees)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         var streams: [Stream] = []

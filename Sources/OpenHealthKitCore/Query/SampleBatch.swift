@@ -5,9 +5,7 @@ import FoundationEssentials
 /// `Sample`, or read fields without building one through `forEach` /
 /// the `…(at:)` accessors (no allocation per sample).
 public struct SampleBatch: RandomAccessCollection, Sendable {
-    let storage: [UInt8]
-    /// Start of each record in `storage`, plus the end of the last.
-    let offsets: [UInt32]
+    let records: RecordBuffer
     /// Index into `types` per record; empty when the batch has one type.
     let typeIndex: [UInt8]
     /// Types, sources and devices of the records in this batch.
@@ -15,7 +13,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     var types: [SampleType] { names.types }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { offsets.count - 1 }
+    public var endIndex: Int { records.count }
 
     public subscript(i: Int) -> Sample {
         withRecord(i) { r, type in
@@ -24,7 +22,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                    endDate: Date(timeIntervalSinceReferenceDate: r.end),
                    value: r.isCategory ? .category(r.category) : .quantity(r.quantity),
                    source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
-                   device: r.deviceID == 0 ? nil : names.devices[r.deviceID],
+                   device: r.deviceID == 0 ? nil : names.device(r.deviceID),
                    metadata: (try? r.metadata()) ?? [:])
         }
     }
@@ -38,14 +36,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
         // without a reference count per sample.
         try withExtendedLifetime(names) {
             let names = Unmanaged.passUnretained(names)
-            try storage.withUnsafeBytes { raw in
-                try offsets.withUnsafeBufferPointer { off in
-                    for i in 0..<count {
-                        let r = RecordView(bytes: UnsafeRawBufferPointer(rebasing: raw[Int(off[i])..<Int(off[i + 1])]))
-                        let t = typeIndex.isEmpty ? 0 : Int(typeIndex[i])
-                        try body(SampleFields(record: r, names: names, typeIndex: t))
-                    }
-                }
+            try records.forEachRecord { i, raw in
+                let t = typeIndex.isEmpty ? 0 : Int(typeIndex[i])
+                try body(SampleFields(record: RecordView(bytes: raw), names: names, typeIndex: t))
             }
         }
     }
@@ -53,9 +46,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     @inline(__always)
     private func withRecord<T>(_ i: Int, _ body: (RecordView, SampleType) -> T) -> T {
         precondition(i >= 0 && i < count, "sample index \(i) out of range 0..<\(count)")
-        return storage.withUnsafeBytes { raw in
-            body(RecordView(bytes: UnsafeRawBufferPointer(rebasing: raw[Int(offsets[i])..<Int(offsets[i + 1])])), type(at: i))
-        }
+        return withExtendedLifetime(records) { body(RecordView(bytes: records.record(i)), type(at: i)) }
     }
 }
 
@@ -79,81 +70,47 @@ public struct SampleFields {
     public var type: SampleType { names._withUnsafeGuaranteedRef { $0.types[typeIndex] } }
 }
 
-/// The names behind a batch's ids; sources are also kept in a dense table
-/// because ids are small integers handed out in order.
+/// The names behind a batch's ids: its types and the store's name table
+/// as it was when the batch was read (holding every id the batch uses).
 final class BatchNames: Sendable {
     let types: [SampleType]
-    let devices: [UInt32: Device]
-    private let sourceTable: [Source?]
-    private let sources: [UInt32: Source]
+    private let table: NameTable
 
-    init(types: [SampleType], sources: [UInt32: Source], devices: [UInt32: Device]) {
+    init(types: [SampleType], table: NameTable) {
         self.types = types
-        self.devices = devices
-        self.sources = sources
-        let maxID = Int(sources.keys.max() ?? 0)
-        var table = [Source?](repeating: nil, count: maxID < 65_536 ? maxID + 1 : 0)
-        if !table.isEmpty { for (id, s) in sources { table[Int(id)] = s } }
-        sourceTable = table
+        self.table = table
     }
 
-    @inline(__always) func source(_ id: UInt32) -> Source? {
-        Int(id) < sourceTable.count ? sourceTable[Int(id)] : sources[id]
-    }
+    @inline(__always) func source(_ id: UInt32) -> Source? { table.source(id) }
+    @inline(__always) func device(_ id: UInt32) -> Device? { id == 0 ? nil : table.device(id) }
 }
 
 /// Builds a batch during a scan.
 struct SampleBatchBuilder {
-    var storage: [UInt8] = []
-    var offsets: [UInt32] = [0]
+    var records: RecordBufferWriter
     var typeIndex: [UInt8] = []
-    var sourceIDs: Set<UInt32> = []
-    var deviceIDs: Set<UInt32> = []
-    /// Source ids below 256 seen so far, as bits (the common case, no hashing).
-    private var smallSources = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+    /// The largest ids seen: the name table must reach them.
+    private var maxSourceID: UInt32 = 0
+    private var maxDeviceID: UInt32 = 0
     let multiType: Bool
 
     init(multiType: Bool, expected: Int) {
         self.multiType = multiType
-        let n = min(expected, 1 << 24)
-        storage.reserveCapacity(n * RecordCodec.headSize)
-        offsets.reserveCapacity(n + 1)
+        records = RecordBufferWriter(expectedRecords: min(expected, 1 << 24))
     }
 
     @inline(__always)
     mutating func append(_ r: RecordView, typeIndex t: Int) throws {
         guard r.isWellFormed else { throw OHKError(.storage, "corrupt record in the store") }
-        storage.append(contentsOf: r.bytes)
-        offsets.append(UInt32(storage.count))
+        records.append(r.bytes)
         if multiType { typeIndex.append(UInt8(t)) }
-        let s = r.sourceID
-        if s < 256 {
-            let bit = UInt64(1) << (s & 63)
-            switch s >> 6 {
-            case 0: smallSources.0 |= bit
-            case 1: smallSources.1 |= bit
-            case 2: smallSources.2 |= bit
-            default: smallSources.3 |= bit
-            }
-        } else {
-            sourceIDs.insert(s)
-        }
-        if r.deviceID != 0 { deviceIDs.insert(r.deviceID) }
+        maxSourceID = max(maxSourceID, r.sourceID)
+        maxDeviceID = max(maxDeviceID, r.deviceID)
     }
 
     func build(types: [SampleType], names: NameLookup) -> SampleBatch {
-        var sources: [UInt32: Source] = [:]
-        let words = [smallSources.0, smallSources.1, smallSources.2, smallSources.3]
-        for (w, word) in words.enumerated() where word != 0 {
-            for b in 0..<64 where word & (1 << UInt64(b)) != 0 {
-                let id = UInt32(w * 64 + b)
-                sources[id] = names.source(id)
-            }
-        }
-        for id in sourceIDs { sources[id] = names.source(id) }
-        var devices: [UInt32: Device] = [:]
-        for id in deviceIDs { devices[id] = names.device(id) }
-        return SampleBatch(storage: storage, offsets: offsets, typeIndex: typeIndex,
-                           names: BatchNames(types: types, sources: sources, devices: devices))
+        names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)
+        return SampleBatch(records: records.finish(), typeIndex: typeIndex,
+                           names: BatchNames(types: types, table: names.table))
     }
 }

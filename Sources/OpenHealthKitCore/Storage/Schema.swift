@@ -6,7 +6,7 @@ import FoundationEssentials
 ///
 /// | tree          | key                          | value                                  |
 /// |---------------|------------------------------|----------------------------------------|
-/// | `meta`        | name                         | format, store id, head, horizon, next ids |
+/// | `meta`        | name                         | format, store id, position, next ids   |
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
@@ -24,12 +24,23 @@ enum Schema {
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
 
     enum MetaKey: String, CaseIterable {
-        case format, storeID = "store_id", head, horizon
+        /// `position`: the change order's head and the tombstone horizon,
+        /// one 16-byte value so that a query reads both with one lookup.
+        case format, storeID = "store_id", position
         case nextType = "next_type", nextSource = "next_source", nextDevice = "next_device"
 
         /// The key's bytes, computed once (meta is read on every query).
-        var bytes: [UInt8] { Self.encoded[self]! }
-        private static let encoded = Dictionary(uniqueKeysWithValues: allCases.map { ($0, Array($0.rawValue.utf8)) })
+        var bytes: [UInt8] {
+            switch self {
+            case .format: Self.keys[0]
+            case .storeID: Self.keys[1]
+            case .position: Self.keys[2]
+            case .nextType: Self.keys[3]
+            case .nextSource: Self.keys[4]
+            case .nextDevice: Self.keys[5]
+            }
+        }
+        private static let keys = allCases.map { Array($0.rawValue.utf8) }
     }
 
     static func pack(type: UInt16, seq: UInt64) -> UInt64 { UInt64(type) << 48 | seq }
@@ -59,6 +70,20 @@ extension Txn {
         guard let v = try get(trees.meta, key.bytes) else { return 0 }
         guard v.count == 8 else { throw OHKError(.storage, "corrupt meta entry \(key.rawValue)") }
         return UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
+    }
+
+    /// The change order's head and the tombstone horizon.
+    func position(_ trees: FixedTrees) throws -> (head: UInt64, horizon: UInt64) {
+        guard let v = try get(trees.meta, Schema.MetaKey.position.bytes) else { return (0, 0) }
+        guard v.count == 16 else { throw OHKError(.storage, "corrupt meta entry position") }
+        return (UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)),
+                UInt64(littleEndian: v.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+    }
+
+    func setPosition(_ trees: FixedTrees, head: UInt64, horizon: UInt64) throws {
+        try withUnsafeBytes(of: (head.littleEndian, horizon.littleEndian)) { v in
+            _ = try Schema.MetaKey.position.bytes.withUnsafeBytes { k in try put(trees.meta, k, v) }
+        }
     }
 
     func setMetaU64(_ trees: FixedTrees, _ key: Schema.MetaKey, _ value: UInt64) throws {

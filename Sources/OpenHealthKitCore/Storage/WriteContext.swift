@@ -8,7 +8,7 @@ struct WriteContext {
     let txn: Txn
     let trees: FixedTrees
     let committed: StoreCache
-    var added = StoreCache()
+    var added = CacheAdditions()
     var head: UInt64
     var horizon: UInt64
     let now: Date
@@ -17,15 +17,13 @@ struct WriteContext {
         self.txn = txn
         self.trees = trees
         committed = cache
-        head = try txn.metaU64(trees, .head)
-        horizon = try txn.metaU64(trees, .horizon)
+        (head, horizon) = try txn.position(trees)
         now = Date()
     }
 
     /// Writes the head and horizon back; call last.
     func finish() throws {
-        try txn.setMetaU64(trees, .head, head)
-        try txn.setMetaU64(trees, .horizon, horizon)
+        try txn.setPosition(trees, head: head, horizon: horizon)
     }
 
     mutating func nextSeq() -> UInt64 {
@@ -35,7 +33,7 @@ struct WriteContext {
 
     /// The id and tree of `type`, creating both on first use.
     mutating func tree(for type: SampleType) throws -> (UInt16, MDB_dbi) {
-        if let id = committed.typeIDs[type.identifier] ?? added.typeIDs[type.identifier],
+        if let id = committed.typeID(of: type) ?? added.typeIDs[type.identifier],
            let dbi = committed.typeTrees[id] ?? added.typeTrees[id] {
             return (id, dbi)
         }
@@ -145,7 +143,7 @@ struct WriteContext {
     }
 
     func bundleIdentifier(_ sourceID: UInt32) throws -> String? {
-        if let s = committed.sources[sourceID] ?? added.sources[sourceID] { return s.bundleIdentifier }
+        if let s = committed.names.source(sourceID) ?? added.sources[sourceID] { return s.bundleIdentifier }
         return try txn.get(trees.sources, u64: UInt64(sourceID)).map { try TableCodec.decodeSource($0).bundleIdentifier }
     }
 
