@@ -16,15 +16,10 @@ enum Workload {
     static func splitmix(_ k: UInt64) -> UInt64 { mix64(42 &+ (k &+ 1) &* 0x9E37_79B9_7F4A_7C15) }
 
     static func uuid(_ i: UInt64) -> UUID {
-        let hi = splitmix(2 * i), lo = splitmix(2 * i + 1)
-        var b = [UInt8](repeating: 0, count: 16)
-        for k in 0..<8 {
-            b[k] = UInt8(truncatingIfNeeded: hi >> (56 - 8 * UInt64(k)))
-            b[8 + k] = UInt8(truncatingIfNeeded: lo >> (56 - 8 * UInt64(k)))
-        }
-        b[6] = (b[6] & 0x0f) | 0x40
-        b[8] = (b[8] & 0x3f) | 0x80
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        // Big-endian bytes, then the version-4 and RFC 4122 variant bits.
+        let hi = (splitmix(2 * i) & ~0xF000 | 0x4000).bigEndian
+        let lo = (splitmix(2 * i + 1) & ~(0xC0 << 56) | (0x80 << 56)).bigEndian
+        return UUID(uuid: unsafeBitCast((hi, lo), to: uuid_t.self))
     }
 
     static func hash(_ u: UUID) -> UInt64 {

@@ -5,14 +5,19 @@ extension Store {
     /// Saves `samples` in one transaction: all or nothing, on disk when it
     /// returns (rule 13). A UUID that is already stored (or deleted and not
     /// yet pruned) fails the whole save. Samples with a sync identifier
-    /// follow rule 14; the result says per sample what happened.
+    /// follow rule 14; the result says per sample what happened. Any
+    /// collection will do: a lazy one lets an import save 100,000 samples
+    /// without holding them all in memory.
     @discardableResult
-    public func save(_ samples: [Sample]) throws -> [SaveOutcome] {
-        for s in samples { try validateType(s.type); try s.validate() }
-        return try write { w in
+    public func save<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome] {
+        try write { w in
             var outcomes: [SaveOutcome] = []
             outcomes.reserveCapacity(samples.count)
-            for s in samples { outcomes.append(try save(s, &w)) }
+            for s in samples {
+                try validateType(s.type)
+                try s.validate()
+                outcomes.append(try save(s, &w))
+            }
             return outcomes
         }
     }
@@ -37,9 +42,7 @@ extension Store {
         }
         let (typeID, dbi) = try w.tree(for: s.type)
         let seq = w.nextSeq()
-        guard try w.putUUID(s.uuid, typeID: typeID, seq: seq, noOverwrite: true) else {
-            throw OHKError(.duplicateUUID, "a sample with UUID \(s.uuid) already exists in the store")
-        }
+        w.addUUID(s.uuid, typeID: typeID, seq: seq)
         let record = RecordCodec.encodeSample(s, sourceID: try w.sourceID(s.source), deviceID: try w.deviceID(s.device))
         try w.txn.put(dbi, u64: seq, record, append: true)
         if let sync {
@@ -109,6 +112,7 @@ extension Store {
     }
 
     private func prune(_ w: inout WriteContext, before cutoff: Double) throws -> Int {
+        try w.flushUUIDs()
         let cursor = try w.txn.cursor(trees.tombs)
         defer { cursor.close() }
         var dropped = 0

@@ -23,6 +23,10 @@ final class NameTable: Sendable {
         Int(id) < sources.count ? sources[Int(id)] : nil
     }
 
+    @inline(__always) func bundleIdentifier(_ id: UInt32) -> String? {
+        Int(id) < sources.count ? sources[Int(id)]?.bundleIdentifier : nil
+    }
+
     @inline(__always) func device(_ id: UInt32) -> Device? {
         Int(id) < devices.count ? devices[Int(id)] : nil
     }

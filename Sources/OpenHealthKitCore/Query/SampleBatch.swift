@@ -67,6 +67,8 @@ public struct SampleFields {
     public var categoryValue: Int? { record.isCategory ? record.category : nil }
     public var sourceID: UInt32 { record.sourceID }
     public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }
+    /// The source's bundle identifier, without copying the whole source.
+    public var bundleIdentifier: String? { names._withUnsafeGuaranteedRef { $0.bundleIdentifier(record.sourceID) } }
     public var type: SampleType { names._withUnsafeGuaranteedRef { $0.types[typeIndex] } }
 }
 
@@ -82,6 +84,7 @@ final class BatchNames: Sendable {
     }
 
     @inline(__always) func source(_ id: UInt32) -> Source? { table.source(id) }
+    @inline(__always) func bundleIdentifier(_ id: UInt32) -> String? { table.bundleIdentifier(id) }
     @inline(__always) func device(_ id: UInt32) -> Device? { id == 0 ? nil : table.device(id) }
 }
 

@@ -12,6 +12,11 @@ struct WriteContext {
     var head: UInt64
     var horizon: UInt64
     let now: Date
+    private var recentSources: [(Source, UInt32)] = []
+    /// Index entries of the samples saved in this transaction, inserted in
+    /// key order when it ends (or before anything reads the index): random
+    /// UUIDs in order walk the tree's leaves once instead of jumping.
+    private var pendingUUIDs: [(key: (UInt64, UInt64), uuid: UUID, value: UInt64)] = []
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
         self.txn = txn
@@ -21,8 +26,9 @@ struct WriteContext {
         now = Date()
     }
 
-    /// Writes the head and horizon back; call last.
-    func finish() throws {
+    /// Writes the pending index entries, the head and the horizon; call last.
+    mutating func finish() throws {
+        try flushUUIDs()
         try txn.setPosition(trees, head: head, horizon: horizon)
     }
 
@@ -69,6 +75,15 @@ struct WriteContext {
     }
 
     mutating func sourceID(_ s: Source) throws -> UInt32 {
+        // Batches cycle through a few sources: compare before hashing.
+        for (known, id) in recentSources where known == s { return id }
+        let id = try internSource(s)
+        if recentSources.count == 8 { recentSources.removeFirst() }
+        recentSources.append((s, id))
+        return id
+    }
+
+    private mutating func internSource(_ s: Source) throws -> UInt32 {
         if let id = committed.sourceIDs[s] ?? added.sourceIDs[s] { return id }
         let id = try intern(TableCodec.encode(s), keys: trees.sourceKeys, values: trees.sources, counter: .nextSource)
         added.sourceIDs[s] = id
@@ -102,6 +117,7 @@ struct WriteContext {
     /// Turns the live sample at (`typeID`, `seq`) into a tombstone at a new
     /// position: one entry per object, always (DESIGN "Storage").
     mutating func tombstone(typeID: UInt16, seq: UInt64) throws -> UUID {
+        try flushUUIDs()
         let dbi = try tree(id: typeID)
         guard let raw = try txn.get(dbi, u64: seq) else { throw OHKError(.storage, "record \(seq) is missing") }
         let record = RecordView(bytes: raw)
@@ -126,6 +142,30 @@ struct WriteContext {
         return uuid
     }
 
+    /// Indexes a newly saved sample; a UUID already stored (or twice in
+    /// this transaction) fails the transaction with `.duplicateUUID`.
+    mutating func addUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64) {
+        let key = withUnsafeBytes(of: uuid.uuid) { b in
+            (UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
+             UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+        pendingUUIDs.append((key, uuid, Schema.pack(type: typeID, seq: seq)))
+    }
+
+    /// Inserts the pending index entries in key order (memcmp order of
+    /// the bytes, which is the big-endian integers' order).
+    mutating func flushUUIDs() throws {
+        guard !pendingUUIDs.isEmpty else { return }
+        pendingUUIDs.sort { $0.key < $1.key }
+        for p in pendingUUIDs {
+            let (typeID, seq) = Schema.unpack(p.value)
+            guard try putUUID(p.uuid, typeID: typeID, seq: seq, noOverwrite: true) else {
+                throw OHKError(.duplicateUUID, "a sample with UUID \(p.uuid) already exists in the store")
+            }
+        }
+        pendingUUIDs.removeAll(keepingCapacity: true)
+    }
+
     /// Returns false when `noOverwrite` and the uuid is already stored.
     @discardableResult
     func putUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64, noOverwrite: Bool) throws -> Bool {
@@ -136,8 +176,9 @@ struct WriteContext {
         }
     }
 
-    func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
-        try withUnsafeBytes(of: uuid.uuid) { k in
+    mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
+        try flushUUIDs()
+        return try withUnsafeBytes(of: uuid.uuid) { k in
             try txn.get(trees.uuids, k).map { Schema.unpack(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
         }
     }
