@@ -14,10 +14,12 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"])]
         ),
+        // futex and shared-memory atomics (header-only, nothing to link).
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // The engine: FoundationEssentials at most, never full Foundation.
         .target(
             name: "OpenHealthKitCore",
-            dependencies: ["CLMDB"],
+            dependencies: ["CLMDB", "CSystem"],
             path: "Sources/OpenHealthKitCore"
         ),
         .executableTarget(
@@ -31,9 +33,15 @@ let package = Package(
             dependencies: ["OpenHealthKitCore"],
             path: "Examples/swift-quickstart"
         ),
+        // The other process of the cross-process tests.
+        .executableTarget(
+            name: "ohk-test-writer",
+            dependencies: ["OpenHealthKitCore"],
+            path: "Tests/ohk-test-writer"
+        ),
         .testTarget(
             name: "OpenHealthKitCoreTests",
-            dependencies: ["OpenHealthKitCore"],
+            dependencies: ["OpenHealthKitCore", "ohk-test-writer"],
             path: "Tests/OpenHealthKitCoreTests"
         ),
     ]

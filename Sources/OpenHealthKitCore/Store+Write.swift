@@ -147,6 +147,7 @@ extension Store {
                 return (r, w.added)
             }
             cache.withLock { $0.merge(added) }
+            signal.bump()
             return result
         }
     }

@@ -48,6 +48,11 @@ public final class Store: @unchecked Sendable {
     let env: Environment
     let trees: FixedTrees
     let cache: Locked<StoreCache>
+    /// Commits are announced here, to every process's live queries.
+    let signal: ChangeSignal
+    /// Started with the first live query; stopped by close, after which
+    /// no live query starts (`closing`).
+    private let live = Locked<(watcher: ChangeWatcher?, closing: Bool)>((nil, false))
     /// Shared by every call, exclusive for close: close waits for running
     /// calls, and a call after close gets `.closed`.
     private let lifecycle: UnsafeMutablePointer<pthread_rwlock_t>
@@ -60,6 +65,7 @@ public final class Store: @unchecked Sendable {
         try Self.makeDirectory(directory)
         self.directory = directory
         self.options = options
+        signal = try ChangeSignal(directory: directory)
         env = try Environment(path: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable)
         do {
             let opened = try env.write { txn -> (FixedTrees, UUID, StoreCache) in
@@ -90,14 +96,46 @@ public final class Store: @unchecked Sendable {
         lifecycle.deallocate()
     }
 
-    /// Closes the store after the calls in progress finish. Idempotent;
-    /// later calls throw `.closed`.
+    /// Closes the store: stops its live queries (waiting for running
+    /// handlers, except the one calling close), then waits for the calls
+    /// in progress. Idempotent; later calls throw `.closed`.
     public func close() {
+        let queries = live.withLock { l -> [LiveQuery] in
+            l.closing = true
+            return l.watcher?.registered ?? []
+        }
+        for q in queries { q.stop() }
+        live.withLock { l in
+            l.watcher?.stop()
+            l.watcher = nil
+        }
         pthread_rwlock_wrlock(lifecycle)
         defer { pthread_rwlock_unlock(lifecycle) }
         guard !isClosed else { return }
         isClosed = true
         env.close()
+    }
+
+    /// Starts a long-running query (`AnchoredObjectQuery`, `ObserverQuery`).
+    /// Its handlers run on library threads until it is stopped or the
+    /// store closes. A query executes once; a stopped one is refused.
+    public func execute(_ query: LiveQuery) throws {
+        try operation {
+            try query.begin(on: self)
+            try live.withLock { l in
+                guard !l.closing else { throw OHKError(.closed, "the store at \(directory) is closing") }
+                if l.watcher == nil { l.watcher = ChangeWatcher(signal: signal) }
+                l.watcher!.register(query)
+            }
+        }
+        query.storeChanged()  // the snapshot, or a first look for observers
+    }
+
+    /// How many live queries run (for tests).
+    var liveQueryCount: Int { live.withLock { $0.watcher?.registered.count ?? 0 } }
+
+    func liveQueryStopped(_ query: LiveQuery) {
+        live.withLock { $0.watcher?.unregister(query) }
     }
 
     /// Runs a public call unless the store is closed.

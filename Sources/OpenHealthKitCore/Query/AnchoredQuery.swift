@@ -25,11 +25,35 @@ extension Store {
     /// another store, a corrupt one, one from the future, or an expired one.
     public func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?,
                               limit: Int = 0) throws -> AnchoredQueryResult {
-        guard !descriptors.isEmpty else { throw OHKError(.invalidArgument, "a query needs at least one descriptor") }
         guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
-        var groups: [(type: SampleType, predicates: [SamplePredicate?])] = []
+        let groups = try Self.group(descriptors, validatingWith: self)
+        return try readRetryingTrees { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
+    }
+
+    /// The types among `descriptors` with a matching change after
+    /// `anchor`, and the anchor of the snapshot that was read (for
+    /// observers: one read, one matching object per type at most).
+    func changedTypes(_ descriptors: [QueryDescriptor], since anchor: QueryAnchor?) throws -> (Set<SampleType>, QueryAnchor) {
+        let groups = try Self.group(descriptors, validatingWith: self)
+        return try readRetryingTrees { txn in
+            var changed = Set<SampleType>()
+            for g in groups {
+                let r = try scan(txn, [g], anchor: anchor, limit: 1)
+                if !r.samples.isEmpty || !r.deletedObjects.isEmpty { changed.insert(g.type) }
+            }
+            let (head, horizon) = try txn.position(trees)
+            return (changed, QueryAnchor(storeID: storeID, position: head, horizon: horizon))
+        }
+    }
+
+    typealias Group = (type: SampleType, predicates: [SamplePredicate?])
+
+    /// Validates descriptors and groups them by type (one stream per type).
+    static func group(_ descriptors: [QueryDescriptor], validatingWith store: Store) throws -> [Group] {
+        guard !descriptors.isEmpty else { throw OHKError(.invalidArgument, "a query needs at least one descriptor") }
+        var groups: [Group] = []
         for d in descriptors {
-            try validateType(d.type)
+            try store.validateType(d.type)
             try d.predicate?.validate(for: d.type)
             if let i = groups.firstIndex(where: { $0.type == d.type }) {
                 groups[i].predicates.append(d.predicate)
@@ -38,10 +62,15 @@ extension Store {
             }
         }
         guard groups.count < 256 else { throw OHKError(.invalidArgument, "too many types in one query") }
-        return try operation {
+        return groups
+    }
+
+    /// A read, again after opening a type tree another process created.
+    private func readRetryingTrees<T>(_ body: (Txn) throws -> T) throws -> T {
+        try operation {
             while true {
                 do {
-                    return try env.read { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
+                    return try env.read(body)
                 } catch let need as NeedTree {
                     try openTypeTree(need.typeID)
                 }
@@ -74,7 +103,7 @@ extension Store {
         let context: EvalContext
     }
 
-    private func scan(_ txn: Txn, _ groups: [(type: SampleType, predicates: [SamplePredicate?])],
+    private func scan(_ txn: Txn, _ groups: [Group],
                       anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
         let (head, horizon) = try txn.position(trees)
         let from = try startPosition(anchor, head: head, horizon: horizon)

@@ -1,0 +1,47 @@
+import Glibc
+
+/// One thread per store with live queries: it sleeps on the store's
+/// change signal and, after every commit (of any process), tells each
+/// registered query to look for changes. It never runs a handler and never
+/// waits for one, so no handler can block it.
+final class ChangeWatcher: @unchecked Sendable {
+    private let signal: ChangeSignal
+    private let state = Locked<(queries: [ObjectIdentifier: LiveQuery], stopping: Bool)>(([:], false))
+    private var thread: pthread_t?
+
+    /// Starts watching. The counter is read here, before any query can
+    /// register, so a commit after registration always wakes the thread.
+    init(signal: ChangeSignal) {
+        self.signal = signal
+        let seen = signal.value
+        thread = startThread { [self] in run(from: seen) }
+    }
+
+    private func run(from start: UInt32) {
+        var seen = start
+        while true {
+            signal.wait(whileValueIs: seen)
+            let (queries, stopping) = state.withLock { (Array($0.queries.values), $0.stopping) }
+            if stopping { return }
+            let now = signal.value
+            guard now != seen else { continue }  // spurious wake
+            seen = now
+            for q in queries { q.storeChanged() }
+        }
+    }
+
+    func register(_ q: LiveQuery) { state.withLock { $0.queries[ObjectIdentifier(q)] = q } }
+    func unregister(_ q: LiveQuery) { state.withLock { _ = $0.queries.removeValue(forKey: ObjectIdentifier(q)) } }
+    var registered: [LiveQuery] { state.withLock { Array($0.queries.values) } }
+
+    /// Stops the thread and waits for it (never call from the thread).
+    /// Bumps the counter rather than only waking: a wake sent before the
+    /// thread enters FUTEX_WAIT would be lost, a changed value is not.
+    /// Other processes' watchers then look once and find nothing new.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        signal.bump()
+        if let t = thread { pthread_join(t, nil) }
+        thread = nil
+    }
+}

@@ -1,0 +1,104 @@
+import Dispatch
+import Glibc
+
+/// What long-running queries share (DESIGN rules 9, 10 and 12).
+///
+/// Threading model: the store's `ChangeWatcher` thread calls
+/// `storeChanged()` after every commit; that only marks the query pending
+/// and schedules it on its own serial dispatch queue. There the query reads
+/// what changed since its anchor (a read transaction, no lock held) and
+/// calls its handler. So handlers run on library threads, one at a time per
+/// query, and never under a lock: a handler may save, query, start another
+/// query, stop its own, or close the store. `stop()` from another thread
+/// waits for a running handler to return; from inside the handler it
+/// returns at once (the handler is the one running).
+public class LiveQuery: @unchecked Sendable {
+    private let monitor = Monitor()
+    private var executed = false
+    private var stopped = false
+    private var pending = false
+    private var scheduled = false
+    /// The thread running a handler of this query, if any.
+    private var handlerThread: pthread_t?
+    private let queue: DispatchQueue
+    weak var store: Store?
+
+    init(label: String) {
+        queue = DispatchQueue(label: "org.openhealthkit.\(label)")
+    }
+
+    /// True once `stop()` was called (or the query stopped on an error).
+    public var isStopped: Bool { monitor.locked { stopped } }
+
+    /// Checks the query's own arguments (subclasses).
+    func validate() throws {}
+
+    /// Reads what the query needs before its first poll, in `execute`.
+    func prepare(_ store: Store) throws {}
+
+    /// Marks the query as executed by `store`; a query runs once.
+    func begin(on store: Store) throws {
+        try validate()
+        try monitor.locked {
+            guard !executed else { throw OHKError(.invalidArgument, "a query executes once; create a new one") }
+            guard !stopped else { throw OHKError(.invalidArgument, "the query was stopped before it executed") }
+            executed = true
+        }
+        self.store = store
+        try prepare(store)
+    }
+
+    /// Called by the watcher after a commit, and once at start.
+    final func storeChanged() {
+        monitor.locked {
+            guard !stopped else { return }
+            pending = true
+            guard !scheduled else { return }
+            scheduled = true
+            queue.async { self.drain() }
+        }
+    }
+
+    private func drain() {
+        while true {
+            let go = monitor.locked { () -> Bool in
+                guard !stopped, pending else { scheduled = false; return false }
+                pending = false
+                return true
+            }
+            guard go, let store else { return }
+            poll(store)
+        }
+    }
+
+    /// Reads what changed and delivers it (subclasses).
+    func poll(_ store: Store) {}
+
+    /// Runs `body` (a handler call) unless the query is stopped; returns
+    /// false when it did not run.
+    @discardableResult
+    final func deliver(_ body: () -> Void) -> Bool {
+        let run = monitor.locked { () -> Bool in
+            guard !stopped else { return false }
+            handlerThread = pthread_self()
+            return true
+        }
+        guard run else { return false }
+        body()
+        monitor.locked {
+            handlerThread = nil
+            monitor.broadcast()
+        }
+        return true
+    }
+
+    /// Stops the query: no handler of it runs after this returns (except
+    /// the one calling it). Idempotent.
+    public func stop() {
+        monitor.locked {
+            stopped = true
+            while let t = handlerThread, pthread_equal(t, pthread_self()) == 0 { monitor.wait() }
+        }
+        store?.liveQueryStopped(self)
+    }
+}

@@ -1,0 +1,219 @@
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import OpenHealthKitCore
+
+/// DESIGN rules 9, 10 and 12: long-running queries and observers.
+@Suite struct LiveQueries {
+    /// Saves and deletes from several threads while a query runs; the
+    /// consumer must end with exactly the store's set, nothing twice.
+    @Test(arguments: [0, 7])
+    func rule09_exactlyOnceAcrossSnapshotAndUpdatesWithConcurrentWriters(maxBatchSize: Int) throws {
+        let store = try makeStore()
+        defer { store.close() }
+        for i in 0..<20 { try store.save([stepSample(Double(i))]) }
+        let consumer = Consumer()
+        let query = AnchoredObjectQuery(type: steps, anchor: nil, maxBatchSize: maxBatchSize,
+                                        resultsHandler: { _, r in consumer.apply(try! r.get(), update: false) },
+                                        updateHandler: { _, r in consumer.apply(try! r.get()) })
+        try store.execute(query)
+        let writers = (0..<3).map { w in
+            startThread {
+                var mine: [UUID] = []
+                for i in 0..<40 {
+                    let batch = (0..<(1 + i % 4)).map { _ in try! stepSample(Double(w * 1000 + i)) }
+                    try! store.save(batch)
+                    mine += batch.map(\.uuid)
+                    if i % 5 == 4 { try! store.delete(uuids: [mine.removeFirst()]) }
+                }
+            }
+        }
+        for t in writers { pthread_join(t, nil) }
+        #expect(consumer.waitUntilCaughtUp(with: store))
+        let truth = Set(try store.anchoredQuery(type: steps, anchor: nil).sampleUUIDs)
+        #expect(consumer.live == truth)
+        #expect(consumer.errors == [])
+        if maxBatchSize > 0 { #expect(consumer.maxBatch <= maxBatchSize) }
+        query.stop()
+    }
+
+    /// The same with the writes made by another process.
+    @Test func rule09_changesFromAnotherProcessArrive() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let consumer = Consumer()
+        let query = AnchoredObjectQuery(type: steps, anchor: nil,
+                                        resultsHandler: { _, r in consumer.apply(try! r.get(), update: false) },
+                                        updateHandler: { _, r in consumer.apply(try! r.get()) })
+        try store.execute(query)
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "30"])
+        #expect(writer.status == 0, "writer failed: \(writer.output)")
+        let alive = Set(writer.output.split(separator: "\n").compactMap { UUID(uuidString: String($0)) })
+        #expect(alive.count == 20)
+        #expect(consumer.waitUntilCaughtUp(with: store))
+        #expect(consumer.live == alive)
+        #expect(consumer.errors == [])
+        query.stop()
+    }
+
+    @Test func rule09_queryExecutesOnceAndStopIsIdempotent() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let got = Waiter()
+        let query = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, _ in got.add("results") },
+                                        updateHandler: { _, _ in got.add("update") })
+        try store.execute(query)
+        #expect(got.wait { got.value("results") == 1 })
+        #expect(errorCode { try store.execute(query) } == .invalidArgument)
+        query.stop()
+        query.stop()
+        #expect(query.isStopped)
+        let stopped = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, _ in })
+        stopped.stop()
+        #expect(errorCode { try store.execute(stopped) } == .invalidArgument)
+    }
+
+    /// stop() from another thread returns only after the running handler.
+    @Test func rule09_stopWaitsForTheRunningHandler() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let events = Waiter()
+        let order = Locked<[String]>([])
+        let query = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, _ in
+            events.add("entered")
+            _ = events.wait { events.value("release") == 1 }
+            order.withLock { $0.append("handler returned") }
+        })
+        try store.execute(query)
+        #expect(events.wait { events.value("entered") == 1 })
+        let stopper = startThread {
+            events.add("stopping")
+            query.stop()
+            order.withLock { $0.append("stop returned") }
+        }
+        #expect(events.wait { events.value("stopping") == 1 })
+        events.add("release")
+        pthread_join(stopper, nil)
+        #expect(order.withLock { $0 } == ["handler returned", "stop returned"])
+    }
+
+    /// A handler may save, query and stop its own query.
+    @Test func rule12_handlerMaySaveQueryAndStopItself() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let consumer = Consumer()
+        let echo = try stepSample(99)
+        let query = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, r in
+            consumer.apply(try! r.get())
+        }, updateHandler: { q, r in
+            let r = try! r.get()
+            consumer.apply(r)
+            if r.sampleUUIDs.contains(echo.uuid) {
+                q.stop()  // from inside: returns at once
+                consumer.waiter.add("stopped")
+            } else {
+                _ = try! store.anchoredQuery(type: steps, anchor: nil)
+                try! store.save([echo])
+            }
+        })
+        try store.execute(query)
+        #expect(consumer.waiter.wait { consumer.calls >= 1 })
+        try store.save([stepSample(1)])
+        #expect(consumer.waiter.wait { consumer.live.contains(echo.uuid) })
+        #expect(consumer.waiter.wait { query.isStopped })
+        #expect(consumer.live.count == 2)
+    }
+
+    /// close stops the store's queries, waits for a running handler, and
+    /// refuses new ones.
+    @Test func rule12_closeStopsQueriesAndWaitsForRunningHandlers() throws {
+        let store = try makeStore()
+        let events = Waiter()
+        let order = Locked<[String]>([])
+        let query = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, _ in
+            events.add("entered")
+            _ = events.wait { events.value("release") == 1 }
+            order.withLock { $0.append("handler returned") }
+        }, updateHandler: { _, _ in events.add("update") })
+        try store.execute(query)
+        #expect(events.wait { events.value("entered") == 1 })
+        let closer = startThread {
+            events.add("closing")
+            store.close()
+            order.withLock { $0.append("close returned") }
+        }
+        #expect(events.wait { events.value("closing") == 1 })
+        events.add("release")
+        pthread_join(closer, nil)
+        #expect(order.withLock { $0 } == ["handler returned", "close returned"])
+        #expect(query.isStopped)
+        let late = AnchoredObjectQuery(type: steps, anchor: nil, resultsHandler: { _, _ in })
+        #expect(errorCode { try store.execute(late) } == .closed)
+    }
+
+    /// An observer fires for matching changes only, with the changed types.
+    @Test func rule10_observerFiresOnlyForMatchingChanges() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let calls = Locked<[Set<SampleType>]>([])
+        let events = Waiter()
+        let observer = ObserverQuery(descriptors: [QueryDescriptor(type: steps, predicate: .sources([appA.bundleIdentifier])),
+                                                   QueryDescriptor(type: heartRate)]) { _, r, done in
+            calls.withLock { $0.append(try! r.get()) }
+            done()
+            events.add("call")
+        }
+        try store.execute(observer)
+        try store.save([stepSample(1, source: appB)])  // does not match
+        let hr = try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"), start: t0, end: t0, source: appB)
+        try store.save([hr])
+        #expect(events.wait { calls.withLock { $0.flatMap { $0 } }.contains(heartRate) })
+        try store.save([stepSample(2, source: appA)])
+        #expect(events.wait { calls.withLock { $0.flatMap { $0 } }.contains(steps) })
+        let all = calls.withLock { $0 }
+        #expect(all.allSatisfy { !$0.isEmpty })
+        #expect(all.count == 2)
+        #expect(all == [[heartRate], [steps]])
+        observer.stop()
+    }
+
+    @Test func rule10_observerSeesAnotherProcessesWrites() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let events = Waiter()
+        let observer = ObserverQuery(type: steps) { _, r, done in
+            if (try? r.get()) == [steps] { events.add("steps") }
+            done()
+        }
+        try store.execute(observer)
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        #expect(events.wait { events.value("steps") >= 1 })
+        observer.stop()
+    }
+
+    /// The async sequence's first element is the one-shot result; ending
+    /// the iteration stops the query.
+    @Test func rule09_asyncResultsStartWithTheOneShotResult() async throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([stepSample(1), stepSample(2)])
+        let d = [QueryDescriptor(type: steps)]
+        let once = try await store.result(d, anchor: nil)
+        var seen: [[UUID]] = []
+        for try await r in store.results(d, anchor: nil) {
+            seen.append(r.sampleUUIDs)
+            if seen.count == 1 {
+                #expect(r.sampleUUIDs == once.sampleUUIDs && r.newAnchor == once.newAnchor)
+                try store.save([stepSample(3)])
+            } else {
+                break
+            }
+        }
+        #expect(seen.count == 2 && seen[1].count == 1)
+        // Breaking out terminated the stream, which stopped the query.
+        #expect(store.liveQueryCount == 0)
+    }
+}

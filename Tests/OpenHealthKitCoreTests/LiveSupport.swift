@@ -1,0 +1,121 @@
+import FoundationEssentials
+import Glibc
+@testable import OpenHealthKitCore
+
+/// Waits for a condition that handlers make true, with a generous bound
+/// (never a sleep standing in for the event).
+final class Waiter: @unchecked Sendable {
+    // Recursive: predicates read the waiter's own counts while it waits.
+    private let monitor = Monitor(recursive: true)
+    private var state: [String: Int] = [:]
+
+    func add(_ key: String, _ n: Int = 1) {
+        monitor.locked { state[key, default: 0] += n; monitor.broadcast() }
+    }
+
+    func value(_ key: String) -> Int { monitor.locked { state[key, default: 0] } }
+
+    /// True when `predicate` held within `seconds`. `predicate` may read
+    /// any state, provided whatever changes it also calls `add`.
+    func wait(seconds: Double = 30, until predicate: () -> Bool) -> Bool {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        ts.tv_sec += Int(seconds)
+        return monitor.locked {
+            while !predicate() {
+                if !monitor.wait(until: ts) { return predicate() }
+            }
+            return true
+        }
+    }
+}
+
+func monotonic() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Rebuilds a store's matching set from what a long-running query
+/// delivers, and counts anything delivered twice or out of place.
+final class Consumer: @unchecked Sendable {
+    /// Told after every delivery.
+    let waiter = Waiter()
+    private typealias State = (live: Set<UUID>, seen: Set<UUID>, errors: [String], anchor: QueryAnchor?, calls: Int, maxBatch: Int)
+    private let lock = Locked<State>(([], [], [], nil, 0, 0))
+
+    /// `update`: false for the snapshot (a batch size bounds updates only).
+    func apply(_ r: AnchoredQueryResult, update: Bool = true) {
+        lock.withLock { (s: inout State) in
+            s.calls += 1
+            if update { s.maxBatch = max(s.maxBatch, r.samples.count + r.deletedObjects.count) }
+            for u in r.sampleUUIDs {
+                if !s.seen.insert(u).inserted { s.errors.append("sample \(u) delivered twice") }
+                s.live.insert(u)
+            }
+            for u in r.deletedUUIDs {
+                if s.live.remove(u) == nil && s.seen.contains(u) { s.errors.append("deleted \(u) not live") }
+                s.seen.insert(u)
+            }
+            if let a = s.anchor, r.newAnchor.position < a.position {
+                s.errors.append("anchor went backwards")
+            }
+            s.anchor = r.newAnchor
+        }
+        waiter.add("calls")
+    }
+
+    /// Waits (bounded) until the consumer has caught up with the store.
+    func waitUntilCaughtUp(with store: Store) -> Bool {
+        waiter.wait { self.caughtUp(with: store) }
+    }
+
+    var live: Set<UUID> { lock.withLock { $0.live } }
+    var errors: [String] { lock.withLock { $0.errors } }
+    var anchor: QueryAnchor? { lock.withLock { $0.anchor } }
+    var calls: Int { lock.withLock { $0.calls } }
+    var maxBatch: Int { lock.withLock { $0.maxBatch } }
+
+    /// True once the consumer has caught up with the store's head.
+    func caughtUp(with store: Store) -> Bool {
+        guard let a = anchor, let head = try? store.currentAnchor() else { return false }
+        return a.position >= head.position
+    }
+}
+
+/// The path of an executable built next to the test bundle.
+func siblingExecutable(_ name: String) -> String {
+    var buf = [CChar](repeating: 0, count: 4096)
+    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
+    let exe = n > 0 ? String(cString: buf) : ""
+    let dir = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+    return dir + "/" + name
+}
+
+/// Runs a program to completion; returns its exit status and standard output.
+func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return (-1, "") }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    let argv = ([path] + args).map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid = pid_t()
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    posix_spawn_file_actions_destroy(&actions)
+    close(fds[1])
+    guard rc == 0 else { close(fds[0]); return (-1, "spawn failed: \(rc)") }
+    var out: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let k = read(fds[0], &chunk, chunk.count)
+        if k <= 0 { break }
+        out += chunk[0..<k]
+    }
+    close(fds[0])
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return ((status >> 8) & 0xff, String(decoding: out, as: UTF8.self))
+}
