@@ -1,6 +1,7 @@
 // ohk-bench: the reference workload (../shared/bench/WORKLOAD.md) on the
-// core's Swift API, phases 1, 1b, 2-6 and 8, one JSON line per phase.
-//   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,8]
+// core's Swift API, phases 1, 1b and 2-8, one JSON line per phase.
+//   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,7,8]
+// (`--writer DIR START COUNT` is the second process of phase 7.)
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
@@ -13,17 +14,22 @@ func now() -> Double {
 
 var n: UInt64 = 1_000_000
 var dir = "/tmp/ohk-bench"
-var phases: Set<String> = ["1", "1b", "2", "3", "4", "5", "6", "8"]
+var phases: Set<String> = ["1", "1b", "2", "3", "4", "5", "6", "7", "8"]
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
     case "--n": n = UInt64(args.popFirst() ?? "") ?? n
     case "--dir": dir = args.popFirst() ?? dir
+    case "--writer":
+        let a = Array(args)
+        guard a.count == 3, let start = UInt64(a[1]), let count = UInt64(a[2]) else { exit(2) }
+        runWriter(dir: a[0], start: start, count: count)
     case "--phases": phases = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
     default: print("usage: ohk-bench [--n N] [--dir DIR] [--phases 1,1b,2,...]"); exit(2)
     }
 }
 
+signal(SIGPIPE, SIG_IGN)  // a dead writer process is reported, not fatal
 var allOK = true
 var anonByPhase: [(String, Double)] = []
 func rssAnonMB() -> Double {
@@ -216,6 +222,21 @@ if phases.contains("6") {
     let ms = (now() - t0) * 1000
     emit("predicate", "\"ms\":\(String(Double(Int(ms * 1000)) / 1000)),\"count\":\(s.count),\"expected\":\(kk)",
          ok: s.count == kk && s.fingerprint == want)
+}
+
+// Phase 7: observer latency, in-process then from a second process, and
+// the CPU of 10 idle observers.
+if phases.contains("7") {
+    let inProc = try observerInProcess(store, n: n)
+    var lat = inProc.lat.sorted()
+    emit("observer", "\"mode\":\"in_process\",\"median_us\":\(f1(percentile(lat, 0.5))),\"p99_us\":\(f1(percentile(lat, 0.99))),\"max_us\":\(f1(lat.last ?? 0)),\"mechanism\":\"futex on a shared counter -> watcher thread -> query queue\"",
+         ok: inProc.ok && lat.count == 1000)
+    let cross = try observerCrossProcess(store, n: n, dir: dir)
+    lat = cross.lat.sorted()
+    emit("observer", "\"mode\":\"cross_process\",\"median_us\":\(f1(percentile(lat, 0.5))),\"p99_us\":\(f1(percentile(lat, 0.99))),\"max_us\":\(f1(lat.last ?? 0)),\"mechanism\":\"second process saves; futex wake through the store's changes file\"",
+         ok: cross.ok && lat.count == 1000)
+    let idle = try idleObserverCPU(store)
+    emit("observer_idle", "\"observers\":10,\"seconds\":10,\"cpu_ms\":\(f1(idle))", ok: idle <= 20)
 }
 
 // Phase 8: size and memory.

@@ -148,6 +148,7 @@ extension Store {
             }
             cache.withLock { $0.merge(added) }
             signal.bump()
+            wakeLiveQueries()
             return result
         }
     }

@@ -131,6 +131,14 @@ public final class Store: @unchecked Sendable {
         query.storeChanged()  // the snapshot, or a first look for observers
     }
 
+    /// Schedules this process's live queries right after one of its own
+    /// commits, one thread wake-up sooner than through the watcher (which
+    /// also wakes; the second look finds nothing new and calls nobody).
+    func wakeLiveQueries() {
+        guard let queries = live.withLock({ $0.watcher?.registered }) else { return }
+        for q in queries { q.storeChanged() }
+    }
+
     /// How many live queries run (for tests).
     var liveQueryCount: Int { live.withLock { $0.watcher?.registered.count ?? 0 } }
 
