@@ -113,6 +113,7 @@ extension Store {
 
     private func prune(_ w: inout WriteContext, before cutoff: Double) throws -> Int {
         try w.flushUUIDs()
+        let keepAfter = try oldestAcknowledged(w.txn)
         let cursor = try w.txn.cursor(trees.tombs)
         defer { cursor.close() }
         var dropped = 0
@@ -120,7 +121,9 @@ extension Store {
         while let (seq, raw) = entry {
             var r = ByteReader(raw)
             let typeID = try r.u16()
-            guard try r.f64() < cutoff else { break }
+            // Stop at the cutoff, and before anything a durable
+            // subscription has not acknowledged yet.
+            guard try r.f64() < cutoff, seq <= keepAfter else { break }
             let dbi = try w.tree(id: typeID)
             if let rec = try w.txn.get(dbi, u64: seq) {
                 let uuid = RecordView(bytes: rec).uuid

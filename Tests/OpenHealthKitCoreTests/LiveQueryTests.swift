@@ -13,9 +13,7 @@ import Testing
         defer { store.close() }
         for i in 0..<20 { try store.save([stepSample(Double(i))]) }
         let consumer = Consumer()
-        let query = AnchoredObjectQuery(type: steps, anchor: nil, maxBatchSize: maxBatchSize,
-                                        resultsHandler: { _, r in consumer.apply(try! r.get(), update: false) },
-                                        updateHandler: { _, r in consumer.apply(try! r.get()) })
+        let query = consumer.query(steps, maxBatchSize: maxBatchSize)
         try store.execute(query)
         let writers = (0..<3).map { w in
             startThread {
@@ -43,9 +41,7 @@ import Testing
         let store = try makeStore(directory: dir)
         defer { store.close() }
         let consumer = Consumer()
-        let query = AnchoredObjectQuery(type: steps, anchor: nil,
-                                        resultsHandler: { _, r in consumer.apply(try! r.get(), update: false) },
-                                        updateHandler: { _, r in consumer.apply(try! r.get()) })
+        let query = consumer.query(steps)
         try store.execute(query)
         let writer = run(siblingExecutable("ohk-test-writer"), [dir, "30"])
         #expect(writer.status == 0, "writer failed: \(writer.output)")
@@ -55,6 +51,10 @@ import Testing
         #expect(consumer.live == alive)
         #expect(consumer.errors == [])
         query.stop()
+        // The writer's source was interned by the other process; this one
+        // learns it from the snapshot.
+        let sources = Set(try store.anchoredQuery(type: steps, anchor: nil).samples.map(\.source.bundleIdentifier))
+        #expect(sources == ["org.openhealthkit.test-writer"])
     }
 
     @Test func rule09_queryExecutesOnceAndStopIsIdempotent() throws {

@@ -65,6 +65,13 @@ final class Consumer: @unchecked Sendable {
         waiter.add("calls")
     }
 
+    /// A long-running query from a nil anchor that feeds this consumer.
+    func query(_ type: SampleType, maxBatchSize: Int = 0) -> AnchoredObjectQuery {
+        AnchoredObjectQuery(type: type, anchor: nil, maxBatchSize: maxBatchSize,
+                            resultsHandler: { _, r in self.apply(try! r.get(), update: false) },
+                            updateHandler: { _, r in self.apply(try! r.get()) })
+    }
+
     /// Waits (bounded) until the consumer has caught up with the store.
     func waitUntilCaughtUp(with store: Store) -> Bool {
         waiter.wait { self.caughtUp(with: store) }
@@ -118,4 +125,42 @@ func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return ((status >> 8) & 0xff, String(decoding: out, as: UTF8.self))
+}
+
+/// Runs `ohk-test-writer subscribe DIR NAME mode` until its first delivery
+/// ends ("END"); with `noack` the process is then killed with SIGKILL
+/// (a crash before acknowledging), with `ack` it acknowledges and exits.
+/// Returns the delivered UUIDs and whether the process acknowledged.
+func subscriberRun(_ dir: String, _ name: String, acknowledge: Bool) -> (uuids: [UUID], acked: Bool) {
+    let path = siblingExecutable("ohk-test-writer")
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return ([], false) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+    posix_spawn_file_actions_addclose(&actions, fds[0])
+    let words = [path, "subscribe", dir, name, acknowledge ? "ack" : "noack"]
+    let argv = words.map { strdup($0) } + [nil]
+    defer { for a in argv { free(a) } }
+    var pid = pid_t()
+    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    posix_spawn_file_actions_destroy(&actions)
+    close(fds[1])
+    guard rc == 0 else { close(fds[0]); return ([], false) }
+    var text = ""
+    var lines: [String] = []
+    var byte: UInt8 = 0
+    // Line by line until END (and ACKED or EOF when acknowledging).
+    while read(fds[0], &byte, 1) == 1 {
+        if byte != UInt8(ascii: "\n") { text.append(Character(UnicodeScalar(byte))); continue }
+        lines.append(text)
+        text = ""
+        if lines.last == "END", !acknowledge { break }
+    }
+    if !acknowledge { kill(pid, SIGKILL) }
+    close(fds[0])
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let uuids = lines.prefix { $0 != "END" }.compactMap { UUID(uuidString: $0) }
+    return (uuids, lines.contains("ACKED"))
 }

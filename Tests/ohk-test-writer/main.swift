@@ -1,7 +1,11 @@
-// A second process for the cross-process tests: opens the store in DIR
-// and commits COUNT step-count samples, one transaction each, then
-// deletes every third one it saved; prints the UUIDs it left alive.
+// A second process for the cross-process tests.
 //   ohk-test-writer DIR COUNT
+//     commits COUNT step-count samples, one transaction each, deleting
+//     every third one it saved; prints the UUIDs it left alive.
+//   ohk-test-writer subscribe DIR NAME ack|noack
+//     opens the durable subscription NAME on step counts, prints the
+//     UUIDs of its first delivery and END; then with `ack` acknowledges,
+//     prints ACKED and exits, with `noack` waits to be killed.
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
@@ -11,7 +15,32 @@ func fail(_ message: String, _ status: Int32) -> Never {
     exit(status)
 }
 
+func say(_ line: String) {
+    let text = line + "\n"
+    text.withCString { _ = write(1, $0, strlen($0)) }
+}
+
 let args = CommandLine.arguments
+if args.count == 5, args[1] == "subscribe" {
+    do {
+        let store = try Store(directory: args[2])
+        let steps = try SampleType.named("HKQuantityTypeIdentifierStepCount")
+        let acknowledging = args[4] == "ack"
+        let sub = DurableSubscription(name: args[3], descriptors: [QueryDescriptor(type: steps)]) { _, result, ack in
+            guard let r = try? result.get() else { fail("subscription failed\n", 1) }
+            for u in r.samples.map(\.uuid) + r.deletedObjects.map(\.uuid) { say(u.uuidString) }
+            say("END")
+            guard acknowledging else { return }
+            do { try ack() } catch { fail("acknowledge failed: \(error)\n", 1) }
+            say("ACKED")
+            exit(0)
+        }
+        try store.execute(sub)
+        while true { pause() }
+    } catch {
+        fail("ohk-test-writer: \(error)\n", 1)
+    }
+}
 guard args.count == 3, let count = Int(args[2]) else {
     fail("usage: ohk-test-writer DIR COUNT\n", 2)
 }

@@ -11,7 +11,9 @@ import Glibc
 /// query, and never under a lock: a handler may save, query, start another
 /// query, stop its own, or close the store. `stop()` from another thread
 /// waits for a running handler to return; from inside the handler it
-/// returns at once (the handler is the one running).
+/// returns at once (the handler is the one running). Two handlers must
+/// not stop each other's queries at the same moment: each would wait for
+/// the other.
 public class LiveQuery: @unchecked Sendable {
     private let monitor = Monitor()
     private var executed = false

@@ -17,10 +17,11 @@ import FoundationEssentials
 /// | `devices`     | device id                    | the eight device fields                |
 /// | `device_keys` | encoded device               | device id                              |
 /// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
+/// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
 enum Schema {
     static let format: UInt32 = 1
     static let fixedTrees = ["meta", "types", "custom", "uuids", "tombs", "sources", "source_keys",
-                             "devices", "device_keys", "sync"]
+                             "devices", "device_keys", "sync", "subs"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
 
     enum MetaKey: String, CaseIterable {
@@ -49,7 +50,7 @@ enum Schema {
 
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
-    let meta, types, custom, uuids, tombs, sources, sourceKeys, devices, deviceKeys, sync: MDB_dbi
+    let meta, types, custom, uuids, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs: MDB_dbi
 
     init(_ dbis: [String: MDB_dbi]) {
         meta = dbis["meta"]!
@@ -62,6 +63,7 @@ struct FixedTrees: Sendable {
         devices = dbis["devices"]!
         deviceKeys = dbis["device_keys"]!
         sync = dbis["sync"]!
+        subs = dbis["subs"]!
     }
 }
 

@@ -1,0 +1,150 @@
+import Dispatch
+import FoundationEssentials
+
+/// A durable subscription (rule 11), our form of background delivery: a
+/// named observer whose acknowledged position lives in the store. The
+/// handler gets every matching change after that position together with
+/// an `acknowledge` function; calling it moves the stored position in one
+/// transaction. Until then the same changes come again — after a restart,
+/// or in this process after a backoff (doubling from `backoff.initial` up
+/// to `backoff.maximum` seconds) — so a consumer that crashes before
+/// acknowledging loses nothing. Tombstones after the oldest acknowledged
+/// position are kept whatever the retention. A new subscription starts at
+/// the store's current position. `frequency` bounds how often it fires.
+public final class DurableSubscription: LiveQuery, @unchecked Sendable {
+    public typealias Handler = (DurableSubscription, Result<AnchoredQueryResult, OHKError>,
+                                _ acknowledge: @escaping () throws -> Void) -> Void
+
+    public struct Backoff: Sendable {
+        public var initial: Double
+        public var maximum: Double
+        public init(initial: Double = 1, maximum: Double = 300) {
+            self.initial = initial
+            self.maximum = maximum
+        }
+    }
+
+    public let name: String
+    public let descriptors: [QueryDescriptor]
+    public let frequency: DeliveryFrequency
+    private let backoff: Backoff
+    private let maxBatchSize: Int
+    private let handler: Handler
+    private let timers = DispatchQueue(label: "org.openhealthkit.subscription-timers")
+
+    /// Delivery state; `acknowledge` may be called from any thread.
+    private struct State {
+        var acknowledged: UInt64 = 0
+        /// Where the next read starts: past changes known not to match.
+        var scanFrom: QueryAnchor?
+        /// The delivery waiting for its acknowledgement.
+        var outstanding: (token: Int, to: QueryAnchor)?
+        var token = 0
+        var attempts = 0
+        var lastFired = 0.0
+        var timerPending = false
+    }
+    private let state = Locked(State())
+
+    public init(name: String, descriptors: [QueryDescriptor], frequency: DeliveryFrequency = .immediate,
+                backoff: Backoff = Backoff(), maxBatchSize: Int = 0, handler: @escaping Handler) {
+        self.name = name
+        self.descriptors = descriptors
+        self.frequency = frequency
+        self.backoff = backoff
+        self.maxBatchSize = maxBatchSize
+        self.handler = handler
+        super.init(label: "subscription")
+    }
+
+    override func validate() throws {
+        guard !name.isEmpty, name.utf8.count <= 255 else {
+            throw OHKError(.invalidArgument, "a subscription name must be 1 to 255 bytes")
+        }
+        guard maxBatchSize >= 0, backoff.initial > 0, backoff.maximum >= backoff.initial else {
+            throw OHKError(.invalidArgument, "maxBatchSize must be ≥ 0 and 0 < backoff.initial ≤ backoff.maximum")
+        }
+    }
+
+    override func prepare(_ store: Store) throws {
+        _ = try Store.group(descriptors, validatingWith: store)
+        let rec = try store.openSubscription(name, descriptors, frequency)
+        let anchor = QueryAnchor(storeID: store.storeID, position: rec.acknowledged, horizon: 0)
+        state.withLock {
+            $0.acknowledged = rec.acknowledged
+            $0.scanFrom = rec.acknowledged == 0 ? nil : anchor
+            $0.lastFired = rec.lastFired
+        }
+    }
+
+    override func poll(_ store: Store) {
+        let now = Date().timeIntervalSinceReferenceDate
+        let (busy, from, waitUntil) = state.withLock { s -> (Bool, QueryAnchor?, Double?) in
+            if s.outstanding != nil { return (true, nil, nil) }  // a timer or the acknowledgement resumes
+            let due = s.lastFired + frequency.interval
+            return due > now ? (false, nil, due) : (false, s.scanFrom, nil)
+        }
+        if busy { return }
+        if let waitUntil { schedule(after: waitUntil - now); return }
+        let r: AnchoredQueryResult
+        do {
+            r = try store.anchoredQuery(descriptors, anchor: from, limit: maxBatchSize)
+        } catch {
+            deliver { handler(self, .failure(OHKError(error)), {}) }
+            stop()
+            return
+        }
+        guard !r.samples.isEmpty || !r.deletedObjects.isEmpty else {
+            state.withLock { $0.scanFrom = r.newAnchor }
+            return
+        }
+        let (token, acknowledgedAt, delay) = state.withLock { s -> (Int, UInt64, Double) in
+            s.token += 1
+            s.attempts += 1
+            s.lastFired = now
+            s.outstanding = (s.token, r.newAnchor)
+            let delay = min(backoff.initial * Double(1 << min(s.attempts - 1, 30)), backoff.maximum)
+            return (s.token, s.acknowledged, delay)
+        }
+        let acknowledge = { [weak self, weak store] in
+            guard let self, let store else { throw OHKError(.closed, "the subscription's store is gone") }
+            try self.acknowledge(token: token, from: acknowledgedAt, store: store)
+        }
+        deliver { handler(self, .success(r), acknowledge) }
+        schedule(after: delay, redeliveringToken: token)
+    }
+
+    private func acknowledge(token: Int, from: UInt64, store: Store) throws {
+        try state.withLock { s in
+            guard let out = s.outstanding, out.token == token else {
+                throw OHKError(.invalidArgument, "this delivery of subscription '\(name)' was already acknowledged or expired")
+            }
+            try store.acknowledgeSubscription(name, from: from, to: out.to.position, firedAt: s.lastFired)
+            s.acknowledged = out.to.position
+            s.scanFrom = out.to
+            s.outstanding = nil
+            s.attempts = 0
+        }
+        storeChanged()  // more may have arrived meanwhile
+    }
+
+    /// Looks again after `seconds`: for the frequency bound, or to deliver
+    /// unacknowledged changes again.
+    private func schedule(after seconds: Double, redeliveringToken token: Int? = nil) {
+        if token == nil {
+            let already = state.withLock { s -> Bool in
+                defer { s.timerPending = true }
+                return s.timerPending
+            }
+            if already { return }
+        }
+        timers.asyncAfter(deadline: .now() + max(0, seconds)) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { s in
+                if token == nil { s.timerPending = false }
+                if let token, s.outstanding?.token == token { s.outstanding = nil }
+            }
+            self.storeChanged()
+        }
+    }
+}
