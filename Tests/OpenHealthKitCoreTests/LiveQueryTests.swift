@@ -194,6 +194,21 @@ import Testing
         observer.stop()
     }
 
+    /// Cancelling the task that iterates stops the query.
+    @Test func rule09_cancellingTheConsumingTaskStopsTheQuery() async throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let events = Waiter()
+        let task = Task {
+            for try await _ in store.results([QueryDescriptor(type: steps)], anchor: nil) { events.add("element") }
+        }
+        #expect(events.wait { events.value("element") == 1 })
+        #expect(store.liveQueryCount == 1)
+        task.cancel()
+        _ = await task.result
+        #expect(store.liveQueryCount == 0)
+    }
+
     /// The async sequence's first element is the one-shot result; ending
     /// the iteration stops the query.
     @Test func rule09_asyncResultsStartWithTheOneShotResult() async throws {

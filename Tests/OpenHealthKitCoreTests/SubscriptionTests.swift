@@ -57,6 +57,25 @@ import Testing
         sub.stop()
     }
 
+    /// An hourly subscription that fired does not fire again within the hour.
+    @Test func rule11_frequencyBoundsHowOftenItFires() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let events = Waiter()
+        let sub = DurableSubscription(name: "hourly", descriptors: [QueryDescriptor(type: steps)], frequency: .hourly) { _, _, ack in
+            try! ack()
+            events.add("delivery")
+        }
+        sub.onDeferred = { events.add("deferred") }
+        try store.execute(sub)
+        try store.save([stepSample(1)])
+        #expect(events.wait { events.value("delivery") == 1 })
+        try store.save([stepSample(2)])
+        #expect(events.wait { events.value("deferred") >= 1 })
+        #expect(events.value("delivery") == 1)
+        sub.stop()
+    }
+
     @Test func rule11_subscriptionsAreListedRemovedAndCheckedByName() throws {
         let store = try makeStore()
         defer { store.close() }

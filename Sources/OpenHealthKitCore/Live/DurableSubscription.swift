@@ -45,6 +45,8 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         var timerPending = false
     }
     private let state = Locked(State())
+    /// Called when a look is put off by the frequency bound (for tests).
+    var onDeferred: (() -> Void)?
 
     public init(name: String, descriptors: [QueryDescriptor], frequency: DeliveryFrequency = .immediate,
                 backoff: Backoff = Backoff(), maxBatchSize: Int = 0, handler: @escaping Handler) {
@@ -85,7 +87,11 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
             return due > now ? (false, nil, due) : (false, s.scanFrom, nil)
         }
         if busy { return }
-        if let waitUntil { schedule(after: waitUntil - now); return }
+        if let waitUntil {
+            schedule(after: waitUntil - now)
+            onDeferred?()
+            return
+        }
         let r: AnchoredQueryResult
         do {
             r = try store.anchoredQuery(descriptors, anchor: from, limit: maxBatchSize)
