@@ -43,6 +43,8 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         var attempts = 0
         var lastFired = 0.0
         var timerPending = false
+        /// The backoff expired: deliver again whatever the frequency.
+        var redeliver = false
     }
     private let state = Locked(State())
     /// Called when a look is put off by the frequency bound (for tests).
@@ -83,7 +85,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         let now = Date().timeIntervalSinceReferenceDate
         let (busy, from, waitUntil) = state.withLock { s -> (Bool, QueryAnchor?, Double?) in
             if s.outstanding != nil { return (true, nil, nil) }  // a timer or the acknowledgement resumes
-            let due = s.lastFired + frequency.interval
+            let due = s.redeliver ? 0 : s.lastFired + frequency.interval
             return due > now ? (false, nil, due) : (false, s.scanFrom, nil)
         }
         if busy { return }
@@ -107,6 +109,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         let (token, acknowledgedAt, delay) = state.withLock { s -> (Int, UInt64, Double) in
             s.token += 1
             s.attempts += 1
+            s.redeliver = false
             s.lastFired = now
             s.outstanding = (s.token, r.newAnchor)
             let delay = min(backoff.initial * Double(1 << min(s.attempts - 1, 30)), backoff.maximum)
@@ -148,7 +151,10 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
             guard let self else { return }
             self.state.withLock { s in
                 if token == nil { s.timerPending = false }
-                if let token, s.outstanding?.token == token { s.outstanding = nil }
+                if let token, s.outstanding?.token == token {
+                    s.outstanding = nil
+                    s.redeliver = true
+                }
             }
             self.storeChanged()
         }

@@ -36,12 +36,11 @@ extension Store {
     func changedTypes(_ descriptors: [QueryDescriptor], since anchor: QueryAnchor?) throws -> (Set<SampleType>, QueryAnchor) {
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in
-            var changed = Set<SampleType>()
-            for g in groups {
-                let r = try scan(txn, [g], anchor: anchor, limit: 1)
-                if !r.samples.isEmpty || !r.deletedObjects.isEmpty { changed.insert(g.type) }
-            }
             let (head, horizon) = try txn.position(trees)
+            let from = try startPosition(anchor, head: head, horizon: horizon)
+            let names = NameLookup(store: self, txn: txn)
+            var changed = Set<SampleType>()
+            for g in groups where try hasMatch(txn, g, from: from, names) { changed.insert(g.type) }
             return (changed, QueryAnchor(storeID: storeID, position: head, horizon: horizon))
         }
     }
@@ -162,6 +161,24 @@ extension Store {
         let position = returned == limit && limit > 0 ? lastReturned : head
         return AnchoredQueryResult(samples: batch.build(types: types, names: names), deletedObjects: deleted,
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// Whether any object of the group's type at `from` or later matches
+    /// (stops at the first; builds no batch).
+    private func hasMatch(_ txn: Txn, _ g: Group, from: UInt64, _ names: NameLookup) throws -> Bool {
+        guard let typeID = try existingTypeID(g.type, txn) else { return false }
+        guard let dbi = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+        let cursor = try txn.cursor(dbi)
+        defer { cursor.close() }
+        let stream = Stream(type: g.type, predicates: g.predicates, cursor: cursor, current: nil,
+                            unfiltered: g.predicates.contains { $0 == nil },
+                            context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier, device: names.device))
+        var entry = try cursor.seek(atLeast: from)
+        while let (_, raw) = entry {
+            if include(RecordView(bytes: raw), stream) { return true }
+            entry = try cursor.next()
+        }
+        return false
     }
 
     /// A sample is returned when some descriptor's predicate is true; a
