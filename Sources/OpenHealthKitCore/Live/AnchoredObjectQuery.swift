@@ -30,7 +30,7 @@ public final class AnchoredObjectQuery: LiveQuery, @unchecked Sendable {
         self.maxBatchSize = maxBatchSize
         self.resultsHandler = resultsHandler
         self.updateHandler = updateHandler
-        super.init(label: "anchored-query")
+        super.init()
     }
 
     /// One type, optional predicate.

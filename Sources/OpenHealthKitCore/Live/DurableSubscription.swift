@@ -58,7 +58,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         self.backoff = backoff
         self.maxBatchSize = maxBatchSize
         self.handler = handler
-        super.init(label: "subscription")
+        super.init()
     }
 
     override func validate() throws {

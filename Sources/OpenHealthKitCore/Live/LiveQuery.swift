@@ -1,11 +1,13 @@
-import Dispatch
 import Glibc
 
 /// What long-running queries share (DESIGN rules 9, 10 and 12).
 ///
 /// Threading model: the store's `ChangeWatcher` thread calls
-/// `storeChanged()` after every commit; that only marks the query pending
-/// and schedules it on its own serial dispatch queue. There the query reads
+/// `storeChanged()` after every commit (a process's own commits call it
+/// directly); that only marks the query pending and wakes the query's own
+/// thread (one per running query: a condition-variable wake is the
+/// shortest path to the handler, measured against a dispatch queue). There
+/// the query reads
 /// what changed since its anchor (a read transaction, no lock held) and
 /// calls its handler. So handlers run on library threads, one at a time per
 /// query, and never under a lock: a handler may save, query, start another
@@ -19,15 +21,12 @@ public class LiveQuery: @unchecked Sendable {
     private var executed = false
     private var stopped = false
     private var pending = false
-    private var scheduled = false
+    private var threadStarted = false
     /// The thread running a handler of this query, if any.
     private var handlerThread: pthread_t?
-    private let queue: DispatchQueue
     weak var store: Store?
 
-    init(label: String) {
-        queue = DispatchQueue(label: "org.openhealthkit.\(label)")
-    }
+    init() {}
 
     /// True once `stop()` was called (or the query stopped on an error).
     public var isStopped: Bool { monitor.locked { stopped } }
@@ -55,18 +54,22 @@ public class LiveQuery: @unchecked Sendable {
         monitor.locked {
             guard !stopped else { return }
             pending = true
-            guard !scheduled else { return }
-            scheduled = true
-            queue.async { self.drain() }
+            if !threadStarted {
+                threadStarted = true
+                pthread_detach(startThread { self.run() })
+            } else {
+                monitor.broadcast()
+            }
         }
     }
 
-    private func drain() {
+    /// The query's thread: polls after each change until stopped.
+    private func run() {
         while true {
             let go = monitor.locked { () -> Bool in
-                guard !stopped, pending else { scheduled = false; return false }
+                while !stopped && !pending { monitor.wait() }
                 pending = false
-                return true
+                return !stopped
             }
             guard go, let store else { return }
             poll(store)
@@ -99,6 +102,7 @@ public class LiveQuery: @unchecked Sendable {
     public func stop() {
         monitor.locked {
             stopped = true
+            monitor.broadcast()  // the query's thread exits
             while let t = handlerThread, pthread_equal(t, pthread_self()) == 0 { monitor.wait() }
         }
         store?.liveQueryStopped(self)

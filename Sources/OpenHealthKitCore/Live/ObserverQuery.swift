@@ -15,7 +15,7 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
     public init(descriptors: [QueryDescriptor], handler: @escaping Handler) {
         self.descriptors = descriptors
         self.handler = handler
-        super.init(label: "observer-query")
+        super.init()
     }
 
     public convenience init(type: SampleType, predicate: SamplePredicate? = nil, handler: @escaping Handler) {
