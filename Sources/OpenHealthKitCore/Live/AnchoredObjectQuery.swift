@@ -2,7 +2,9 @@
 /// gets the snapshot after `anchor` once; then, if there is an update
 /// handler, it gets every later change set with its new anchor, in commit
 /// order, nothing skipped or repeated, whichever process wrote it. Without
-/// an update handler the query stops after the snapshot. Run it with
+/// an update handler the query stops after the snapshot. Changes of
+/// several transactions committed between two looks arrive in one call;
+/// one transaction's are never split, except by `maxBatchSize`. Run it with
 /// `Store.execute(_:)`; see `LiveQuery` for threading and stop.
 public final class AnchoredObjectQuery: LiveQuery, @unchecked Sendable {
     public typealias Handler = (AnchoredObjectQuery, Result<AnchoredQueryResult, OHKError>) -> Void
