@@ -1,0 +1,106 @@
+import FoundationEssentials
+
+/// What each key path of predicate text accepts, and the predicate a
+/// comparison on it becomes.
+enum KeyPathRules {
+    static func build(key: String, keyOffset: Int, op: PredicateOperator, value: PredicateValue,
+                      valueOffset: Int) throws -> SamplePredicate {
+        func fail(_ what: String) -> OHKError { OHKError(.invalidPredicate, "at offset \(valueOffset): \(what)") }
+        /// `a BETWEEN {lo, hi}` is `a >= lo AND a <= hi`.
+        func between(_ make: (Comparison, PredicateValue) throws -> SamplePredicate) throws -> SamplePredicate {
+            guard case .list(let items) = value, items.count == 2 else { throw fail("BETWEEN takes {low, high}") }
+            return .and([try make(.greaterThanOrEqual, items[0]), try make(.lessThanOrEqual, items[1])])
+        }
+        func list() throws -> [PredicateValue] {
+            guard case .list(let items) = value else { throw fail("IN takes a list {a, b, …}") }
+            return items
+        }
+        /// Keys that hold a set of allowed values: ==, != and IN.
+        func setMembership<T: Hashable>(_ convert: (PredicateValue) throws -> T, _ make: (Set<T>) -> SamplePredicate) throws -> SamplePredicate {
+            switch op {
+            case .compare(.equal): return make([try convert(value)])
+            case .compare(.notEqual): return .not(make([try convert(value)]))
+            case .isIn: return make(Set(try list().map(convert)))
+            default: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes ==, != or IN")
+            }
+        }
+
+        switch key {
+        case "startDate", "endDate":
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                guard case .date(let d) = v else { throw fail("\(key) compares with a date") }
+                return key == "startDate" ? .startDate(c, d) : .endDate(c, d)
+            }
+            switch op {
+            case .compare(let c): return try make(c, value)
+            case .between: return try between(make)
+            case .isIn: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes a comparison or BETWEEN")
+            }
+        case "UUID":
+            return try setMembership({ v -> UUID in
+                switch v {
+                case .uuid(let u): return u
+                case .string(let s): if let u = UUID(uuidString: s) { return u }
+                default: break
+                }
+                throw fail("UUID compares with a UUID")
+            }, { .uuids($0) })
+        case "source":
+            return try setMembership({ v -> String in
+                guard case .string(let s) = v else { throw fail("source compares with a bundle identifier string") }
+                return s
+            }, { .sources($0) })
+        case "quantity":
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                guard case .quantity(let n, let unit) = v else { throw fail("quantity compares with a quantity and its unit, like 70 kg") }
+                return .quantity(c, n, unit)
+            }
+            switch op {
+            case .compare(let c): return try make(c, value)
+            case .between: return try between(make)
+            case .isIn: return .or(try list().map { try make(.equal, $0) })
+            }
+        case "value":
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                guard case .number(let n) = v, n == n.rounded(), abs(n) < 9e15 else { throw fail("value compares with an integer") }
+                return .categoryValue(c, Int(n))
+            }
+            switch op {
+            case .compare(let c): return try make(c, value)
+            case .between: return try between(make)
+            case .isIn: return .or(try list().map { try make(.equal, $0) })
+            }
+        default:
+            if key.hasPrefix("device."), let field = Device.Field.allCases.first(where: { "device.\($0)" == key }) {
+                return try setMembership({ v -> String? in
+                    switch v {
+                    case .string(let s): return s
+                    case .null: return nil
+                    default: throw fail("\(key) compares with a string or nil")
+                    }
+                }, { .device(field, allowed: $0) })
+            }
+            if key.hasPrefix("metadata.") {
+                let k = String(key.dropFirst(9))
+                if case .null = value, case .compare(let c) = op, c == .equal || c == .notEqual {
+                    return c == .notEqual ? .metadataExists(k) : .not(.metadataExists(k))
+                }
+                let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                    switch v {
+                    case .string(let s): return .metadata(k, c, .string(s))
+                    case .number(let n): return .metadata(k, c, .number(n))
+                    case .date(let d): return .metadata(k, c, .date(d))
+                    case .bool(let b): return .metadata(k, c, .bool(b))
+                    default: throw fail("metadata compares with a string, number, date or bool")
+                    }
+                }
+                switch op {
+                case .compare(let c): return try make(c, value)
+                case .between: return try between(make)
+                case .isIn: return .or(try list().map { try make(.equal, $0) })
+                }
+            }
+            throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value)")
+        }
+    }
+}

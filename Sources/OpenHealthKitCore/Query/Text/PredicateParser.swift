@@ -1,0 +1,232 @@
+import FoundationEssentials
+
+extension SamplePredicate {
+    /// Parses predicate text (the grammar is in docs/predicates.md), with
+    /// `$1…$n` bound to `arguments` in order. Every argument must be used.
+    /// Errors name the offset (in UTF-8 bytes) and what was expected.
+    public init(_ text: String, arguments: [PredicateValue] = []) throws {
+        var p = PredicateParser(tokens: try PredicateLexer.tokens(text), arguments: arguments)
+        self = try p.parseAll()
+    }
+}
+
+/// The operator of a comparison in predicate text.
+enum PredicateOperator { case compare(Comparison), between, isIn }
+
+/// Recursive descent over the tokens: or → and → not → primary.
+struct PredicateParser {
+    let tokens: [PredicateToken]
+    let arguments: [PredicateValue]
+    private var pos = 0
+    private var used = Set<Int>()
+
+    init(tokens: [PredicateToken], arguments: [PredicateValue]) {
+        self.tokens = tokens
+        self.arguments = arguments
+    }
+
+    mutating func parseAll() throws -> SamplePredicate {
+        let p = try parseOr()
+        guard case .end = peek.kind else { throw error("expected AND, OR or the end of the predicate") }
+        for k in 1...max(1, arguments.count) where k <= arguments.count && !used.contains(k) {
+            throw OHKError(.invalidPredicate, "parameter $\(k) is given but not used")
+        }
+        return p
+    }
+
+    // MARK: tokens
+
+    private var peek: PredicateToken { tokens[pos] }
+    private mutating func advance() -> PredicateToken { defer { pos += 1 }; return tokens[pos] }
+
+    private func error(_ what: String) -> OHKError {
+        OHKError(.invalidPredicate, "at offset \(peek.offset): \(what), found \(describe(peek.kind))")
+    }
+
+    private func describe(_ k: PredicateToken.Kind) -> String {
+        switch k {
+        case .word(let w): "'\(w)'"
+        case .string(let s): "the string \"\(s)\""
+        case .number(let n): "the number \(n)"
+        case .date(let d): "the date \(d)"
+        case .parameter(let n): "$\(n)"
+        case .symbol(let s): "'\(s)'"
+        case .end: "the end of the predicate"
+        }
+    }
+
+    private func isKeyword(_ k: PredicateToken.Kind, _ word: String) -> Bool {
+        if case .word(let w) = k { return w.uppercased() == word }
+        return false
+    }
+
+    private func isSymbol(_ k: PredicateToken.Kind, _ s: String) -> Bool {
+        if case .symbol(let x) = k { return x == s }
+        return false
+    }
+
+    private mutating func expectSymbol(_ s: String) throws {
+        guard isSymbol(peek.kind, s) else { throw error("expected '\(s)'") }
+        pos += 1
+    }
+
+    // MARK: logic
+
+    private mutating func parseOr() throws -> SamplePredicate {
+        var items = [try parseAnd()]
+        while isKeyword(peek.kind, "OR") || isSymbol(peek.kind, "||") {
+            pos += 1
+            items.append(try parseAnd())
+        }
+        return items.count == 1 ? items[0] : .or(items)
+    }
+
+    private mutating func parseAnd() throws -> SamplePredicate {
+        var items = [try parseNot()]
+        while isKeyword(peek.kind, "AND") || isSymbol(peek.kind, "&&") {
+            pos += 1
+            items.append(try parseNot())
+        }
+        return items.count == 1 ? items[0] : .and(items)
+    }
+
+    private mutating func parseNot() throws -> SamplePredicate {
+        if isKeyword(peek.kind, "NOT") || isSymbol(peek.kind, "!") {
+            pos += 1
+            return .not(try parseNot())
+        }
+        return try parsePrimary()
+    }
+
+    private mutating func parsePrimary() throws -> SamplePredicate {
+        if isSymbol(peek.kind, "(") {
+            pos += 1
+            let p = try parseOr()
+            try expectSymbol(")")
+            return p
+        }
+        guard case .word(let word) = peek.kind else { throw error("expected a key path, NOT or '('") }
+        switch word.uppercased() {
+        case "TRUEPREDICATE": pos += 1; return .and([])
+        case "FALSEPREDICATE": pos += 1; return .or([])
+        case "AND", "OR":  // AND(p, …) / OR(p, …): the forms with fewer than two operands
+            pos += 1
+            try expectSymbol("(")
+            var items: [SamplePredicate] = []
+            if !isSymbol(peek.kind, ")") {
+                items.append(try parseOr())
+                while isSymbol(peek.kind, ",") { pos += 1; items.append(try parseOr()) }
+            }
+            try expectSymbol(")")
+            return word.uppercased() == "AND" ? .and(items) : .or(items)
+        case "DATERANGE":
+            return try parseDateRange()
+        default:
+            return try parseComparison()
+        }
+    }
+
+    /// DATERANGE(start, end[, strictStartDate][, strictEndDate]); nil for an open bound.
+    private mutating func parseDateRange() throws -> SamplePredicate {
+        pos += 1
+        try expectSymbol("(")
+        let start = try dateOrNil()
+        try expectSymbol(",")
+        let end = try dateOrNil()
+        var options: DateRangeOptions = []
+        while isSymbol(peek.kind, ",") {
+            pos += 1
+            if isKeyword(peek.kind, "STRICTSTARTDATE") { options.insert(.strictStartDate) }
+            else if isKeyword(peek.kind, "STRICTENDDATE") { options.insert(.strictEndDate) }
+            else { throw error("expected strictStartDate or strictEndDate") }
+            pos += 1
+        }
+        try expectSymbol(")")
+        return .dateRange(start: start, end: end, options: options)
+    }
+
+    private mutating func dateOrNil() throws -> Date? {
+        let at = peek
+        switch try parseValue(unitAllowed: false) {
+        case .null: return nil
+        case .date(let d): return d
+        default: throw OHKError(.invalidPredicate, "at offset \(at.offset): expected a date or nil, found \(describe(at.kind))")
+        }
+    }
+
+    // MARK: comparisons
+
+    private mutating func parseComparison() throws -> SamplePredicate {
+        let keyToken = advance()
+        guard case .word(var key) = keyToken.kind else { throw error("expected a key path") }
+        if key == "metadata", isSymbol(peek.kind, "[") {  // metadata["any key"]
+            pos += 1
+            guard case .string(let k) = peek.kind else { throw error("expected a quoted metadata key") }
+            pos += 1
+            try expectSymbol("]")
+            key = "metadata." + k
+        }
+        let opToken = peek
+        let op: PredicateOperator
+        switch opToken.kind {
+        case .symbol("<"): op = .compare(.lessThan)
+        case .symbol("<="): op = .compare(.lessThanOrEqual)
+        case .symbol("=="), .symbol("="): op = .compare(.equal)
+        case .symbol("!="), .symbol("<>"): op = .compare(.notEqual)
+        case .symbol(">="): op = .compare(.greaterThanOrEqual)
+        case .symbol(">"): op = .compare(.greaterThan)
+        case _ where isKeyword(opToken.kind, "BETWEEN"): op = .between
+        case _ where isKeyword(opToken.kind, "IN"): op = .isIn
+        default: throw error("expected a comparison (<, <=, ==, !=, >=, >, BETWEEN, IN) after \(key)")
+        }
+        pos += 1
+        let valueToken = peek
+        let value = try parseValue(unitAllowed: key == "quantity")
+        return try KeyPathRules.build(key: key, keyOffset: keyToken.offset, op: op, value: value, valueOffset: valueToken.offset)
+    }
+
+    // MARK: values
+
+    private mutating func parseValue(unitAllowed: Bool) throws -> PredicateValue {
+        let t = advance()
+        switch t.kind {
+        case .string(let s): return .string(s)
+        case .number(let n):
+            guard unitAllowed else { return .number(n) }
+            switch peek.kind {
+            case .word(let u) where !["AND", "OR"].contains(u.uppercased()), .string(let u):
+                pos += 1
+                do { return .quantity(n, try HealthUnit(u)) } catch {
+                    throw OHKError(.invalidPredicate, "at offset \(tokens[pos - 1].offset): '\(u)' is not a unit")
+                }
+            default:
+                return .number(n)
+            }
+        case .date(let d):
+            guard let date = ISODate.parse(d) else {
+                throw OHKError(.invalidPredicate, "at offset \(t.offset): '\(d)' is not an ISO-8601 date (2024-03-01 or 2024-03-01T08:30:00Z)")
+            }
+            return .date(date)
+        case .parameter(let n):
+            guard n <= arguments.count else {
+                throw OHKError(.invalidPredicate, "at offset \(t.offset): parameter $\(n) has no value (\(arguments.count) given)")
+            }
+            used.insert(n)
+            return arguments[n - 1]
+        case .word(let w) where w == "true": return .bool(true)
+        case .word(let w) where w == "false": return .bool(false)
+        case .word(let w) where w == "nil": return .null
+        case .symbol("{"):
+            var items: [PredicateValue] = []
+            if !isSymbol(peek.kind, "}") {
+                items.append(try parseValue(unitAllowed: unitAllowed))
+                while isSymbol(peek.kind, ",") { pos += 1; items.append(try parseValue(unitAllowed: unitAllowed)) }
+            }
+            try expectSymbol("}")
+            return .list(items)
+        default:
+            pos -= 1
+            throw error("expected a value (string, number, date, true, false, nil, {…} or $n)")
+        }
+    }
+}
