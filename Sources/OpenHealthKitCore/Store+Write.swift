@@ -29,7 +29,7 @@ extension Store {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             if let v = try w.txn.get(trees.sync, key) {
                 let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
-                let dbi = try w.tree(id: typeID)
+                let dbi = try w.tree(id: typeID).records
                 guard let raw = try w.txn.get(dbi, u64: seq) else { throw OHKError(.storage, "sync entry points at a missing record") }
                 let existing = RecordView(bytes: raw)
                 let existingUUID = existing.uuid
@@ -40,11 +40,12 @@ extension Store {
                 outcome = .replaced(existingUUID)
             }
         }
-        let (typeID, dbi) = try w.tree(for: s.type)
+        let (typeID, typeTrees) = try w.tree(for: s.type)
         let seq = w.nextSeq()
         w.addUUID(s.uuid, typeID: typeID, seq: seq)
         let record = RecordCodec.encodeSample(s, sourceID: try w.sourceID(s.source), deviceID: try w.deviceID(s.device))
-        try w.txn.put(dbi, u64: seq, record, append: true)
+        try w.txn.put(typeTrees.records, u64: seq, record, append: true)
+        try WriteContext.putStart(w.txn, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in
@@ -81,7 +82,7 @@ extension Store {
         try predicate?.validate(for: type)
         return try write { w in
             guard let typeID = try self.existingTypeID(type, w.txn) else { return 0 }
-            let dbi = try w.tree(id: typeID)
+            let dbi = try w.tree(id: typeID).records
             var victims: [UInt64] = []
             let names = NameLookup(store: self, txn: w.txn)
             let ctx = EvalContext(type: type, bundleIdentifier: names.bundleIdentifier, device: names.device)
@@ -124,11 +125,13 @@ extension Store {
             // Stop at the cutoff, and before anything a durable
             // subscription has not acknowledged yet.
             guard try r.f64() < cutoff, seq <= keepAfter else { break }
-            let dbi = try w.tree(id: typeID)
-            if let rec = try w.txn.get(dbi, u64: seq) {
-                let uuid = RecordView(bytes: rec).uuid
+            let t = try w.tree(id: typeID)
+            if let rec = try w.txn.get(t.records, u64: seq) {
+                let view = RecordView(bytes: rec)
+                let (uuid, start) = (view.uuid, view.start)
                 _ = try withUnsafeBytes(of: uuid.uuid) { try w.txn.delete(trees.uuids, $0) }
-                try w.txn.delete(dbi, u64: seq)
+                try w.txn.delete(t.records, u64: seq)
+                try WriteContext.deleteStart(w.txn, t, start: start, seq: seq)
             }
             try cursor.deleteCurrent()
             w.horizon = max(w.horizon, seq)

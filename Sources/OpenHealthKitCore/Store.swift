@@ -38,6 +38,9 @@ public struct QueryDescriptor: Hashable, Sendable {
     }
 }
 
+/// The ways an anchored query on one type can read (see `indexPositions`).
+enum QueryPlan: Sendable { case changeOrder, startIndex }
+
 /// A store of health samples in one directory: the façade of the engine.
 /// Safe to use from any thread; one write transaction runs at a time (also
 /// across processes), readers never wait for the writer.
@@ -57,6 +60,8 @@ public final class Store: @unchecked Sendable {
     /// calls, and a call after close gets `.closed`.
     private let lifecycle: UnsafeMutablePointer<pthread_rwlock_t>
     private var isClosed = false
+    /// Forces a query plan (tests compare the plans; nil: by cost).
+    var planOverride: QueryPlan?
 
     /// Opens the store in `directory`, creating it (and the directory) if
     /// needed. Refuses a store written by a newer format.
@@ -202,11 +207,8 @@ public final class Store: @unchecked Sendable {
             op = MDB_NEXT
             let identifier = String(decoding: k, as: UTF8.self)
             let id = UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))
-            guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: false) else {
-                throw OHKError(.storage, "tree of \(identifier) is missing")
-            }
             c.setTypeID(id, for: identifier)
-            c.typeTrees[id] = dbi
+            c.typeTrees[id] = try WriteContext.openTypeTrees(txn, id, create: false)
         }
         return c
     }

@@ -96,6 +96,7 @@ extension Store {
     private struct Stream {
         let type: SampleType
         let predicates: [SamplePredicate?]
+        let trees: TypeTrees
         let cursor: Cursor
         var current: (UInt64, UnsafeRawBufferPointer)?
         let unfiltered: Bool
@@ -112,10 +113,10 @@ extension Store {
         var expected = 0
         for g in groups {
             guard let typeID = try existingTypeID(g.type, txn) else { continue }
-            guard let dbi = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
-            let cursor = try txn.cursor(dbi)
-            expected += txn.entries(dbi)
-            streams.append(Stream(type: g.type, predicates: g.predicates, cursor: cursor,
+            guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+            let cursor = try txn.cursor(t.records)
+            expected += txn.entries(t.records)
+            streams.append(Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor,
                                   current: try cursor.seek(atLeast: from),
                                   unfiltered: g.predicates.contains { $0 == nil },
                                   context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier,
@@ -140,7 +141,24 @@ extension Store {
             lastReturned = seq
             return returned == limit
         }
-        if streams.count == 1 {
+        if streams.count == 1, let positions = try indexPositions(txn, streams[0], from: from, head: head) {
+            // The start index: the matching range's positions, in store
+            // order. Near positions are reached by stepping (cheaper than a
+            // seek), far ones by seeking.
+            let cursor = streams[0].cursor
+            var at: (UInt64, UnsafeRawBufferPointer)? = nil
+            for seq in positions {
+                var steps = 0
+                while let (k, _) = at, k < seq, steps < 8 { at = try cursor.next(); steps += 1 }
+                if at?.0 != seq {
+                    guard let raw = try cursor.find(seq) else {
+                        throw OHKError(.storage, "the start index points at a missing record")
+                    }
+                    at = (seq, raw)
+                }
+                if try take(seq, at!.1, 0) { break }
+            }
+        } else if streams.count == 1 {
             // One type: a plain cursor walk.
             let cursor = streams[0].cursor
             var entry = streams[0].current
@@ -167,10 +185,10 @@ extension Store {
     /// (stops at the first; builds no batch).
     private func hasMatch(_ txn: Txn, _ g: Group, from: UInt64, _ names: NameLookup) throws -> Bool {
         guard let typeID = try existingTypeID(g.type, txn) else { return false }
-        guard let dbi = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
-        let cursor = try txn.cursor(dbi)
+        guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+        let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let stream = Stream(type: g.type, predicates: g.predicates, cursor: cursor, current: nil,
+        let stream = Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
                             unfiltered: g.predicates.contains { $0 == nil },
                             context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier, device: names.device))
         var entry = try cursor.seek(atLeast: from)
@@ -179,6 +197,52 @@ extension Store {
             entry = try cursor.next()
         }
         return false
+    }
+
+    /// The planner (issue 4): when the stream's predicates bound the start
+    /// time and the index's estimate is cheaper than walking the change
+    /// order from `from`, the positions at or after `from` of the objects in
+    /// that start range, sorted; nil to walk the change order. Both paths
+    /// evaluate the full predicate, so they return the same objects.
+    private func indexPositions(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> [UInt64]? {
+        guard from <= head, planOverride != .changeOrder,
+              let range = StartRange.of(s.predicates), range.isBounded else { return nil }
+        let c = try txn.cursor(s.trees.starts)
+        defer { c.close() }
+        if planOverride != .startIndex {
+            let total = txn.entries(s.trees.records)
+            guard let (first, _) = try c.nextRaw(MDB_FIRST) else { return [] }
+            let minStart = Schema.bucketStart(ofKey: first)
+            guard let (last, _) = try c.nextRaw(MDB_LAST) else { return [] }
+            let maxStart = Schema.bucketStart(ofKey: last) + Schema.startBucketSeconds
+            // Estimated steps: the walk reads every change after `from` and
+            // evaluates it; the index reads its range and fetches the part
+            // after `from` (about 3 steps each: sort, seek, evaluate).
+            let changes = Double(min(total, Int(clamping: head - from + 1)))
+            let inRange = range.fraction(of: minStart...maxStart) * Double(total)
+            let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
+            guard inRange + 3 * afterFrom + 16 < 2 * changes else { return nil }
+        }
+        var positions: [UInt64] = []
+        let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
+        var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry {
+            guard k.count == 8 else { throw OHKError(.storage, "corrupt start index key") }
+            guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
+            // The bucket's sequences, a page of them per call.
+            var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
+            while let (_, values) = block {
+                guard values.count % 8 == 0 else { throw OHKError(.storage, "corrupt start index entry") }
+                for i in stride(from: 0, to: values.count, by: 8) {
+                    let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    if seq >= from { positions.append(seq) }
+                }
+                block = try c.nextRaw(MDB_NEXT_MULTIPLE)
+            }
+            entry = try c.nextRaw(MDB_NEXT_NODUP)
+        }
+        positions.sort()
+        return positions
     }
 
     /// A sample is returned when some descriptor's predicate is true; a
@@ -210,12 +274,7 @@ extension Store {
     /// Opens a type tree another process created (a write transaction, so
     /// no other transaction of this process opens trees at the same time).
     func openTypeTree(_ typeID: UInt16) throws {
-        let dbi = try env.write { txn -> MDB_dbi in
-            guard let dbi = try txn.openTree(Schema.typeTreeName(typeID), create: false) else {
-                throw OHKError(.storage, "tree of type id \(typeID) is missing")
-            }
-            return dbi
-        }
-        cache.withLock { $0.typeTrees[typeID] = dbi }
+        let t = try env.write { txn in try WriteContext.openTypeTrees(txn, typeID, create: false) }
+        cache.withLock { $0.typeTrees[typeID] = t }
     }
 }

@@ -155,9 +155,13 @@ final class Environment: @unchecked Sendable {
 struct Txn {
     let txn: OpaquePointer
 
-    func openTree(_ name: String, create: Bool) throws -> MDB_dbi? {
+    /// `fixedDuplicates`: several fixed-size values per key, stored packed
+    /// (`MDB_DUPSORT | MDB_DUPFIXED`).
+    func openTree(_ name: String, create: Bool, fixedDuplicates: Bool = false) throws -> MDB_dbi? {
         var dbi: MDB_dbi = 0
-        let rc = mdb_dbi_open(txn, name, create ? UInt32(MDB_CREATE) : 0, &dbi)
+        var flags = create ? UInt32(MDB_CREATE) : 0
+        if fixedDuplicates { flags |= UInt32(MDB_DUPSORT) | UInt32(MDB_DUPFIXED) }
+        let rc = mdb_dbi_open(txn, name, flags, &dbi)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc, "cannot open tree \(name)")
         return dbi
@@ -204,6 +208,17 @@ struct Txn {
         try withUnsafeBytes(of: bigEndianKey(key)) { k in
             try value.withUnsafeBytes { v in _ = try put(dbi, k, v, append: append) }
         }
+    }
+
+    /// Deletes one value of a key with duplicates.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_del(txn, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return false }
+        try lmdbCheck(rc, "delete failed")
+        return true
     }
 
     @discardableResult
@@ -254,6 +269,20 @@ struct Cursor {
         }
     }
 
+    /// The value at exactly `key` (big-endian UInt64), or nil. Keys asked
+    /// in ascending order stay cheap: LMDB searches the current page first.
+    func find(_ key: UInt64) throws -> UnsafeRawBufferPointer? {
+        var be = bigEndianKey(key)
+        return try withUnsafeMutableBytes(of: &be) { kb in
+            var k = MDB_val(mv_size: 8, mv_data: kb.baseAddress)
+            var v = MDB_val()
+            let rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY)
+            if rc == MDB_NOTFOUND { return nil }
+            try lmdbCheck(rc, "cursor read failed")
+            return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        }
+    }
+
     func first() throws -> (UInt64, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()
         return try step(&k, &v, MDB_FIRST)
@@ -262,6 +291,28 @@ struct Cursor {
     func next() throws -> (UInt64, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()
         return try step(&k, &v, MDB_NEXT)
+    }
+
+    /// Positions at the first key ≥ `key` (any length) and returns the entry.
+    func seekRaw(atLeast key: UnsafeRawBufferPointer) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_RANGE)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cursor seek failed")
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+                UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    /// In a tree of fixed-size duplicates, the first page of the current
+    /// key's values. A key with a single value keeps it inline, and LMDB
+    /// then leaves the buffer alone: `current` (the value the cursor is
+    /// on) is what comes back.
+    func firstDuplicates(current: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+        var k = MDB_val()
+        var v = MDB_val(mv_size: current.count, mv_data: UnsafeMutableRawPointer(mutating: current.baseAddress))
+        try lmdbCheck(mdb_cursor_get(cursor, &k, &v, MDB_GET_MULTIPLE), "cursor read failed")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
     /// Raw key/value stepping for trees whose keys are not UInt64.

@@ -10,6 +10,7 @@ import FoundationEssentials
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
+/// | `s<id>`       | start-time bucket            | change sequences (duplicates): the start index of `r<id>` |
 /// | `uuids`       | uuid                         | type id << 48 · sequence               |
 /// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
 /// | `sources`     | source id                    | bundle id, name, version               |
@@ -23,6 +24,27 @@ enum Schema {
     static let fixedTrees = ["meta", "types", "custom", "uuids", "tombs", "sources", "source_keys",
                              "devices", "device_keys", "sync", "subs"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
+    static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
+
+    /// The start index groups starts in buckets of this many seconds: one
+    /// key per bucket, the bucket's change sequences packed as fixed-size
+    /// duplicates (about 10 bytes a sample instead of 26 for a key each).
+    /// The index only narrows a query; the predicate still decides.
+    static let startBucketSeconds = 1024.0
+
+    /// The start-index key of a start time: its bucket, in an
+    /// order-preserving big-endian form.
+    static func startBucketKey(_ start: Double) -> UInt64 {
+        let bucket = (start / startBucketSeconds).rounded(.down)
+        let clamped = Int64(max(-9e18, min(9e18, bucket.isNaN ? 0 : bucket)))
+        return (UInt64(bitPattern: clamped) ^ (1 << 63)).bigEndian
+    }
+
+    /// The first start time of the bucket in a start-index key.
+    static func bucketStart(ofKey k: UnsafeRawBufferPointer) -> Double {
+        let v = UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) ^ (1 << 63)
+        return Double(Int64(bitPattern: v)) * startBucketSeconds
+    }
 
     enum MetaKey: String, CaseIterable {
         /// `position`: the change order's head and the tombstone horizon,
@@ -46,6 +68,13 @@ enum Schema {
 
     static func pack(type: UInt16, seq: UInt64) -> UInt64 { UInt64(type) << 48 | seq }
     static func unpack(_ v: UInt64) -> (type: UInt16, seq: UInt64) { (UInt16(v >> 48), v & 0xFFFF_FFFF_FFFF) }
+}
+
+/// The two trees of one sample type: its records in change order and
+/// their start-date index.
+struct TypeTrees: Sendable {
+    let records: MDB_dbi
+    let starts: MDB_dbi
 }
 
 /// Handles of the fixed trees, opened once at store open.

@@ -7,7 +7,7 @@ struct StoreCache {
     /// yet), custom types by identifier.
     private var standardTypeIDs = [UInt16](repeating: 0, count: TypeCatalogue.standard.count)
     private var customTypeIDs: [String: UInt16] = [:]
-    var typeTrees: [UInt16: MDB_dbi] = [:]
+    var typeTrees: [UInt16: TypeTrees] = [:]
     var customTypes: [String: SampleType] = [:]
     /// Source and device → id, for interning on save.
     var sourceIDs: [Source: UInt32] = [:]
@@ -50,7 +50,7 @@ struct StoreCache {
 /// to the cache after it commits.
 struct CacheAdditions {
     var typeIDs: [String: UInt16] = [:]
-    var typeTrees: [UInt16: MDB_dbi] = [:]
+    var typeTrees: [UInt16: TypeTrees] = [:]
     var sourceIDs: [Source: UInt32] = [:]
     var sources: [UInt32: Source] = [:]
     var deviceIDs: [Device: UInt32] = [:]

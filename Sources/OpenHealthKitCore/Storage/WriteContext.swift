@@ -37,8 +37,8 @@ struct WriteContext {
         return head
     }
 
-    /// The id and tree of `type`, creating both on first use.
-    mutating func tree(for type: SampleType) throws -> (UInt16, MDB_dbi) {
+    /// The id and trees of `type`, creating them on first use.
+    mutating func tree(for type: SampleType) throws -> (UInt16, TypeTrees) {
         if let id = committed.typeID(of: type) ?? added.typeIDs[type.identifier],
            let dbi = committed.typeTrees[id] ?? added.typeTrees[id] {
             return (id, dbi)
@@ -56,22 +56,52 @@ struct WriteContext {
                 _ = try key.withUnsafeBytes { k in try txn.put(trees.types, k, v) }
             }
         }
-        guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: true) else {
-            throw OHKError(.storage, "cannot create the tree of \(type.identifier)")
-        }
+        let opened = try Self.openTypeTrees(txn, id, create: true)
         added.typeIDs[type.identifier] = id
-        added.typeTrees[id] = dbi
-        return (id, dbi)
+        added.typeTrees[id] = opened
+        return (id, opened)
     }
 
-    /// The tree of an existing type id (for deletes found through `uuids`).
-    mutating func tree(id: UInt16) throws -> MDB_dbi {
-        if let dbi = committed.typeTrees[id] ?? added.typeTrees[id] { return dbi }
-        guard let dbi = try txn.openTree(Schema.typeTreeName(id), create: false) else {
+    /// The trees of an existing type id (for deletes found through `uuids`).
+    mutating func tree(id: UInt16) throws -> TypeTrees {
+        if let t = committed.typeTrees[id] ?? added.typeTrees[id] { return t }
+        let t = try Self.openTypeTrees(txn, id, create: false)
+        added.typeTrees[id] = t
+        return t
+    }
+
+    /// Opens (or creates) a type's record tree and its start index; a
+    /// store written before the index existed gets it built here.
+    static func openTypeTrees(_ txn: Txn, _ id: UInt16, create: Bool) throws -> TypeTrees {
+        guard let records = try txn.openTree(Schema.typeTreeName(id), create: create) else {
             throw OHKError(.storage, "tree of type id \(id) is missing")
         }
-        added.typeTrees[id] = dbi
-        return dbi
+        guard let starts = try txn.openTree(Schema.startIndexName(id), create: true, fixedDuplicates: true) else {
+            throw OHKError(.storage, "cannot open the start index of type id \(id)")
+        }
+        let t = TypeTrees(records: records, starts: starts)
+        if txn.entries(starts) == 0 && txn.entries(records) > 0 {
+            let cursor = try txn.cursor(records)
+            defer { cursor.close() }
+            var entry = try cursor.first()
+            while let (seq, raw) = entry {
+                try putStart(txn, t, start: RecordView(bytes: raw).start, seq: seq)
+                entry = try cursor.next()
+            }
+        }
+        return t
+    }
+
+    static func putStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
+        try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in
+            try withUnsafeBytes(of: seq.bigEndian) { v in _ = try txn.put(t.starts, k, v) }
+        }
+    }
+
+    static func deleteStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
+        try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in
+            try withUnsafeBytes(of: seq.bigEndian) { v in _ = try txn.delete(t.starts, k, value: v) }
+        }
     }
 
     mutating func sourceID(_ s: Source) throws -> UInt32 {
@@ -118,7 +148,8 @@ struct WriteContext {
     /// position: one entry per object, always (DESIGN "Storage").
     mutating func tombstone(typeID: UInt16, seq: UInt64) throws -> UUID {
         try flushUUIDs()
-        let dbi = try tree(id: typeID)
+        let t = try tree(id: typeID)
+        let dbi = t.records
         guard let raw = try txn.get(dbi, u64: seq) else { throw OHKError(.storage, "record \(seq) is missing") }
         let record = RecordView(bytes: raw)
         guard !record.isTombstone else { throw OHKError(.notFound, "sample \(record.uuid) is already deleted") }
@@ -131,9 +162,12 @@ struct WriteContext {
                 try txn.delete(trees.sync, key)
             }
         }
+        let start = record.start
         try txn.delete(dbi, u64: seq)
         let newSeq = nextSeq()
         try txn.put(dbi, u64: newSeq, tomb, append: true)
+        try Self.deleteStart(txn, t, start: start, seq: seq)
+        try Self.putStart(txn, t, start: start, seq: newSeq)
         try putUUID(uuid, typeID: typeID, seq: newSeq, noOverwrite: false)
         var w = ByteWriter()
         w.u16(typeID)
