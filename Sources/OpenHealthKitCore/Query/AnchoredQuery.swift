@@ -241,7 +241,8 @@ extension Store {
             }
             entry = try c.nextRaw(MDB_NEXT_NODUP)
         }
-        positions.sort()
+        // Starts and positions usually grow together: often sorted already.
+        if zip(positions, positions.dropFirst()).contains(where: { $0 > $1 }) { positions.sort() }
         return positions
     }
 
