@@ -19,6 +19,7 @@ public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
         case closed = 15
         case invalidPredicate = 16
         case invalidMetadata = 17
+        case storeFormatTooOld = 18
     }
 
     public let code: Code

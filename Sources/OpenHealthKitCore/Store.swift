@@ -174,6 +174,9 @@ public final class Store: @unchecked Sendable {
         if format > UInt64(Schema.format) {
             throw OHKError(.storeFormatTooNew, "the store was written by a newer OpenHealthKit (format \(format); this library reads format \(Schema.format))")
         }
+        if format == 1 {
+            throw OHKError(.storeFormatTooOld, "the store was written in development format 1, which this library no longer reads; recreate it")
+        }
         if format == 0 {
             try txn.setMetaU64(trees, .format, UInt64(Schema.format))
             let id = UUID()

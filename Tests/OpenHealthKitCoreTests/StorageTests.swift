@@ -14,12 +14,16 @@ import Testing
         #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 10_000)
     }
 
-    @Test func aStoreOfANewerFormatIsRefused() throws {
+    @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)
         try store.env.write { txn in try txn.setMetaU64(store.trees, .format, UInt64(Schema.format) + 1) }
         store.close()
         #expect(errorCode { _ = try makeStore(directory: dir) } == .storeFormatTooNew)
+        let old = try makeStore(directory: dir + "-old")
+        try old.env.write { txn in try txn.setMetaU64(old.trees, .format, 1) }
+        old.close()
+        #expect(errorCode { _ = try makeStore(directory: dir + "-old") } == .storeFormatTooOld)
     }
 
     @Test func theStoreIDAndDataSurviveReopening() throws {

@@ -20,7 +20,9 @@ import FoundationEssentials
 /// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
 /// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
 enum Schema {
-    static let format: UInt32 = 1
+    /// 2: head and horizon in one `position` value, the `subs` tree, the
+    /// start indexes. Format 1 (development only) is refused.
+    static let format: UInt32 = 2
     static let fixedTrees = ["meta", "types", "custom", "uuids", "tombs", "sources", "source_keys",
                              "devices", "device_keys", "sync", "subs"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
