@@ -85,7 +85,7 @@ extension Store {
             let dbi = try w.tree(id: typeID).records
             var victims: [UInt64] = []
             let names = NameLookup(store: self, txn: w.txn)
-            let ctx = EvalContext(type: type, bundleIdentifier: names.bundleIdentifier, device: names.device)
+            let ctx = EvalContext(type: type, source: names.source, device: names.device)
             let cursor = try w.txn.cursor(dbi)
             var entry = try cursor.first()
             while let (seq, raw) = entry {

@@ -31,6 +31,11 @@ import Testing
             ("NOT (value == 2) and !(value <> 3)", [], .and([.not(.categoryValue(.equal, 2)), .not(.categoryValue(.notEqual, 3))])),
             ("TRUEPREDICATE OR FALSEPREDICATE", [], .or([.and([]), .or([])])),
             ("AND(value == 1)", [], .and([.categoryValue(.equal, 1)])),
+            ("source BEGINSWITH 'com.' AND device.name CONTAINS \"Watch\"", [],
+             .and([.text(.source, .beginsWith, "com."), .text(.device(.name), .contains, "Watch")])),
+            ("metadata.k ENDSWITH $1", [.string("x")], .text(.metadata("k"), .endsWith, "x")),
+            ("sourceRevision.version IN {nil, \"1.0\"} || sourceRevision.version beginswith '2'", [],
+             .or([.sourceVersions([nil, "1.0"]), .text(.sourceVersion, .beginsWith, "2")])),
             ("startDate > 2024-03-01T10:30:00.25+02:00", [], .startDate(.greaterThan, d1.addingTimeInterval(0.25))),
         ]
         for (text, args, want) in cases {
@@ -68,6 +73,8 @@ import Testing
             ("value # 1", [], "unexpected character"),
             ("startDate IN {2024-01-01}", [], "comparison or BETWEEN"),
             ("metadata.k BETWEEN {1}", [], "BETWEEN takes"),
+            ("quantity CONTAINS 'x'", [], "apply to source"),
+            ("source BEGINSWITH 3", [], "take a string"),
         ]
         for (text, args, message) in bad {
             do {
@@ -113,7 +120,11 @@ import Testing
         let strings = ["com.a", "b c", "quote\"d", "back\\slash", ""]
         let comparisons: [Comparison] = [.lessThan, .lessThanOrEqual, .equal, .notEqual, .greaterThanOrEqual, .greaterThan]
         let c = comparisons[r.int(comparisons.count)]
-        switch r.int(depth > 0 ? 14 : 11) {
+        switch r.int(depth > 0 ? 16 : 13) {
+        case 13: return .sourceVersions(Set((0..<r.int(3)).map { _ in r.chance(0.3) ? nil : strings[r.int(strings.count)] }))
+        case 14:
+            let fields: [TextField] = [.source, .sourceVersion, .device(Device.Field.allCases[r.int(8)]), .metadata(strings[r.int(strings.count)])]
+            return .text(fields[r.int(fields.count)], TextMatch.allCases[r.int(3)], strings[r.int(strings.count)])
         case 0: return .dateRange(start: r.chance(0.2) ? nil : dates[r.int(3)], end: r.chance(0.2) ? nil : dates[r.int(3)],
                                   options: DateRangeOptions(rawValue: r.int(4)))
         case 1: return .startDate(c, dates[r.int(3)])
@@ -130,6 +141,7 @@ import Testing
         case 8: return .quantity(c, Double(r.int(10_000)) / 8 - 100, try HealthUnit(["kg", "count/min", "mmol<180.15588>/L", "%", "degC"][r.int(5)]))
         case 9: return .categoryValue(c, r.int(10) - 2)
         case 10: return r.chance(0.5) ? .and([]) : .or([])
+        case 11 where depth == 0, 12 where depth == 0: return .categoryValue(c, 0)
         case 11: return .and(try (0..<r.int(4)).map { _ in try randomPredicate(&r, depth: depth - 1) })
         case 12: return .or(try (0..<r.int(4)).map { _ in try randomPredicate(&r, depth: depth - 1) })
         default: return .not(try randomPredicate(&r, depth: depth - 1))

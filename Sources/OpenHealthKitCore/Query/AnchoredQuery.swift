@@ -119,7 +119,7 @@ extension Store {
             streams.append(Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor,
                                   current: try cursor.seek(atLeast: from),
                                   unfiltered: g.predicates.contains { $0 == nil },
-                                  context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier,
+                                  context: EvalContext(type: g.type, source: names.source,
                                                        device: names.device)))
         }
         let types = streams.map(\.type)
@@ -190,7 +190,7 @@ extension Store {
         defer { cursor.close() }
         let stream = Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
                             unfiltered: g.predicates.contains { $0 == nil },
-                            context: EvalContext(type: g.type, bundleIdentifier: names.bundleIdentifier, device: names.device))
+                            context: EvalContext(type: g.type, source: names.source, device: names.device))
         var entry = try cursor.seek(atLeast: from)
         while let (_, raw) = entry {
             if include(RecordView(bytes: raw), stream) { return true }

@@ -26,6 +26,45 @@ public struct DateRangeOptions: OptionSet, Hashable, Sendable {
     public static let strictEndDate = DateRangeOptions(rawValue: 2)
 }
 
+/// A string a `.text` predicate looks at.
+public enum TextField: Hashable, Sendable {
+    case source, sourceVersion
+    case device(Device.Field)
+    case metadata(String)
+}
+
+/// How a `.text` predicate matches.
+public enum TextMatch: Hashable, Sendable, CaseIterable {
+    case beginsWith, endsWith, contains
+
+    func holds(_ s: String, _ pattern: String) -> Bool {
+        switch self {
+        case .beginsWith: s.hasPrefix(pattern)
+        case .endsWith: s.hasSuffix(pattern)
+        case .contains: pattern.isEmpty || s.contains(pattern)
+        }
+    }
+}
+
+extension SamplePredicate {
+    /// HealthKit's `predicateForObjects(from: Set<HKDevice>)`: every device
+    /// field equal, nil included.
+    public static func devices(_ devices: Set<Device>) -> SamplePredicate {
+        .or(devices.map { d in .and(Device.Field.allCases.map { .device($0, allowed: [d[$0]]) }) })
+    }
+
+    /// HealthKit's `predicateForObjects(from: Set<HKSourceRevision>)`: the
+    /// source (bundle identifier) and its version (nil: no version).
+    public static func sourceRevisions(_ sources: Set<Source>) -> SamplePredicate {
+        .or(sources.map { .and([.sources([$0.bundleIdentifier]), .sourceVersions([$0.version])]) })
+    }
+
+    /// HealthKit's `predicateForObjects(withMetadataKey:allowedValues:)`.
+    public static func metadata(_ key: String, allowedValues: [MetadataValue]) -> SamplePredicate {
+        .or(allowedValues.map { .metadata(key, .equal, $0) })
+    }
+}
+
 /// A filter over samples and deleted objects, the one predicate value the
 /// engine evaluates (HealthKit's predicate factories map onto it).
 public indirect enum SamplePredicate: Hashable, Sendable {
@@ -39,6 +78,12 @@ public indirect enum SamplePredicate: Hashable, Sendable {
     case uuids(Set<UUID>)
     /// Objects from one of these sources (bundle identifiers).
     case sources(Set<String>)
+    /// Objects whose source revision's version is one of these (nil: the
+    /// source has no version).
+    case sourceVersions(Set<String?>)
+    /// A string field that begins with, ends with or contains a string
+    /// (case-sensitive, like NSPredicate without [c]).
+    case text(TextField, TextMatch, String)
     /// Samples whose device `field` is one of `allowed`; nil stands for "no
     /// device or no such field", and an empty set matches only nil.
     case device(Device.Field, allowed: Set<String?>)
@@ -95,7 +140,7 @@ enum Truth {
 /// What evaluation needs beyond the record: names behind the ids.
 struct EvalContext {
     let type: SampleType
-    let bundleIdentifier: (UInt32) -> String?
+    let source: (UInt32) -> Source?
     let device: (UInt32) -> Device?
 }
 
@@ -122,7 +167,22 @@ extension SamplePredicate {
         case .uuids(let set):
             return Truth(set.contains(r.uuid))
         case .sources(let set):
-            return Truth(ctx.bundleIdentifier(r.sourceID).map(set.contains) ?? false)
+            return Truth(ctx.source(r.sourceID).map { set.contains($0.bundleIdentifier) } ?? false)
+        case .sourceVersions(let set):
+            return Truth(ctx.source(r.sourceID).map { set.contains($0.version) } ?? false)
+        case .text(let field, let match, let pattern):
+            let value: String?
+            switch field {
+            case .source: value = ctx.source(r.sourceID)?.bundleIdentifier
+            case .sourceVersion: value = ctx.source(r.sourceID)?.version
+            case .device(let f):
+                if tomb { return .unknown }
+                value = r.deviceID == 0 ? nil : ctx.device(r.deviceID)?[f]
+            case .metadata(let key):
+                if tomb && !Self.tombstoneKeys.contains(key) { return .unknown }
+                if case .string(let s)? = r.metadataValue(key) { value = s } else { value = nil }
+            }
+            return Truth(value.map { match.holds($0, pattern) } ?? false)
         case .device(let field, let allowed):
             if tomb { return .unknown }
             let value = r.deviceID == 0 ? nil : ctx.device(r.deviceID)?[field]

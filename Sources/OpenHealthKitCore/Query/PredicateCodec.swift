@@ -58,6 +58,19 @@ enum DescriptorCodec {
             w.u8(12); w.u32(UInt32(ps.count)); for q in ps { encode(q, &w) }
         case .not(let q):
             w.u8(13); encode(q, &w)
+        case .sourceVersions(let set):
+            w.u8(14); w.u32(UInt32(set.count))
+            for s in set.map({ $0.map { "v" + $0 } ?? "n" }).sorted() { w.string(s) }
+        case .text(let field, let match, let pattern):
+            w.u8(15)
+            switch field {
+            case .source: w.u8(0)
+            case .sourceVersion: w.u8(1)
+            case .device(let f): w.u8(2); w.u8(UInt8(f.rawValue))
+            case .metadata(let k): w.u8(3); w.string(k)
+            }
+            w.u8(UInt8(TextMatch.allCases.firstIndex(of: match)!))
+            w.string(pattern)
         }
     }
 

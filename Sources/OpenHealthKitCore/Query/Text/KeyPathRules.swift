@@ -25,7 +25,30 @@ enum KeyPathRules {
             }
         }
 
+        if case .text(let match) = op {
+            let field: TextField
+            switch key {
+            case "source": field = .source
+            case "sourceRevision.version": field = .sourceVersion
+            case _ where key.hasPrefix("metadata."): field = .metadata(String(key.dropFirst(9)))
+            default:
+                guard let f = Device.Field.allCases.first(where: { "device.\($0)" == key }) else {
+                    throw OHKError(.invalidPredicate, "at offset \(keyOffset): BEGINSWITH, ENDSWITH and CONTAINS apply to source, sourceRevision.version, device.<field> and metadata.<key>")
+                }
+                field = .device(f)
+            }
+            guard case .string(let pattern) = value else { throw fail("BEGINSWITH, ENDSWITH and CONTAINS take a string") }
+            return .text(field, match, pattern)
+        }
         switch key {
+        case "sourceRevision.version":
+            return try setMembership({ v -> String? in
+                switch v {
+                case .string(let s): return s
+                case .null: return nil
+                default: throw fail("sourceRevision.version compares with a string or nil")
+                }
+            }, { .sourceVersions($0) })
         case "startDate", "endDate":
             let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
                 guard case .date(let d) = v else { throw fail("\(key) compares with a date") }
@@ -34,7 +57,7 @@ enum KeyPathRules {
             switch op {
             case .compare(let c): return try make(c, value)
             case .between: return try between(make)
-            case .isIn: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes a comparison or BETWEEN")
+            case .isIn, .text: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes a comparison or BETWEEN")
             }
         case "UUID":
             return try setMembership({ v -> UUID in
@@ -59,6 +82,7 @@ enum KeyPathRules {
             case .compare(let c): return try make(c, value)
             case .between: return try between(make)
             case .isIn: return .or(try list().map { try make(.equal, $0) })
+            case .text: preconditionFailure("text matches are built above")
             }
         case "value":
             let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
@@ -69,6 +93,7 @@ enum KeyPathRules {
             case .compare(let c): return try make(c, value)
             case .between: return try between(make)
             case .isIn: return .or(try list().map { try make(.equal, $0) })
+            case .text: preconditionFailure("text matches are built above")
             }
         default:
             if key.hasPrefix("device."), let field = Device.Field.allCases.first(where: { "device.\($0)" == key }) {
@@ -98,6 +123,7 @@ enum KeyPathRules {
                 case .compare(let c): return try make(c, value)
                 case .between: return try between(make)
                 case .isIn: return .or(try list().map { try make(.equal, $0) })
+                case .text: preconditionFailure("text matches are built above")
                 }
             }
             throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value)")

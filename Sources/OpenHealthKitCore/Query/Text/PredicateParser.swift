@@ -11,7 +11,7 @@ extension SamplePredicate {
 }
 
 /// The operator of a comparison in predicate text.
-enum PredicateOperator { case compare(Comparison), between, isIn }
+enum PredicateOperator { case compare(Comparison), between, isIn, text(TextMatch) }
 
 /// Recursive descent over the tokens: or → and → not → primary.
 struct PredicateParser {
@@ -177,7 +177,10 @@ struct PredicateParser {
         case .symbol(">"): op = .compare(.greaterThan)
         case _ where isKeyword(opToken.kind, "BETWEEN"): op = .between
         case _ where isKeyword(opToken.kind, "IN"): op = .isIn
-        default: throw error("expected a comparison (<, <=, ==, !=, >=, >, BETWEEN, IN) after \(key)")
+        case _ where isKeyword(opToken.kind, "BEGINSWITH"): op = .text(.beginsWith)
+        case _ where isKeyword(opToken.kind, "ENDSWITH"): op = .text(.endsWith)
+        case _ where isKeyword(opToken.kind, "CONTAINS"): op = .text(.contains)
+        default: throw error("expected a comparison (<, <=, ==, !=, >=, >, BETWEEN, IN, BEGINSWITH, ENDSWITH, CONTAINS) after \(key)")
         }
         pos += 1
         let valueToken = peek

@@ -21,6 +21,20 @@ enum PredicatePrinter {
         case .endDate(let c, let d): return "endDate \(symbol(c)) \(ISODate.format(d))"
         case .uuids(let set): return membership("UUID", set.map { quote($0.uuidString) })
         case .sources(let set): return membership("source", set.map(quote))
+        case .sourceVersions(let set): return membership("sourceRevision.version", set.map { $0.map(quote) ?? "nil" })
+        case .text(let field, let match, let pattern):
+            let key: String = switch field {
+            case .source: "source"
+            case .sourceVersion: "sourceRevision.version"
+            case .device(let f): "device.\(f)"
+            case .metadata(let k): metadataKey(k)
+            }
+            let op: String = switch match {
+            case .beginsWith: "BEGINSWITH"
+            case .endsWith: "ENDSWITH"
+            case .contains: "CONTAINS"
+            }
+            return "\(key) \(op) \(quote(pattern))"
         case .device(let field, let allowed): return membership("device.\(field)", allowed.map { $0.map(quote) ?? "nil" })
         case .metadataExists(let key): return "\(metadataKey(key)) != nil"
         case .metadata(let key, let c, let v):
