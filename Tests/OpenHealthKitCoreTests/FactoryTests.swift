@@ -36,6 +36,26 @@ import Testing
         #expect(try deleted(.text(.device(.name), .contains, "Watch")) == [a.uuid, b.uuid])
     }
 
+    /// predicateForSamples(withStart:end:options:) at equal instants.
+    @Test func dateRangeModesAtTheBoundaries() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        func at(_ start: Double, _ end: Double) throws -> Sample {
+            try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: t0.addingTimeInterval(start),
+                                end: t0.addingTimeInterval(end), source: appA)
+        }
+        let inside = try at(0, 60), instant = try at(0, 0), before = try at(-60, 0), after = try at(60, 120)
+        try store.save([inside, instant, before, after])
+        func q(_ options: DateRangeOptions) throws -> [UUID] {
+            try store.anchoredQuery(type: steps, predicate: .dateRange(start: t0, end: t0.addingTimeInterval(60), options: options),
+                                    anchor: nil).sampleUUIDs
+        }
+        #expect(try q([]) == [inside.uuid, instant.uuid, before.uuid])            // end >= s && start < e
+        #expect(try q(.strictStartDate) == [inside.uuid, instant.uuid])            // start in [s, e)
+        #expect(try q(.strictEndDate) == [inside.uuid])                            // end in (s, e]
+        #expect(try q([.strictStartDate, .strictEndDate]) == [inside.uuid, instant.uuid])  // start >= s && end <= e
+    }
+
     @Test func devicesMatchOnEveryFieldNilIncluded() throws {
         let store = try makeStore()
         defer { store.close() }
