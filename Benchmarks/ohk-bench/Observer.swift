@@ -14,7 +14,7 @@ func nowNs() -> UInt64 {
 /// Records the first clock read of each observer call and wakes the
 /// benchmark's thread.
 final class CallbackClock: @unchecked Sendable {
-    private let lock = NSLockish()
+    private let lock = PthreadLock()
     private var times: [UInt64] = []
     let ready = DispatchSemaphore(value: 0)
 
@@ -33,7 +33,7 @@ final class CallbackClock: @unchecked Sendable {
     }
 }
 
-final class NSLockish: @unchecked Sendable {
+final class PthreadLock: @unchecked Sendable {
     private var m = pthread_mutex_t()
     init() { pthread_mutex_init(&m, nil) }
     func locked<R>(_ body: () -> R) -> R {

@@ -9,12 +9,12 @@ extension Store {
             try env.read { txn in
                 let cursor = try txn.cursor(trees.subs)
                 defer { cursor.close() }
+                let (_, horizon) = try txn.position(trees)
                 var out: [SubscriptionInfo] = []
                 var op = MDB_FIRST
                 while let (k, v) = try cursor.nextRaw(op) {
                     op = MDB_NEXT
                     let rec = try SubscriptionRecord(v)
-                    let (_, horizon) = try txn.position(trees)
                     out.append(SubscriptionInfo(name: String(decoding: k, as: UTF8.self), typeIdentifiers: rec.typeIdentifiers,
                                                 acknowledged: QueryAnchor(storeID: storeID, position: rec.acknowledged, horizon: horizon),
                                                 frequency: rec.frequency))

@@ -99,10 +99,11 @@ func siblingExecutable(_ name: String) -> String {
     return dir + "/" + name
 }
 
-/// Runs a program to completion; returns its exit status and standard output.
-func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
+/// Starts a program with its standard output on a pipe; returns its pid
+/// and the pipe's reading end, or nil when it could not start.
+func spawnWithOutput(_ path: String, _ args: [String]) -> (pid: pid_t, output: Int32)? {
     var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return (-1, "") }
+    guard pipe(&fds) == 0 else { return nil }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
@@ -113,15 +114,21 @@ func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
     let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
     posix_spawn_file_actions_destroy(&actions)
     close(fds[1])
-    guard rc == 0 else { close(fds[0]); return (-1, "spawn failed: \(rc)") }
+    guard rc == 0 else { close(fds[0]); return nil }
+    return (pid, fds[0])
+}
+
+/// Runs a program to completion; returns its exit status and standard output.
+func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
+    guard let (pid, fd) = spawnWithOutput(path, args) else { return (-1, "spawn failed") }
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
-        let k = read(fds[0], &chunk, chunk.count)
+        let k = read(fd, &chunk, chunk.count)
         if k <= 0 { break }
         out += chunk[0..<k]
     }
-    close(fds[0])
+    close(fd)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     return ((status >> 8) & 0xff, String(decoding: out, as: UTF8.self))
@@ -132,33 +139,20 @@ func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
 /// (a crash before acknowledging), with `ack` it acknowledges and exits.
 /// Returns the delivered UUIDs and whether the process acknowledged.
 func subscriberRun(_ dir: String, _ name: String, acknowledge: Bool) -> (uuids: [UUID], acked: Bool) {
-    let path = siblingExecutable("ohk-test-writer")
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return ([], false) }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-    posix_spawn_file_actions_addclose(&actions, fds[0])
-    let words = [path, "subscribe", dir, name, acknowledge ? "ack" : "noack"]
-    let argv = words.map { strdup($0) } + [nil]
-    defer { for a in argv { free(a) } }
-    var pid = pid_t()
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    close(fds[1])
-    guard rc == 0 else { close(fds[0]); return ([], false) }
+    guard let (pid, fd) = spawnWithOutput(siblingExecutable("ohk-test-writer"),
+                                          ["subscribe", dir, name, acknowledge ? "ack" : "noack"]) else { return ([], false) }
     var text = ""
     var lines: [String] = []
     var byte: UInt8 = 0
     // Line by line until END (and ACKED or EOF when acknowledging).
-    while read(fds[0], &byte, 1) == 1 {
+    while read(fd, &byte, 1) == 1 {
         if byte != UInt8(ascii: "\n") { text.append(Character(UnicodeScalar(byte))); continue }
         lines.append(text)
         text = ""
         if lines.last == "END", !acknowledge { break }
     }
     if !acknowledge { kill(pid, SIGKILL) }
-    close(fds[0])
+    close(fd)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
     let uuids = lines.prefix { $0 != "END" }.compactMap { UUID(uuidString: $0) }

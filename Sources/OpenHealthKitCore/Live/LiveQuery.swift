@@ -26,8 +26,6 @@ public class LiveQuery: @unchecked Sendable {
     private var handlerThread: pthread_t?
     weak var store: Store?
 
-    init() {}
-
     /// True once `stop()` was called (or the query stopped on an error).
     public var isStopped: Bool { monitor.locked { stopped } }
 

@@ -116,8 +116,7 @@ extension Store {
             guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
             let cursor = try txn.cursor(t.records)
             expected += txn.entries(t.records)
-            streams.append(Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor,
-                                  current: try cursor.seek(atLeast: from),
+            streams.append(Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
                                   unfiltered: g.predicates.contains { $0 == nil },
                                   context: EvalContext(type: g.type, source: names.source,
                                                        device: names.device)))
@@ -161,10 +160,11 @@ extension Store {
         } else if streams.count == 1 {
             // One type: a plain cursor walk.
             let cursor = streams[0].cursor
-            var entry = streams[0].current
+            var entry = try cursor.seek(atLeast: from)
             while let (seq, raw) = entry, try !take(seq, raw, 0) { entry = try cursor.next() }
         } else {
             // Several types: merge the trees by position (store order).
+            for i in streams.indices { streams[i].current = try streams[i].cursor.seek(atLeast: from) }
             while true {
                 var pick = -1
                 for i in streams.indices {

@@ -24,6 +24,23 @@ enum KeyPathRules {
             default: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes ==, != or IN")
             }
         }
+        /// Keys with an order: comparisons, BETWEEN, and (when `allowsIn`)
+        /// IN as an OR of equalities. Text matches never get here.
+        func ordered(allowsIn: Bool = true, _ make: (Comparison, PredicateValue) throws -> SamplePredicate) throws -> SamplePredicate {
+            switch op {
+            case .compare(let c): return try make(c, value)
+            case .between: return try between(make)
+            case .isIn where allowsIn: return .or(try list().map { try make(.equal, $0) })
+            case .isIn, .text: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes a comparison or BETWEEN")
+            }
+        }
+        func stringOrNil(_ v: PredicateValue) throws -> String? {
+            switch v {
+            case .string(let s): return s
+            case .null: return nil
+            default: throw fail("\(key) compares with a string or nil")
+            }
+        }
 
         if case .text(let match) = op {
             let field: TextField
@@ -42,23 +59,13 @@ enum KeyPathRules {
         }
         switch key {
         case "sourceRevision.version":
-            return try setMembership({ v -> String? in
-                switch v {
-                case .string(let s): return s
-                case .null: return nil
-                default: throw fail("sourceRevision.version compares with a string or nil")
-                }
-            }, { .sourceVersions($0) })
+            return try setMembership(stringOrNil, { .sourceVersions($0) })
         case "startDate", "endDate":
             let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
                 guard case .date(let d) = v else { throw fail("\(key) compares with a date") }
                 return key == "startDate" ? .startDate(c, d) : .endDate(c, d)
             }
-            switch op {
-            case .compare(let c): return try make(c, value)
-            case .between: return try between(make)
-            case .isIn, .text: throw OHKError(.invalidPredicate, "at offset \(keyOffset): \(key) takes a comparison or BETWEEN")
-            }
+            return try ordered(allowsIn: false, make)
         case "UUID":
             return try setMembership({ v -> UUID in
                 switch v {
@@ -78,32 +85,16 @@ enum KeyPathRules {
                 guard case .quantity(let n, let unit) = v else { throw fail("quantity compares with a quantity and its unit, like 70 kg") }
                 return .quantity(c, n, unit)
             }
-            switch op {
-            case .compare(let c): return try make(c, value)
-            case .between: return try between(make)
-            case .isIn: return .or(try list().map { try make(.equal, $0) })
-            case .text: preconditionFailure("text matches are built above")
-            }
+            return try ordered(make)
         case "value":
             let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
                 guard case .number(let n) = v, n == n.rounded(), abs(n) < 9e15 else { throw fail("value compares with an integer") }
                 return .categoryValue(c, Int(n))
             }
-            switch op {
-            case .compare(let c): return try make(c, value)
-            case .between: return try between(make)
-            case .isIn: return .or(try list().map { try make(.equal, $0) })
-            case .text: preconditionFailure("text matches are built above")
-            }
+            return try ordered(make)
         default:
             if key.hasPrefix("device."), let field = Device.Field.allCases.first(where: { "device.\($0)" == key }) {
-                return try setMembership({ v -> String? in
-                    switch v {
-                    case .string(let s): return s
-                    case .null: return nil
-                    default: throw fail("\(key) compares with a string or nil")
-                    }
-                }, { .device(field, allowed: $0) })
+                return try setMembership(stringOrNil, { .device(field, allowed: $0) })
             }
             if key.hasPrefix("metadata.") {
                 let k = String(key.dropFirst(9))
@@ -119,12 +110,7 @@ enum KeyPathRules {
                     default: throw fail("metadata compares with a string, number, date or bool")
                     }
                 }
-                switch op {
-                case .compare(let c): return try make(c, value)
-                case .between: return try between(make)
-                case .isIn: return .or(try list().map { try make(.equal, $0) })
-                case .text: preconditionFailure("text matches are built above")
-                }
+                return try ordered(make)
             }
             throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value)")
         }

@@ -35,9 +35,7 @@ enum DescriptorCodec {
             w.u8(5); w.u32(UInt32(set.count))
             for s in set.sorted() { w.string(s) }
         case .device(let field, let allowed):
-            w.u8(6); w.u8(UInt8(field.rawValue)); w.u32(UInt32(allowed.count))
-            // nil first, then the strings in order.
-            for s in allowed.map({ $0.map { "v" + $0 } ?? "n" }).sorted() { w.string(s) }
+            w.u8(6); w.u8(UInt8(field.rawValue)); optionalStrings(allowed, &w)
         case .metadataExists(let key):
             w.u8(7); w.string(key)
         case .metadata(let key, let c, let v):
@@ -59,8 +57,7 @@ enum DescriptorCodec {
         case .not(let q):
             w.u8(13); encode(q, &w)
         case .sourceVersions(let set):
-            w.u8(14); w.u32(UInt32(set.count))
-            for s in set.map({ $0.map { "v" + $0 } ?? "n" }).sorted() { w.string(s) }
+            w.u8(14); optionalStrings(set, &w)
         case .text(let field, let match, let pattern):
             w.u8(15)
             switch field {
@@ -72,6 +69,12 @@ enum DescriptorCodec {
             w.u8(UInt8(TextMatch.allCases.firstIndex(of: match)!))
             w.string(pattern)
         }
+    }
+
+    /// A set of optional strings in a fixed order: nil first, then the strings sorted.
+    private static func optionalStrings(_ set: Set<String?>, _ w: inout ByteWriter) {
+        w.u32(UInt32(set.count))
+        for s in set.map({ $0.map { "v" + $0 } ?? "n" }).sorted() { w.string(s) }
     }
 
     private static func date(_ d: Date?, _ w: inout ByteWriter) {
