@@ -5,6 +5,8 @@ let package = Package(
     name: "OpenHealthKit",
     products: [
         .library(name: "OpenHealthKitCore", targets: ["OpenHealthKitCore"]),
+        // The C library, libopenhealthkit.so (see `make lib`).
+        .library(name: "openhealthkit", type: .dynamic, targets: ["OpenHealthKitC"]),
     ],
     targets: [
         // liblmdb through pkg-config (Debian: liblmdb-dev).
@@ -21,6 +23,14 @@ let package = Package(
             name: "OpenHealthKitCore",
             dependencies: ["CLMDB", "CSystem"],
             path: "Sources/OpenHealthKitCore"
+        ),
+        // The C API's plain types (status codes, structs), written in C once.
+        .systemLibrary(name: "COpenHealthKit", path: "Sources/COpenHealthKit"),
+        // The C API: @c entry points over the core.
+        .target(
+            name: "OpenHealthKitC",
+            dependencies: ["OpenHealthKitCore", "COpenHealthKit"],
+            path: "Sources/OpenHealthKitC"
         ),
         .executableTarget(
             name: "ohk-bench",

@@ -10,7 +10,8 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     let typeIndex: [UInt8]
     /// Types, sources and devices of the records in this batch.
     let names: BatchNames
-    var types: [SampleType] { names.types }
+    /// The batch's types; `SampleFields.typeIndex` indexes this.
+    public var types: [SampleType] { names.types }
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { records.count }
@@ -26,6 +27,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                    metadata: (try? r.metadata()) ?? [:])
         }
     }
+
+    /// The source behind a `SampleFields.sourceID`.
+    public func source(id: UInt32) -> Source? { names.source(id) }
 
     public func uuid(at i: Int) -> UUID { withRecord(i) { r, _ in r.uuid } }
     public func type(at i: Int) -> SampleType { typeIndex.isEmpty ? types[0] : types[Int(typeIndex[i])] }
@@ -54,7 +58,8 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 public struct SampleFields {
     let record: RecordView
     let names: Unmanaged<BatchNames>
-    let typeIndex: Int
+    /// Index of the sample's type in the batch's `types`.
+    public let typeIndex: Int
 
     public var uuid: UUID { record.uuid }
     /// Seconds since 2001-01-01 (Date's reference date), without a Date.
@@ -66,6 +71,9 @@ public struct SampleFields {
     public var quantity: Double? { record.isCategory ? nil : record.quantity }
     public var categoryValue: Int? { record.isCategory ? record.category : nil }
     public var sourceID: UInt32 { record.sourceID }
+    /// The store's id of the sample's device (0: none); see `SampleBatch.device(id:)`.
+    public var deviceID: UInt32 { record.deviceID }
+    public var hasMetadata: Bool { record.hasMetadata }
     public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }
     /// The source's bundle identifier, without copying the whole source.
     public var bundleIdentifier: String? { names._withUnsafeGuaranteedRef { $0.bundleIdentifier(record.sourceID) } }

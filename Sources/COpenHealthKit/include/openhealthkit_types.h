@@ -1,0 +1,253 @@
+/*
+ * openhealthkit_types.h - the plain C types of the OpenHealthKit C API.
+ *
+ * Written by hand; the functions are declared in openhealthkit.h, which is
+ * generated from the Swift sources and includes this file. Everything here
+ * is part of the ABI: status codes and enum values never change once
+ * released, and structs only change with OHK_ABI_VERSION.
+ *
+ * Conventions (see docs/c-api.md):
+ *  - Times are seconds since 1970-01-01T00:00:00Z as double (Unix time),
+ *    between year 1 and year 9999.
+ *  - Strings are NUL-terminated UTF-8; invalid UTF-8 is refused.
+ *  - UUIDs are 16 bytes in RFC 4122 order.
+ *  - Handles (ohk_store, ohk_batch, ohk_predicate, ohk_query) are opaque:
+ *    they are declared as structs only so that the generated prototypes keep
+ *    their names. Never read or write their member.
+ */
+#ifndef OPENHEALTHKIT_TYPES_H
+#define OPENHEALTHKIT_TYPES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI version this header describes; ohk_abi_version() returns the
+ * library's. Bindings refuse a library whose version differs. */
+#define OHK_ABI_VERSION 1
+
+/* ---- status codes: 0 is success, failures are negative and stable. */
+enum {
+    OHK_OK = 0,
+    OHK_ERR_INVALID_ARGUMENT = -1,    /* a NULL, a bad length, bad UTF-8, an unknown enum value, a wrong handle */
+    OHK_ERR_UNKNOWN_TYPE = -2,        /* not a HealthKit identifier nor a registered custom type */
+    OHK_ERR_INVALID_UNIT = -3,        /* unit text does not parse */
+    OHK_ERR_INCOMPATIBLE_UNIT = -4,   /* units of different dimensions */
+    OHK_ERR_INVALID_VALUE = -5,       /* NaN, infinity, a category value outside the type's set */
+    OHK_ERR_INVALID_DATE_RANGE = -6,  /* end before start, or a time outside years 1-9999 */
+    OHK_ERR_DUPLICATE_UUID = -7,      /* a UUID already used in this store */
+    OHK_ERR_NOT_FOUND = -8,           /* no such object or optional field */
+    OHK_ERR_ANCHOR_WRONG_STORE = -9,  /* an anchor handed out by another store */
+    OHK_ERR_ANCHOR_CORRUPT = -10,     /* anchor bytes or text that do not decode */
+    OHK_ERR_ANCHOR_FROM_FUTURE = -11, /* an anchor past the store's head */
+    OHK_ERR_ANCHOR_EXPIRED = -12,     /* deleted objects after the anchor were pruned: re-read from no anchor */
+    OHK_ERR_STORE_FORMAT_TOO_NEW = -13,
+    OHK_ERR_STORAGE = -14,            /* LMDB or the file system failed */
+    OHK_ERR_CLOSED = -15,             /* the store is closed, or the handle was closed or freed */
+    OHK_ERR_INVALID_PREDICATE = -16,  /* predicate text that does not parse, or a term that does not apply */
+    OHK_ERR_INVALID_METADATA = -17,
+    OHK_ERR_STORE_FORMAT_TOO_OLD = -18,
+    OHK_ERR_BUFFER_TOO_SMALL = -19    /* the caller's buffer is too small; the needed size was written */
+};
+
+/* ---- enums (int32_t fields and parameters) */
+
+/* ohk_type_info.kind */
+enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1 };
+
+/* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
+enum {
+    OHK_AGGREGATION_CUMULATIVE = 0,
+    OHK_AGGREGATION_DISCRETE_ARITHMETIC = 1,
+    OHK_AGGREGATION_DISCRETE_TEMPORALLY_WEIGHTED = 2,
+    OHK_AGGREGATION_DISCRETE_EQUIVALENT_CONTINUOUS_LEVEL = 3
+};
+
+/* ohk_value.kind */
+enum {
+    OHK_VALUE_NULL = 0,     /* nil: no device, no such field */
+    OHK_VALUE_STRING = 1,   /* string */
+    OHK_VALUE_NUMBER = 2,   /* number */
+    OHK_VALUE_DATE = 3,     /* number: Unix seconds */
+    OHK_VALUE_BOOL = 4,     /* number: 0 or 1 */
+    OHK_VALUE_UUID = 5,     /* uuid */
+    OHK_VALUE_QUANTITY = 6, /* number in unit `string` */
+    OHK_VALUE_LIST = 7      /* items[0..count) (IN, BETWEEN) */
+};
+
+/* Comparison operators of the built predicates. */
+enum {
+    OHK_CMP_EQUAL = 0, OHK_CMP_NOT_EQUAL = 1,
+    OHK_CMP_LESS = 2, OHK_CMP_LESS_EQUAL = 3,
+    OHK_CMP_GREATER = 4, OHK_CMP_GREATER_EQUAL = 5
+};
+
+/* Options of ohk_predicate_date_range (HKQueryOptions). */
+enum { OHK_DATE_STRICT_START = 1, OHK_DATE_STRICT_END = 2 };
+
+/* ohk_save_outcome.outcome (HealthKit's sync-identifier rules) */
+enum {
+    OHK_SAVED = 0,                 /* saved */
+    OHK_SAVE_REPLACED = 1,         /* saved; other_uuid, an older version, became a deleted object */
+    OHK_SAVE_KEPT_EXISTING = 2     /* not saved: other_uuid has the same sync identifier and a version >= */
+};
+
+/* ohk_sample_record.flags */
+enum {
+    OHK_SAMPLE_CATEGORY = 1,       /* value is a category integer, not a quantity */
+    OHK_SAMPLE_HAS_DEVICE = 2,     /* ohk_batch_device gives its device */
+    OHK_SAMPLE_HAS_METADATA = 4    /* ohk_batch_metadata gives its metadata */
+};
+
+/* Durable subscription frequencies (HKUpdateFrequency). */
+enum {
+    OHK_FREQUENCY_IMMEDIATE = 0, OHK_FREQUENCY_HOURLY = 1,
+    OHK_FREQUENCY_DAILY = 2, OHK_FREQUENCY_WEEKLY = 3
+};
+
+/* Results of ohk_anchor_compare. */
+enum { OHK_ORDER_BEFORE = -1, OHK_ORDER_SAME = 0, OHK_ORDER_AFTER = 1 };
+
+/* ---- handles (opaque) */
+typedef struct ohk_store { char ohk_private_; } ohk_store;
+typedef struct ohk_batch { char ohk_private_; } ohk_batch;
+typedef struct ohk_predicate { char ohk_private_; } ohk_predicate;
+typedef struct ohk_query { char ohk_private_; } ohk_query;
+
+/* ---- value types */
+
+/* How a store is opened; ohk_store_options_init fills in the defaults. */
+typedef struct ohk_store_options {
+    uint64_t map_size;            /* initial map size in bytes (default 256 MiB); the map grows by itself */
+    double tombstone_retention;   /* seconds deleted objects are kept (default 90 days); < 0: until pruned */
+    bool durable;                 /* fsync each commit (default true); false only for scratch stores */
+} ohk_store_options;
+
+/* An anchor: a position in a store's change order, as a value. All zero
+ * bytes is "no anchor" (everything from the beginning). Copy it freely;
+ * ohk_anchor_to_bytes / ohk_anchor_to_text give its persistent form. */
+#define OHK_ANCHOR_SIZE 40
+#define OHK_ANCHOR_TEXT_SIZE 64  /* enough for ohk_anchor_to_text with the NUL */
+typedef struct ohk_anchor { uint8_t data[OHK_ANCHOR_SIZE]; } ohk_anchor;
+
+/* A typed value: predicate parameters ($1...$n) and metadata values. */
+typedef struct ohk_value {
+    int32_t kind;                 /* OHK_VALUE_... */
+    double number;                /* NUMBER, DATE, BOOL, QUANTITY */
+    const char *string;           /* STRING; the unit of a QUANTITY */
+    uint8_t uuid[16];             /* UUID */
+    const struct ohk_value *items;/* LIST */
+    uint64_t count;               /* LIST */
+} ohk_value;
+
+/* One metadata entry; the value is STRING, NUMBER, DATE or BOOL. */
+typedef struct ohk_metadata_entry {
+    const char *key;
+    ohk_value value;
+} ohk_metadata_entry;
+
+/* A sample's source (HKSourceRevision): version may be NULL. */
+typedef struct ohk_source {
+    const char *bundle_identifier;
+    const char *name;
+    const char *version;
+} ohk_source;
+
+/* HealthKit's eight device fields; NULL is an absent field. */
+typedef struct ohk_device {
+    const char *name;
+    const char *manufacturer;
+    const char *model;
+    const char *hardware_version;
+    const char *firmware_version;
+    const char *software_version;
+    const char *local_identifier;
+    const char *udi_device_identifier;
+} ohk_device;
+
+/* A sample to save. The library copies what it needs during the call. */
+typedef struct ohk_sample_input {
+    const char *type;             /* identifier: "HKQuantityTypeIdentifierStepCount" */
+    double start;                 /* Unix seconds */
+    double end;                   /* Unix seconds, >= start */
+    double value;                 /* quantity in `unit`, or the category value (an integer) */
+    const char *unit;             /* NULL: the type's canonical unit; NULL for category types */
+    uint8_t uuid[16];             /* all zero: the library makes a random one */
+    ohk_source source;            /* bundle_identifier and name required */
+    const ohk_device *device;     /* NULL: no device */
+    const ohk_metadata_entry *metadata;
+    uint64_t metadata_count;
+} ohk_sample_input;
+
+/* What a save did with one sample (in input order). */
+typedef struct ohk_save_outcome {
+    uint8_t uuid[16];             /* the sample's UUID (the generated one when the input's was zero) */
+    int32_t outcome;              /* OHK_SAVED, OHK_SAVE_REPLACED, OHK_SAVE_KEPT_EXISTING */
+    uint8_t other_uuid[16];       /* REPLACED: the replaced sample; KEPT_EXISTING: the stored one */
+} ohk_save_outcome;
+
+/* One type and an optional predicate; several make one query. */
+typedef struct ohk_descriptor {
+    const char *type;             /* identifier */
+    const ohk_predicate *predicate; /* NULL: every sample of the type */
+} ohk_descriptor;
+
+/* A sample of a batch, every fixed-size field in place. */
+typedef struct ohk_sample_record {
+    uint8_t uuid[16];
+    double start;                 /* Unix seconds */
+    double end;                   /* Unix seconds */
+    double value;                 /* quantity in the type's canonical unit, or the category value */
+    uint32_t type_index;          /* ohk_batch_type(batch, type_index, ...) */
+    uint32_t source_index;        /* ohk_batch_source(batch, source_index, ...) */
+    uint32_t flags;               /* OHK_SAMPLE_... */
+    uint32_t reserved;            /* zero */
+} ohk_sample_record;
+
+/* A deleted object of a batch (HKDeletedObject). */
+typedef struct ohk_deleted_record {
+    uint8_t uuid[16];
+    double start;                 /* the deleted sample's start, Unix seconds */
+    double end;
+    double deletion_date;         /* Unix seconds */
+    uint32_t type_index;
+    uint32_t source_index;
+    const char *sync_identifier;  /* HKMetadataKeySyncIdentifier or NULL; owned by the batch */
+    double sync_version;          /* HKMetadataKeySyncVersion, NaN when absent */
+} ohk_deleted_record;
+
+/* A sample type as the catalogue or a store knows it. Strings live as long
+ * as the process. */
+typedef struct ohk_type_info {
+    const char *identifier;
+    int32_t kind;                 /* OHK_KIND_... */
+    int32_t aggregation;          /* OHK_AGGREGATION_..., -1 for category types */
+    const char *canonical_unit;   /* NULL for category types */
+    bool is_custom;
+} ohk_type_info;
+
+/* ---- callbacks. user_data is what the caller registered. */
+
+/* Frees a callback's user_data; runs exactly once, after the last call. */
+typedef void (*ohk_destroy_fn)(void *user_data);
+
+/* A long-running anchored query's results: first the snapshot, then each
+ * change set. `batch` is borrowed: valid until the callback returns (do not
+ * free it). On failure status < 0, batch is NULL and the query has stopped. */
+typedef void (*ohk_results_fn)(ohk_query *query, int32_t status, const ohk_batch *batch, void *user_data);
+
+/* An observer query's notice: `types` (type_count identifiers, borrowed for
+ * the call) changed. On failure status < 0, types is NULL and the query has
+ * stopped. Returning from the callback is HealthKit's completion handler. */
+typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *const *types,
+                                uint64_t type_count, void *user_data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENHEALTHKIT_TYPES_H */

@@ -1,0 +1,151 @@
+import COpenHealthKit
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+
+/// A query result laid out for C: contiguous sample and deleted-object
+/// records, a type table and a source table, and per-sample metadata and
+/// devices decoded on first access. Everything it hands out lives as long
+/// as the batch.
+final class BatchHandle: Handle {
+    override class var kindName: String { "ohk_batch" }
+
+    let result: AnchoredQueryResult
+    let samples: UnsafeMutableBufferPointer<ohk_sample_record>
+    let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
+    let types: [UnsafePointer<CChar>]
+    let sources: [ohk_source]
+    /// Lent to a callback: the caller must not free it.
+    var borrowed = false
+
+    private var strings = CStringArena()
+    /// Lazily decoded parts, guarded by `lock` (a batch may be read from many threads).
+    private let lock = Lock()
+    private var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
+    private var devices: [Int: ohk_device] = [:]
+    private var lazyStrings = CStringArena()
+
+    init(_ r: AnchoredQueryResult) {
+        result = r
+        var typeTable = r.samples.types
+        var typeIndex = Dictionary(uniqueKeysWithValues: typeTable.enumerated().map { ($1, UInt32($0)) })
+        var sourceTable: [Source] = []
+        var localSource: [Int32] = []  // store source id → index in sourceTable, -1 unknown
+        var strings = CStringArena()
+
+        let samples = UnsafeMutableBufferPointer<ohk_sample_record>.allocate(capacity: r.samples.count)
+        var i = 0
+        let batch = r.samples
+        batch.forEach { f in
+            let id = Int(f.sourceID)
+            if id >= localSource.count { localSource += repeatElement(-1, count: id + 1 - localSource.count) }
+            if localSource[id] < 0 {
+                localSource[id] = Int32(sourceTable.count)
+                sourceTable.append(batch.source(id: f.sourceID) ?? Source(bundleIdentifier: "", name: ""))
+            }
+            var flags: UInt32 = 0
+            let value: Double
+            if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
+            if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
+            if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
+            samples[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
+                                           end: UnixTime.fromReference(f.endTime), value: value,
+                                           type_index: UInt32(f.typeIndex), source_index: UInt32(localSource[id]),
+                                           flags: flags, reserved: 0)
+            i += 1
+        }
+
+        var sourceIndex = Dictionary(uniqueKeysWithValues: sourceTable.enumerated().map { ($1, UInt32($0)) })
+        let deleted = UnsafeMutableBufferPointer<ohk_deleted_record>.allocate(capacity: r.deletedObjects.count)
+        for (k, d) in r.deletedObjects.enumerated() {
+            let t = typeIndex[d.type] ?? {
+                typeTable.append(d.type)
+                typeIndex[d.type] = UInt32(typeTable.count - 1)
+                return UInt32(typeTable.count - 1)
+            }()
+            let s = sourceIndex[d.source] ?? {
+                sourceTable.append(d.source)
+                sourceIndex[d.source] = UInt32(sourceTable.count - 1)
+                return UInt32(sourceTable.count - 1)
+            }()
+            deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
+                                            end: UnixTime.seconds(d.endDate),
+                                            deletion_date: UnixTime.seconds(d.deletionDate),
+                                            type_index: t, source_index: s,
+                                            sync_identifier: strings.add(d.syncIdentifier),
+                                            sync_version: d.syncVersion ?? .nan)
+        }
+        self.samples = samples
+        self.deleted = deleted
+        types = typeTable.map { Interned.cString($0.identifier) }
+        sources = sourceTable.map {
+            ohk_source(bundle_identifier: strings.add($0.bundleIdentifier), name: strings.add($0.name),
+                       version: strings.add($0.version))
+        }
+        self.strings = strings
+    }
+
+    deinit {
+        samples.deallocate()
+        deleted.deallocate()
+        for m in metadata.values { m.deallocate() }
+        strings.freeAll()
+        lazyStrings.freeAll()
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.locked(body) }
+
+    private func checkIndex(_ i: UInt64) throws -> Int {
+        guard i < UInt64(samples.count) else {
+            throw CError(.invalidArgument, "sample index \(i) is out of range 0..<\(samples.count)")
+        }
+        return Int(i)
+    }
+
+    /// Sample `i`'s metadata, sorted by key.
+    func metadata(_ i: UInt64) throws -> UnsafeMutableBufferPointer<ohk_metadata_entry> {
+        let i = try checkIndex(i)
+        return locked {
+            if let m = metadata[i] { return m }
+            let entries = result.samples[i].metadata.sorted { $0.key < $1.key }
+            let m = UnsafeMutableBufferPointer<ohk_metadata_entry>.allocate(capacity: entries.count)
+            for (k, e) in entries.enumerated() {
+                m[k] = ohk_metadata_entry(key: lazyStrings.add(e.key), value: CValue.make(e.value, strings: &lazyStrings))
+            }
+            metadata[i] = m
+            return m
+        }
+    }
+
+    /// Sample `i`'s device, nil when it has none.
+    func device(_ i: UInt64) throws -> ohk_device? {
+        let i = try checkIndex(i)
+        guard samples[i].flags & UInt32(OHK_SAMPLE_HAS_DEVICE) != 0 else { return nil }
+        return locked {
+            if let d = devices[i] { return d }
+            guard let d = result.samples[i].device else { return nil }
+            let c = ohk_device(name: lazyStrings.add(d.name), manufacturer: lazyStrings.add(d.manufacturer),
+                               model: lazyStrings.add(d.model), hardware_version: lazyStrings.add(d.hardwareVersion),
+                               firmware_version: lazyStrings.add(d.firmwareVersion),
+                               software_version: lazyStrings.add(d.softwareVersion),
+                               local_identifier: lazyStrings.add(d.localIdentifier),
+                               udi_device_identifier: lazyStrings.add(d.udiDeviceIdentifier))
+            devices[i] = c
+            return c
+        }
+    }
+
+    static func get(_ p: UnsafePointer<ohk_batch>?) throws -> BatchHandle {
+        try Registry.get(p, BatchHandle.self, "batch")
+    }
+}
+
+/// C descriptors → core descriptors, types resolved through the store.
+func descriptors(_ p: UnsafePointer<ohk_descriptor>?, _ count: UInt64, _ store: Store) throws -> [QueryDescriptor] {
+    let b = try buffer(p, count, "descriptors")
+    guard !b.isEmpty else { throw CError(.invalidArgument, "a query needs at least one descriptor") }
+    return try b.enumerated().map { i, d in
+        QueryDescriptor(type: try sampleType(d.type, store, "descriptors[\(i)].type"),
+                        predicate: try d.predicate.map { try PredicateHandle.get($0, "descriptors[\(i)].predicate") })
+    }
+}

@@ -1,0 +1,220 @@
+import COpenHealthKit
+import Glibc
+import OpenHealthKitCore
+
+/// A running long-running query, observer or durable subscription.
+final class QueryHandle: Handle {
+    override class var kindName: String { "ohk_query" }
+    let context: CallbackContext
+    /// Set once, right after the core query is built.
+    var query: LiveQuery?
+    /// A durable subscription's latest delivery's acknowledgement.
+    private let lock = Lock()
+    private var ack: (() throws -> Void)?
+
+    init(_ context: CallbackContext) { self.context = context }
+
+    func setAcknowledge(_ f: @escaping () throws -> Void) { lock.locked { ack = f } }
+
+    func acknowledge() throws {
+        let f = lock.locked { () -> (() throws -> Void)? in
+            defer { ack = nil }
+            return ack
+        }
+        guard let f else {
+            throw CError(.invalidArgument, "nothing to acknowledge: no delivery is waiting (or it was acknowledged)")
+        }
+        try f()
+    }
+
+    static func get(_ p: UnsafePointer<ohk_query>?) throws -> QueryHandle {
+        try Registry.get(p, QueryHandle.self, "query")
+    }
+}
+
+/// Registers the handle, builds the core query with it, and executes it.
+/// On failure the handle is gone and destroy(user_data) has run.
+private func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                   _ store: UnsafePointer<ohk_store>?, _ user_data: UnsafeMutableRawPointer?,
+                   _ destroy: ohk_destroy_fn?,
+                   _ build: (Store, QueryHandle, UnsafeMutablePointer<ohk_query>) throws -> LiveQuery) -> Int32 {
+    let context = CallbackContext(userData: user_data, destroy: destroy)
+    var pointer: UnsafeMutablePointer<ohk_query>?
+    let status = cCall {
+        let result = try out(out_query, "out_query")
+        let s = try StoreHandle.get(store)
+        let handle = QueryHandle(context)
+        let p: UnsafeMutablePointer<ohk_query> = Registry.add(handle)
+        pointer = p
+        let q = try build(s, handle, p)
+        handle.query = q
+        try s.execute(q)
+        result.pointee = p
+    }
+    if status != 0 {
+        if let pointer { _ = Registry.remove(pointer, QueryHandle.self) }
+        context.release()
+    }
+    return status
+}
+
+/// Calls a results callback with a batch lent for the call.
+private func deliver(_ fn: ohk_results_fn, _ p: UnsafeMutablePointer<ohk_query>, _ context: CallbackContext,
+                     _ r: Result<AnchoredQueryResult, OHKError>) {
+    context.call {
+        switch r {
+        case .success(let result):
+            let b = BatchHandle(result)
+            b.borrowed = true
+            let bp: UnsafeMutablePointer<ohk_batch> = Registry.add(b)
+            fn(p, 0, bp, context.userData)
+            _ = Registry.remove(bp, BatchHandle.self)
+        case .failure(let e):
+            LastError.set(e.message)
+            fn(p, -e.code.rawValue, nil, context.userData)
+        }
+    }
+}
+
+private func checkedBatchSize(_ n: UInt64) throws -> Int {
+    guard n <= UInt64(Int32.max) else { throw CError(.invalidArgument, "max_batch_size \(n) is too large") }
+    return Int(n)
+}
+
+/// Starts a long-running anchored query (HKAnchoredObjectQuery with an
+/// update handler): `callback` gets the snapshot after `anchor` (NULL: all
+/// live samples), then every later change set that matches the
+/// descriptors, from this process or any other, in commit order, nothing
+/// skipped or repeated; each batch carries its new anchor. One transaction
+/// is never split, except into batches of at most `max_batch_size` objects
+/// (0: no bound). Callbacks run on a library thread, one at a time; they
+/// may call the library, including ohk_query_stop / ohk_query_free on
+/// their own query. On a failure the callback gets status < 0 once and the
+/// query stops. *out_query receives the query: free it with
+/// ohk_query_free, after which destroy(user_data) runs (once, after the
+/// last callback; also when this call fails). Returns OHK_OK and the
+/// errors of ohk_store_query. Any thread; never waits for the snapshot.
+@c public func ohk_query_anchored(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                  _ store: UnsafePointer<ohk_store>?,
+                                  _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
+                                  _ anchor: UnsafePointer<ohk_anchor>?, _ max_batch_size: UInt64,
+                                  _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                  _ destroy: ohk_destroy_fn?) -> Int32 {
+    start(out_query, store, user_data, destroy) { s, handle, p in
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let context = handle.context
+        let handler: AnchoredObjectQuery.Handler = { _, r in deliver(callback, p, context, r) }
+        return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(anchor),
+                                   maxBatchSize: try checkedBatchSize(max_batch_size),
+                                   resultsHandler: handler, updateHandler: handler)
+    }
+}
+
+/// Starts an observer query (HKObserverQuery): after each commit, by any
+/// process, that saved or deleted something the descriptors match,
+/// `callback` gets the identifiers of the matching types that changed
+/// (borrowed for the call). It does not fire at start, and never without
+/// a matching change. Returning from the callback is HealthKit's
+/// completion handler. Threads, stopping, freeing and destroy as for
+/// ohk_query_anchored. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+/// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED,
+/// OHK_ERR_STORAGE. Any thread.
+@c public func ohk_query_observer(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                  _ store: UnsafePointer<ohk_store>?,
+                                  _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
+                                  _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                  _ destroy: ohk_destroy_fn?) -> Int32 {
+    start(out_query, store, user_data, destroy) { s, handle, p in
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let context = handle.context
+        return ObserverQuery(descriptors: ds) { _, r, completion in
+            context.call {
+                switch r {
+                case .success(let types):
+                    let names: [UnsafePointer<CChar>?] = types.map { Interned.cString($0.identifier) }.sorted { strcmp($0, $1) < 0 }
+                    names.withUnsafeBufferPointer { callback(p, 0, $0.baseAddress, UInt64($0.count), context.userData) }
+                case .failure(let e):
+                    LastError.set(e.message)
+                    callback(p, -e.code.rawValue, nil, 0, context.userData)
+                }
+            }
+            completion()
+        }
+    }
+}
+
+/// Opens the durable subscription `name` (created at the store's current
+/// position if new): `callback` gets every matching change after the
+/// subscription's acknowledged position, from any process. Acknowledge a
+/// delivery with ohk_subscription_acknowledge (from any thread, during or
+/// after the callback); until then the same changes come again, after a
+/// restart or after a backoff (1 s doubling to 300 s), so a consumer that
+/// crashes loses nothing. `frequency` (OHK_FREQUENCY_...) bounds how often
+/// it fires. Batches hold at most `max_batch_size` objects (0: no bound).
+/// Threads, stopping, freeing and destroy as for ohk_query_anchored.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
+/// unknown frequency), the errors of ohk_store_query. Any thread.
+@c public func ohk_subscription_open(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                     _ store: UnsafePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
+                                     _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
+                                     _ frequency: Int32, _ max_batch_size: UInt64,
+                                     _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                     _ destroy: ohk_destroy_fn?) -> Int32 {
+    start(out_query, store, user_data, destroy) { s, handle, p in
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        let n = try string(name, "name")
+        guard frequency >= 0, frequency <= 255, let f = DeliveryFrequency(rawValue: UInt8(frequency)) else {
+            throw CError(.invalidArgument, "frequency \(frequency) is not an OHK_FREQUENCY_ value")
+        }
+        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let context = handle.context
+        return DurableSubscription(name: n, descriptors: ds, frequency: f,
+                                   maxBatchSize: try checkedBatchSize(max_batch_size)) { [weak handle] _, r, ack in
+            handle?.setAcknowledge(ack)
+            deliver(callback, p, context, r)
+        }
+    }
+}
+
+/// Acknowledges the subscription's latest delivery: its position is stored
+/// in one transaction and the next delivery starts after it. Returns
+/// OHK_OK; OHK_ERR_INVALID_ARGUMENT (not a subscription, nothing waiting,
+/// or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
+/// including the callback; blocks for a write transaction.
+@c public func ohk_subscription_acknowledge(_ query: UnsafePointer<ohk_query>?) -> Int32 {
+    cCall {
+        let h = try QueryHandle.get(query)
+        guard h.query is DurableSubscription else {
+            throw CError(.invalidArgument, "query is not a durable subscription")
+        }
+        try h.acknowledge()
+    }
+}
+
+/// Removes the durable subscription `name` from the store (its position is
+/// forgotten; tombstones it held back may then be pruned). Returns OHK_OK,
+/// OHK_ERR_NOT_FOUND, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
+/// OHK_ERR_STORAGE. Any thread; blocks for a write transaction.
+@c public func ohk_store_remove_subscription(_ store: UnsafePointer<ohk_store>?, _ name: UnsafePointer<CChar>?) -> Int32 {
+    cCall { try StoreHandle.get(store).removeSubscription(named: try string(name, "name")) }
+}
+
+/// Stops a query: no callback of it starts after this returns. From
+/// another thread it waits for a running callback to return; from inside
+/// the query's own callback it returns at once. Idempotent; the handle
+/// stays valid until ohk_query_free. Returns OHK_OK,
+/// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed handle).
+@c public func ohk_query_stop(_ query: UnsafePointer<ohk_query>?) -> Int32 {
+    cCall { try QueryHandle.get(query).query?.stop() }
+}
+
+/// Stops the query (see ohk_query_stop) and frees it; destroy(user_data)
+/// then runs once (after the running callback, when called from inside
+/// it). NULL is ignored. Any thread.
+@c public func ohk_query_free(_ query: UnsafeMutablePointer<ohk_query>?) {
+    guard let h = Registry.remove(query, QueryHandle.self) else { return }
+    h.query?.stop()
+    h.context.release()
+}

@@ -1,0 +1,144 @@
+import COpenHealthKit
+import OpenHealthKitCore
+
+/// A one-shot anchored query (HKAnchoredObjectQuery without an update
+/// handler): the samples added and the objects deleted after `anchor`
+/// (NULL or "no anchor": every live sample and no deleted objects) that
+/// match the descriptors (a type and an optional predicate each; an object
+/// matching several comes once), in change order, at most `limit` objects
+/// (samples and deleted objects together; 0: no limit). *out_batch
+/// receives the result and its new anchor; free it with ohk_batch_free.
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT; OHK_ERR_UNKNOWN_TYPE;
+/// OHK_ERR_INVALID_PREDICATE / OHK_ERR_INCOMPATIBLE_UNIT (a predicate
+/// term that does not apply to its type); OHK_ERR_ANCHOR_CORRUPT,
+/// OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
+/// OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+/// a read transaction that never waits for writers.
+@c public func ohk_store_query(_ out_batch: UnsafeMutablePointer<UnsafeMutablePointer<ohk_batch>?>?,
+                               _ store: UnsafePointer<ohk_store>?,
+                               _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
+                               _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> Int32 {
+    cCall {
+        let result = try out(out_batch, "out_batch")
+        let s = try StoreHandle.get(store)
+        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        guard limit <= UInt64(Int.max) else { throw CError(.invalidArgument, "limit \(limit) is too large") }
+        let r = try s.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
+        result.pointee = Registry.add(BatchHandle(r))
+    }
+}
+
+/// Frees a batch and everything borrowed from it. NULL is ignored, and so
+/// is a batch lent to a callback (the library frees that one). Any thread.
+@c public func ohk_batch_free(_ batch: UnsafeMutablePointer<ohk_batch>?) {
+    guard let b = try? BatchHandle.get(batch), !b.borrowed else { return }
+    _ = Registry.remove(batch, BatchHandle.self)
+}
+
+/// The batch's samples: *out_records points at *out_count contiguous
+/// records (NULL when there are none), borrowed from the batch.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
+@c public func ohk_batch_samples(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_sample_record>?>?,
+                                 _ out_count: UnsafeMutablePointer<UInt64>?,
+                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall {
+        let records = try out(out_records, "out_records"), count = try out(out_count, "out_count")
+        let b = try BatchHandle.get(batch)
+        records.pointee = b.samples.isEmpty ? nil : UnsafePointer(b.samples.baseAddress)
+        count.pointee = UInt64(b.samples.count)
+    }
+}
+
+/// The batch's deleted objects, like ohk_batch_samples.
+@c public func ohk_batch_deleted(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_deleted_record>?>?,
+                                 _ out_count: UnsafeMutablePointer<UInt64>?,
+                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall {
+        let records = try out(out_records, "out_records"), count = try out(out_count, "out_count")
+        let b = try BatchHandle.get(batch)
+        records.pointee = b.deleted.isEmpty ? nil : UnsafePointer(b.deleted.baseAddress)
+        count.pointee = UInt64(b.deleted.count)
+    }
+}
+
+/// The anchor to pass to the next query: after the last object of the
+/// batch (with a limit), or the store's head when the query ran to the end.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED. Any thread.
+@c public func ohk_batch_anchor(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
+                                _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall {
+        let result = try out(out_anchor, "out_anchor")
+        result.pointee = AnchorValue.make(try BatchHandle.get(batch).result.newAnchor)
+    }
+}
+
+/// How many entries the batch's type table has (type_index < this).
+@c public func ohk_batch_type_count(_ out_count: UnsafeMutablePointer<UInt64>?,
+                                    _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall { try out(out_count, "out_count").pointee = UInt64(try BatchHandle.get(batch).types.count) }
+}
+
+/// The identifier of the batch's type number `type_index` (a record's
+/// type_index). *out_identifier lives as long as the process.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
+@c public func ohk_batch_type(_ out_identifier: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                              _ batch: UnsafePointer<ohk_batch>?, _ type_index: UInt32) -> Int32 {
+    cCall {
+        let result = try out(out_identifier, "out_identifier")
+        let b = try BatchHandle.get(batch)
+        guard Int(type_index) < b.types.count else {
+            throw CError(.invalidArgument, "type_index \(type_index) is out of range 0..<\(b.types.count)")
+        }
+        result.pointee = b.types[Int(type_index)]
+    }
+}
+
+/// How many entries the batch's source table has (source_index < this).
+@c public func ohk_batch_source_count(_ out_count: UnsafeMutablePointer<UInt64>?,
+                                      _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall { try out(out_count, "out_count").pointee = UInt64(try BatchHandle.get(batch).sources.count) }
+}
+
+/// The batch's source number `source_index` (bundle identifier, name,
+/// version or NULL), strings borrowed from the batch.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
+@c public func ohk_batch_source(_ out_source: UnsafeMutablePointer<ohk_source>?,
+                                _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
+    cCall {
+        let result = try out(out_source, "out_source")
+        let b = try BatchHandle.get(batch)
+        guard Int(source_index) < b.sources.count else {
+            throw CError(.invalidArgument, "source_index \(source_index) is out of range 0..<\(b.sources.count)")
+        }
+        result.pointee = b.sources[Int(source_index)]
+    }
+}
+
+/// Sample `sample_index`'s metadata: *out_entries points at *out_count
+/// entries sorted by key (NULL and 0 when it has none), borrowed from the
+/// batch. Decoded on first access. Returns OHK_OK,
+/// OHK_ERR_INVALID_ARGUMENT (index out of range), OHK_ERR_CLOSED. Any thread.
+@c public func ohk_batch_metadata(_ out_entries: UnsafeMutablePointer<UnsafePointer<ohk_metadata_entry>?>?,
+                                  _ out_count: UnsafeMutablePointer<UInt64>?,
+                                  _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+    cCall {
+        let entries = try out(out_entries, "out_entries"), count = try out(out_count, "out_count")
+        let m = try BatchHandle.get(batch).metadata(sample_index)
+        entries.pointee = m.isEmpty ? nil : UnsafePointer(m.baseAddress)
+        count.pointee = UInt64(m.count)
+    }
+}
+
+/// Sample `sample_index`'s device into *out_device (strings borrowed from
+/// the batch, NULL for absent fields). Returns OHK_OK; OHK_ERR_NOT_FOUND
+/// when the sample has no device; OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED.
+@c public func ohk_batch_device(_ out_device: UnsafeMutablePointer<ohk_device>?,
+                                _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+    cCall {
+        let result = try out(out_device, "out_device")
+        guard let d = try BatchHandle.get(batch).device(sample_index) else {
+            throw CError(.notFound, "sample \(sample_index) has no device")
+        }
+        result.pointee = d
+    }
+}

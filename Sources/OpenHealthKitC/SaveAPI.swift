@@ -1,0 +1,174 @@
+import COpenHealthKit
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+
+/// Builds core samples from C inputs. Consecutive inputs usually share
+/// their type, unit and source, so the last of each is remembered
+/// (compared by content, since callers reuse buffers).
+private struct SampleBuilder {
+    let store: Store
+    private var lastType: (text: [CChar], type: SampleType)?
+    private var lastUnit: (text: [CChar], unit: HealthUnit)?
+    private var lastSource: (bundle: [CChar], name: [CChar], version: [CChar]?, source: Source)?
+
+    init(store: Store) { self.store = store }
+
+    mutating func build(_ c: ohk_sample_input, _ i: Int) throws -> Sample {
+        let type = try sampleType(c.type, "samples[\(i)].type")
+        let source = try self.source(c.source, i)
+        let start = try UnixTime.date(c.start, "samples[\(i)].start")
+        let end = try UnixTime.date(c.end, "samples[\(i)].end")
+        let uuid = UUIDBytes.isZero(c.uuid) ? UUID() : UUID(uuid: c.uuid)
+        let device = try c.device.map { try Self.device($0.pointee, i) }
+        var metadata: [String: MetadataValue] = [:]
+        for (k, e) in try buffer(c.metadata, c.metadata_count, "samples[\(i)].metadata").enumerated() {
+            let key = try string(e.key, "samples[\(i)].metadata[\(k)].key")
+            guard metadata.updateValue(try CValue.metadataValue(e.value, "samples[\(i)].metadata[\(k)].value"),
+                                       forKey: key) == nil else {
+                throw CError(.invalidMetadata, "samples[\(i)]: metadata key '\(key)' appears twice")
+            }
+        }
+        if let canonical = type.canonicalUnit {
+            let unit = try c.unit.map { try self.unit($0, i) } ?? canonical
+            return try Sample.quantity(type, value: c.value, unit: unit, start: start, end: end, source: source,
+                                       device: device, metadata: metadata, uuid: uuid)
+        }
+        guard c.unit == nil else {
+            throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")
+        }
+        guard c.value.isFinite, c.value.rounded() == c.value, abs(c.value) < 9e15 else {
+            throw CError(.invalidValue, "samples[\(i)]: a category value is an integer, got \(c.value)")
+        }
+        return try Sample.category(type, value: Int(c.value), start: start, end: end, source: source,
+                                   device: device, metadata: metadata, uuid: uuid)
+    }
+
+    private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: String) throws -> SampleType {
+        guard let p else { throw CError(.invalidArgument, "\(what) is NULL") }
+        if let last = lastType, Self.same(p, last.text) { return last.type }
+        let t = try store.sampleType(try string(p, what))
+        lastType = (Self.bytes(p), t)
+        return t
+    }
+
+    private mutating func unit(_ p: UnsafePointer<CChar>, _ i: Int) throws -> HealthUnit {
+        if let last = lastUnit, Self.same(p, last.text) { return last.unit }
+        let u = try HealthUnit(try string(p, "samples[\(i)].unit"))
+        lastUnit = (Self.bytes(p), u)
+        return u
+    }
+
+    private mutating func source(_ s: ohk_source, _ i: Int) throws -> Source {
+        if let last = lastSource, let b = s.bundle_identifier, let n = s.name, Self.same(b, last.bundle),
+           Self.same(n, last.name), Self.sameOptional(s.version, last.version) {
+            return last.source
+        }
+        let source = Source(bundleIdentifier: try string(s.bundle_identifier, "samples[\(i)].source.bundle_identifier"),
+                            name: try string(s.name, "samples[\(i)].source.name"),
+                            version: try optionalString(s.version, "samples[\(i)].source.version"))
+        lastSource = (Self.bytes(s.bundle_identifier!), Self.bytes(s.name!), s.version.map(Self.bytes), source)
+        return source
+    }
+
+    static func device(_ d: ohk_device, _ i: Int) throws -> Device {
+        func f(_ p: UnsafePointer<CChar>?, _ name: String) throws -> String? {
+            try optionalString(p, "samples[\(i)].device.\(name)")
+        }
+        return Device(name: try f(d.name, "name"), manufacturer: try f(d.manufacturer, "manufacturer"),
+                      model: try f(d.model, "model"), hardwareVersion: try f(d.hardware_version, "hardware_version"),
+                      firmwareVersion: try f(d.firmware_version, "firmware_version"),
+                      softwareVersion: try f(d.software_version, "software_version"),
+                      localIdentifier: try f(d.local_identifier, "local_identifier"),
+                      udiDeviceIdentifier: try f(d.udi_device_identifier, "udi_device_identifier"))
+    }
+
+    private static func bytes(_ p: UnsafePointer<CChar>) -> [CChar] {
+        Array(UnsafeBufferPointer(start: p, count: strlen(p) + 1))
+    }
+
+    private static func same(_ p: UnsafePointer<CChar>, _ text: [CChar]) -> Bool {
+        text.withUnsafeBufferPointer { strcmp(p, $0.baseAddress!) == 0 }
+    }
+
+    private static func sameOptional(_ p: UnsafePointer<CChar>?, _ text: [CChar]?) -> Bool {
+        switch (p, text) {
+        case (nil, nil): return true
+        case let (p?, t?): return same(p, t)
+        default: return false
+        }
+    }
+}
+
+/// Saves `count` samples in one transaction: all or nothing. Every input
+/// is checked first (type, unit, finite values, times, metadata, UTF-8);
+/// the first bad one fails the call with a message naming its index, and
+/// nothing is saved. `outcomes` (NULL, or room for `count`) receives what
+/// happened to each sample in input order, with its UUID. Returns OHK_OK;
+/// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_UNIT,
+/// OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_VALUE,
+/// OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_INVALID_METADATA,
+/// OHK_ERR_DUPLICATE_UUID, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
+/// blocks for the write transaction (one writer at a time, across
+/// processes) and, on a durable store, for fsync.
+@c public func ohk_store_save(_ store: UnsafePointer<ohk_store>?,
+                              _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64,
+                              _ outcomes: UnsafeMutablePointer<ohk_save_outcome>?) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let inputs = try buffer(samples, count, "samples")
+        var builder = SampleBuilder(store: s)
+        var built: [Sample] = []
+        built.reserveCapacity(inputs.count)
+        for (i, c) in inputs.enumerated() {
+            do {
+                built.append(try builder.build(c, i))
+            } catch let e as OHKError {
+                throw CError(e.code, "samples[\(i)]: \(e.message)")
+            }
+        }
+        let results = try s.save(built)
+        guard let outcomes else { return }
+        for (i, r) in results.enumerated() {
+            var o = ohk_save_outcome()
+            o.uuid = built[i].uuid.uuid
+            switch r {
+            case .saved: o.outcome = Int32(OHK_SAVED)
+            case .replaced(let old): o.outcome = Int32(OHK_SAVE_REPLACED); o.other_uuid = old.uuid
+            case .notSavedOlderVersion(let existing): o.outcome = Int32(OHK_SAVE_KEPT_EXISTING); o.other_uuid = existing.uuid
+            }
+            outcomes[i] = o
+        }
+    }
+}
+
+/// Deletes the samples with these `count` UUIDs (16 bytes each, packed)
+/// in one transaction, all or nothing; each becomes a deleted object.
+/// Returns OHK_OK; OHK_ERR_NOT_FOUND (an unknown or already deleted UUID:
+/// nothing is deleted); OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED;
+/// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+@c public func ohk_store_delete_uuids(_ store: UnsafePointer<ohk_store>?,
+                                      _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        guard count <= UInt64(Int32.max) / 16 else { throw CError(.invalidArgument, "count \(count) is too large") }
+        let bytes = try buffer(uuids, count * 16, "uuids")
+        try s.delete(uuids: (0..<Int(count)).map { UUIDBytes.read(bytes.baseAddress! + 16 * $0) })
+    }
+}
+
+/// Deletes every sample of `type` that `predicate` (NULL: all) matches, in
+/// one transaction. *out_deleted (may be NULL) receives how many.
+/// Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE,
+/// OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
+/// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+@c public func ohk_store_delete_matching(_ out_deleted: UnsafeMutablePointer<UInt64>?,
+                                         _ store: UnsafePointer<ohk_store>?, _ type: UnsafePointer<CChar>?,
+                                         _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let t = try sampleType(type, s)
+        let p = try predicate.map { try PredicateHandle.get($0) }
+        out_deleted?.pointee = UInt64(try s.delete(type: t, predicate: p))
+    }
+}

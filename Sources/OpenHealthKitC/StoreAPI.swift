@@ -1,0 +1,104 @@
+import COpenHealthKit
+import FoundationEssentials
+import OpenHealthKitCore
+
+final class StoreHandle: Handle {
+    override class var kindName: String { "ohk_store" }
+    let store: Store
+    init(_ store: Store) { self.store = store }
+}
+
+extension StoreHandle {
+    static func get(_ p: UnsafePointer<ohk_store>?) throws -> Store {
+        try Registry.get(p, StoreHandle.self, "store").store
+    }
+}
+
+/// Fills `options` with the defaults: a 256 MiB initial map (it grows by
+/// itself), deleted objects kept 90 days, durable commits.
+/// Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL.
+/// Any thread; never blocks.
+@c public func ohk_store_options_init(_ options: UnsafeMutablePointer<ohk_store_options>?) -> Int32 {
+    cCall {
+        let d = StoreOptions()
+        try out(options, "options").pointee = ohk_store_options(
+            map_size: UInt64(d.mapSize), tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable)
+    }
+}
+
+/// Opens the store in directory `path`, creating the directory and the
+/// store when missing. `options` may be NULL for the defaults.
+/// On success *out_store receives the store; close it with ohk_store_close.
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, a map size
+/// below 1 MiB, a NaN retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
+/// OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
+/// OHK_ERR_STORAGE when the directory cannot be used. *out_store is left
+/// unchanged on failure. Blocks on file I/O. Any thread; a store handle may
+/// be used from many threads at once.
+@c public func ohk_store_open(_ out_store: UnsafeMutablePointer<UnsafeMutablePointer<ohk_store>?>?,
+                              _ path: UnsafePointer<CChar>?,
+                              _ options: UnsafePointer<ohk_store_options>?) -> Int32 {
+    cCall {
+        let result = try out(out_store, "out_store")
+        let dir = try string(path, "path")
+        var o = StoreOptions()
+        if let c = options?.pointee {
+            guard c.map_size >= 1 << 20, c.map_size <= UInt64(Int.max) else {
+                throw CError(.invalidArgument, "map_size \(c.map_size) must be at least 1 MiB")
+            }
+            guard !c.tombstone_retention.isNaN else { throw CError(.invalidArgument, "tombstone_retention is NaN") }
+            o.mapSize = Int(c.map_size)
+            o.tombstoneRetention = c.tombstone_retention < 0 ? nil : c.tombstone_retention
+            o.durable = c.durable
+        }
+        let store = try Store(directory: dir, options: o)
+        result.pointee = Registry.add(StoreHandle(store))
+    }
+}
+
+/// Closes a store: stops its live queries (waiting for running callbacks,
+/// except the one calling), waits for calls in progress on other threads,
+/// and frees the handle. Later calls with it return OHK_ERR_CLOSED; queries
+/// and batches made from it stay valid to free (batches stay readable).
+/// NULL and already-closed handles are ignored. Blocks until the above is done.
+@c public func ohk_store_close(_ store: UnsafeMutablePointer<ohk_store>?) {
+    Registry.remove(store, StoreHandle.self)?.store.close()
+}
+
+/// Writes the store's current anchor (the head of its change order) to
+/// *out_anchor: a query from it returns only later changes.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
+/// Any thread; a short read transaction.
+@c public func ohk_store_current_anchor(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
+                                        _ store: UnsafePointer<ohk_store>?) -> Int32 {
+    cCall {
+        let result = try out(out_anchor, "out_anchor")
+        result.pointee = AnchorValue.make(try StoreHandle.get(store).currentAnchor())
+    }
+}
+
+/// Drops the deleted objects deleted before `deleted_before` (Unix
+/// seconds), then anchors older than the newest one dropped get
+/// OHK_ERR_ANCHOR_EXPIRED. *out_pruned (may be NULL) receives how many.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_VALUE (NaN),
+/// OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
+/// blocks for a write transaction (one writer at a time, across processes).
+@c public func ohk_store_prune(_ out_pruned: UnsafeMutablePointer<UInt64>?,
+                               _ store: UnsafePointer<ohk_store>?, _ deleted_before: Double) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let n = try s.prune(deletedBefore: try UnixTime.date(deleted_before, "deleted_before"))
+        out_pruned?.pointee = UInt64(n)
+    }
+}
+
+/// Drops every deleted object (see ohk_store_prune).
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
+/// Any thread; blocks for a write transaction.
+@c public func ohk_store_prune_all(_ out_pruned: UnsafeMutablePointer<UInt64>?,
+                                   _ store: UnsafePointer<ohk_store>?) -> Int32 {
+    cCall {
+        let n = try StoreHandle.get(store).pruneAll()
+        out_pruned?.pointee = UInt64(n)
+    }
+}

@@ -1,0 +1,127 @@
+import COpenHealthKit
+import OpenHealthKitCore
+
+/// SampleType → ohk_type_info, strings interned (they live as long as the process).
+func typeInfo(_ t: SampleType) -> ohk_type_info {
+    var info = ohk_type_info()
+    info.identifier = Interned.cString(t.identifier)
+    info.is_custom = t.isCustom
+    switch t.kind {
+    case .quantity(let unit, let aggregation):
+        info.kind = Int32(OHK_KIND_QUANTITY)
+        info.aggregation = Int32(aggregation.rawValue)
+        info.canonical_unit = Interned.cString(unit.description)
+    case .category:
+        info.kind = Int32(OHK_KIND_CATEGORY)
+        info.aggregation = -1
+        info.canonical_unit = nil
+    }
+    return info
+}
+
+/// A type by identifier: HealthKit's, or (with a store) one registered there.
+func sampleType(_ identifier: UnsafePointer<CChar>?, _ store: Store?, _ what: String = "type") throws -> SampleType {
+    let id = try string(identifier, what)
+    if let store { return try store.sampleType(id) }
+    return try SampleType.named(id)
+}
+
+private let catalogue = TypeCatalogue.all
+
+/// How many types HealthKit's catalogue has (quantity and category types).
+/// Any thread; never blocks.
+@c public func ohk_type_count() -> UInt64 { UInt64(catalogue.count) }
+
+/// The catalogue's type number `index` (0 ≤ index < ohk_type_count(), in
+/// identifier order) into *out_info. Returns OHK_OK, or
+/// OHK_ERR_INVALID_ARGUMENT for NULL or an index out of range. Any thread.
+@c public func ohk_type_at(_ out_info: UnsafeMutablePointer<ohk_type_info>?, _ index: UInt64) -> Int32 {
+    cCall {
+        let result = try out(out_info, "out_info")
+        guard index < UInt64(catalogue.count) else {
+            throw CError(.invalidArgument, "type index \(index) is out of range 0..<\(catalogue.count)")
+        }
+        result.pointee = typeInfo(catalogue[Int(index)])
+    }
+}
+
+/// Looks up a type by identifier ("HKQuantityTypeIdentifierHeartRate").
+/// With a store (may be NULL), types registered in that store are found too.
+/// Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_ARGUMENT,
+/// OHK_ERR_CLOSED. Any thread; may read the store.
+@c public func ohk_type_lookup(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
+                               _ store: UnsafePointer<ohk_store>?,
+                               _ identifier: UnsafePointer<CChar>?) -> Int32 {
+    cCall {
+        let result = try out(out_info, "out_info")
+        let s = try store.map { try StoreHandle.get($0) }
+        result.pointee = typeInfo(try sampleType(identifier, s, "identifier"))
+    }
+}
+
+/// The integer of a category type's named value, e.g. type
+/// "HKCategoryTypeIdentifierSleepAnalysis", name
+/// "HKCategoryValueSleepAnalysisAsleepCore". Returns OHK_OK,
+/// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (no such name), or
+/// OHK_ERR_INVALID_ARGUMENT (NULL, a quantity type). Any thread.
+@c public func ohk_category_value(_ out_value: UnsafeMutablePointer<Int64>?,
+                                  _ type: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?) -> Int32 {
+    cCall {
+        let result = try out(out_value, "out_value")
+        let t = try sampleType(type, nil)
+        let n = try string(name, "name")
+        guard case .category(let values) = t.kind else {
+            throw CError(.invalidArgument, "\(t.identifier) is a quantity type; it has no named values")
+        }
+        guard let v = values[n] else { throw CError(.notFound, "\(t.identifier) has no value named '\(n)'") }
+        result.pointee = Int64(v)
+    }
+}
+
+/// Registers a quantity type of the store's own: `identifier` (1 to 255
+/// bytes, not one of HealthKit's), its canonical unit and aggregation
+/// (OHK_AGGREGATION_...). Registering the same definition again is
+/// harmless. *out_info (may be NULL) receives the type. Returns OHK_OK,
+/// OHK_ERR_INVALID_ARGUMENT (another definition exists, bad identifier or
+/// aggregation), OHK_ERR_INVALID_UNIT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
+/// Any thread; blocks for a write transaction.
+@c public func ohk_store_register_quantity_type(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
+                                                _ store: UnsafePointer<ohk_store>?,
+                                                _ identifier: UnsafePointer<CChar>?,
+                                                _ canonical_unit: UnsafePointer<CChar>?,
+                                                _ aggregation: Int32) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let id = try string(identifier, "identifier")
+        let unit = try HealthUnit(try string(canonical_unit, "canonical_unit"))
+        guard let style = AggregationStyle(rawValue: Int(aggregation)) else {
+            throw CError(.invalidArgument, "unknown aggregation \(aggregation)")
+        }
+        let t = try s.registerCustomType(id, kind: .quantity(canonicalUnit: unit, aggregation: style))
+        out_info?.pointee = typeInfo(t)
+    }
+}
+
+/// Registers a category type of the store's own with `count` named
+/// values (names[i] ↦ values[i]; at least one). See
+/// ohk_store_register_quantity_type for the rules and return codes.
+@c public func ohk_store_register_category_type(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
+                                                _ store: UnsafePointer<ohk_store>?,
+                                                _ identifier: UnsafePointer<CChar>?,
+                                                _ names: UnsafePointer<UnsafePointer<CChar>?>?,
+                                                _ values: UnsafePointer<Int64>?, _ count: UInt64) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let id = try string(identifier, "identifier")
+        let ns = try buffer(names, count, "names"), vs = try buffer(values, count, "values")
+        var table: [String: Int] = [:]
+        for i in 0..<ns.count {
+            let name = try string(ns[i], "names[\(i)]")
+            guard table.updateValue(Int(vs[i]), forKey: name) == nil else {
+                throw CError(.invalidArgument, "value name '\(name)' appears twice")
+            }
+        }
+        let t = try s.registerCustomType(id, kind: .category(values: table))
+        out_info?.pointee = typeInfo(t)
+    }
+}
