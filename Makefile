@@ -6,7 +6,17 @@ BENCH_N    ?= 1000000
 BENCH_DIR  ?= /work/ohk-bench-store
 PEERS      ?= ../shared/bench/peers
 
-.PHONY: deps build test quickstart bench clean catalogue
+PREFIX     ?= /usr/local
+ABI        := 1
+VERSION    := 0.3.0
+LIBDIR     := build/lib
+LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
+# The C library: Swift runtime linked in, only ohk_* exported (see DESIGN.md).
+LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswiftc -static-stdlib \
+              -Xlinker -soname=libopenhealthkit.so.$(ABI) \
+              -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
+
+.PHONY: deps c-deps build test quickstart bench clean catalogue lib header header-check install c-test c-bench
 
 # Installs what is missing (quick when already present).
 deps:
@@ -14,13 +24,50 @@ deps:
 	  echo "installing liblmdb-dev and pkg-config"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev pkg-config >/dev/null; }
 
+# What the C tests need: cmocka and valgrind.
+c-deps: deps
+	@{ pkg-config --exists cmocka && command -v valgrind >/dev/null; } 2>/dev/null || { \
+	  echo "installing libcmocka-dev and valgrind"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
+
+# libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
+lib: deps
+	$(SWIFT) build $(LIB_FLAGS)
+	mkdir -p $(LIBDIR)/pkgconfig
+	strip --strip-unneeded -o $(LIB) .build-lib/release/libopenhealthkit.so
+	ln -sf libopenhealthkit.so.$(VERSION) $(LIBDIR)/libopenhealthkit.so.$(ABI)
+	ln -sf libopenhealthkit.so.$(ABI) $(LIBDIR)/libopenhealthkit.so
+
+# Regenerates include/openhealthkit.h from Sources/OpenHealthKitC.
+header: deps
+	python3 scripts/gen_header.py
+
+# Fails when the committed header is not what the sources generate.
+header-check: deps
+	python3 scripts/gen_header.py --check
+
+# make install PREFIX=/opt/ohk: library, headers and openhealthkit.pc.
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libopenhealthkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so.$(ABI)
+	ln -sf libopenhealthkit.so.$(ABI) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so
+	install -m 644 include/openhealthkit.h include/openhealthkit_types.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/openhealthkit.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/openhealthkit.pc
+
 build: deps
 	$(SWIFT) build
 
-# Every test: the Swift suites (C and Python arrive with their issues).
+# Every test: the Swift suites, then the C API (header, library, C tests
+# under valgrind and AddressSanitizer, examples, an installed-copy build).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) c-test
+
+c-test: c-deps header-check lib
+	$(MAKE) -C tests/c all
 
 # The main job: a Swift walk-through of save -> anchored query -> save -> delta.
 quickstart: deps
@@ -38,4 +85,4 @@ catalogue:
 	python3 scripts/gen_catalogue.py
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-lib build

@@ -35,7 +35,7 @@ final class QueryHandle: Handle {
 /// Registers the handle, builds the core query with it, and executes it.
 /// On failure the handle is gone and destroy(user_data) has run.
 private func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                   _ store: UnsafePointer<ohk_store>?, _ user_data: UnsafeMutableRawPointer?,
+                   _ store: UnsafeMutablePointer<ohk_store>?, _ user_data: UnsafeMutableRawPointer?,
                    _ destroy: ohk_destroy_fn?,
                    _ build: (Store, QueryHandle, UnsafeMutablePointer<ohk_query>) throws -> LiveQuery) -> Int32 {
     let context = CallbackContext(userData: user_data, destroy: destroy)
@@ -95,7 +95,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// last callback; also when this call fails). Returns OHK_OK and the
 /// errors of ohk_store_query. Any thread; never waits for the snapshot.
 @c public func ohk_query_anchored(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                  _ store: UnsafePointer<ohk_store>?,
+                                  _ store: UnsafeMutablePointer<ohk_store>?,
                                   _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                   _ anchor: UnsafePointer<ohk_anchor>?, _ max_batch_size: UInt64,
                                   _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
@@ -121,7 +121,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED,
 /// OHK_ERR_STORAGE. Any thread.
 @c public func ohk_query_observer(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                  _ store: UnsafePointer<ohk_store>?,
+                                  _ store: UnsafeMutablePointer<ohk_store>?,
                                   _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                   _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
                                   _ destroy: ohk_destroy_fn?) -> Int32 {
@@ -157,7 +157,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
 /// unknown frequency), the errors of ohk_store_query. Any thread.
 @c public func ohk_subscription_open(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                     _ store: UnsafePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
+                                     _ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
                                      _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                      _ frequency: Int32, _ max_batch_size: UInt64,
                                      _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
@@ -183,7 +183,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// OHK_OK; OHK_ERR_INVALID_ARGUMENT (not a subscription, nothing waiting,
 /// or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
 /// including the callback; blocks for a write transaction.
-@c public func ohk_subscription_acknowledge(_ query: UnsafePointer<ohk_query>?) -> Int32 {
+@c public func ohk_subscription_acknowledge(_ query: UnsafeMutablePointer<ohk_query>?) -> Int32 {
     cCall {
         let h = try QueryHandle.get(query)
         guard h.query is DurableSubscription else {
@@ -197,7 +197,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// forgotten; tombstones it held back may then be pruned). Returns OHK_OK,
 /// OHK_ERR_NOT_FOUND, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
 /// OHK_ERR_STORAGE. Any thread; blocks for a write transaction.
-@c public func ohk_store_remove_subscription(_ store: UnsafePointer<ohk_store>?, _ name: UnsafePointer<CChar>?) -> Int32 {
+@c public func ohk_store_remove_subscription(_ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?) -> Int32 {
     cCall { try StoreHandle.get(store).removeSubscription(named: try string(name, "name")) }
 }
 
@@ -206,7 +206,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// the query's own callback it returns at once. Idempotent; the handle
 /// stays valid until ohk_query_free. Returns OHK_OK,
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed handle).
-@c public func ohk_query_stop(_ query: UnsafePointer<ohk_query>?) -> Int32 {
+@c public func ohk_query_stop(_ query: UnsafeMutablePointer<ohk_query>?) -> Int32 {
     cCall { try QueryHandle.get(query).query?.stop() }
 }
 

@@ -15,7 +15,7 @@ import OpenHealthKitCore
 /// OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
 /// a read transaction that never waits for writers.
 @c public func ohk_store_query(_ out_batch: UnsafeMutablePointer<UnsafeMutablePointer<ohk_batch>?>?,
-                               _ store: UnsafePointer<ohk_store>?,
+                               _ store: UnsafeMutablePointer<ohk_store>?,
                                _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> Int32 {
     cCall {

@@ -111,7 +111,7 @@ private struct SampleBuilder {
 /// OHK_ERR_DUPLICATE_UUID, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
 /// blocks for the write transaction (one writer at a time, across
 /// processes) and, on a durable store, for fsync.
-@c public func ohk_store_save(_ store: UnsafePointer<ohk_store>?,
+@c public func ohk_store_save(_ store: UnsafeMutablePointer<ohk_store>?,
                               _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64,
                               _ outcomes: UnsafeMutablePointer<ohk_save_outcome>?) -> Int32 {
     cCall {
@@ -147,7 +147,7 @@ private struct SampleBuilder {
 /// Returns OHK_OK; OHK_ERR_NOT_FOUND (an unknown or already deleted UUID:
 /// nothing is deleted); OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED;
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
-@c public func ohk_store_delete_uuids(_ store: UnsafePointer<ohk_store>?,
+@c public func ohk_store_delete_uuids(_ store: UnsafeMutablePointer<ohk_store>?,
                                       _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
@@ -163,7 +163,7 @@ private struct SampleBuilder {
 /// OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
 @c public func ohk_store_delete_matching(_ out_deleted: UnsafeMutablePointer<UInt64>?,
-                                         _ store: UnsafePointer<ohk_store>?, _ type: UnsafePointer<CChar>?,
+                                         _ store: UnsafeMutablePointer<ohk_store>?, _ type: UnsafePointer<CChar>?,
                                          _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)

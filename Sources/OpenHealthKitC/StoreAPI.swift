@@ -70,7 +70,7 @@ extension StoreHandle {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
 /// Any thread; a short read transaction.
 @c public func ohk_store_current_anchor(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
-                                        _ store: UnsafePointer<ohk_store>?) -> Int32 {
+                                        _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         result.pointee = AnchorValue.make(try StoreHandle.get(store).currentAnchor())
@@ -84,7 +84,7 @@ extension StoreHandle {
 /// OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
 /// blocks for a write transaction (one writer at a time, across processes).
 @c public func ohk_store_prune(_ out_pruned: UnsafeMutablePointer<UInt64>?,
-                               _ store: UnsafePointer<ohk_store>?, _ deleted_before: Double) -> Int32 {
+                               _ store: UnsafeMutablePointer<ohk_store>?, _ deleted_before: Double) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
         let n = try s.prune(deletedBefore: try UnixTime.date(deleted_before, "deleted_before"))
@@ -96,7 +96,7 @@ extension StoreHandle {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
 /// Any thread; blocks for a write transaction.
 @c public func ohk_store_prune_all(_ out_pruned: UnsafeMutablePointer<UInt64>?,
-                                   _ store: UnsafePointer<ohk_store>?) -> Int32 {
+                                   _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
     cCall {
         let n = try StoreHandle.get(store).pruneAll()
         out_pruned?.pointee = UInt64(n)

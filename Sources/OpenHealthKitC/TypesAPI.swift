@@ -50,7 +50,7 @@ private let catalogue = TypeCatalogue.all
 /// Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_ARGUMENT,
 /// OHK_ERR_CLOSED. Any thread; may read the store.
 @c public func ohk_type_lookup(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
-                               _ store: UnsafePointer<ohk_store>?,
+                               _ store: UnsafeMutablePointer<ohk_store>?,
                                _ identifier: UnsafePointer<CChar>?) -> Int32 {
     cCall {
         let result = try out(out_info, "out_info")
@@ -60,8 +60,8 @@ private let catalogue = TypeCatalogue.all
 }
 
 /// The integer of a category type's named value, e.g. type
-/// "HKCategoryTypeIdentifierSleepAnalysis", name
-/// "HKCategoryValueSleepAnalysisAsleepCore". Returns OHK_OK,
+/// "HKCategoryTypeIdentifierSleepAnalysis", name "AsleepCore" or HealthKit's
+/// full case name "HKCategoryValueSleepAnalysisAsleepCore". Returns OHK_OK,
 /// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (no such name), or
 /// OHK_ERR_INVALID_ARGUMENT (NULL, a quantity type). Any thread.
 @c public func ohk_category_value(_ out_value: UnsafeMutablePointer<Int64>?,
@@ -73,7 +73,10 @@ private let catalogue = TypeCatalogue.all
         guard case .category(let values) = t.kind else {
             throw CError(.invalidArgument, "\(t.identifier) is a quantity type; it has no named values")
         }
-        guard let v = values[n] else { throw CError(.notFound, "\(t.identifier) has no value named '\(n)'") }
+        // HealthKit's full case name ends with the catalogue's short one.
+        let key = values[n] != nil ? n
+            : n.hasPrefix("HKCategoryValue") ? values.keys.filter { n.hasSuffix($0) }.max { $0.count < $1.count } : nil
+        guard let key, let v = values[key] else { throw CError(.notFound, "\(t.identifier) has no value named '\(n)'") }
         result.pointee = Int64(v)
     }
 }
@@ -86,7 +89,7 @@ private let catalogue = TypeCatalogue.all
 /// aggregation), OHK_ERR_INVALID_UNIT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
 /// Any thread; blocks for a write transaction.
 @c public func ohk_store_register_quantity_type(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
-                                                _ store: UnsafePointer<ohk_store>?,
+                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ identifier: UnsafePointer<CChar>?,
                                                 _ canonical_unit: UnsafePointer<CChar>?,
                                                 _ aggregation: Int32) -> Int32 {
@@ -106,7 +109,7 @@ private let catalogue = TypeCatalogue.all
 /// values (names[i] ↦ values[i]; at least one). See
 /// ohk_store_register_quantity_type for the rules and return codes.
 @c public func ohk_store_register_category_type(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
-                                                _ store: UnsafePointer<ohk_store>?,
+                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ identifier: UnsafePointer<CChar>?,
                                                 _ names: UnsafePointer<UnsafePointer<CChar>?>?,
                                                 _ values: UnsafePointer<Int64>?, _ count: UInt64) -> Int32 {

@@ -1,0 +1,255 @@
+/* Version, errors, stores and handles, the catalogue, units, anchors. */
+#include "support.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void version_and_abi(void **state)
+{
+    (void)state;
+    assert_int_equal(ohk_abi_version(), OHK_ABI_VERSION);
+    assert_true(strlen(ohk_version_string()) >= 5);
+    assert_string_equal(ohk_status_name(OHK_ERR_UNKNOWN_TYPE), "OHK_ERR_UNKNOWN_TYPE");
+    assert_string_equal(ohk_status_name(OHK_OK), "OHK_OK");
+    assert_string_equal(ohk_status_name(-999), "OHK_ERR_UNKNOWN");
+    for (int32_t s = OHK_ERR_INVALID_ARGUMENT; s >= OHK_ERR_BUFFER_TOO_SMALL; s--)
+        assert_true(strncmp(ohk_status_name(s), "OHK_ERR_", 8) == 0 && strcmp(ohk_status_name(s), "OHK_ERR_UNKNOWN") != 0);
+}
+
+static void null_arguments_are_refused(void **state)
+{
+    fixture *f = *state;
+    ohk_store *s = NULL;
+    ohk_anchor a;
+    ohk_batch *b = NULL;
+    ohk_predicate *p = NULL;
+    ohk_descriptor d = { STEPS, NULL };
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_options_init(NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(NULL, f->dir, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, NULL, NULL));
+    assert_null(s);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_current_anchor(NULL, f->store));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_current_anchor(&a, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(NULL, NULL, 0, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(f->store, NULL, 3, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_delete_uuids(f->store, NULL, 1));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(NULL, f->store, &d, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(&b, f->store, NULL, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(&b, f->store, &d, 0, NULL, 0));
+    assert_null(b);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_parse(&p, NULL, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_parse(NULL, "quantity > 1", NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_type_lookup(NULL, NULL, STEPS));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_unit_convert(NULL, 1, "kg", "g"));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_compare(NULL, &a, &a));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_samples(NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_stop(NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_acknowledge(NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_anchored(NULL, f->store, &d, 1, NULL, 0, NULL, NULL, NULL));
+    /* Freeing NULL is harmless. */
+    ohk_store_close(NULL);
+    ohk_batch_free(NULL);
+    ohk_predicate_free(NULL);
+    ohk_query_free(NULL);
+    ohk_string_free(NULL);
+}
+
+static void closed_and_wrong_handles(void **state)
+{
+    (void)state;
+    void *gs = NULL;
+    assert_int_equal(open_fixture(&gs), 0);
+    fixture *f = gs;
+    ohk_anchor a;
+    ohk_store *store = f->store;
+    ohk_store_close(store);
+    EXPECT(OHK_ERR_CLOSED, ohk_store_current_anchor(&a, store));
+    ohk_sample_input in = steps_input(0);
+    EXPECT(OHK_ERR_CLOSED, ohk_store_save(store, &in, 1, NULL));
+    ohk_store_close(store); /* twice: ignored */
+    f->store = NULL;
+    close_fixture(&gs);
+
+    /* A predicate where a store is expected, a freed predicate. */
+    ohk_predicate *p;
+    OK(ohk_predicate_parse(&p, "quantity > 1 count", NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_current_anchor(&a, (ohk_store *)p));
+    assert_non_null(strstr(ohk_last_error_message(), "ohk_predicate"));
+    ohk_predicate_free(p);
+    char *text = NULL;
+    EXPECT(OHK_ERR_CLOSED, ohk_predicate_to_text(&text, p));
+    ohk_predicate_free(p); /* freed twice: ignored */
+    /* A pointer that was never a handle. */
+    int junk = 0;
+    EXPECT(OHK_ERR_CLOSED, ohk_store_current_anchor(&a, (ohk_store *)&junk));
+}
+
+static void open_refuses_bad_options(void **state)
+{
+    fixture *f = *state;
+    ohk_store *s = NULL;
+    ohk_store_options o;
+    OK(ohk_store_options_init(&o));
+    assert_true(o.durable);
+    assert_true(o.map_size >= (1u << 20));
+    o.map_size = 1000;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
+    OK(ohk_store_options_init(&o));
+    o.tombstone_retention = NAN;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, "/tmp/\xff\xfe", NULL));
+    EXPECT(OHK_ERR_STORAGE, ohk_store_open(&s, "/proc/version/not-a-dir", NULL));
+    assert_null(s);
+    /* A second handle on the same store works alongside the first. */
+    OK(ohk_store_open(&s, f->dir, NULL));
+    ohk_store_close(s);
+}
+
+static void catalogue(void **state)
+{
+    fixture *f = *state;
+    uint64_t n = ohk_type_count();
+    assert_true(n > 100);
+    ohk_type_info info;
+    int quantities = 0, categories = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        OK(ohk_type_at(&info, i));
+        if (info.kind == OHK_KIND_QUANTITY) {
+            quantities++;
+            assert_non_null(info.canonical_unit);
+        } else {
+            categories++;
+            assert_null(info.canonical_unit);
+            assert_int_equal(info.aggregation, -1);
+        }
+    }
+    assert_true(quantities > 50 && categories > 20);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_type_at(&info, n));
+
+    OK(ohk_type_lookup(&info, NULL, HEART));
+    assert_string_equal(info.canonical_unit, "count/s");
+    assert_int_equal(info.aggregation, OHK_AGGREGATION_DISCRETE_TEMPORALLY_WEIGHTED);
+    assert_false(info.is_custom);
+    EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_type_lookup(&info, NULL, "HKQuantityTypeIdentifierNope"));
+
+    int64_t v;
+    OK(ohk_category_value(&v, SLEEP, "HKCategoryValueSleepAnalysisAsleepCore"));
+    assert_int_equal(v, 3);
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_category_value(&v, SLEEP, "HKCategoryValueNope"));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_category_value(&v, STEPS, "x"));
+
+    /* Custom types: found through their store only. */
+    OK(ohk_store_register_quantity_type(&info, f->store, "org.example.glasses", "count", OHK_AGGREGATION_CUMULATIVE));
+    assert_true(info.is_custom);
+    OK(ohk_type_lookup(&info, f->store, "org.example.glasses"));
+    EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_type_lookup(&info, NULL, "org.example.glasses"));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_quantity_type(&info, f->store, "org.example.glasses", "kg",
+                                                                        OHK_AGGREGATION_CUMULATIVE));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_quantity_type(&info, f->store, "org.example.x", "kg", 9));
+    EXPECT(OHK_ERR_INVALID_UNIT, ohk_store_register_quantity_type(&info, f->store, "org.example.x", "furlong", 0));
+    const char *names[] = { "calm", "stormy" };
+    const int64_t values[] = { 0, 1 };
+    OK(ohk_store_register_category_type(&info, f->store, "org.example.mood", names, values, 2));
+    assert_int_equal(info.kind, OHK_KIND_CATEGORY);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_category_type(&info, f->store, "org.example.m2", names, values, 0));
+}
+
+static void units(void **state)
+{
+    (void)state;
+    double out = 0;
+    OK(ohk_unit_convert(&out, 1, "kg", "g"));
+    assert_true(fabs(out - 1000) < 1e-9);
+    OK(ohk_unit_convert(&out, 100, "degC", "degF"));
+    assert_true(fabs(out - 212) < 1e-9);
+    EXPECT(OHK_ERR_INCOMPATIBLE_UNIT, ohk_unit_convert(&out, 1, "kg", "m"));
+    EXPECT(OHK_ERR_INVALID_UNIT, ohk_unit_convert(&out, 1, "kg/", "g"));
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_unit_convert(&out, NAN, "kg", "g"));
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_unit_convert(&out, INFINITY, "kg", "g"));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_unit_convert(&out, 1, "k\xc3", "g"));
+    char *text = NULL;
+    OK(ohk_unit_canonical(&text, "count/min"));
+    double back = 0;
+    OK(ohk_unit_convert(&back, 60, text, "count/s"));
+    assert_true(fabs(back - 1) < 1e-9);
+    ohk_string_free(text);
+    bool same = false;
+    OK(ohk_unit_compatible(&same, "mg/dL", "mmol<180.1558>/L"));
+    assert_true(same);
+    OK(ohk_unit_compatible(&same, "kg", "m"));
+    assert_false(same);
+}
+
+static void anchors(void **state)
+{
+    fixture *f = *state;
+    ohk_anchor none, a, b, back;
+    memset(&none, 0, sizeof none);
+    OK(ohk_store_current_anchor(&a, f->store));
+    free(save_steps(f->store, 0, 3));
+    OK(ohk_store_current_anchor(&b, f->store));
+
+    int32_t order = 99;
+    OK(ohk_anchor_compare(&order, &a, &b));
+    assert_int_equal(order, OHK_ORDER_BEFORE);
+    OK(ohk_anchor_compare(&order, &b, &a));
+    assert_int_equal(order, OHK_ORDER_AFTER);
+    OK(ohk_anchor_compare(&order, &none, &a));
+    assert_int_equal(order, OHK_ORDER_BEFORE);
+
+    uint8_t bytes[OHK_ANCHOR_SIZE];
+    uint64_t len = 0;
+    OK(ohk_anchor_to_bytes(bytes, sizeof bytes, &len, &b));
+    assert_true(len > 16 && len <= OHK_ANCHOR_SIZE);
+    OK(ohk_anchor_from_bytes(&back, bytes, len));
+    OK(ohk_anchor_compare(&order, &back, &b));
+    assert_int_equal(order, OHK_ORDER_SAME);
+    EXPECT(OHK_ERR_BUFFER_TOO_SMALL, ohk_anchor_to_bytes(bytes, 4, &len, &b));
+    assert_true(len > 4);
+    bytes[5] ^= 0xff;
+    EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_bytes(&back, bytes, len));
+    EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_bytes(&back, bytes, 7));
+
+    char text[OHK_ANCHOR_TEXT_SIZE];
+    OK(ohk_anchor_to_text(text, sizeof text, &b));
+    OK(ohk_anchor_from_text(&back, text));
+    OK(ohk_anchor_compare(&order, &back, &b));
+    assert_int_equal(order, OHK_ORDER_SAME);
+    EXPECT(OHK_ERR_BUFFER_TOO_SMALL, ohk_anchor_to_text(text, 8, &b));
+    EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_text(&back, "not an anchor!"));
+    OK(ohk_anchor_to_text(text, sizeof text, &none));
+    assert_string_equal(text, "");
+
+    /* An anchor of another store is refused, by compare and by queries. */
+    void *os = NULL;
+    assert_int_equal(open_fixture(&os), 0);
+    ohk_anchor foreign;
+    free(save_steps(((fixture *)os)->store, 0, 1));
+    OK(ohk_store_current_anchor(&foreign, ((fixture *)os)->store));
+    EXPECT(OHK_ERR_ANCHOR_WRONG_STORE, ohk_anchor_compare(&order, &foreign, &b));
+    ohk_descriptor d = { STEPS, NULL };
+    ohk_batch *batch = NULL;
+    EXPECT(OHK_ERR_ANCHOR_WRONG_STORE, ohk_store_query(&batch, f->store, &d, 1, &foreign, 0));
+    close_fixture(&os);
+
+    /* Legacy integer anchors. */
+    OK(ohk_anchor_from_value(&a, 2));
+    batch = query_type(f->store, STEPS, &a, 0);
+    assert_int_equal(sample_count(batch), 1);
+    ohk_batch_free(batch);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_from_value(&a, -1));
+}
+
+int run_basics(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(version_and_abi),
+        cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
+        cmocka_unit_test(closed_and_wrong_handles),
+        cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
+        cmocka_unit_test(units),
+        cmocka_unit_test_setup_teardown(anchors, open_fixture, close_fixture),
+    };
+    return cmocka_run_group_tests_name("basics", tests, NULL, NULL);
+}

@@ -1,0 +1,354 @@
+/* Saving, querying, deleting, pruning, predicates, and bad input. */
+#include "support.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void save_then_query_reads_every_field(void **state)
+{
+    fixture *f = *state;
+    ohk_device watch = { "Watch", "Apple Inc.", "Watch", "Watch6,1", NULL, "10.0", NULL, NULL };
+    ohk_metadata_entry meta[] = {
+        { "HKWasUserEntered", { OHK_VALUE_BOOL, 1, NULL, {0}, NULL, 0 } },
+        { "Note", { OHK_VALUE_STRING, 0, "after lunch", {0}, NULL, 0 } },
+    };
+    ohk_sample_input in[3];
+    in[0] = steps_input(0);
+    in[1] = steps_input(1);
+    in[1].value = 2000;
+    in[1].unit = "count";
+    in[1].device = &watch;
+    in[1].metadata = meta;
+    in[1].metadata_count = 2;
+    in[1].source.version = "1.2";
+    in[2] = steps_input(2);
+    in[2].type = SLEEP;
+    in[2].value = 3;
+    in[2].source.bundle_identifier = "com.example.sleep";
+    in[2].source.name = "Sleeper";
+    for (int i = 0; i < 16; i++)
+        in[0].uuid[i] = (uint8_t)(i + 1);
+    ohk_save_outcome out[3];
+    OK(ohk_store_save(f->store, in, 3, out));
+    assert_memory_equal(out[0].uuid, in[0].uuid, 16);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(out[i].outcome, OHK_SAVED);
+    assert_memory_not_equal(out[1].uuid, out[2].uuid, 16);
+
+    ohk_descriptor d[2] = { { STEPS, NULL }, { SLEEP, NULL } };
+    ohk_batch *b = NULL;
+    OK(ohk_store_query(&b, f->store, d, 2, NULL, 0));
+    const ohk_sample_record *r;
+    uint64_t n;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, 3);
+    assert_memory_equal(r[0].uuid, in[0].uuid, 16);
+    assert_true(r[0].start == T0 && r[0].end == T0 + 60);
+    assert_true(r[1].value == 2000);
+    assert_true(r[2].value == 3 && (r[2].flags & OHK_SAMPLE_CATEGORY));
+    assert_true((r[1].flags & OHK_SAMPLE_HAS_DEVICE) && (r[1].flags & OHK_SAMPLE_HAS_METADATA));
+    assert_false(r[0].flags & (OHK_SAMPLE_HAS_DEVICE | OHK_SAMPLE_HAS_METADATA | OHK_SAMPLE_CATEGORY));
+
+    const char *type;
+    OK(ohk_batch_type(&type, b, r[2].type_index));
+    assert_string_equal(type, SLEEP);
+    OK(ohk_batch_type(&type, b, r[0].type_index));
+    assert_string_equal(type, STEPS);
+    uint64_t types = 0, sources = 0;
+    OK(ohk_batch_type_count(&types, b));
+    OK(ohk_batch_source_count(&sources, b));
+    assert_int_equal(types, 2);
+    assert_int_equal(sources, 3); /* the version makes a third source revision */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_type(&type, b, 2));
+
+    ohk_source src;
+    OK(ohk_batch_source(&src, b, r[1].source_index));
+    assert_string_equal(src.bundle_identifier, "com.example.c");
+    assert_string_equal(src.version, "1.2");
+    OK(ohk_batch_source(&src, b, r[2].source_index));
+    assert_string_equal(src.name, "Sleeper");
+    assert_null(src.version);
+
+    ohk_device dev;
+    OK(ohk_batch_device(&dev, b, 1));
+    assert_string_equal(dev.manufacturer, "Apple Inc.");
+    assert_null(dev.firmware_version);
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_batch_device(&dev, b, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_device(&dev, b, 3));
+
+    const ohk_metadata_entry *m;
+    OK(ohk_batch_metadata(&m, &n, b, 1));
+    assert_int_equal(n, 2);
+    assert_string_equal(m[0].key, "HKWasUserEntered");
+    assert_int_equal(m[0].value.kind, OHK_VALUE_BOOL);
+    assert_true(m[0].value.number == 1);
+    assert_string_equal(m[1].value.string, "after lunch");
+    OK(ohk_batch_metadata(&m, &n, b, 0));
+    assert_int_equal(n, 0);
+    assert_null(m);
+    ohk_batch_free(b);
+}
+
+static void limit_and_anchor_continue_where_they_stopped(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 25));
+    ohk_anchor a;
+    memset(&a, 0, sizeof a);
+    uint64_t total = 0, rounds = 0;
+    double last = -1;
+    for (;;) {
+        ohk_batch *b = query_type(f->store, STEPS, &a, 10);
+        const ohk_sample_record *r;
+        uint64_t n;
+        OK(ohk_batch_samples(&r, &n, b));
+        for (uint64_t i = 0; i < n; i++) {
+            assert_true(r[i].value > last); /* change order, nothing repeated */
+            last = r[i].value;
+        }
+        OK(ohk_batch_anchor(&a, b));
+        ohk_batch_free(b);
+        total += n;
+        rounds++;
+        if (n == 0)
+            break;
+    }
+    assert_int_equal(total, 25);
+    assert_int_equal(rounds, 4);
+    /* The delta from that anchor is exactly the next save. */
+    free(save_steps(f->store, 100, 2));
+    ohk_batch *b = query_type(f->store, STEPS, &a, 0);
+    assert_int_equal(sample_count(b), 2);
+    ohk_batch_free(b);
+}
+
+static void delete_prune_and_expired_anchor(void **state)
+{
+    fixture *f = *state;
+    uint8_t *uuids = save_steps(f->store, 0, 10);
+    ohk_anchor a;
+    OK(ohk_store_current_anchor(&a, f->store));
+    OK(ohk_store_delete_uuids(f->store, uuids, 2));
+    /* All or nothing: one unknown UUID deletes nothing. */
+    uint8_t mixed[32];
+    memcpy(mixed, uuids + 32, 16);
+    memset(mixed + 16, 0x42, 16);
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_store_delete_uuids(f->store, mixed, 2));
+    ohk_predicate *p;
+    OK(ohk_predicate_parse(&p, "quantity >= 8 count", NULL, 0));
+    uint64_t deleted = 0;
+    OK(ohk_store_delete_matching(&deleted, f->store, STEPS, p));
+    assert_int_equal(deleted, 2);
+    ohk_predicate_free(p);
+
+    ohk_batch *b = query_type(f->store, STEPS, &a, 0);
+    const ohk_deleted_record *d;
+    uint64_t n;
+    OK(ohk_batch_deleted(&d, &n, b));
+    assert_int_equal(n, 4);
+    assert_memory_equal(d[0].uuid, uuids, 16);
+    assert_true(d[0].start == T0);
+    assert_true(d[0].deletion_date > T0);
+    assert_null(d[0].sync_identifier);
+    assert_true(isnan(d[0].sync_version));
+    const char *type;
+    OK(ohk_batch_type(&type, b, d[0].type_index));
+    assert_string_equal(type, STEPS);
+    assert_int_equal(sample_count(b), 0);
+    ohk_batch_free(b);
+    b = query_type(f->store, STEPS, NULL, 0);
+    assert_int_equal(sample_count(b), 6);
+    assert_int_equal(deleted_count(b), 4); /* rule 3: no anchor brings the retained deleted objects */
+    ohk_batch_free(b);
+
+    uint64_t pruned = 0;
+    OK(ohk_store_prune_all(&pruned, f->store));
+    assert_int_equal(pruned, 4);
+    ohk_descriptor desc = { STEPS, NULL };
+    EXPECT(OHK_ERR_ANCHOR_EXPIRED, ohk_store_query(&b, f->store, &desc, 1, &a, 0));
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_prune(&pruned, f->store, NAN));
+    free(uuids);
+}
+
+static void sync_identifier_versions(void **state)
+{
+    fixture *f = *state;
+    ohk_metadata_entry v1[] = {
+        { "HKMetadataKeySyncIdentifier", { OHK_VALUE_STRING, 0, "reading-7", {0}, NULL, 0 } },
+        { "HKMetadataKeySyncVersion", { OHK_VALUE_NUMBER, 1, NULL, {0}, NULL, 0 } },
+    };
+    ohk_sample_input in = steps_input(0);
+    in.metadata = v1;
+    in.metadata_count = 2;
+    ohk_save_outcome first, second, third;
+    OK(ohk_store_save(f->store, &in, 1, &first));
+    v1[1].value.number = 2;
+    OK(ohk_store_save(f->store, &in, 1, &second));
+    assert_int_equal(second.outcome, OHK_SAVE_REPLACED);
+    assert_memory_equal(second.other_uuid, first.uuid, 16);
+    v1[1].value.number = 1;
+    OK(ohk_store_save(f->store, &in, 1, &third));
+    assert_int_equal(third.outcome, OHK_SAVE_KEPT_EXISTING);
+    assert_memory_equal(third.other_uuid, second.uuid, 16);
+}
+
+/* Every bad input: a status and a message, nothing written. */
+static void bad_input_writes_nothing(void **state)
+{
+    fixture *f = *state;
+    ohk_anchor before, after;
+    OK(ohk_store_current_anchor(&before, f->store));
+    ohk_sample_input in[2];
+    in[0] = steps_input(0);
+
+#define BAD(code, stmt)                                  \
+    do {                                                 \
+        in[1] = steps_input(1);                          \
+        ohk_sample_input *s = &in[1];                    \
+        stmt;                                            \
+        EXPECT(code, ohk_store_save(f->store, in, 2, NULL)); \
+        assert_non_null(strstr(ohk_last_error_message(), "samples[1]")); \
+    } while (0)
+
+    BAD(OHK_ERR_INVALID_VALUE, s->value = NAN);
+    BAD(OHK_ERR_INVALID_VALUE, s->value = INFINITY);
+    BAD(OHK_ERR_INVALID_VALUE, s->start = NAN);
+    BAD(OHK_ERR_INVALID_DATE_RANGE, s->start = 1e13);
+    BAD(OHK_ERR_INVALID_DATE_RANGE, s->end = s->start - 1);
+    BAD(OHK_ERR_UNKNOWN_TYPE, s->type = "HKQuantityTypeIdentifierNope");
+    BAD(OHK_ERR_INVALID_ARGUMENT, s->type = "HKQuantity\xc3(");
+    BAD(OHK_ERR_INVALID_ARGUMENT, s->type = NULL);
+    BAD(OHK_ERR_INVALID_ARGUMENT, s->source.name = NULL);
+    BAD(OHK_ERR_INVALID_ARGUMENT, s->source.bundle_identifier = "\xff");
+    BAD(OHK_ERR_INVALID_UNIT, s->unit = "parsecs^^");
+    BAD(OHK_ERR_INCOMPATIBLE_UNIT, s->unit = "kg");
+    BAD(OHK_ERR_INVALID_ARGUMENT, (s->type = SLEEP, s->value = 1, s->unit = "count"));
+    BAD(OHK_ERR_INVALID_VALUE, (s->type = SLEEP, s->value = 1.5));
+    BAD(OHK_ERR_INVALID_VALUE, (s->type = SLEEP, s->value = 99));
+    BAD(OHK_ERR_INVALID_ARGUMENT, (s->metadata = NULL, s->metadata_count = 2));
+    static const ohk_metadata_entry bad_kind[] = { { "k", { 42, 0, NULL, {0}, NULL, 0 } } };
+    BAD(OHK_ERR_INVALID_METADATA, (s->metadata = bad_kind, s->metadata_count = 1));
+    static const ohk_metadata_entry nan_value[] = { { "k", { OHK_VALUE_NUMBER, NAN, NULL, {0}, NULL, 0 } } };
+    BAD(OHK_ERR_INVALID_VALUE, (s->metadata = nan_value, s->metadata_count = 1));
+    static const ohk_metadata_entry twice[] = { { "k", { OHK_VALUE_BOOL, 1, NULL, {0}, NULL, 0 } },
+                                                { "k", { OHK_VALUE_BOOL, 0, NULL, {0}, NULL, 0 } } };
+    BAD(OHK_ERR_INVALID_METADATA, (s->metadata = twice, s->metadata_count = 2));
+    static const ohk_metadata_entry bad_bool[] = { { "k", { OHK_VALUE_BOOL, 7, NULL, {0}, NULL, 0 } } };
+    BAD(OHK_ERR_INVALID_VALUE, (s->metadata = bad_bool, s->metadata_count = 1));
+    static const ohk_device bad_device = { "\xc0\x80", NULL, NULL, NULL, NULL, NULL, NULL, NULL };
+    BAD(OHK_ERR_INVALID_ARGUMENT, s->device = &bad_device);
+    /* A duplicate UUID fails the whole save too. */
+    in[1] = steps_input(1);
+    memset(in[0].uuid, 7, 16);
+    memset(in[1].uuid, 7, 16);
+    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_save(f->store, in, 2, NULL));
+
+    OK(ohk_store_current_anchor(&after, f->store));
+    int32_t order;
+    OK(ohk_anchor_compare(&order, &before, &after));
+    assert_int_equal(order, OHK_ORDER_SAME);
+    ohk_batch *b = query_type(f->store, STEPS, NULL, 0);
+    assert_int_equal(sample_count(b), 0);
+    ohk_batch_free(b);
+#undef BAD
+}
+
+static void predicates_from_text_and_parts(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 20));
+    ohk_value args[2];
+    memset(args, 0, sizeof args);
+    args[0].kind = OHK_VALUE_DATE;
+    args[0].number = T0 + 60 * 5;
+    args[1].kind = OHK_VALUE_QUANTITY;
+    args[1].number = 12;
+    args[1].string = "count";
+    ohk_predicate *p;
+    OK(ohk_predicate_parse(&p, "startDate >= $1 AND quantity < $2", args, 2));
+    ohk_descriptor d = { STEPS, p };
+    ohk_batch *b;
+    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    assert_int_equal(sample_count(b), 7); /* 5..11 */
+    ohk_batch_free(b);
+
+    char *text;
+    OK(ohk_predicate_to_text(&text, p));
+    ohk_predicate *again;
+    OK(ohk_predicate_parse(&again, text, NULL, 0));
+    char *text2;
+    OK(ohk_predicate_to_text(&text2, again));
+    assert_string_equal(text, text2);
+    ohk_string_free(text);
+    ohk_string_free(text2);
+
+    /* The same from parts: a date range AND NOT (quantity >= 12). */
+    double start = T0 + 60 * 5;
+    ohk_predicate *range, *big, *not_big, *both;
+    OK(ohk_predicate_date_range(&range, &start, NULL, OHK_DATE_STRICT_START));
+    OK(ohk_predicate_quantity(&big, OHK_CMP_GREATER_EQUAL, 12, "count"));
+    OK(ohk_predicate_not(&not_big, big));
+    const ohk_predicate *parts[] = { range, not_big };
+    OK(ohk_predicate_and(&both, parts, 2));
+    ohk_predicate_free(range);
+    ohk_predicate_free(big);
+    ohk_predicate_free(not_big); /* `both` holds its own copy */
+    d.predicate = both;
+    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    assert_int_equal(sample_count(b), 7);
+    ohk_batch_free(b);
+
+    ohk_predicate *src, *meta, *cat, *uu, *either;
+    const char *ids[] = { "com.example.other" };
+    OK(ohk_predicate_sources(&src, ids, 1));
+    OK(ohk_predicate_metadata_exists(&meta, "HKWasUserEntered"));
+    const ohk_predicate *alts[] = { src, meta };
+    OK(ohk_predicate_or(&either, alts, 2));
+    d.predicate = either;
+    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    assert_int_equal(sample_count(b), 0);
+    ohk_batch_free(b);
+    OK(ohk_predicate_category_value(&cat, OHK_CMP_EQUAL, 1));
+    d.predicate = cat; /* a category term on a quantity type */
+    EXPECT(OHK_ERR_INVALID_PREDICATE, ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    uint8_t none[16] = {0};
+    OK(ohk_predicate_uuids(&uu, none, 1));
+    ohk_value v = { OHK_VALUE_STRING, 0, "x", {0}, NULL, 0 };
+    ohk_predicate *mc;
+    OK(ohk_predicate_metadata_compare(&mc, "Note", OHK_CMP_EQUAL, &v));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_metadata_compare(&mc, "Note", 17, &v));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_date_range(&range, NULL, NULL, 64));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_and(&both, parts, 0));
+
+    /* Parse errors name the position; parameters are checked. */
+    EXPECT(OHK_ERR_INVALID_PREDICATE, ohk_predicate_parse(&p, "quantity >", NULL, 0));
+    assert_non_null(strstr(ohk_last_error_message(), "10"));
+    EXPECT(OHK_ERR_INVALID_PREDICATE, ohk_predicate_parse(&p, "startDate > $1", NULL, 0));
+    args[0].kind = 99;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_parse(&p, "startDate > $1", args, 1));
+    args[0].kind = OHK_VALUE_NUMBER;
+    args[0].number = NAN;
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_predicate_parse(&p, "quantity > $1", args, 1));
+    ohk_predicate_free(p);
+    ohk_predicate_free(again);
+    ohk_predicate_free(both);
+    ohk_predicate_free(src);
+    ohk_predicate_free(meta);
+    ohk_predicate_free(either);
+    ohk_predicate_free(cat);
+    ohk_predicate_free(uu);
+    ohk_predicate_free(mc);
+}
+
+int run_data(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(save_then_query_reads_every_field, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(bad_input_writes_nothing, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(predicates_from_text_and_parts, open_fixture, close_fixture),
+    };
+    return cmocka_run_group_tests_name("data", tests, NULL, NULL);
+}
