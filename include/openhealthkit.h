@@ -138,8 +138,8 @@ int32_t ohk_type_lookup(ohk_type_info *out_info, ohk_store *store, const char *i
 
 /**
  * The integer of a category type's named value, e.g. type
- * "HKCategoryTypeIdentifierSleepAnalysis", name
- * "HKCategoryValueSleepAnalysisAsleepCore". Returns OHK_OK,
+ * "HKCategoryTypeIdentifierSleepAnalysis", name "AsleepCore" or HealthKit's
+ * full case name "HKCategoryValueSleepAnalysisAsleepCore". Returns OHK_OK,
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (no such name), or
  * OHK_ERR_INVALID_ARGUMENT (NULL, a quantity type). Any thread.
  */
