@@ -80,6 +80,17 @@ bench: deps
 	.build/release/ohk-bench --n $(BENCH_N) --dir $(BENCH_DIR)
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
 
+# The same workload through the C API, on the peers' harness (same sitting
+# as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].
+PHASES ?= 1,1b,2,3,4,5,6,7,8
+c-bench: lib
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -I$(PEERS) -o build/bench/ohk_peer \
+	  Benchmarks/c/ohk_peer.c $(PEERS)/bench.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lpthread -lm
+	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
+	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
+	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
+
 # Regenerates the type catalogue from ../shared/data/healthkit-types.md.
 catalogue:
 	python3 scripts/gen_catalogue.py

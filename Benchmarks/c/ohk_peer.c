@@ -1,0 +1,285 @@
+/*
+ * ohk_peer.c - the reference workload (../shared/bench/WORKLOAD.md) through
+ * the OpenHealthKit C API, driven by the peers' own harness
+ * (../shared/bench/peers/bench.c), so that its JSON lines sit beside the
+ * SQLite and raw-LMDB peers' from the same code, phases and checks.
+ *
+ *   make c-bench BENCH_N=1000000     (builds build/bench/ohk_peer and runs it)
+ *
+ * Mapping: the harness's integer anchors are tokens for the opaque
+ * ohk_anchor values this peer hands out; the in-process observer is an
+ * ohk observer query; the cross-process poll compares the store's current
+ * anchor and, when it moved, asks for one step-count change after it.
+ * Decoded samples carry seq 0 (the C API does not expose change positions).
+ * With no anchor the workload counts live samples only; see op_query.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "openhealthkit.h"
+
+static const char *const TYPE_ID[2] = { "HKQuantityTypeIdentifierStepCount", "HKQuantityTypeIdentifierHeartRate" };
+static const char *const TYPE_UNIT[2] = { "count", "count/min" };
+
+struct store {
+    ohk_store *db;
+    int durable;
+    char describe[160];
+    /* token - 1 -> anchor, for the harness's integer anchors */
+    ohk_anchor *anchors;
+    size_t n_anchors, cap_anchors;
+    /* reused save buffers */
+    ohk_sample_input *inputs;
+    ohk_metadata_entry *meta;
+    size_t cap_inputs;
+    /* in-process observation */
+    ohk_query *observer;
+    commit_listener_fn listener;
+    void *listener_ctx;
+    /* cross-process polling */
+    int polled;
+    ohk_anchor poll_anchor;
+};
+
+static int fail(const char *what, int32_t status)
+{
+    fprintf(stderr, "ohk_peer: %s: %s: %s\n", what, ohk_status_name(status), ohk_last_error_message());
+    return -1;
+}
+
+/* The token of an anchor; equal anchors get equal tokens (the harness
+ * compares them), found among the recent ones. */
+static uint64_t remember(store_t *s, const ohk_anchor *a)
+{
+    for (size_t i = s->n_anchors, seen = 0; i > 0 && seen < 16; i--, seen++)
+        if (memcmp(&s->anchors[i - 1], a, sizeof *a) == 0)
+            return i;
+    if (s->n_anchors == s->cap_anchors) {
+        s->cap_anchors = s->cap_anchors ? 2 * s->cap_anchors : 1024;
+        s->anchors = realloc(s->anchors, s->cap_anchors * sizeof *s->anchors);
+    }
+    s->anchors[s->n_anchors++] = *a;
+    return s->n_anchors;
+}
+
+static store_t *op_open(const char *dir, int create, int sync_full)
+{
+    (void)create; /* ohk_store_open creates a missing store */
+    store_t *s = calloc(1, sizeof *s);
+    ohk_store_options o;
+    ohk_store_options_init(&o);
+    o.durable = sync_full != 0;
+    int32_t rc = ohk_store_open(&s->db, dir, &o);
+    if (rc != OHK_OK) {
+        fail("open", rc);
+        free(s);
+        return NULL;
+    }
+    s->durable = o.durable;
+    snprintf(s->describe, sizeof s->describe, "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s",
+             o.durable ? "true" : "false");
+    return s;
+}
+
+static void op_close(store_t *s)
+{
+    if (!s)
+        return;
+    ohk_query_free(s->observer);
+    ohk_store_close(s->db);
+    free(s->anchors);
+    free(s->inputs);
+    free(s->meta);
+    free(s);
+}
+
+static const char *op_version(void) { return ohk_version_string(); }
+static const char *op_describe(store_t *s) { return s->describe; }
+
+static int op_save(store_t *s, const sample_t *in, size_t n)
+{
+    if (n > s->cap_inputs) {
+        s->cap_inputs = n;
+        s->inputs = realloc(s->inputs, n * sizeof *s->inputs);
+        s->meta = realloc(s->meta, n * sizeof *s->meta);
+    }
+    for (size_t i = 0; i < n; i++) {
+        ohk_sample_input *o = &s->inputs[i];
+        memset(o, 0, sizeof *o);
+        o->type = TYPE_ID[in[i].type];
+        o->unit = TYPE_UNIT[in[i].type];
+        o->start = in[i].start_ms / 1000.0;
+        o->end = in[i].end_ms / 1000.0;
+        o->value = in[i].value;
+        memcpy(o->uuid, in[i].uuid, 16);
+        o->source.bundle_identifier = in[i].source;
+        o->source.name = in[i].source;
+        if (in[i].n_meta) { /* the workload's only entry: HKWasUserEntered = true */
+            ohk_metadata_entry *m = &s->meta[i];
+            memset(m, 0, sizeof *m);
+            m->key = in[i].meta[0].key;
+            m->value.kind = OHK_VALUE_BOOL;
+            m->value.number = in[i].meta[0].value != 0;
+            o->metadata = m;
+            o->metadata_count = 1;
+        }
+    }
+    int32_t rc = ohk_store_save(s->db, s->inputs, n, NULL);
+    return rc == OHK_OK ? 0 : fail("save", rc);
+}
+
+static int op_delete(store_t *s, const uint8_t (*uuids)[16], size_t n, size_t *n_deleted)
+{
+    int32_t rc = ohk_store_delete_uuids(s->db, &uuids[0][0], n);
+    if (rc != OHK_OK)
+        return fail("delete", rc);
+    *n_deleted = n;
+    return 0;
+}
+
+static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint64_t *new_anchor)
+{
+    ohk_predicate *pred = NULL;
+    if (q->has_pred) {
+        ohk_value args[2];
+        memset(args, 0, sizeof args);
+        args[0].kind = args[1].kind = OHK_VALUE_DATE;
+        args[0].number = q->start_lo / 1000.0;
+        args[1].number = q->start_hi / 1000.0;
+        int32_t rc = ohk_predicate_parse(&pred, "startDate >= $1 AND startDate < $2", args, 2);
+        if (rc != OHK_OK)
+            return fail("predicate", rc);
+    }
+    if (q->has_anchor && (q->anchor == 0 || q->anchor > s->n_anchors)) {
+        fprintf(stderr, "ohk_peer: unknown anchor token %llu\n", (unsigned long long)q->anchor);
+        return -1;
+    }
+    ohk_descriptor d = { TYPE_ID[q->type], pred };
+    ohk_batch *b = NULL;
+    int32_t rc = ohk_store_query(&b, s->db, &d, 1, q->has_anchor ? &s->anchors[q->anchor - 1] : NULL, q->limit);
+    ohk_predicate_free(pred);
+    if (rc != OHK_OK)
+        return fail("query", rc);
+
+    const ohk_sample_record *r;
+    const ohk_deleted_record *del;
+    uint64_t n, nd;
+    ohk_batch_samples(&r, &n, b);
+    ohk_batch_deleted(&del, &nd, b);
+    uint64_t n_sources = 0;
+    ohk_batch_source_count(&n_sources, b);
+    const char *sources[64];
+    for (uint64_t i = 0; i < n_sources && i < 64; i++) {
+        ohk_source src;
+        ohk_batch_source(&src, b, (uint32_t)i);
+        sources[i] = src.bundle_identifier;
+    }
+    double scale = q->type == TYPE_HEART_RATE ? 60.0 : 1.0; /* canonical count/s -> count/min */
+    for (uint64_t i = 0; i < n; i++) {
+        decoded_sample_t ds;
+        ds.seq = 0;
+        memcpy(ds.uuid, r[i].uuid, 16);
+        ds.start_ms = (int64_t)llround(r[i].start * 1000.0);
+        ds.end_ms = (int64_t)llround(r[i].end * 1000.0);
+        ds.value = r[i].value * scale;
+        ds.source = r[i].source_index < 64 ? sources[r[i].source_index] : NULL;
+        sink->on_sample(sink->ctx, &ds);
+    }
+    /* The workload's nil anchor means live samples only; OpenHealthKit's
+     * (rule 3) also returns the retained deleted objects, read but not
+     * handed on. */
+    for (uint64_t i = 0; q->has_anchor && i < nd; i++)
+        sink->on_deleted(sink->ctx, 0, del[i].uuid);
+    ohk_anchor a;
+    ohk_batch_anchor(&a, b);
+    *new_anchor = remember(s, &a);
+    ohk_batch_free(b);
+    return 0;
+}
+
+static int op_anchor_now(store_t *s, uint64_t *anchor)
+{
+    ohk_anchor a;
+    int32_t rc = ohk_store_current_anchor(&a, s->db);
+    if (rc != OHK_OK)
+        return fail("current anchor", rc);
+    *anchor = remember(s, &a);
+    return 0;
+}
+
+/* The observer query's callback, on a library thread: tell the harness. */
+static void observed(ohk_query *q, int32_t status, const char *const *types, uint64_t n, void *user_data)
+{
+    (void)q;
+    store_t *s = user_data;
+    if (status != OHK_OK) {
+        fail("observer", status);
+        return;
+    }
+    uint32_t mask = 0;
+    for (uint64_t i = 0; i < n; i++)
+        mask |= strcmp(types[i], TYPE_ID[TYPE_STEPS]) == 0 ? TYPE_BIT(TYPE_STEPS) : TYPE_BIT(TYPE_HEART_RATE);
+    if (s->listener)
+        s->listener(s->listener_ctx, mask);
+}
+
+static void op_set_commit_listener(store_t *s, commit_listener_fn fn, void *ctx)
+{
+    ohk_query_free(s->observer); /* waits for a running callback */
+    s->observer = NULL;
+    s->listener = fn;
+    s->listener_ctx = ctx;
+    if (!fn)
+        return;
+    ohk_descriptor d[2] = { { TYPE_ID[0], NULL }, { TYPE_ID[1], NULL } };
+    int32_t rc = ohk_query_observer(&s->observer, s->db, d, 2, observed, s, NULL);
+    if (rc != OHK_OK)
+        fail("observer", rc);
+}
+
+static int op_poll_changed(store_t *s, uint32_t type)
+{
+    ohk_anchor now;
+    int32_t rc = ohk_store_current_anchor(&now, s->db);
+    if (rc != OHK_OK)
+        return fail("current anchor", rc);
+    if (!s->polled) {
+        s->polled = 1;
+        s->poll_anchor = now;
+        return 0;
+    }
+    if (memcmp(&now, &s->poll_anchor, sizeof now) == 0)
+        return 0;
+    ohk_descriptor d = { TYPE_ID[type], NULL };
+    ohk_batch *b = NULL;
+    rc = ohk_store_query(&b, s->db, &d, 1, &s->poll_anchor, 1);
+    if (rc != OHK_OK)
+        return fail("poll query", rc);
+    uint64_t n = 0, nd = 0;
+    const ohk_sample_record *r;
+    const ohk_deleted_record *del;
+    ohk_batch_samples(&r, &n, b);
+    ohk_batch_deleted(&del, &nd, b);
+    ohk_batch_free(b);
+    s->poll_anchor = now;
+    return n + nd > 0;
+}
+
+static const store_ops_t OHK_OPS = {
+    .system = "openhealthkit-c",
+    .version = op_version,
+    .open = op_open,
+    .close = op_close,
+    .describe = op_describe,
+    .save = op_save,
+    .delete_uuids = op_delete,
+    .query = op_query,
+    .anchor_now = op_anchor_now,
+    .set_commit_listener = op_set_commit_listener,
+    .poll_changed = op_poll_changed,
+};
+
+int main(int argc, char **argv) { return bench_main(argc, argv, &OHK_OPS); }
