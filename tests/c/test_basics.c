@@ -1,6 +1,7 @@
 /* Version, errors, stores and handles, the catalogue, units, anchors. */
 #include "support.h"
 
+#include <lmdb.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -103,6 +104,36 @@ static void open_refuses_bad_options(void **state)
     /* A second handle on the same store works alongside the first. */
     OK(ohk_store_open(&s, f->dir, NULL));
     ohk_store_close(s);
+}
+
+/* Writes meta["format"] of the (closed) store in `dir` with LMDB itself. */
+static void set_format(const char *dir, uint64_t format)
+{
+    MDB_env *env;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    assert_int_equal(mdb_env_create(&env), 0);
+    assert_int_equal(mdb_env_set_maxdbs(env, 64), 0);
+    assert_int_equal(mdb_env_open(env, dir, 0, 0644), 0);
+    assert_int_equal(mdb_txn_begin(env, NULL, 0, &txn), 0);
+    assert_int_equal(mdb_dbi_open(txn, "meta", 0, &dbi), 0);
+    MDB_val key = { 6, "format" }, value = { 8, &format }; /* little-endian u64, as on x86-64 */
+    assert_int_equal(mdb_put(txn, dbi, &key, &value, 0), 0);
+    assert_int_equal(mdb_txn_commit(txn), 0);
+    mdb_env_close(env);
+}
+
+static void stores_of_other_formats_are_refused(void **state)
+{
+    fixture *f = *state;
+    ohk_store_close(f->store);
+    f->store = NULL;
+    ohk_store *s = NULL;
+    set_format(f->dir, 99);
+    EXPECT(OHK_ERR_STORE_FORMAT_TOO_NEW, ohk_store_open(&s, f->dir, NULL));
+    set_format(f->dir, 1);
+    EXPECT(OHK_ERR_STORE_FORMAT_TOO_OLD, ohk_store_open(&s, f->dir, NULL));
+    assert_null(s);
 }
 
 static void catalogue(void **state)
@@ -238,6 +269,9 @@ static void anchors(void **state)
     assert_int_equal(sample_count(batch), 1);
     ohk_batch_free(batch);
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_from_value(&a, -1));
+    /* A position past the head: from the future. */
+    OK(ohk_anchor_from_value(&a, 1000000));
+    EXPECT(OHK_ERR_ANCHOR_FROM_FUTURE, ohk_store_query(&batch, f->store, &d, 1, &a, 0));
 }
 
 int run_basics(void)
@@ -247,6 +281,7 @@ int run_basics(void)
         cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
         cmocka_unit_test(closed_and_wrong_handles),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(stores_of_other_formats_are_refused, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
         cmocka_unit_test(units),
         cmocka_unit_test_setup_teardown(anchors, open_fixture, close_fixture),

@@ -161,7 +161,9 @@ static void delete_prune_and_expired_anchor(void **state)
     assert_int_equal(deleted_count(b), 4); /* rule 3: no anchor brings the retained deleted objects */
     ohk_batch_free(b);
 
-    uint64_t pruned = 0;
+    uint64_t pruned = 99;
+    OK(ohk_store_prune(&pruned, f->store, T0)); /* all were deleted after T0 */
+    assert_int_equal(pruned, 0);
     OK(ohk_store_prune_all(&pruned, f->store));
     assert_int_equal(pruned, 4);
     ohk_descriptor desc = { STEPS, NULL };
