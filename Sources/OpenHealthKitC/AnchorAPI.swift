@@ -24,8 +24,8 @@ enum AnchorValue {
         }
     }
 
-    static func required(_ p: UnsafePointer<ohk_anchor>?, _ what: String) throws -> QueryAnchor? {
-        guard p != nil else { throw CError(.invalidArgument, "\(what) is NULL") }
+    static func required(_ p: UnsafePointer<ohk_anchor>?, _ what: @autoclosure () -> String) throws -> QueryAnchor? {
+        guard p != nil else { throw CError(.invalidArgument, "\(what()) is NULL") }
         return try read(p)
     }
 }

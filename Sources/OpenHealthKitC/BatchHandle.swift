@@ -28,7 +28,6 @@ final class BatchHandle: Handle {
     init(_ r: AnchoredQueryResult) {
         result = r
         var typeTable = r.samples.types
-        var typeIndex = Dictionary(uniqueKeysWithValues: typeTable.enumerated().map { ($1, UInt32($0)) })
         var sourceTable: [Source] = []
         var localSource: [Int32] = []  // store source id → index in sourceTable, -1 unknown
         var strings = CStringArena()
@@ -55,7 +54,13 @@ final class BatchHandle: Handle {
             i += 1
         }
 
-        var sourceIndex = Dictionary(uniqueKeysWithValues: sourceTable.enumerated().map { ($1, UInt32($0)) })
+        // Deleted objects carry their type and source by value: index them
+        // into the same tables (only built when there are any).
+        var typeIndex: [SampleType: UInt32] = [:], sourceIndex: [Source: UInt32] = [:]
+        if !r.deletedObjects.isEmpty {
+            typeIndex = Dictionary(uniqueKeysWithValues: typeTable.enumerated().map { ($1, UInt32($0)) })
+            sourceIndex = Dictionary(uniqueKeysWithValues: sourceTable.enumerated().map { ($1, UInt32($0)) })
+        }
         let deleted = UnsafeMutableBufferPointer<ohk_deleted_record>.allocate(capacity: r.deletedObjects.count)
         for (k, d) in r.deletedObjects.enumerated() {
             let t = typeIndex[d.type] ?? {

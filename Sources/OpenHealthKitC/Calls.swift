@@ -61,22 +61,22 @@ func cCall(_ body: () throws -> Void) -> Int32 {
 
 /// Writes `value` through an out-parameter that must not be NULL.
 @inline(__always)
-func out<T>(_ pointer: UnsafeMutablePointer<T>?, _ what: String) throws -> UnsafeMutablePointer<T> {
-    guard let pointer else { throw CError(.invalidArgument, "\(what) is NULL") }
+func out<T>(_ pointer: UnsafeMutablePointer<T>?, _ what: @autoclosure () -> String) throws -> UnsafeMutablePointer<T> {
+    guard let pointer else { throw CError(.invalidArgument, "\(what()) is NULL") }
     return pointer
 }
 
 /// A required C string as a Swift string; NULL and invalid UTF-8 are refused.
-func string(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String {
-    guard let p else { throw CError(.invalidArgument, "\(what) is NULL") }
-    guard let s = String(validatingCString: p) else { throw CError(.invalidArgument, "\(what) is not valid UTF-8") }
+func string(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> String {
+    guard let p else { throw CError(.invalidArgument, "\(what()) is NULL") }
+    guard let s = String(validatingCString: p) else { throw CError(.invalidArgument, "\(what()) is not valid UTF-8") }
     return s
 }
 
 /// An optional C string: NULL is nil.
-func optionalString(_ p: UnsafePointer<CChar>?, _ what: String) throws -> String? {
+func optionalString(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> String? {
     guard let p else { return nil }
-    return try string(p, what)
+    return try string(p, what())
 }
 
 /// A library-owned copy of `s`, freed with `ohk_string_free`.
@@ -84,11 +84,11 @@ func ownedCString(_ s: String) -> UnsafeMutablePointer<CChar> { strdup(s)! }
 
 /// An array the caller passed as pointer + count: NULL is allowed only
 /// with a zero count.
-func buffer<T>(_ p: UnsafePointer<T>?, _ count: UInt64, _ what: String) throws -> UnsafeBufferPointer<T> {
-    guard count <= UInt64(Int32.max) else { throw CError(.invalidArgument, "\(what): count \(count) is too large") }
+func buffer<T>(_ p: UnsafePointer<T>?, _ count: UInt64, _ what: @autoclosure () -> String) throws -> UnsafeBufferPointer<T> {
+    guard count <= UInt64(Int32.max) else { throw CError(.invalidArgument, "\(what()): count \(count) is too large") }
     guard let p else {
         if count == 0 { return UnsafeBufferPointer(start: nil, count: 0) }
-        throw CError(.invalidArgument, "\(what) is NULL with a count of \(count)")
+        throw CError(.invalidArgument, "\(what()) is NULL with a count of \(count)")
     }
     return UnsafeBufferPointer(start: p, count: Int(count))
 }

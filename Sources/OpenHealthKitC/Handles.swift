@@ -26,16 +26,16 @@ enum Registry {
     }
 
     /// The live handle at `pointer`, which must be an `H`.
-    static func get<H: Handle>(_ pointer: UnsafeRawPointer?, _: H.Type, _ what: String) throws -> H {
-        guard let pointer else { throw CError(.invalidArgument, "\(what) is NULL") }
+    static func get<H: Handle>(_ pointer: UnsafeRawPointer?, _: H.Type, _ what: @autoclosure () -> String) throws -> H {
+        guard let pointer else { throw CError(.invalidArgument, "\(what()) is NULL") }
         let handle: Handle = try locked {
             guard live.contains(UnsafeMutableRawPointer(mutating: pointer)) else {
-                throw CError(.closed, "\(what) is not a live \(H.kindName) (closed, freed, or never made by this library)")
+                throw CError(.closed, "\(what()) is not a live \(H.kindName) (closed, freed, or never made by this library)")
             }
             return Unmanaged<Handle>.fromOpaque(pointer).takeUnretainedValue()
         }
         guard let h = handle as? H else {
-            throw CError(.invalidArgument, "\(what) is an \(type(of: handle).kindName), not an \(H.kindName)")
+            throw CError(.invalidArgument, "\(what()) is an \(type(of: handle).kindName), not an \(H.kindName)")
         }
         return h
     }

@@ -7,8 +7,8 @@ final class PredicateHandle: Handle {
     let predicate: SamplePredicate
     init(_ p: SamplePredicate) { predicate = p }
 
-    static func get(_ p: UnsafePointer<ohk_predicate>?, _ what: String = "predicate") throws -> SamplePredicate {
-        try Registry.get(p, PredicateHandle.self, what).predicate
+    static func get(_ p: UnsafePointer<ohk_predicate>?, _ what: @autoclosure () -> String = "predicate") throws -> SamplePredicate {
+        try Registry.get(p, PredicateHandle.self, what()).predicate
     }
 }
 

@@ -44,10 +44,10 @@ private struct SampleBuilder {
                                    device: device, metadata: metadata, uuid: uuid)
     }
 
-    private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: String) throws -> SampleType {
-        guard let p else { throw CError(.invalidArgument, "\(what) is NULL") }
+    private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> SampleType {
+        guard let p else { throw CError(.invalidArgument, "\(what()) is NULL") }
         if let last = lastType, Self.same(p, last.text) { return last.type }
-        let t = try store.sampleType(try string(p, what))
+        let t = try store.sampleType(try string(p, what()))
         lastType = (Self.bytes(p), t)
         return t
     }

@@ -7,10 +7,10 @@ enum UnixTime {
     /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
     static let range = -62_135_596_800.0 ... 253_402_300_799.0
 
-    static func date(_ t: Double, _ what: String) throws -> Date {
-        guard t.isFinite else { throw CError(.invalidValue, "\(what) is not a finite time (\(t))") }
+    static func date(_ t: Double, _ what: @autoclosure () -> String) throws -> Date {
+        guard t.isFinite else { throw CError(.invalidValue, "\(what()) is not a finite time (\(t))") }
         guard range.contains(t) else {
-            throw CError(.invalidDateRange, "\(what) \(t) is outside years 1 to 9999")
+            throw CError(.invalidDateRange, "\(what()) \(t) is outside years 1 to 9999")
         }
         return Date(timeIntervalSince1970: t)
     }

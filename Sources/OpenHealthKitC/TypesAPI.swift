@@ -20,8 +20,8 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
 }
 
 /// A type by identifier: HealthKit's, or (with a store) one registered there.
-func sampleType(_ identifier: UnsafePointer<CChar>?, _ store: Store?, _ what: String = "type") throws -> SampleType {
-    let id = try string(identifier, what)
+func sampleType(_ identifier: UnsafePointer<CChar>?, _ store: Store?, _ what: @autoclosure () -> String = "type") throws -> SampleType {
+    let id = try string(identifier, what())
     if let store { return try store.sampleType(id) }
     return try SampleType.named(id)
 }
