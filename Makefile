@@ -67,7 +67,7 @@ test: deps
 	$(MAKE) c-test
 
 c-test: c-deps header-check lib
-	$(MAKE) -C tests/c all
+	$(MAKE) -C Tests/c all
 
 # The main job: a Swift walk-through of save -> anchored query -> save -> delta.
 quickstart: deps

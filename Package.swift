@@ -41,7 +41,7 @@ let package = Package(
         .executableTarget(
             name: "swift-quickstart",
             dependencies: ["OpenHealthKitCore"],
-            path: "Examples/swift-quickstart"
+            path: "examples/swift-quickstart"
         ),
         // The other process of the cross-process tests.
         .executableTarget(
