@@ -1,12 +1,14 @@
-/* The C API tests (cmocka): one executable, three groups. */
+/* The C API tests (cmocka): one executable, four groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
+int run_nulls(void);
 
 int main(void)
 {
     int failed = run_basics();
     failed += run_data();
     failed += run_live();
+    failed += run_nulls();
     return failed != 0;
 }

@@ -1,0 +1,217 @@
+/* NULL in every pointer parameter of every function, one at a time, the
+ * others valid: a required one is OHK_ERR_INVALID_ARGUMENT with a message,
+ * an optional one (documented as "may be NULL") works. Never a crash. */
+#include "support.h"
+
+#include <stdlib.h>
+
+#define REQ(call) EXPECT(OHK_ERR_INVALID_ARGUMENT, call)
+#define OPT(call) OK(call)
+
+static void on_results(ohk_query *q, int32_t s, const ohk_batch *b, void *u) { (void)q; (void)s; (void)b; (void)u; }
+static void on_observe(ohk_query *q, int32_t s, const char *const *t, uint64_t n, void *u)
+{ (void)q; (void)s; (void)t; (void)n; (void)u; }
+
+static void every_pointer_parameter(void **state)
+{
+    fixture *f = *state;
+    ohk_store *st = f->store, *s2 = NULL;
+    ohk_store_options o;
+    ohk_anchor a, a2;
+    ohk_batch *b = NULL;
+    ohk_predicate *p = NULL, *p2 = NULL;
+    ohk_query *q = NULL;
+    ohk_type_info info;
+    ohk_source src;
+    ohk_device dev;
+    ohk_value v = { OHK_VALUE_STRING, 0, "x", {0}, NULL, 0 };
+    const ohk_sample_record *rec;
+    const ohk_deleted_record *del;
+    const ohk_metadata_entry *meta;
+    const char *id;
+    char *text = NULL;
+    double d = 0;
+    bool yes = false;
+    int64_t i64 = 0;
+    int32_t order = 0;
+    uint64_t n = 0, len = 0;
+    uint8_t bytes[OHK_ANCHOR_SIZE], uuids[16] = {0};
+    char atext[OHK_ANCHOR_TEXT_SIZE];
+    const char *names[] = { "a" };
+    const int64_t values[] = { 1 };
+    const char *bundles[] = { "com.example.c" };
+    ohk_descriptor desc = { STEPS, NULL };
+    ohk_sample_input in = steps_input(0);
+
+    OK(ohk_store_current_anchor(&a, st));
+    memset(&a2, 0, sizeof a2);
+    free(save_steps(st, 0, 1));
+    OK(ohk_predicate_parse(&p, "quantity > 1 count", NULL, 0));
+
+    REQ(ohk_store_options_init(NULL));
+    OK(ohk_store_options_init(&o));
+    REQ(ohk_store_open(NULL, f->dir, &o));
+    REQ(ohk_store_open(&s2, NULL, &o));
+    OPT(ohk_store_open(&s2, f->dir, NULL));
+    ohk_store_close(s2);
+    REQ(ohk_store_current_anchor(NULL, st));
+    REQ(ohk_store_current_anchor(&a, NULL));
+    OPT(ohk_store_prune(NULL, st, T0));
+    REQ(ohk_store_prune(&n, NULL, T0));
+    OPT(ohk_store_prune_all(NULL, st));
+    REQ(ohk_store_prune_all(&n, NULL));
+
+    REQ(ohk_type_at(NULL, 0));
+    REQ(ohk_type_lookup(NULL, st, STEPS));
+    OPT(ohk_type_lookup(&info, NULL, STEPS));
+    REQ(ohk_type_lookup(&info, st, NULL));
+    REQ(ohk_category_value(NULL, SLEEP, "Awake"));
+    REQ(ohk_category_value(&i64, NULL, "Awake"));
+    REQ(ohk_category_value(&i64, SLEEP, NULL));
+    OPT(ohk_store_register_quantity_type(NULL, st, "org.example.q", "count", 0));
+    REQ(ohk_store_register_quantity_type(&info, NULL, "org.example.q", "count", 0));
+    REQ(ohk_store_register_quantity_type(&info, st, NULL, "count", 0));
+    REQ(ohk_store_register_quantity_type(&info, st, "org.example.q", NULL, 0));
+    OPT(ohk_store_register_category_type(NULL, st, "org.example.c", names, values, 1));
+    REQ(ohk_store_register_category_type(&info, NULL, "org.example.c", names, values, 1));
+    REQ(ohk_store_register_category_type(&info, st, NULL, names, values, 1));
+    REQ(ohk_store_register_category_type(&info, st, "org.example.c", NULL, values, 1));
+    REQ(ohk_store_register_category_type(&info, st, "org.example.c", names, NULL, 1));
+
+    REQ(ohk_unit_convert(NULL, 1, "kg", "g"));
+    REQ(ohk_unit_convert(&d, 1, NULL, "g"));
+    REQ(ohk_unit_convert(&d, 1, "kg", NULL));
+    REQ(ohk_unit_canonical(NULL, "kg"));
+    REQ(ohk_unit_canonical(&text, NULL));
+    REQ(ohk_unit_compatible(NULL, "kg", "g"));
+    REQ(ohk_unit_compatible(&yes, NULL, "g"));
+    REQ(ohk_unit_compatible(&yes, "kg", NULL));
+
+    REQ(ohk_store_save(NULL, &in, 1, NULL));
+    REQ(ohk_store_save(st, NULL, 1, NULL));
+    OPT(ohk_store_save(st, NULL, 0, NULL));
+    REQ(ohk_store_delete_uuids(NULL, uuids, 1));
+    REQ(ohk_store_delete_uuids(st, NULL, 1));
+    OPT(ohk_store_delete_uuids(st, NULL, 0));
+    OPT(ohk_store_delete_matching(NULL, st, STEPS, p));
+    REQ(ohk_store_delete_matching(&n, NULL, STEPS, p));
+    REQ(ohk_store_delete_matching(&n, st, NULL, p));
+    OPT(ohk_store_delete_matching(&n, st, HEART, NULL));
+    free(save_steps(st, 10, 1));
+
+    REQ(ohk_predicate_parse(NULL, "quantity > 1 count", NULL, 0));
+    REQ(ohk_predicate_parse(&p2, NULL, NULL, 0));
+    REQ(ohk_predicate_parse(&p2, "quantity > $1", NULL, 1));
+    REQ(ohk_predicate_to_text(NULL, p));
+    REQ(ohk_predicate_to_text(&text, NULL));
+    double t = T0;
+    REQ(ohk_predicate_date_range(NULL, &t, &t, 0));
+    OPT(ohk_predicate_date_range(&p2, NULL, &t, 0));
+    ohk_predicate_free(p2);
+    OPT(ohk_predicate_date_range(&p2, &t, NULL, 0));
+    ohk_predicate_free(p2);
+    REQ(ohk_predicate_uuids(NULL, uuids, 1));
+    REQ(ohk_predicate_uuids(&p2, NULL, 1));
+    REQ(ohk_predicate_sources(NULL, bundles, 1));
+    REQ(ohk_predicate_sources(&p2, NULL, 1));
+    const char *null_bundle[] = { NULL };
+    REQ(ohk_predicate_sources(&p2, null_bundle, 1));
+    REQ(ohk_predicate_metadata_exists(NULL, "k"));
+    REQ(ohk_predicate_metadata_exists(&p2, NULL));
+    REQ(ohk_predicate_metadata_compare(NULL, "k", OHK_CMP_EQUAL, &v));
+    REQ(ohk_predicate_metadata_compare(&p2, NULL, OHK_CMP_EQUAL, &v));
+    REQ(ohk_predicate_metadata_compare(&p2, "k", OHK_CMP_EQUAL, NULL));
+    REQ(ohk_predicate_quantity(NULL, OHK_CMP_EQUAL, 1, "count"));
+    REQ(ohk_predicate_quantity(&p2, OHK_CMP_EQUAL, 1, NULL));
+    REQ(ohk_predicate_category_value(NULL, OHK_CMP_EQUAL, 1));
+    const ohk_predicate *parts[] = { p };
+    const ohk_predicate *null_part[] = { NULL };
+    REQ(ohk_predicate_and(NULL, parts, 1));
+    REQ(ohk_predicate_and(&p2, NULL, 1));
+    REQ(ohk_predicate_and(&p2, null_part, 1));
+    REQ(ohk_predicate_or(NULL, parts, 1));
+    REQ(ohk_predicate_or(&p2, NULL, 1));
+    REQ(ohk_predicate_or(&p2, null_part, 1));
+    REQ(ohk_predicate_not(NULL, p));
+    REQ(ohk_predicate_not(&p2, NULL));
+
+    REQ(ohk_store_query(NULL, st, &desc, 1, &a, 0));
+    REQ(ohk_store_query(&b, NULL, &desc, 1, &a, 0));
+    REQ(ohk_store_query(&b, st, NULL, 1, &a, 0));
+    ohk_descriptor null_type = { NULL, NULL };
+    REQ(ohk_store_query(&b, st, &null_type, 1, &a, 0));
+    OPT(ohk_store_query(&b, st, &desc, 1, NULL, 0));
+    REQ(ohk_batch_samples(NULL, &n, b));
+    REQ(ohk_batch_samples(&rec, NULL, b));
+    REQ(ohk_batch_samples(&rec, &n, NULL));
+    REQ(ohk_batch_deleted(NULL, &n, b));
+    REQ(ohk_batch_deleted(&del, NULL, b));
+    REQ(ohk_batch_deleted(&del, &n, NULL));
+    REQ(ohk_batch_anchor(NULL, b));
+    REQ(ohk_batch_anchor(&a2, NULL));
+    REQ(ohk_batch_type_count(NULL, b));
+    REQ(ohk_batch_type_count(&n, NULL));
+    REQ(ohk_batch_type(NULL, b, 0));
+    REQ(ohk_batch_type(&id, NULL, 0));
+    REQ(ohk_batch_source_count(NULL, b));
+    REQ(ohk_batch_source_count(&n, NULL));
+    REQ(ohk_batch_source(NULL, b, 0));
+    REQ(ohk_batch_source(&src, NULL, 0));
+    REQ(ohk_batch_metadata(NULL, &n, b, 0));
+    REQ(ohk_batch_metadata(&meta, NULL, b, 0));
+    REQ(ohk_batch_metadata(&meta, &n, NULL, 0));
+    REQ(ohk_batch_device(NULL, b, 0));
+    REQ(ohk_batch_device(&dev, NULL, 0));
+    ohk_batch_free(b);
+
+    REQ(ohk_anchor_from_bytes(NULL, bytes, 1));
+    REQ(ohk_anchor_from_bytes(&a2, NULL, 1));
+    REQ(ohk_anchor_to_bytes(bytes, sizeof bytes, NULL, &a));
+    REQ(ohk_anchor_to_bytes(NULL, sizeof bytes, &len, &a));
+    REQ(ohk_anchor_to_bytes(bytes, sizeof bytes, &len, NULL));
+    REQ(ohk_anchor_from_text(NULL, ""));
+    REQ(ohk_anchor_from_text(&a2, NULL));
+    REQ(ohk_anchor_to_text(NULL, sizeof atext, &a));
+    REQ(ohk_anchor_to_text(atext, sizeof atext, NULL));
+    REQ(ohk_anchor_from_value(NULL, 1));
+    REQ(ohk_anchor_compare(NULL, &a, &a));
+    REQ(ohk_anchor_compare(&order, NULL, &a));
+    REQ(ohk_anchor_compare(&order, &a, NULL));
+
+    REQ(ohk_query_anchored(NULL, st, &desc, 1, &a, 0, on_results, NULL, NULL));
+    REQ(ohk_query_anchored(&q, NULL, &desc, 1, &a, 0, on_results, NULL, NULL));
+    REQ(ohk_query_anchored(&q, st, NULL, 1, &a, 0, on_results, NULL, NULL));
+    REQ(ohk_query_anchored(&q, st, &desc, 1, &a, 0, NULL, NULL, NULL));
+    OPT(ohk_query_anchored(&q, st, &desc, 1, NULL, 0, on_results, NULL, NULL));
+    ohk_query_free(q);
+    REQ(ohk_query_observer(NULL, st, &desc, 1, on_observe, NULL, NULL));
+    REQ(ohk_query_observer(&q, NULL, &desc, 1, on_observe, NULL, NULL));
+    REQ(ohk_query_observer(&q, st, NULL, 1, on_observe, NULL, NULL));
+    REQ(ohk_query_observer(&q, st, &desc, 1, NULL, NULL, NULL));
+    REQ(ohk_subscription_open(NULL, st, "n", &desc, 1, 0, 0, on_results, NULL, NULL));
+    REQ(ohk_subscription_open(&q, NULL, "n", &desc, 1, 0, 0, on_results, NULL, NULL));
+    REQ(ohk_subscription_open(&q, st, NULL, &desc, 1, 0, 0, on_results, NULL, NULL));
+    REQ(ohk_subscription_open(&q, st, "n", NULL, 1, 0, 0, on_results, NULL, NULL));
+    REQ(ohk_subscription_open(&q, st, "n", &desc, 1, 0, 0, NULL, NULL, NULL));
+    REQ(ohk_subscription_acknowledge(NULL));
+    REQ(ohk_store_remove_subscription(NULL, "n"));
+    REQ(ohk_store_remove_subscription(st, NULL));
+    REQ(ohk_query_stop(NULL));
+
+    /* The free functions and the rest take NULL quietly. */
+    ohk_string_free(NULL);
+    ohk_store_close(NULL);
+    ohk_predicate_free(NULL);
+    ohk_batch_free(NULL);
+    ohk_query_free(NULL);
+    assert_string_equal(ohk_status_name(OHK_ERR_INVALID_ARGUMENT), "OHK_ERR_INVALID_ARGUMENT");
+    ohk_predicate_free(p);
+}
+
+int run_nulls(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_pointer_parameter, open_fixture, close_fixture),
+    };
+    return cmocka_run_group_tests_name("nulls", tests, NULL, NULL);
+}
