@@ -55,24 +55,12 @@ final class BatchHandle: Handle {
         }
 
         // Deleted objects carry their type and source by value: index them
-        // into the same tables (only built when there are any).
-        var typeIndex: [SampleType: UInt32] = [:], sourceIndex: [Source: UInt32] = [:]
-        if !r.deletedObjects.isEmpty {
-            typeIndex = Dictionary(uniqueKeysWithValues: typeTable.enumerated().map { ($1, UInt32($0)) })
-            sourceIndex = Dictionary(uniqueKeysWithValues: sourceTable.enumerated().map { ($1, UInt32($0)) })
-        }
+        // into the same tables.
+        var typeIndex = TableIndex(typeTable), sourceIndex = TableIndex(sourceTable)
         let deleted = UnsafeMutableBufferPointer<ohk_deleted_record>.allocate(capacity: r.deletedObjects.count)
         for (k, d) in r.deletedObjects.enumerated() {
-            let t = typeIndex[d.type] ?? {
-                typeTable.append(d.type)
-                typeIndex[d.type] = UInt32(typeTable.count - 1)
-                return UInt32(typeTable.count - 1)
-            }()
-            let s = sourceIndex[d.source] ?? {
-                sourceTable.append(d.source)
-                sourceIndex[d.source] = UInt32(sourceTable.count - 1)
-                return UInt32(sourceTable.count - 1)
-            }()
+            let t = typeIndex.index(of: d.type) { $0 === $1 || $0 == $1 }
+            let s = sourceIndex.index(of: d.source) { $0 == $1 }
             deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
                                             end: UnixTime.seconds(d.endDate),
                                             deletion_date: UnixTime.seconds(d.deletionDate),
@@ -80,6 +68,8 @@ final class BatchHandle: Handle {
                                             sync_identifier: strings.add(d.syncIdentifier),
                                             sync_version: d.syncVersion ?? .nan)
         }
+        typeTable = typeIndex.items
+        sourceTable = sourceIndex.items
         self.samples = samples
         self.deleted = deleted
         types = typeTable.map { Interned.cString($0.identifier) }
@@ -152,5 +142,38 @@ func descriptors(_ p: UnsafePointer<ohk_descriptor>?, _ count: UInt64, _ store: 
     return try b.enumerated().map { i, d in
         QueryDescriptor(type: try sampleType(d.type, store, "descriptors[\(i)].type"),
                         predicate: try d.predicate.map { try PredicateHandle.get($0, "descriptors[\(i)].predicate") })
+    }
+}
+
+/// Positions in a batch's type or source table. Tables are short (a few
+/// types and sources), so a scan with a cheap equality (identical strings
+/// compare at once) beats hashing strings per object; long ones get a
+/// dictionary.
+struct TableIndex<T: Hashable> {
+    private(set) var items: [T]
+    private var map: [T: UInt32]?
+
+    init(_ items: [T]) {
+        self.items = items
+        if items.count > Self.scanLimit { indexAll() }
+    }
+
+    private static var scanLimit: Int { 16 }
+
+    private mutating func indexAll() {
+        map = Dictionary(items.enumerated().map { ($1, UInt32($0)) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    mutating func index(of x: T, same: (T, T) -> Bool) -> UInt32 {
+        if let map {
+            if let i = map[x] { return i }
+        } else if let i = items.firstIndex(where: { same($0, x) }) {
+            return UInt32(i)
+        }
+        items.append(x)
+        let i = UInt32(items.count - 1)
+        map?[x] = i
+        if map == nil, items.count > Self.scanLimit { indexAll() }
+        return i
     }
 }
