@@ -95,9 +95,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 @c public func ohk_predicate_uuids(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
                                    _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
     make(out_predicate) {
-        guard count <= UInt64(Int32.max) / 16 else { throw CError(.invalidArgument, "count \(count) is too large") }
-        let bytes = try buffer(uuids, count * 16, "uuids")
-        return .uuids(Set((0..<Int(count)).map { UUIDBytes.read(bytes.baseAddress! + 16 * $0) }))
+        .uuids(Set(try UUIDBytes.array(uuids, count, "uuids")))
     }
 }
 

@@ -151,9 +151,7 @@ private struct SampleBuilder {
                                       _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
-        guard count <= UInt64(Int32.max) / 16 else { throw CError(.invalidArgument, "count \(count) is too large") }
-        let bytes = try buffer(uuids, count * 16, "uuids")
-        try s.delete(uuids: (0..<Int(count)).map { UUIDBytes.read(bytes.baseAddress! + 16 * $0) })
+        try s.delete(uuids: try UUIDBytes.array(uuids, count, "uuids"))
     }
 }
 

@@ -1,3 +1,4 @@
+// C times (Unix seconds) and packed UUIDs ⇄ the core's Date and UUID.
 import FoundationEssentials
 import OpenHealthKitCore
 
@@ -22,14 +23,18 @@ enum UnixTime {
 
 /// 16 C bytes ⇄ UUID.
 enum UUIDBytes {
-    static func read(_ t: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                           UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)) -> UUID { UUID(uuid: t) }
-
     static func isZero(_ t: uuid_t) -> Bool {
         withUnsafeBytes(of: t) { $0.allSatisfy { $0 == 0 } }
     }
 
     static func read(_ p: UnsafePointer<UInt8>) -> UUID {
         UUID(uuid: UnsafeRawPointer(p).loadUnaligned(as: uuid_t.self))
+    }
+
+    /// `count` UUIDs packed 16 bytes apart, as C passes them.
+    static func array(_ p: UnsafePointer<UInt8>?, _ count: UInt64, _ what: String) throws -> [UUID] {
+        guard count <= UInt64(Int32.max) / 16 else { throw CError(.invalidArgument, "\(what): count \(count) is too large") }
+        let bytes = try buffer(p, count * 16, what)
+        return (0..<Int(count)).map { read(bytes.baseAddress! + 16 * $0) }
     }
 }
