@@ -71,7 +71,7 @@ public struct SampleFields {
     public var quantity: Double? { record.isCategory ? nil : record.quantity }
     public var categoryValue: Int? { record.isCategory ? record.category : nil }
     public var sourceID: UInt32 { record.sourceID }
-    /// The store's id of the sample's device (0: none); see `SampleBatch.device(id:)`.
+    /// The store's id of the sample's device, 0 when it has none.
     public var deviceID: UInt32 { record.deviceID }
     public var hasMetadata: Bool { record.hasMetadata }
     public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }
