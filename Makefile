@@ -7,8 +7,9 @@ BENCH_DIR  ?= /work/ohk-bench-store
 PEERS      ?= ../shared/bench/peers
 
 PREFIX     ?= /usr/local
-ABI        := 1
-VERSION    := 0.3.0
+# Both come from the C types header, their one home.
+ABI        := $(shell sed -n 's/^\#define OHK_ABI_VERSION \([0-9]*\)$$/\1/p' include/openhealthkit_types.h)
+VERSION    := $(shell sed -n 's/^\#define OHK_VERSION_STRING "\(.*\)"$$/\1/p' include/openhealthkit_types.h)
 LIBDIR     := build/lib
 LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
 # The C library: Swift runtime linked in, only ohk_* exported (see DESIGN.md).

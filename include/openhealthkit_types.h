@@ -29,6 +29,8 @@ extern "C" {
 /* The ABI version this header describes; ohk_abi_version() returns the
  * library's. Bindings refuse a library whose version differs. */
 #define OHK_ABI_VERSION 1
+/* The library version this header belongs to; ohk_version_string() returns it. */
+#define OHK_VERSION_STRING "0.3.0"
 
 /* ---- status codes: 0 is success, failures are negative and stable. */
 enum {

@@ -55,7 +55,7 @@ enum AnchorValue {
         let bytes = try AnchorValue.required(anchor, "anchor")?.bytes ?? []
         length.pointee = UInt64(bytes.count)
         guard UInt64(bytes.count) <= capacity else {
-            throw CError(status: CError.bufferTooSmall, "the anchor needs \(bytes.count) bytes, the buffer has \(capacity)")
+            throw CError(status: Int32(OHK_ERR_BUFFER_TOO_SMALL), "the anchor needs \(bytes.count) bytes, the buffer has \(capacity)")
         }
         if !bytes.isEmpty { try out(buffer, "buffer").update(from: bytes, count: bytes.count) }
     }
@@ -84,7 +84,7 @@ enum AnchorValue {
         let text = try AnchorValue.required(anchor, "anchor")?.base64 ?? ""
         let utf8 = Array(text.utf8CString)
         guard UInt64(utf8.count) <= capacity else {
-            throw CError(status: CError.bufferTooSmall, "the anchor's text needs \(utf8.count) bytes, the buffer has \(capacity)")
+            throw CError(status: Int32(OHK_ERR_BUFFER_TOO_SMALL), "the anchor's text needs \(utf8.count) bytes, the buffer has \(capacity)")
         }
         b.update(from: utf8, count: utf8.count)
     }

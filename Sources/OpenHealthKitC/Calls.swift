@@ -1,3 +1,4 @@
+import COpenHealthKit
 import Glibc
 import OpenHealthKitCore
 
@@ -7,7 +8,7 @@ struct CError: Error {
     let message: String
 
     init(_ code: OHKError.Code, _ message: String) {
-        status = -code.rawValue
+        status = code.status
         self.message = message
     }
 
@@ -15,9 +16,17 @@ struct CError: Error {
         self.status = status
         self.message = message
     }
+}
 
-    /// OHK_ERR_BUFFER_TOO_SMALL: not a core code, the C layer's own.
-    static let bufferTooSmall: Int32 = -19
+extension OHKError.Code {
+    /// The C status of a core error code: its negation (openhealthkit_types.h).
+    var status: Int32 { -rawValue }
+}
+
+/// Reports a core error to C: the thread's message, and the status to return.
+func report(_ e: OHKError) -> Int32 {
+    LastError.set(e.message)
+    return e.code.status
 }
 
 /// The message of the last failure on each thread (`ohk_last_error_message`).
@@ -51,11 +60,9 @@ func cCall(_ body: () throws -> Void) -> Int32 {
         LastError.set(e.message)
         return e.status
     } catch let e as OHKError {
-        LastError.set(e.message)
-        return -e.code.rawValue
+        return report(e)
     } catch {
-        LastError.set("\(error)")
-        return -OHKError.Code.storage.rawValue
+        return report(OHKError(.storage, "\(error)"))
     }
 }
 

@@ -70,8 +70,7 @@ private func deliver(_ fn: ohk_results_fn, _ p: UnsafeMutablePointer<ohk_query>,
             fn(p, 0, bp, context.userData)
             _ = Registry.remove(bp, BatchHandle.self)
         case .failure(let e):
-            LastError.set(e.message)
-            fn(p, -e.code.rawValue, nil, context.userData)
+            fn(p, report(e), nil, context.userData)
         }
     }
 }
@@ -136,8 +135,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                     let names: [UnsafePointer<CChar>?] = types.map { Interned.cString($0.identifier) }.sorted { strcmp($0, $1) < 0 }
                     names.withUnsafeBufferPointer { callback(p, 0, $0.baseAddress, UInt64($0.count), context.userData) }
                 case .failure(let e):
-                    LastError.set(e.message)
-                    callback(p, -e.code.rawValue, nil, 0, context.userData)
+                    callback(p, report(e), nil, 0, context.userData)
                 }
             }
             completion()

@@ -41,24 +41,14 @@ import OpenHealthKitCore
 @c public func ohk_batch_samples(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_sample_record>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,
                                  _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
-    cCall {
-        let records = try out(out_records, "out_records"), count = try out(out_count, "out_count")
-        let b = try BatchHandle.get(batch)
-        records.pointee = b.samples.isEmpty ? nil : UnsafePointer(b.samples.baseAddress)
-        count.pointee = UInt64(b.samples.count)
-    }
+    cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).samples } }
 }
 
 /// The batch's deleted objects, like ohk_batch_samples.
 @c public func ohk_batch_deleted(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_deleted_record>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,
                                  _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
-    cCall {
-        let records = try out(out_records, "out_records"), count = try out(out_count, "out_count")
-        let b = try BatchHandle.get(batch)
-        records.pointee = b.deleted.isEmpty ? nil : UnsafePointer(b.deleted.baseAddress)
-        count.pointee = UInt64(b.deleted.count)
-    }
+    cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).deleted } }
 }
 
 /// The anchor to pass to the next query: after the last object of the
@@ -121,12 +111,7 @@ import OpenHealthKitCore
 @c public func ohk_batch_metadata(_ out_entries: UnsafeMutablePointer<UnsafePointer<ohk_metadata_entry>?>?,
                                   _ out_count: UnsafeMutablePointer<UInt64>?,
                                   _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
-    cCall {
-        let entries = try out(out_entries, "out_entries"), count = try out(out_count, "out_count")
-        let m = try BatchHandle.get(batch).metadata(sample_index)
-        entries.pointee = m.isEmpty ? nil : UnsafePointer(m.baseAddress)
-        count.pointee = UInt64(m.count)
-    }
+    cCall { try lend(out_entries, "out_entries", out_count) { try BatchHandle.get(batch).metadata(sample_index) } }
 }
 
 /// Sample `sample_index`'s device into *out_device (strings borrowed from
@@ -141,4 +126,15 @@ import OpenHealthKitCore
         }
         result.pointee = d
     }
+}
+
+/// Hands C a borrowed array as pointer (NULL when empty) and count,
+/// checking the out-parameters before reading the array.
+private func lend<T>(_ out_items: UnsafeMutablePointer<UnsafePointer<T>?>?, _ what: String,
+                     _ out_count: UnsafeMutablePointer<UInt64>?,
+                     _ items: () throws -> UnsafeMutableBufferPointer<T>) throws {
+    let pointer = try out(out_items, what), count = try out(out_count, "out_count")
+    let b = try items()
+    pointer.pointee = b.isEmpty ? nil : UnsafePointer(b.baseAddress)
+    count.pointee = UInt64(b.count)
 }

@@ -1,18 +1,17 @@
+import COpenHealthKit
 import Glibc
 import OpenHealthKitCore
 
 /// The library's version as text, "MAJOR.MINOR.PATCH".
 /// Returns a static string (never NULL, never freed). Any thread; never blocks.
 @c public func ohk_version_string() -> UnsafePointer<CChar> {
-    Interned.cString(libraryVersion)
+    Interned.cString(OHK_VERSION_STRING)
 }
-
-let libraryVersion = "0.3.0"
 
 /// The ABI version of the library (OHK_ABI_VERSION of the header it was
 /// built with). Bindings compare it with their own and refuse a mismatch.
 /// Any thread; never blocks.
-@c public func ohk_abi_version() -> UInt32 { 1 }
+@c public func ohk_abi_version() -> UInt32 { UInt32(OHK_ABI_VERSION) }
 
 /// The message of the last failed call on the calling thread, in English,
 /// naming what was wrong ("" before any failure). Borrowed: valid until the
