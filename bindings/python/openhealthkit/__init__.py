@@ -1,0 +1,40 @@
+"""OpenHealthKit for Python: HealthKit's sample store and change-tracking
+queries, over ctypes and libopenhealthkit.so.
+
+    import openhealthkit as ohk
+    with ohk.HealthStore("/tmp/health") as store:
+        store.save(ohk.QuantitySample("HKQuantityTypeIdentifierStepCount", start, end, 120))
+        samples, deleted, anchor = store.query("HKQuantityTypeIdentifierStepCount")
+        ...                                   # later: only what changed
+        samples, deleted, anchor = store.query("HKQuantityTypeIdentifierStepCount", anchor)
+"""
+
+from . import _native
+from ._convert import Quantity
+from .anchor import Anchor, AnchorLike
+from .batch import DeletedList, QueryResult, SampleList
+from .catalogue import (
+    Aggregation, SampleType, canonical_unit, category_value, convert, sample_type, sample_types,
+    units_compatible,
+)
+from .columns import SampleColumns
+from .errors import *  # noqa: F403 - the exception hierarchy is public
+from .errors import __all__ as _error_names
+from .predicate import Predicate
+from .queries import Query, Subscription
+from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
+from .store import (
+    DEFAULT_SOURCE, Frequency, HealthStore, QueryDescriptor, SaveOutcome, SaveResult, Types,
+)
+
+#: The library's version ("MAJOR.MINOR.PATCH").
+__version__: str = _native.lib.ohk_version_string().decode("ascii")
+
+__all__ = [
+    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "DEFAULT_SOURCE", "DeletedList",
+    "DeletedObject", "Device", "Frequency", "HealthStore", "Predicate", "Quantity",
+    "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",
+    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Subscription", "Types",
+    "canonical_unit", "category_value", "convert", "sample_type", "sample_types",
+    "units_compatible", *_error_names,
+]

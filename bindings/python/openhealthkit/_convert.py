@@ -1,0 +1,135 @@
+"""Python values to and from the C library's: times, UUIDs, typed values."""
+
+from __future__ import annotations
+
+import math
+import uuid as uuid_module
+from ctypes import POINTER, c_uint8
+from datetime import datetime, timedelta, timezone
+from typing import Any, NamedTuple
+
+from . import _native as n
+from .errors import InvalidArgumentError, InvalidValueError
+
+UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_fromtimestamp = datetime.fromtimestamp
+
+
+class Quantity(NamedTuple):
+    """A value with its HealthKit unit, e.g. ``Quantity(70, "kg")``: a
+    predicate parameter for ``quantity`` comparisons."""
+
+    value: float
+    unit: str
+
+
+def unix_time(moment: datetime, what: str) -> float:
+    """An aware datetime as Unix seconds; naive datetimes are refused because
+    their time zone is a guess."""
+    if not isinstance(moment, datetime):
+        raise TypeError(f"{what} must be a datetime, not {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise InvalidArgumentError(f"{what} is a naive datetime; give it a time zone (e.g. tzinfo=timezone.utc)")
+    return moment.timestamp()
+
+
+def utc_datetime(seconds: float) -> datetime:
+    """Unix seconds as an aware UTC datetime (microsecond precision)."""
+    try:
+        return _fromtimestamp(seconds, UTC)
+    except (OverflowError, OSError, ValueError):  # far from 1970 on some platforms
+        return _EPOCH + timedelta(seconds=seconds)
+
+
+def uuid_bytes(value: uuid_module.UUID | str | bytes, what: str = "uuid") -> bytes:
+    """A UUID (or its text, or its 16 bytes) as 16 bytes in RFC 4122 order."""
+    if isinstance(value, uuid_module.UUID):
+        return value.bytes
+    if isinstance(value, str):
+        try:
+            return uuid_module.UUID(value).bytes
+        except ValueError:
+            raise ValueError(f"{what} {value!r} is not a UUID") from None
+    if isinstance(value, (bytes, bytearray)) and len(value) == 16:
+        return bytes(value)
+    raise TypeError(f"{what} must be a uuid.UUID, its text or 16 bytes, not {type(value).__name__}")
+
+
+def make_uuid(raw: bytes) -> uuid_module.UUID:
+    return uuid_module.UUID(bytes=bytes(raw))
+
+
+class ValueArena:
+    """Builds ohk_value structs from Python values and keeps every buffer
+    they point into alive until the arena is dropped (after the C call)."""
+
+    def __init__(self) -> None:
+        self._keep: list[Any] = []
+
+    def text(self, text: str, what: str) -> bytes:
+        data = n.encode(text, what)
+        self._keep.append(data)
+        return data
+
+    def fill(self, target: n.ohk_value, value: Any, what: str) -> None:
+        """Writes `value` into `target`: None, str, bool, int, float,
+        datetime, uuid.UUID, Quantity, or a list/tuple/set of these."""
+        if value is None:
+            target.kind = n.VALUE_NULL
+        elif isinstance(value, bool):
+            target.kind, target.number = n.VALUE_BOOL, 1.0 if value else 0.0
+        elif isinstance(value, (int, float)):
+            target.kind, target.number = n.VALUE_NUMBER, finite(value, what)
+        elif isinstance(value, str):
+            target.kind, target.string = n.VALUE_STRING, self.text(value, what)
+        elif isinstance(value, datetime):
+            target.kind, target.number = n.VALUE_DATE, unix_time(value, what)
+        elif isinstance(value, uuid_module.UUID):
+            target.kind = n.VALUE_UUID
+            target.uuid = (c_uint8 * 16).from_buffer_copy(value.bytes)
+        elif isinstance(value, Quantity):
+            target.kind = n.VALUE_QUANTITY
+            target.number = finite(value.value, what)
+            target.string = self.text(value.unit, f"the unit of {what}")
+        elif isinstance(value, (list, tuple, set, frozenset)):
+            items = self.array(list(value), what)
+            target.kind, target.count = n.VALUE_LIST, len(value)
+            target.items = items if len(value) else POINTER(n.ohk_value)()
+        else:
+            raise TypeError(f"{what}: a {type(value).__name__} is not a value the library takes "
+                            "(None, str, bool, int, float, datetime, uuid.UUID, Quantity or a list)")
+
+    def array(self, values: list[Any], what: str) -> Any:
+        """An ohk_value array of `values` (kept alive by the arena)."""
+        array = (n.ohk_value * max(len(values), 1))()
+        self._keep.append(array)
+        for index, value in enumerate(values):
+            self.fill(array[index], value, f"{what}[{index}]" if len(values) > 1 else what)
+        return array
+
+
+def finite(value: float, what: str) -> float:
+    """A real number the library accepts: not NaN nor infinite."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidValueError(f"{what} must be finite, not {number}")
+    return number
+
+
+def python_value(value: n.ohk_value) -> Any:
+    """A metadata value from the library as Python: str, float, datetime or bool."""
+    kind = value.kind
+    if kind == n.VALUE_STRING:
+        return value.string.decode("utf-8")
+    if kind == n.VALUE_NUMBER:
+        return value.number
+    if kind == n.VALUE_DATE:
+        return utc_datetime(value.number)
+    if kind == n.VALUE_BOOL:
+        return value.number != 0
+    if kind == n.VALUE_NULL:
+        return None
+    raise ValueError(f"unexpected metadata value kind {kind}")

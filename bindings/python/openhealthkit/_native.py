@@ -1,0 +1,285 @@
+"""The C library: where it is found, its structs, and every function's signature.
+
+Everything here mirrors include/openhealthkit_types.h and the generated
+include/openhealthkit.h; tests/test_drift.py fails when they disagree.
+The rest of the package calls ``lib.ohk_...`` and ``check(status)``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from ctypes import (
+    CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int32, c_int64,
+    c_uint8, c_uint32, c_uint64, c_void_p,
+)
+from pathlib import Path
+
+from .errors import error_for
+
+#: The ABI this binding was written for (OHK_ABI_VERSION of the header).
+ABI_VERSION = 1
+LIBRARY_NAME = "libopenhealthkit.so"
+ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
+
+OK = 0
+ERR_NOT_FOUND = -8
+ERR_BUFFER_TOO_SMALL = -19
+ANCHOR_SIZE = 40
+ANCHOR_TEXT_SIZE = 64
+
+# ohk_value.kind
+VALUE_NULL, VALUE_STRING, VALUE_NUMBER, VALUE_DATE, VALUE_BOOL, VALUE_UUID, VALUE_QUANTITY, VALUE_LIST = range(8)
+# ohk_sample_record.flags
+SAMPLE_CATEGORY, SAMPLE_HAS_DEVICE, SAMPLE_HAS_METADATA = 1, 2, 4
+# ohk_type_info.kind
+KIND_QUANTITY, KIND_CATEGORY = 0, 1
+
+
+# ---- opaque handles: distinct types so a store is never passed as a batch
+
+class ohk_store(Structure):
+    _fields_ = [("ohk_private_", c_char)]
+
+
+class ohk_batch(Structure):
+    _fields_ = [("ohk_private_", c_char)]
+
+
+class ohk_predicate(Structure):
+    _fields_ = [("ohk_private_", c_char)]
+
+
+class ohk_query(Structure):
+    _fields_ = [("ohk_private_", c_char)]
+
+
+# ---- value types
+
+class ohk_store_options(Structure):
+    _fields_ = [("map_size", c_uint64), ("tombstone_retention", c_double), ("durable", c_bool)]
+
+
+class ohk_anchor(Structure):
+    _fields_ = [("data", c_uint8 * ANCHOR_SIZE)]
+
+
+class ohk_value(Structure):
+    pass
+
+
+ohk_value._fields_ = [
+    ("kind", c_int32), ("number", c_double), ("string", c_char_p), ("uuid", c_uint8 * 16),
+    ("items", POINTER(ohk_value)), ("count", c_uint64),
+]
+
+
+class ohk_metadata_entry(Structure):
+    _fields_ = [("key", c_char_p), ("value", ohk_value)]
+
+
+class ohk_source(Structure):
+    _fields_ = [("bundle_identifier", c_char_p), ("name", c_char_p), ("version", c_char_p)]
+
+
+DEVICE_FIELDS = (
+    "name", "manufacturer", "model", "hardware_version", "firmware_version",
+    "software_version", "local_identifier", "udi_device_identifier",
+)
+
+
+class ohk_device(Structure):
+    _fields_ = [(field, c_char_p) for field in DEVICE_FIELDS]
+
+
+class ohk_sample_input(Structure):
+    _fields_ = [
+        ("type", c_char_p), ("start", c_double), ("end", c_double), ("value", c_double),
+        ("unit", c_char_p), ("uuid", c_uint8 * 16), ("source", ohk_source),
+        ("device", POINTER(ohk_device)), ("metadata", POINTER(ohk_metadata_entry)),
+        ("metadata_count", c_uint64),
+    ]
+
+
+class ohk_save_outcome(Structure):
+    _fields_ = [("uuid", c_uint8 * 16), ("outcome", c_int32), ("other_uuid", c_uint8 * 16)]
+
+
+class ohk_descriptor(Structure):
+    _fields_ = [("type", c_char_p), ("predicate", POINTER(ohk_predicate))]
+
+
+class ohk_sample_record(Structure):
+    _fields_ = [
+        ("uuid", c_uint8 * 16), ("start", c_double), ("end", c_double), ("value", c_double),
+        ("type_index", c_uint32), ("source_index", c_uint32), ("flags", c_uint32),
+        ("reserved", c_uint32),
+    ]
+
+
+class ohk_deleted_record(Structure):
+    _fields_ = [
+        ("uuid", c_uint8 * 16), ("start", c_double), ("end", c_double),
+        ("deletion_date", c_double), ("type_index", c_uint32), ("source_index", c_uint32),
+        ("sync_identifier", c_char_p), ("sync_version", c_double),
+    ]
+
+
+class ohk_type_info(Structure):
+    _fields_ = [
+        ("identifier", c_char_p), ("kind", c_int32), ("aggregation", c_int32),
+        ("canonical_unit", c_char_p), ("is_custom", c_bool),
+    ]
+
+
+# struct.Struct formats of the records, for reading whole arrays at once.
+SAMPLE_RECORD_FORMAT = "<16sdddIIII"
+DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
+
+# ---- callbacks (user_data last)
+
+ohk_destroy_fn = CFUNCTYPE(None, c_void_p)
+ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch), c_void_p)
+ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
+
+P = POINTER
+# Owned strings (to free with ohk_string_free) stay raw pointers: char * and char **.
+OWNED_STRING = P(c_char)
+
+#: name -> (return type, argument types), in the header's order. Conventions:
+#: ``const char *`` is c_char_p; byte buffers (``uint8_t *``) are c_char_p so
+#: that ``bytes`` pass without a copy; handles are pointers to their struct.
+SIGNATURES: dict[str, tuple[object, list[object]]] = {
+    "ohk_version_string": (c_char_p, []),
+    "ohk_abi_version": (c_uint32, []),
+    "ohk_last_error_message": (c_char_p, []),
+    "ohk_status_name": (c_char_p, [c_int32]),
+    "ohk_string_free": (None, [OWNED_STRING]),
+    "ohk_store_options_init": (c_int32, [P(ohk_store_options)]),
+    "ohk_store_open": (c_int32, [P(P(ohk_store)), c_char_p, P(ohk_store_options)]),
+    "ohk_store_close": (None, [P(ohk_store)]),
+    "ohk_store_current_anchor": (c_int32, [P(ohk_anchor), P(ohk_store)]),
+    "ohk_store_prune": (c_int32, [P(c_uint64), P(ohk_store), c_double]),
+    "ohk_store_prune_all": (c_int32, [P(c_uint64), P(ohk_store)]),
+    "ohk_type_count": (c_uint64, []),
+    "ohk_type_at": (c_int32, [P(ohk_type_info), c_uint64]),
+    "ohk_type_lookup": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p]),
+    "ohk_category_value": (c_int32, [P(c_int64), c_char_p, c_char_p]),
+    "ohk_store_register_quantity_type": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p, c_char_p, c_int32]),
+    "ohk_store_register_category_type": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p, P(c_char_p), P(c_int64), c_uint64]),
+    "ohk_unit_convert": (c_int32, [P(c_double), c_double, c_char_p, c_char_p]),
+    "ohk_unit_canonical": (c_int32, [P(OWNED_STRING), c_char_p]),
+    "ohk_unit_compatible": (c_int32, [P(c_bool), c_char_p, c_char_p]),
+    "ohk_store_save": (c_int32, [P(ohk_store), P(ohk_sample_input), c_uint64, P(ohk_save_outcome)]),
+    "ohk_store_delete_uuids": (c_int32, [P(ohk_store), c_char_p, c_uint64]),
+    "ohk_store_delete_matching": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, P(ohk_predicate)]),
+    "ohk_predicate_parse": (c_int32, [P(P(ohk_predicate)), c_char_p, P(ohk_value), c_uint64]),
+    "ohk_predicate_to_text": (c_int32, [P(OWNED_STRING), P(ohk_predicate)]),
+    "ohk_predicate_free": (None, [P(ohk_predicate)]),
+    "ohk_predicate_date_range": (c_int32, [P(P(ohk_predicate)), P(c_double), P(c_double), c_int32]),
+    "ohk_predicate_uuids": (c_int32, [P(P(ohk_predicate)), c_char_p, c_uint64]),
+    "ohk_predicate_sources": (c_int32, [P(P(ohk_predicate)), P(c_char_p), c_uint64]),
+    "ohk_predicate_metadata_exists": (c_int32, [P(P(ohk_predicate)), c_char_p]),
+    "ohk_predicate_metadata_compare": (c_int32, [P(P(ohk_predicate)), c_char_p, c_int32, P(ohk_value)]),
+    "ohk_predicate_quantity": (c_int32, [P(P(ohk_predicate)), c_int32, c_double, c_char_p]),
+    "ohk_predicate_category_value": (c_int32, [P(P(ohk_predicate)), c_int32, c_int64]),
+    "ohk_predicate_and": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
+    "ohk_predicate_or": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
+    "ohk_predicate_not": (c_int32, [P(P(ohk_predicate)), P(ohk_predicate)]),
+    "ohk_store_query": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
+    "ohk_batch_free": (None, [P(ohk_batch)]),
+    "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
+    "ohk_batch_deleted": (c_int32, [P(P(ohk_deleted_record)), P(c_uint64), P(ohk_batch)]),
+    "ohk_batch_anchor": (c_int32, [P(ohk_anchor), P(ohk_batch)]),
+    "ohk_batch_type_count": (c_int32, [P(c_uint64), P(ohk_batch)]),
+    "ohk_batch_type": (c_int32, [P(c_char_p), P(ohk_batch), c_uint32]),
+    "ohk_batch_source_count": (c_int32, [P(c_uint64), P(ohk_batch)]),
+    "ohk_batch_source": (c_int32, [P(ohk_source), P(ohk_batch), c_uint32]),
+    "ohk_batch_metadata": (c_int32, [P(P(ohk_metadata_entry)), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_batch_device": (c_int32, [P(ohk_device), P(ohk_batch), c_uint64]),
+    "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),
+    "ohk_anchor_to_bytes": (c_int32, [c_char_p, c_uint64, P(c_uint64), P(ohk_anchor)]),
+    "ohk_anchor_from_text": (c_int32, [P(ohk_anchor), c_char_p]),
+    "ohk_anchor_to_text": (c_int32, [P(c_char), c_uint64, P(ohk_anchor)]),
+    "ohk_anchor_from_value": (c_int32, [P(ohk_anchor), c_int64]),
+    "ohk_anchor_compare": (c_int32, [P(c_int32), P(ohk_anchor), P(ohk_anchor)]),
+    "ohk_query_anchored": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64, ohk_results_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_query_observer": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_descriptor), c_uint64, ohk_observer_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_subscription_open": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32, c_uint64, ohk_results_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_subscription_acknowledge": (c_int32, [P(ohk_query)]),
+    "ohk_store_remove_subscription": (c_int32, [P(ohk_store), c_char_p]),
+    "ohk_query_stop": (c_int32, [P(ohk_query)]),
+    "ohk_query_free": (None, [P(ohk_query)]),
+}
+
+
+def candidates() -> list[Path]:
+    """Where the library is looked for, in order: next to this package, then
+    the path in $OPENHEALTHKIT_LIBRARY."""
+    places = [Path(__file__).resolve().parent / LIBRARY_NAME]
+    override = os.environ.get(ENV_VARIABLE)
+    if override:
+        places.append(Path(override))
+    return places
+
+
+def load() -> ctypes.CDLL:
+    """Loads the library, declares every signature and checks the ABI version;
+    one ImportError naming every place tried otherwise."""
+    tried = []
+    for path in candidates():
+        if not path.exists():
+            tried.append(f"{path}: no such file")
+            continue
+        try:
+            library = ctypes.CDLL(str(path))
+        except OSError as error:
+            tried.append(f"{path}: {error}")
+            continue
+        missing = [name for name in SIGNATURES if not hasattr(library, name)]
+        if missing:
+            tried.append(f"{path}: lacks {', '.join(missing[:3])}")
+            continue
+        for name, (restype, argtypes) in SIGNATURES.items():
+            function = getattr(library, name)
+            function.restype = restype
+            function.argtypes = argtypes
+        abi = library.ohk_abi_version()
+        if abi != ABI_VERSION:
+            tried.append(f"{path}: ABI version {abi}, this package needs {ABI_VERSION}")
+            continue
+        return library
+    if ENV_VARIABLE not in os.environ:
+        tried.append(f"${ENV_VARIABLE}: not set")
+    raise ImportError(
+        "openhealthkit cannot load libopenhealthkit.so; looked in:\n  " + "\n  ".join(tried)
+        + "\nBuild it with `make python-lib` (places it in the package) or set "
+        + f"{ENV_VARIABLE} to its path."
+    )
+
+
+lib = load()
+
+
+def last_error() -> str:
+    return lib.ohk_last_error_message().decode("utf-8", "replace")
+
+
+def check(status: int) -> None:
+    """Raises the exception of a failed call (with this thread's message)."""
+    if status != OK:
+        raise error_for(status, last_error())
+
+
+def encode(text: str, what: str) -> bytes:
+    """A Python str as NUL-free UTF-8 for the C library."""
+    if not isinstance(text, str):
+        raise TypeError(f"{what} must be a str, not {type(text).__name__}")
+    data = text.encode("utf-8")
+    if b"\0" in data:
+        raise ValueError(f"{what} must not contain NUL characters")
+    return data
+
+
+def decode(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8")

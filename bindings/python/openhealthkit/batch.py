@@ -1,0 +1,262 @@
+"""Query results: a batch's records read as samples without a copy per field.
+
+A C batch holds contiguous fixed-size records plus small type and source
+tables. A QueryResult keeps the batch (or, for a batch lent to a callback,
+a copy of it) and makes Sample objects as they are iterated or indexed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, overload
+
+from . import _native as n
+from ._convert import python_value
+from .anchor import Anchor
+from .catalogue import SampleType
+from .samples import (
+    CategorySample, DeletedObject, Device, QuantitySample, Sample, Source,
+    _set_c, _set_deleted_c, _set_deleted_r, _set_r,
+)
+
+if TYPE_CHECKING:
+    from .columns import SampleColumns
+
+_SAMPLE = struct.Struct(n.SAMPLE_RECORD_FORMAT)
+_DELETED = struct.Struct(n.DELETED_RECORD_FORMAT)
+assert _SAMPLE.size == ctypes.sizeof(n.ohk_sample_record)
+assert _DELETED.size == ctypes.sizeof(n.ohk_deleted_record)
+
+TypeLookup = Callable[[str], SampleType]
+
+
+class BatchContext:
+    """What every sample of one batch shares: the type and source tables,
+    and access to metadata, devices and sync identifiers by UUID."""
+
+    __slots__ = ("_handle", "types", "sources", "sample_data", "sample_count", "deleted_data",
+                 "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices")
+
+    def __init__(self, handle: Any, lookup: TypeLookup, lent: bool) -> None:
+        """Reads `handle`; a `lent` batch (a callback's) is copied whole,
+        because the library frees it when the callback returns."""
+        self._handle = None if lent else handle
+        self.types = [lookup(identifier) for identifier in _type_table(handle)]
+        self.sources = _source_table(handle)
+        self.sample_data, self.sample_count = _records(handle, n.lib.ohk_batch_samples,
+                                                       n.ohk_sample_record, lent)
+        self.deleted_data, self.deleted_count = _records(handle, n.lib.ohk_batch_deleted,
+                                                         n.ohk_deleted_record, lent)
+        self.sync_identifiers = {
+            record[0]: ctypes.string_at(record[6]).decode("utf-8")
+            for record in _DELETED.iter_unpack(self.deleted_data) if record[6]
+        }
+        self._index: dict[bytes, int] | None = None
+        self._metadata: dict[bytes, dict[str, Any]] = {}
+        self._devices: dict[bytes, Device] = {}
+        if lent:
+            self._read_extras(handle)
+
+    def __del__(self) -> None:
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and n is not None and n.lib is not None:  # not at interpreter exit
+            n.lib.ohk_batch_free(handle)
+
+    def _flagged(self) -> dict[bytes, int]:
+        """UUID -> record index of the samples with metadata or a device."""
+        if self._index is None:
+            wanted = n.SAMPLE_HAS_METADATA | n.SAMPLE_HAS_DEVICE
+            self._index = {record[0]: index
+                           for index, record in enumerate(_SAMPLE.iter_unpack(self.sample_data))
+                           if record[6] & wanted}
+        return self._index
+
+    def _read_extras(self, handle: Any) -> None:
+        for uuid, index in self._flagged().items():
+            self._metadata[uuid] = _read_metadata(handle, index)
+            device = _read_device(handle, index)
+            if device is not None:
+                self._devices[uuid] = device
+
+    def metadata(self, uuid: bytes) -> dict[str, Any]:
+        found = self._metadata.get(uuid)
+        if found is None and self._handle is not None:
+            found = self._metadata[uuid] = _read_metadata(self._handle, self._flagged()[uuid])
+        return dict(found or {})
+
+    def device(self, uuid: bytes) -> Device | None:
+        if uuid not in self._devices and self._handle is not None:
+            device = _read_device(self._handle, self._flagged()[uuid])
+            if device is not None:
+                self._devices[uuid] = device
+        return self._devices.get(uuid)
+
+
+def _type_table(handle: Any) -> list[str]:
+    count = ctypes.c_uint64()
+    n.check(n.lib.ohk_batch_type_count(count, handle))
+    identifier = ctypes.c_char_p()
+    names = []
+    for index in range(count.value):
+        n.check(n.lib.ohk_batch_type(identifier, handle, index))
+        names.append(identifier.value.decode("utf-8"))
+    return names
+
+
+def _source_table(handle: Any) -> list[Source]:
+    count = ctypes.c_uint64()
+    n.check(n.lib.ohk_batch_source_count(count, handle))
+    source = n.ohk_source()
+    sources = []
+    for index in range(count.value):
+        n.check(n.lib.ohk_batch_source(source, handle, index))
+        sources.append(Source(source.bundle_identifier.decode("utf-8"), source.name.decode("utf-8"),
+                              n.decode(source.version)))
+    return sources
+
+
+def _records(handle: Any, accessor: Any, record: type, copy: bool) -> tuple[Any, int]:
+    """The batch's record array as a buffer: a view of the batch's memory,
+    or a copy when the batch is only lent."""
+    pointer = ctypes.POINTER(record)()
+    count = ctypes.c_uint64()
+    n.check(accessor(pointer, count, handle))
+    size = count.value * ctypes.sizeof(record)
+    if not size:
+        return b"", 0
+    address = ctypes.addressof(pointer.contents)
+    if copy:
+        return ctypes.string_at(address, size), count.value
+    return memoryview((ctypes.c_char * size).from_address(address)).cast("B"), count.value
+
+
+def _read_metadata(handle: Any, index: int) -> dict[str, Any]:
+    entries = ctypes.POINTER(n.ohk_metadata_entry)()
+    count = ctypes.c_uint64()
+    n.check(n.lib.ohk_batch_metadata(entries, count, handle, index))
+    return {entries[i].key.decode("utf-8"): python_value(entries[i].value) for i in range(count.value)}
+
+
+def _read_device(handle: Any, index: int) -> Device | None:
+    device = n.ohk_device()
+    status = n.lib.ohk_batch_device(device, handle, index)
+    if status == n.ERR_NOT_FOUND:
+        return None
+    n.check(status)
+    return Device(*(n.decode(getattr(device, field)) for field in n.DEVICE_FIELDS))
+
+
+class SampleList(Sequence[Sample]):
+    """The samples of a result, in change order: a read-only sequence that
+    makes each Sample when iterated or indexed."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, context: BatchContext) -> None:
+        self._context = context
+
+    def __len__(self) -> int:
+        return self._context.sample_count
+
+    def __iter__(self) -> Iterator[Sample]:
+        context = self._context
+        new = object.__new__
+        for record in _SAMPLE.iter_unpack(context.sample_data):
+            sample = new(CategorySample if record[6] & 1 else QuantitySample)
+            _set_r(sample, record)
+            _set_c(sample, context)
+            yield sample
+
+    @overload
+    def __getitem__(self, index: int) -> Sample: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Sample]: ...
+
+    def __getitem__(self, index: int | slice) -> Sample | list[Sample]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError("sample index out of range")
+        record = _SAMPLE.unpack_from(self._context.sample_data, (index % count) * _SAMPLE.size)
+        sample = object.__new__(CategorySample if record[6] & 1 else QuantitySample)
+        _set_r(sample, record)
+        _set_c(sample, self._context)
+        return sample
+
+    def __repr__(self) -> str:
+        return f"<SampleList of {len(self)} samples>"
+
+    def to_numpy(self) -> "SampleColumns":
+        """The samples as NumPy columns (needs numpy); see SampleColumns."""
+        from .columns import sample_columns
+        return sample_columns(self._context)
+
+
+class DeletedList(Sequence[DeletedObject]):
+    """The deleted objects of a result, in change order."""
+
+    __slots__ = ("_context",)
+
+    def __init__(self, context: BatchContext) -> None:
+        self._context = context
+
+    def __len__(self) -> int:
+        return self._context.deleted_count
+
+    def __iter__(self) -> Iterator[DeletedObject]:
+        context = self._context
+        new = object.__new__
+        for record in _DELETED.iter_unpack(context.deleted_data):
+            deleted = new(DeletedObject)
+            _set_deleted_r(deleted, record)
+            _set_deleted_c(deleted, context)
+            yield deleted
+
+    @overload
+    def __getitem__(self, index: int) -> DeletedObject: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[DeletedObject]: ...
+
+    def __getitem__(self, index: int | slice) -> DeletedObject | list[DeletedObject]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        count = len(self)
+        if not -count <= index < count:
+            raise IndexError("deleted object index out of range")
+        deleted = object.__new__(DeletedObject)
+        _set_deleted_r(deleted, _DELETED.unpack_from(self._context.deleted_data,
+                                                     (index % count) * _DELETED.size))
+        _set_deleted_c(deleted, self._context)
+        return deleted
+
+    def __repr__(self) -> str:
+        return f"<DeletedList of {len(self)} deleted objects>"
+
+
+class QueryResult:
+    """What an anchored query returns: ``samples`` added and ``deleted``
+    objects after the anchor, and the ``anchor`` to pass next time.
+    Unpacks as ``samples, deleted, anchor = store.query(...)``."""
+
+    __slots__ = ("samples", "deleted", "anchor")
+
+    def __init__(self, handle: Any, lookup: TypeLookup, lent: bool = False) -> None:
+        context = BatchContext(handle, lookup, lent)
+        anchor = n.ohk_anchor()
+        n.check(n.lib.ohk_batch_anchor(anchor, handle))
+        self.samples = SampleList(context)
+        self.deleted = DeletedList(context)
+        self.anchor = Anchor(anchor)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.samples, self.deleted, self.anchor))
+
+    def __bool__(self) -> bool:
+        """False for an empty result (nothing added or deleted)."""
+        return bool(len(self.samples) or len(self.deleted))
+
+    def __repr__(self) -> str:
+        return f"<QueryResult: {len(self.samples)} samples, {len(self.deleted)} deleted, {self.anchor!r}>"

@@ -1,0 +1,109 @@
+"""HealthKit's type catalogue and units."""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from enum import IntEnum
+
+from . import _native as n
+from ._convert import finite
+
+
+class Aggregation(IntEnum):
+    """HKQuantityAggregationStyle."""
+
+    CUMULATIVE = 0
+    DISCRETE_ARITHMETIC = 1
+    DISCRETE_TEMPORALLY_WEIGHTED = 2
+    DISCRETE_EQUIVALENT_CONTINUOUS_LEVEL = 3
+
+
+@dataclass(frozen=True, slots=True)
+class SampleType:
+    """A quantity or category type: its HealthKit identifier, and for
+    quantity types the canonical unit and aggregation style."""
+
+    identifier: str
+    is_category: bool
+    canonical_unit: str | None
+    aggregation: Aggregation | None
+    is_custom: bool = False
+
+    def __str__(self) -> str:
+        return self.identifier
+
+    @classmethod
+    def _from_info(cls, info: n.ohk_type_info) -> "SampleType":
+        category = info.kind == n.KIND_CATEGORY
+        return cls(
+            identifier=info.identifier.decode("utf-8"),
+            is_category=category,
+            canonical_unit=None if category else info.canonical_unit.decode("utf-8"),
+            aggregation=None if category else Aggregation(info.aggregation),
+            is_custom=bool(info.is_custom),
+        )
+
+
+_catalogue: dict[str, SampleType] = {}
+
+
+def sample_types() -> list[SampleType]:
+    """Every type of HealthKit's catalogue, in identifier order."""
+    if not _catalogue:
+        info = n.ohk_type_info()
+        for index in range(n.lib.ohk_type_count()):
+            n.check(n.lib.ohk_type_at(info, index))
+            kind = SampleType._from_info(info)
+            _catalogue[kind.identifier] = kind
+    return list(_catalogue.values())
+
+
+def sample_type(identifier: str | SampleType) -> SampleType:
+    """A catalogue type by identifier ("HKQuantityTypeIdentifierStepCount");
+    UnknownTypeError otherwise. Custom types: HealthStore.sample_type."""
+    if isinstance(identifier, SampleType):
+        return identifier
+    if not _catalogue:
+        sample_types()
+    found = _catalogue.get(identifier)
+    if found is None:
+        info = n.ohk_type_info()
+        n.check(n.lib.ohk_type_lookup(info, None, n.encode(identifier, "type identifier")))
+        found = SampleType._from_info(info)
+    return found
+
+
+def category_value(type_identifier: str, name: str) -> int:
+    """The integer of a category type's named value: ("HKCategoryTypeIdentifierSleepAnalysis",
+    "AsleepCore") or HealthKit's full case name; NotFoundError otherwise."""
+    value = ctypes.c_int64()
+    n.check(n.lib.ohk_category_value(value, n.encode(type_identifier, "type identifier"),
+                                     n.encode(name, "value name")))
+    return value.value
+
+
+def convert(value: float, from_unit: str, to_unit: str) -> float:
+    """Converts between HealthKit units: convert(1, "mi", "km") == 1.609344."""
+    result = ctypes.c_double()
+    n.check(n.lib.ohk_unit_convert(result, finite(value, "value"), n.encode(from_unit, "unit"),
+                                   n.encode(to_unit, "unit")))
+    return result.value
+
+
+def canonical_unit(unit: str) -> str:
+    """A unit's canonical text, which parses back to the same unit."""
+    text = ctypes.POINTER(ctypes.c_char)()
+    n.check(n.lib.ohk_unit_canonical(text, n.encode(unit, "unit")))
+    try:
+        return ctypes.string_at(text).decode("utf-8")
+    finally:
+        n.lib.ohk_string_free(text)
+
+
+def units_compatible(a: str, b: str) -> bool:
+    """Whether two units measure the same dimension (InvalidUnitError if one
+    does not parse)."""
+    result = ctypes.c_bool()
+    n.check(n.lib.ohk_unit_compatible(result, n.encode(a, "unit"), n.encode(b, "unit")))
+    return result.value

@@ -1,0 +1,167 @@
+"""Exceptions: one class per C status code, each carrying the library's message.
+
+Every failing call raises a subclass of :class:`OpenHealthKitError`; its
+``status`` is the C status (``OHK_ERR_...``) and ``str(error)`` is the
+library's message naming what was wrong. Classes also derive from the
+built-in exception a Python user would expect (``ValueError`` for bad input,
+``KeyError`` for unknown names, ``OSError`` for storage failures), so
+``except ValueError`` keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "OpenHealthKitError", "InvalidArgumentError", "UnknownTypeError", "InvalidUnitError",
+    "IncompatibleUnitError", "InvalidValueError", "InvalidDateRangeError", "DuplicateUUIDError",
+    "NotFoundError", "AnchorError", "AnchorWrongStoreError", "AnchorCorruptError",
+    "AnchorFromFutureError", "AnchorExpiredError", "StoreFormatError", "StoreFormatTooNewError",
+    "StoreFormatTooOldError", "StorageError", "ClosedError", "InvalidPredicateError",
+    "InvalidMetadataError", "BufferTooSmallError", "CallbackError",
+]
+
+
+class OpenHealthKitError(Exception):
+    """Base of every error the library reports.
+
+    ``status`` is the C status code and ``status_name`` its name
+    (``"OHK_ERR_UNKNOWN_TYPE"``); ``message`` is the library's text.
+    """
+
+    status: int = 0
+    status_name: str = "OHK_ERR_UNKNOWN"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:  # KeyError would otherwise repr() the message
+        return self.message
+
+
+class InvalidArgumentError(OpenHealthKitError, ValueError):
+    """A bad argument: a wrong handle, a bad length, an unknown option."""
+    status, status_name = -1, "OHK_ERR_INVALID_ARGUMENT"
+
+
+class UnknownTypeError(OpenHealthKitError, KeyError):
+    """Not a HealthKit identifier nor a custom type registered in the store."""
+    status, status_name = -2, "OHK_ERR_UNKNOWN_TYPE"
+
+
+class InvalidUnitError(OpenHealthKitError, ValueError):
+    """Unit text that does not parse; the message says where."""
+    status, status_name = -3, "OHK_ERR_INVALID_UNIT"
+
+
+class IncompatibleUnitError(OpenHealthKitError, ValueError):
+    """Units of different dimensions, or a unit that does not fit the type."""
+    status, status_name = -4, "OHK_ERR_INCOMPATIBLE_UNIT"
+
+
+class InvalidValueError(OpenHealthKitError, ValueError):
+    """NaN, an infinity, or a category value outside the type's set."""
+    status, status_name = -5, "OHK_ERR_INVALID_VALUE"
+
+
+class InvalidDateRangeError(OpenHealthKitError, ValueError):
+    """An end before its start, or a time outside years 1 to 9999."""
+    status, status_name = -6, "OHK_ERR_INVALID_DATE_RANGE"
+
+
+class DuplicateUUIDError(OpenHealthKitError, ValueError):
+    """A sample's UUID is already used in this store."""
+    status, status_name = -7, "OHK_ERR_DUPLICATE_UUID"
+
+
+class NotFoundError(OpenHealthKitError, KeyError):
+    """No such object, name or subscription."""
+    status, status_name = -8, "OHK_ERR_NOT_FOUND"
+
+
+class AnchorError(OpenHealthKitError, ValueError):
+    """Base of the four ways an anchor can be refused (DESIGN.md rule 2)."""
+
+
+class AnchorWrongStoreError(AnchorError):
+    """The anchor was handed out by another store."""
+    status, status_name = -9, "OHK_ERR_ANCHOR_WRONG_STORE"
+
+
+class AnchorCorruptError(AnchorError):
+    """Anchor bytes or text that do not decode."""
+    status, status_name = -10, "OHK_ERR_ANCHOR_CORRUPT"
+
+
+class AnchorFromFutureError(AnchorError):
+    """The anchor is past the store's head."""
+    status, status_name = -11, "OHK_ERR_ANCHOR_FROM_FUTURE"
+
+
+class AnchorExpiredError(AnchorError):
+    """Deleted objects after the anchor were pruned: re-read from no anchor."""
+    status, status_name = -12, "OHK_ERR_ANCHOR_EXPIRED"
+
+
+class StoreFormatError(OpenHealthKitError, OSError):
+    """The store directory holds a store of another format."""
+
+
+class StoreFormatTooNewError(StoreFormatError):
+    """The store was written by a newer version of the library."""
+    status, status_name = -13, "OHK_ERR_STORE_FORMAT_TOO_NEW"
+
+
+class StoreFormatTooOldError(StoreFormatError):
+    """The store was written in a format this version no longer reads."""
+    status, status_name = -18, "OHK_ERR_STORE_FORMAT_TOO_OLD"
+
+
+class StorageError(OpenHealthKitError, OSError):
+    """LMDB or the file system failed."""
+    status, status_name = -14, "OHK_ERR_STORAGE"
+
+
+class ClosedError(OpenHealthKitError, ValueError):
+    """The store is closed, or the query or predicate was closed or freed."""
+    status, status_name = -15, "OHK_ERR_CLOSED"
+
+
+class InvalidPredicateError(OpenHealthKitError, ValueError):
+    """Predicate text that does not parse (with its position), or a term that does not apply."""
+    status, status_name = -16, "OHK_ERR_INVALID_PREDICATE"
+
+
+class InvalidMetadataError(OpenHealthKitError, ValueError):
+    """A metadata key or value the store does not accept."""
+    status, status_name = -17, "OHK_ERR_INVALID_METADATA"
+
+
+class BufferTooSmallError(OpenHealthKitError, ValueError):
+    """A buffer passed to the C library was too small (a bug in the binding if seen)."""
+    status, status_name = -19, "OHK_ERR_BUFFER_TOO_SMALL"
+
+
+class CallbackError(OpenHealthKitError):
+    """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
+
+
+_BY_STATUS: dict[int, type[OpenHealthKitError]] = {
+    cls.status: cls
+    for cls in (
+        InvalidArgumentError, UnknownTypeError, InvalidUnitError, IncompatibleUnitError,
+        InvalidValueError, InvalidDateRangeError, DuplicateUUIDError, NotFoundError,
+        AnchorWrongStoreError, AnchorCorruptError, AnchorFromFutureError, AnchorExpiredError,
+        StoreFormatTooNewError, StoreFormatTooOldError, StorageError, ClosedError,
+        InvalidPredicateError, InvalidMetadataError, BufferTooSmallError,
+    )
+}
+
+
+def error_for(status: int, message: str) -> OpenHealthKitError:
+    """The exception for a C status code (an unknown code gives the base class)."""
+    cls = _BY_STATUS.get(status)
+    if cls is None:
+        error = OpenHealthKitError(message)
+        error.status = status
+        return error
+    return cls(message)

@@ -1,0 +1,197 @@
+"""Long-running queries: anchored queries with updates, observers, subscriptions.
+
+The C library calls three static trampolines; ``user_data`` is a key into
+``_live``, which holds each running query until the library's destroy hook
+says it will never call again. So a callback stays alive exactly as long as
+the library may call it, whatever the garbage collector does, and no
+ctypes callback object is ever freed while C holds it.
+
+Callbacks run on a library thread (ctypes takes the GIL for them), one at a
+time per query. An exception raised in a callback stops that query: it is
+kept as ``query.error`` and raised, as CallbackError, from the next
+``stop()``, ``close()`` or the end of the ``with`` block; ``on_error`` (if
+given) is called with it at once. A failure the library reports (an
+expired anchor, say) is handled the same way, as its own exception.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import threading
+from typing import TYPE_CHECKING, Any, Callable
+
+from . import _native as n
+from .batch import QueryResult
+from .errors import CallbackError, OpenHealthKitError, error_for
+
+if TYPE_CHECKING:
+    from .store import HealthStore
+
+_live: dict[int, "Query"] = {}
+_keys = itertools.count(1)
+_live_lock = threading.Lock()
+
+
+class Query:
+    """A running query. ``stop()`` ends its callbacks (idempotent; after it
+    returns none runs); ``close()`` also frees it. Use it as a context
+    manager to close it on exit."""
+
+    def __init__(self, store: "HealthStore", callback: Callable[..., Any],
+                 on_error: Callable[[BaseException], Any] | None) -> None:
+        if not callable(callback):
+            raise TypeError("callback must be callable")
+        if on_error is not None and not callable(on_error):
+            raise TypeError("on_error must be callable")
+        self._store = store
+        self._callback = callback
+        self._on_error = on_error
+        self._handle: Any = None
+        self._lock = threading.Lock()
+        #: What stopped the query, when a callback raised or the library failed.
+        self.error: BaseException | None = None
+        self._raised = False
+        self._finished = threading.Event()
+        with _live_lock:
+            self._key = next(_keys)
+            _live[self._key] = self
+
+    def _start(self, opener: Callable[..., int], *args: Any) -> None:
+        """Calls the C opener; the destroy hook runs even when it fails."""
+        handle = ctypes.POINTER(n.ohk_query)()
+        status = opener(handle, *args, self._key, _destroy)
+        if status != n.OK:
+            raise error_for(status, n.last_error())
+        with self._lock:
+            if self._handle is None:
+                self._handle = handle
+        self._store._adopt_query(self)
+
+    @property
+    def running(self) -> bool:
+        """True until the query is stopped, fails or is closed."""
+        return self._handle is not None and not self._finished.is_set() and self.error is None
+
+    def stop(self) -> None:
+        """Stops the callbacks (waits for a running one, unless called from
+        it). Raises CallbackError if a callback raised."""
+        with self._lock:
+            handle = self._handle
+        if handle is not None:
+            n.lib.ohk_query_stop(handle)
+        self._raise_error()
+
+    def close(self) -> None:
+        """Stops and frees the query (idempotent). Raises CallbackError if a
+        callback raised."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle is not None:
+            n.lib.ohk_query_free(handle)
+            self._store._forget_query(self)
+        self._raise_error()
+
+    def wait_closed(self, timeout: float | None = None) -> bool:
+        """Waits until the library has released the callback (after close)."""
+        return self._finished.wait(timeout)
+
+    def __enter__(self) -> "Query":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def _raise_error(self) -> None:
+        error = self.error
+        if error is None or self._raised:
+            return
+        self._raised = True
+        if isinstance(error, OpenHealthKitError):
+            raise error
+        raise CallbackError(f"the query's callback raised {type(error).__name__}: {error}") from error
+
+    def _fail(self, query_pointer: Any, error: BaseException) -> None:
+        """Stops the query from its own callback after `error`."""
+        if self.error is None:
+            self.error = error
+        n.lib.ohk_query_stop(query_pointer)
+        if self._on_error is not None:
+            try:
+                self._on_error(error)
+            except BaseException:  # noqa: BLE001 - nowhere to raise it on a library thread
+                pass
+
+    def _adopt_pointer(self, query_pointer: Any) -> None:
+        # The first callback may run before _start has stored the handle.
+        with self._lock:
+            if self._handle is None and not self._finished.is_set():
+                self._handle = ctypes.cast(query_pointer, ctypes.POINTER(n.ohk_query))
+
+    def _results(self, query_pointer: Any, status: int, batch: Any) -> None:
+        self._adopt_pointer(query_pointer)
+        if self.error is not None:
+            return
+        try:
+            if status != n.OK:
+                raise error_for(status, n.last_error())
+            result = QueryResult(batch, self._store.sample_type, lent=True)
+            self._callback(self, result)
+        except BaseException as error:  # noqa: BLE001 - kept and raised from stop()/close()
+            self._fail(query_pointer, error)
+
+    def _observed(self, query_pointer: Any, status: int, types: Any, count: int) -> None:
+        self._adopt_pointer(query_pointer)
+        if self.error is not None:
+            return
+        try:
+            if status != n.OK:
+                raise error_for(status, n.last_error())
+            changed = frozenset(types[i].decode("utf-8") for i in range(count))
+            self._callback(self, changed)
+        except BaseException as error:  # noqa: BLE001
+            self._fail(query_pointer, error)
+
+
+class Subscription(Query):
+    """A durable subscription (our background delivery): deliveries repeat
+    until acknowledged, across restarts."""
+
+    def acknowledge(self) -> None:
+        """Stores the latest delivery's position; the next delivery starts
+        after it. From the callback or any thread later."""
+        with self._lock:
+            handle = self._handle
+        if handle is None:
+            raise error_for(-15, "the subscription is closed")
+        n.check(n.lib.ohk_subscription_acknowledge(handle))
+
+
+@n.ohk_results_fn
+def _on_results(query: Any, status: int, batch: Any, key: int) -> None:
+    target = _live.get(key)
+    if target is not None:
+        target._results(query, status, batch)
+
+
+@n.ohk_observer_fn
+def _on_observed(query: Any, status: int, types: Any, count: int, key: int) -> None:
+    target = _live.get(key)
+    if target is not None:
+        target._observed(query, status, types, count)
+
+
+@n.ohk_destroy_fn
+def _destroy(key: int) -> None:
+    with _live_lock:
+        target = _live.pop(key, None)
+    if target is not None:
+        target._finished.set()
+
+
+def results_trampoline() -> Any:
+    return _on_results
+
+
+def observer_trampoline() -> Any:
+    return _on_observed

@@ -1,0 +1,327 @@
+"""Samples, deleted objects, sources and devices: small immutable values.
+
+Samples read from a store are made from the batch's fixed-size records
+and decode their fields on access (a UUID or a datetime is built when asked
+for), so reading a million samples costs little more than the records.
+Two samples are equal when their UUIDs are (HealthKit's rule for objects).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid as uuid_module
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Mapping
+
+from . import _native as n
+from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
+from .catalogue import SampleType, convert, sample_type
+
+if TYPE_CHECKING:
+    from .batch import BatchContext
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a sample came from (HKSourceRevision): the app's bundle
+    identifier, its name, and optionally its version."""
+
+    bundle_identifier: str
+    name: str
+    version: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    """HealthKit's eight device fields (HKDevice); None is an absent field."""
+
+    name: str | None = None
+    manufacturer: str | None = None
+    model: str | None = None
+    hardware_version: str | None = None
+    firmware_version: str | None = None
+    software_version: str | None = None
+    local_identifier: str | None = None
+    udi_device_identifier: str | None = None
+
+
+class _Unsaved:
+    """The context of a sample made in Python: what a batch would hold."""
+
+    __slots__ = ("types", "sources", "unit", "_metadata", "_device")
+
+    def __init__(self, kind: SampleType, source: Source | None, unit: str | None,
+                 metadata: dict[str, Any], device: Device | None) -> None:
+        self.types, self.sources, self.unit = [kind], [source], unit
+        self._metadata, self._device = metadata, device
+
+    def metadata(self, uuid: bytes) -> dict[str, Any]:
+        return dict(self._metadata)
+
+    def device(self, uuid: bytes) -> Device | None:
+        return self._device
+
+
+def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise TypeError(f"metadata must be a mapping, not {type(metadata).__name__}")
+    for key, value in metadata.items():
+        if not isinstance(key, str):
+            raise TypeError(f"metadata keys must be str, not {type(key).__name__}")
+        if not isinstance(value, (str, int, float, bool, datetime)):
+            raise TypeError(f"metadata {key!r}: a {type(value).__name__} is not a metadata value "
+                            "(str, int, float, bool or datetime)")
+        if isinstance(value, datetime):
+            unix_time(value, f"metadata {key!r}")
+    return dict(metadata)
+
+
+class Sample:
+    """A sample of a store (HKSample): immutable; see QuantitySample and
+    CategorySample for the value."""
+
+    # _r: the record (uuid, start, end, value, type_index, source_index,
+    # flags, reserved); _c: its batch's tables (types, sources, metadata).
+    __slots__ = ("_r", "_c")
+    _r: tuple
+    _c: "BatchContext | _Unsaved"
+
+    def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
+              unit: str | None, source: Source | None, device: Device | None,
+              metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
+              flags: int) -> None:
+        if source is not None and not isinstance(source, Source):
+            raise TypeError(f"source must be a Source, not {type(source).__name__}")
+        if device is not None and not isinstance(device, Device):
+            raise TypeError(f"device must be a Device, not {type(device).__name__}")
+        raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
+        if uuid is None:  # version 4, RFC 4122 variant
+            raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
+        record = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
+        _set_r(self, record)
+        _set_c(self, _Unsaved(kind, source, unit, _metadata_arg(metadata), device))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    @property
+    def uuid(self) -> uuid_module.UUID:
+        """The sample's UUID."""
+        return make_uuid(self._r[0])
+
+    @property
+    def uuid_bytes(self) -> bytes:
+        """The UUID as 16 bytes (cheaper than ``uuid`` when only compared)."""
+        return self._r[0]
+
+    @property
+    def sample_type(self) -> SampleType:
+        return self._c.types[self._r[4]]
+
+    @property
+    def start_date(self) -> datetime:
+        """Start, an aware UTC datetime."""
+        return utc_datetime(self._r[1])
+
+    @property
+    def end_date(self) -> datetime:
+        """End, an aware UTC datetime (equal to start for an instant)."""
+        return utc_datetime(self._r[2])
+
+    @property
+    def start_timestamp(self) -> float:
+        """Start as Unix seconds, like ``start_date.timestamp()``."""
+        return self._r[1]
+
+    @property
+    def end_timestamp(self) -> float:
+        """End as Unix seconds."""
+        return self._r[2]
+
+    @property
+    def source(self) -> Source | None:
+        """The source; None only for a sample made in Python and not yet saved
+        (the store's default source applies when it is)."""
+        return self._c.sources[self._r[5]]
+
+    @property
+    def device(self) -> Device | None:
+        if self._r[6] & n.SAMPLE_HAS_DEVICE or isinstance(self._c, _Unsaved):
+            return self._c.device(self._r[0])
+        return None
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """The metadata (a new dict each time): str, float, bool or datetime values."""
+        if self._r[6] & n.SAMPLE_HAS_METADATA or isinstance(self._c, _Unsaved):
+            return self._c.metadata(self._r[0])
+        return {}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sample):
+            return NotImplemented
+        return self._r[0] == other._r[0]
+
+    def __hash__(self) -> int:
+        return hash(self._r[0])
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.sample_type.identifier}, {self.start_date.isoformat()}"
+                f" – {self.end_date.isoformat()}, {self._value_text()}, uuid={self.uuid})")
+
+    def _value_text(self) -> str:
+        return repr(self._r[3])
+
+
+class QuantitySample(Sample):
+    """A quantity sample (HKQuantitySample).
+
+    ``QuantitySample("HKQuantityTypeIdentifierStepCount", start, end, 120)``
+    makes one to save; ``unit`` defaults to the type's canonical unit.
+    Read back, ``value`` is in the type's canonical unit (``unit``).
+    """
+
+    __slots__ = ()
+
+    def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: float,
+                 unit: str | None = None, *, source: Source | None = None,
+                 device: Device | None = None, metadata: Mapping[str, Any] | None = None,
+                 uuid: uuid_module.UUID | None = None) -> None:
+        kind = _resolve(sample_type)
+        if kind.is_category:
+            raise TypeError(f"{kind.identifier} is a category type: use CategorySample")
+        if unit is not None:
+            n.encode(unit, "unit")
+        self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0)
+
+    @property
+    def value(self) -> float:
+        """The quantity, in ``unit``."""
+        return self._r[3]
+
+    @property
+    def unit(self) -> str:
+        """The unit of ``value``: the type's canonical unit for stored samples."""
+        unit = getattr(self._c, "unit", None)
+        return unit if unit is not None else self.sample_type.canonical_unit
+
+    def value_in(self, unit: str) -> float:
+        """The quantity converted to `unit` (IncompatibleUnitError across dimensions)."""
+        return convert(self._r[3], self.unit, unit)
+
+    def _value_text(self) -> str:
+        return f"{self._r[3]!r} {self.unit}"
+
+
+class CategorySample(Sample):
+    """A category sample (HKCategorySample); ``value`` is the category integer
+    (see ``category_value`` for names)."""
+
+    __slots__ = ()
+
+    def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: int, *,
+                 source: Source | None = None, device: Device | None = None,
+                 metadata: Mapping[str, Any] | None = None,
+                 uuid: uuid_module.UUID | None = None) -> None:
+        kind = _resolve(sample_type)
+        if not kind.is_category:
+            raise TypeError(f"{kind.identifier} is a quantity type: use QuantitySample")
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"a category value is an int, not {type(value).__name__}")
+        self._init(kind, start, end, value, None, source, device, metadata, uuid, n.SAMPLE_CATEGORY)
+
+    @property
+    def value(self) -> int:
+        return int(self._r[3])
+
+    def _value_text(self) -> str:
+        return repr(self.value)
+
+
+class DeletedObject:
+    """A deleted sample (HKDeletedObject): what a deletion leaves behind
+    (DESIGN.md rule 8): UUID, type, source, start, end, deletion date, and
+    the sync identifier and version when the sample had them."""
+
+    # _r: (uuid, start, end, deletion_date, type_index, source_index,
+    # sync_identifier pointer, sync_version); _c: the batch's tables.
+    __slots__ = ("_r", "_c")
+    _r: tuple
+    _c: "BatchContext"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("DeletedObject is immutable")
+
+    @property
+    def uuid(self) -> uuid_module.UUID:
+        return make_uuid(self._r[0])
+
+    @property
+    def uuid_bytes(self) -> bytes:
+        return self._r[0]
+
+    @property
+    def sample_type(self) -> SampleType:
+        return self._c.types[self._r[4]]
+
+    @property
+    def source(self) -> Source:
+        return self._c.sources[self._r[5]]
+
+    @property
+    def start_date(self) -> datetime:
+        return utc_datetime(self._r[1])
+
+    @property
+    def end_date(self) -> datetime:
+        return utc_datetime(self._r[2])
+
+    @property
+    def deletion_date(self) -> datetime:
+        return utc_datetime(self._r[3])
+
+    @property
+    def sync_identifier(self) -> str | None:
+        return self._c.sync_identifiers.get(self._r[0]) if self._r[6] else None
+
+    @property
+    def sync_version(self) -> float | None:
+        version = self._r[7]
+        return None if version != version else version  # NaN: absent
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Only the sync identifier and version survive a deletion."""
+        if self.sync_identifier is None:
+            return {}
+        return {"HKMetadataKeySyncIdentifier": self.sync_identifier,
+                "HKMetadataKeySyncVersion": self.sync_version}
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, DeletedObject):
+            return NotImplemented
+        return self._r[0] == other._r[0]
+
+    def __hash__(self) -> int:
+        return hash(self._r[0])
+
+    def __repr__(self) -> str:
+        return f"DeletedObject({self.sample_type.identifier}, uuid={self.uuid})"
+
+
+def _resolve(kind: str | SampleType) -> SampleType:
+    if isinstance(kind, SampleType):
+        return kind
+    if not isinstance(kind, str):
+        raise TypeError(f"a sample type is an identifier str or a SampleType, not {type(kind).__name__}")
+    return sample_type(kind)
+
+
+# Slot setters that bypass the immutable __setattr__ (batch readers use them).
+_set_r = Sample._r.__set__  # type: ignore[attr-defined]
+_set_c = Sample._c.__set__  # type: ignore[attr-defined]
+_set_deleted_r = DeletedObject._r.__set__  # type: ignore[attr-defined]
+_set_deleted_c = DeletedObject._c.__set__  # type: ignore[attr-defined]

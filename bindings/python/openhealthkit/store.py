@@ -1,0 +1,426 @@
+"""HealthStore: a store of health samples in one directory."""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import enum
+import os
+import threading
+import uuid as uuid_module
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Union
+
+from . import _native as n
+from ._convert import ValueArena, make_uuid, unix_time, uuid_bytes
+from .anchor import Anchor, AnchorLike, as_anchor
+from .batch import QueryResult
+from .catalogue import Aggregation, SampleType
+from .catalogue import sample_type as catalogue_type
+from .predicate import Predicate
+from .queries import Query, Subscription, observer_trampoline, results_trampoline
+from .samples import DeletedObject, Device, Sample, Source
+
+#: The source of samples saved without one, unless the store is given another.
+DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
+
+
+@dataclass(frozen=True, slots=True)
+class QueryDescriptor:
+    """One type and an optional predicate (HKQueryDescriptor); a query may
+    name several, and an object matching several comes once."""
+
+    sample_type: str | SampleType
+    predicate: Predicate | None = None
+
+
+#: What queries take as their types: an identifier, a SampleType, a
+#: QueryDescriptor, or a list of these.
+Types = Union[str, SampleType, QueryDescriptor, Iterable[Union[str, SampleType, QueryDescriptor]]]
+
+
+class SaveResult(enum.Enum):
+    """What a save did with one sample (HealthKit's sync-identifier rules)."""
+
+    SAVED = 0
+    REPLACED = 1        #: saved; ``other_uuid``, an older version, became a deleted object
+    KEPT_EXISTING = 2   #: not saved: ``other_uuid`` has the same sync identifier and a version >=
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    uuid: uuid_module.UUID
+    result: SaveResult
+    other_uuid: uuid_module.UUID | None
+
+
+class Frequency(enum.IntEnum):
+    """How often a durable subscription may fire (HKUpdateFrequency)."""
+
+    IMMEDIATE = 0
+    HOURLY = 1
+    DAILY = 2
+    WEEKLY = 3
+
+
+_open_stores: "weakref.WeakSet[HealthStore]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_stores() -> None:
+    # Library threads must not call into Python while it shuts down.
+    for store in list(_open_stores):
+        store.close()
+
+
+class HealthStore:
+    """A store of health samples in `path` (created when missing).
+
+    ``with HealthStore("/var/lib/app/health") as store: ...`` closes it on
+    exit; ``close()`` stops its running queries first. A store may be used
+    from many threads at once. Running queries keep the store alive until
+    they are closed or the store is.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, map_size: int | None = None,
+                 tombstone_retention: timedelta | None = None, durable: bool = True,
+                 default_source: Source = DEFAULT_SOURCE) -> None:
+        """Opens the store. ``tombstone_retention``: how long deleted objects
+        are kept (default 90 days; ``timedelta.max``: until pruned).
+        ``durable=False`` skips fsync (scratch stores only). Samples saved
+        without a source get ``default_source``."""
+        options = n.ohk_store_options()
+        n.check(n.lib.ohk_store_options_init(options))
+        if map_size is not None:
+            if not isinstance(map_size, int) or isinstance(map_size, bool) or map_size <= 0:
+                raise ValueError(f"map_size must be a positive int, not {map_size!r}")
+            options.map_size = map_size
+        if tombstone_retention is not None:
+            if not isinstance(tombstone_retention, timedelta):
+                raise TypeError("tombstone_retention must be a timedelta")
+            options.tombstone_retention = (-1.0 if tombstone_retention == timedelta.max
+                                           else tombstone_retention.total_seconds())
+        options.durable = bool(durable)
+        if not isinstance(default_source, Source):
+            raise TypeError("default_source must be a Source")
+        self.path = os.fspath(path)
+        self.default_source = default_source
+        self._types: dict[str, SampleType] = {}
+        self._queries: set[Query] = set()
+        self._queries_lock = threading.Lock()
+        handle = ctypes.POINTER(n.ohk_store)()
+        n.check(n.lib.ohk_store_open(handle, n.encode(self.path, "path"), options))
+        self._handle = handle
+        self._closed = False
+        _open_stores.add(self)
+
+    # ---- life cycle
+
+    def close(self) -> None:
+        """Stops the store's running queries and closes it (idempotent).
+        Results already read stay readable."""
+        if self._closed:
+            return
+        self._closed = True
+        n.lib.ohk_store_close(self._handle)
+        with self._queries_lock:
+            self._queries.clear()
+        _open_stores.discard(self)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "HealthStore":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True) and n is not None and n.lib is not None:
+            self.close()
+
+    def __repr__(self) -> str:
+        return f"<HealthStore {self.path!r}{' (closed)' if self._closed else ''}>"
+
+    def _adopt_query(self, query: Query) -> None:
+        with self._queries_lock:
+            self._queries.add(query)
+
+    def _forget_query(self, query: Query) -> None:
+        with self._queries_lock:
+            self._queries.discard(query)
+
+    # ---- types
+
+    def sample_type(self, identifier: str | SampleType) -> SampleType:
+        """A type by identifier: HealthKit's or one registered in this store."""
+        if isinstance(identifier, SampleType):
+            return identifier
+        found = self._types.get(identifier)
+        if found is None:
+            try:
+                found = catalogue_type(identifier)
+            except KeyError:
+                info = n.ohk_type_info()
+                n.check(n.lib.ohk_type_lookup(info, self._handle, n.encode(identifier, "type identifier")))
+                found = SampleType._from_info(info)
+            self._types[identifier] = found
+        return found
+
+    def register_quantity_type(self, identifier: str, canonical_unit: str,
+                               aggregation: Aggregation = Aggregation.DISCRETE_ARITHMETIC) -> SampleType:
+        """Registers a quantity type of this store's own (not a HealthKit
+        identifier); registering the same definition again is harmless."""
+        info = n.ohk_type_info()
+        n.check(n.lib.ohk_store_register_quantity_type(
+            info, self._handle, n.encode(identifier, "identifier"), n.encode(canonical_unit, "unit"),
+            int(Aggregation(aggregation))))
+        return self._remember(SampleType._from_info(info))
+
+    def register_category_type(self, identifier: str, values: Mapping[str, int]) -> SampleType:
+        """Registers a category type of this store's own with named values."""
+        names = [n.encode(name, "value name") for name in values]
+        numbers = list(values.values())
+        if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers):
+            raise TypeError("category values are ints")
+        info = n.ohk_type_info()
+        n.check(n.lib.ohk_store_register_category_type(
+            info, self._handle, n.encode(identifier, "identifier"),
+            (ctypes.c_char_p * max(len(names), 1))(*names),
+            (ctypes.c_int64 * max(len(numbers), 1))(*numbers), len(names)))
+        return self._remember(SampleType._from_info(info))
+
+    def _remember(self, kind: SampleType) -> SampleType:
+        self._types[kind.identifier] = kind
+        return kind
+
+    # ---- saving and deleting
+
+    def save(self, samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
+        """Saves samples in one transaction, all or nothing, durable when it
+        returns (DESIGN.md rule 13). Returns what happened to each, in order."""
+        batch = [samples] if isinstance(samples, Sample) else list(samples)
+        inputs = (n.ohk_sample_input * max(len(batch), 1))()
+        keep: list[Any] = []
+        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        for index, sample in enumerate(batch):
+            if not isinstance(sample, Sample):
+                raise TypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
+            self._fill_input(inputs[index], sample, sources, keep)
+        outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
+        n.check(n.lib.ohk_store_save(self._handle, inputs, len(batch), outcomes))
+        return [_outcome(outcomes[i]) for i in range(len(batch))]
+
+    def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
+                    sources: dict[Source, tuple[bytes, bytes, bytes | None]], keep: list[Any]) -> None:
+        record, context = sample._r, sample._c
+        kind = sample.sample_type
+        identifier = kind.identifier.encode("utf-8")
+        target.type, target.start, target.end, target.value = identifier, record[1], record[2], record[3]
+        unit = getattr(context, "unit", None)
+        target.unit = unit.encode("utf-8") if unit else None
+        ctypes.memmove(target.uuid, record[0], 16)
+        source = sample.source or self.default_source
+        encoded = sources.get(source)
+        if encoded is None:
+            encoded = sources[source] = (n.encode(source.bundle_identifier, "bundle identifier"),
+                                         n.encode(source.name, "source name"),
+                                         None if source.version is None else n.encode(source.version, "version"))
+        target.source.bundle_identifier, target.source.name, target.source.version = encoded
+        device = sample.device
+        if device is not None:
+            c_device = n.ohk_device(*(None if value is None else n.encode(value, f"device {field}")
+                                      for field, value in zip(n.DEVICE_FIELDS, _device_values(device))))
+            keep.append(c_device)
+            target.device = ctypes.pointer(c_device)
+        metadata = sample.metadata
+        if metadata:
+            arena = ValueArena()
+            entries = (n.ohk_metadata_entry * len(metadata))()
+            for slot, (key, value) in zip(entries, metadata.items()):
+                slot.key = arena.text(key, "metadata key")
+                arena.fill(slot.value, value, f"metadata {key!r}")
+            keep.extend((arena, entries))
+            target.metadata, target.metadata_count = entries, len(metadata)
+
+    def delete(self, objects: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:
+        """Deletes samples (or the samples with these UUIDs) in one
+        transaction, all or nothing; NotFoundError if one is unknown."""
+        if isinstance(objects, (Sample, uuid_module.UUID, str)):
+            objects = [objects]
+        packed = b"".join(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o)
+                          for o in objects)
+        n.check(n.lib.ohk_store_delete_uuids(self._handle, packed, len(packed) // 16))
+
+    def delete_matching(self, sample_type: str | SampleType, predicate: Predicate | None = None) -> int:
+        """Deletes every sample of the type that `predicate` matches (None:
+        all) in one transaction; returns how many."""
+        deleted = ctypes.c_uint64()
+        n.check(n.lib.ohk_store_delete_matching(deleted, self._handle, _identifier(sample_type),
+                                                _predicate_handle(predicate)))
+        return deleted.value
+
+    def prune(self, deleted_before: datetime) -> int:
+        """Drops deleted objects deleted before the moment (rule 16); anchors
+        older than the newest one dropped then expire. Returns how many."""
+        pruned = ctypes.c_uint64()
+        n.check(n.lib.ohk_store_prune(pruned, self._handle, unix_time(deleted_before, "deleted_before")))
+        return pruned.value
+
+    def prune_all(self) -> int:
+        """Drops every deleted object; returns how many."""
+        pruned = ctypes.c_uint64()
+        n.check(n.lib.ohk_store_prune_all(pruned, self._handle))
+        return pruned.value
+
+    # ---- one-shot anchored queries
+
+    def current_anchor(self) -> Anchor:
+        """The store's head: a query from it returns only later changes."""
+        anchor = n.ohk_anchor()
+        n.check(n.lib.ohk_store_current_anchor(anchor, self._handle))
+        return Anchor(anchor)
+
+    def query(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+              limit: int = 0) -> QueryResult:
+        """HKAnchoredObjectQuery: the samples added and objects deleted after
+        `anchor` (None: every live sample, no deleted objects) of `types`,
+        in change order, at most `limit` together (0: all), and the anchor
+        to pass next time."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        start = as_anchor(anchor)
+        batch = ctypes.POINTER(n.ohk_batch)()
+        n.check(n.lib.ohk_store_query(batch, self._handle, descriptors, count, start._struct,
+                                      _count(limit, "limit")))
+        try:
+            return QueryResult(batch, self.sample_type)
+        except BaseException:
+            n.lib.ohk_batch_free(batch)
+            raise
+
+    def batches(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+                batch_size: int = 1000) -> Iterator[QueryResult]:
+        """Reads from `anchor` in batches of at most `batch_size` until a
+        batch comes back empty (not yielded). Each result's anchor resumes
+        right after it; every change comes exactly once (rule 5)."""
+        if _count(batch_size, "batch_size") == 0:
+            raise ValueError("batch_size must be at least 1")
+        position = as_anchor(anchor)
+        while True:
+            result = self.query(types, position, predicate=predicate, limit=batch_size)
+            if not result:
+                return
+            position = result.anchor
+            yield result
+
+    # ---- long-running queries
+
+    def watch(self, types: Types, callback: Callable[[Query, QueryResult], Any],
+              anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+              max_batch_size: int = 0,
+              on_error: Callable[[BaseException], Any] | None = None) -> Query:
+        """A long-running anchored query: ``callback(query, result)`` gets the
+        snapshot after `anchor`, then each later change set (from any
+        process) in commit order, none skipped or repeated (rule 9), on a
+        library thread. See queries.py for errors raised in the callback."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        start = as_anchor(anchor)
+        query = Query(self, callback, on_error)
+        query._start(n.lib.ohk_query_anchored, self._handle, descriptors, count, start._struct,
+                     _count(max_batch_size, "max_batch_size"), results_trampoline())
+        return query
+
+    def observe(self, types: Types, callback: Callable[[Query, frozenset[str]], Any], *,
+                predicate: Predicate | None = None,
+                on_error: Callable[[BaseException], Any] | None = None) -> Query:
+        """HKObserverQuery: ``callback(query, changed_types)`` after each commit
+        (by any process) that changed something matching (rule 10)."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        query = Query(self, callback, on_error)
+        query._start(n.lib.ohk_query_observer, self._handle, descriptors, count, observer_trampoline())
+        return query
+
+    def subscribe(self, name: str, types: Types, callback: Callable[[Subscription, QueryResult], Any],
+                  *, predicate: Predicate | None = None, frequency: Frequency = Frequency.IMMEDIATE,
+                  max_batch_size: int = 0,
+                  on_error: Callable[[BaseException], Any] | None = None) -> Subscription:
+        """Opens the durable subscription `name` (rule 11): ``callback(sub,
+        result)`` gets every change after its acknowledged position; call
+        ``sub.acknowledge()`` once handled, or the same changes come again."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        subscription = Subscription(self, callback, on_error)
+        subscription._start(n.lib.ohk_subscription_open, self._handle, n.encode(name, "name"),
+                            descriptors, count, int(Frequency(frequency)),
+                            _count(max_batch_size, "max_batch_size"), results_trampoline())
+        return subscription
+
+    def remove_subscription(self, name: str) -> None:
+        """Forgets the durable subscription `name` (NotFoundError if none)."""
+        n.check(n.lib.ohk_store_remove_subscription(self._handle, n.encode(name, "name")))
+
+    def updates(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+                max_batch_size: int = 0) -> AsyncIterator[QueryResult]:
+        """``async for result in store.updates(types):`` the snapshot, then
+        each change set, as watch() delivers them; leaving the loop stops the
+        query. A failure of the query is raised from the loop."""
+        from .aio import updates
+        return updates(self, types, anchor, predicate, max_batch_size)
+
+    # ---- helpers
+
+    def _descriptors(self, types: Types, predicate: Predicate | None) -> tuple[Any, int, list[Any]]:
+        if isinstance(types, (str, SampleType, QueryDescriptor)):
+            types = [types]
+        items = list(types)
+        if not items:
+            raise ValueError("a query needs at least one type")
+        array = (n.ohk_descriptor * len(items))()
+        keep: list[Any] = []
+        for slot, item in zip(array, items):
+            kind, own = (item.sample_type, item.predicate) if isinstance(item, QueryDescriptor) else (item, None)
+            if own is not None and predicate is not None:
+                raise ValueError("give a predicate per QueryDescriptor or one for all, not both")
+            chosen = own if own is not None else predicate
+            slot.type = _identifier(kind)
+            slot.predicate = _predicate_handle(chosen)
+            keep.append(chosen)
+        return array, len(items), keep
+
+
+def _identifier(kind: str | SampleType) -> bytes:
+    if isinstance(kind, SampleType):
+        return kind.identifier.encode("utf-8")
+    return n.encode(kind, "type identifier")
+
+
+def _predicate_handle(predicate: Predicate | None) -> Any:
+    if predicate is None:
+        return None
+    if not isinstance(predicate, Predicate):
+        raise TypeError(f"predicate must be a Predicate, not {type(predicate).__name__}")
+    return predicate.handle()
+
+
+def _count(value: int, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(f"{what} must be an int >= 0, not {value!r}")
+    return value
+
+
+def _device_values(device: Device) -> list[str | None]:
+    return [getattr(device, field) for field in n.DEVICE_FIELDS]
+
+
+def _outcome(outcome: n.ohk_save_outcome) -> SaveOutcome:
+    result = SaveResult(outcome.outcome)
+    other = None if result is SaveResult.SAVED else make_uuid(bytes(outcome.other_uuid))
+    return SaveOutcome(make_uuid(bytes(outcome.uuid)), result, other)
+
+
+__all__ = ["HealthStore", "QueryDescriptor", "SaveOutcome", "SaveResult", "Frequency",
+           "DEFAULT_SOURCE"]
