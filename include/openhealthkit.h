@@ -321,7 +321,7 @@ int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *pr
 /**
  * A one-shot anchored query (HKAnchoredObjectQuery without an update
  * handler): the samples added and the objects deleted after `anchor`
- * (NULL or "no anchor": every live sample and no deleted objects) that
+ * (NULL or "no anchor": every live sample and every retained deleted object) that
  * match the descriptors (a type and an optional predicate each; an object
  * matching several comes once), in change order, at most `limit` objects
  * (samples and deleted objects together; 0: no limit). *out_batch

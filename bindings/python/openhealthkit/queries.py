@@ -52,6 +52,7 @@ class Query:
         #: What stopped the query, when a callback raised or the library failed.
         self.error: BaseException | None = None
         self._raised = False
+        self._stopped = False
         self._finished = threading.Event()
         with _live_lock:
             self._key = next(_keys)
@@ -71,13 +72,13 @@ class Query:
     @property
     def running(self) -> bool:
         """True until the query is stopped, fails or is closed."""
-        return self._handle is not None and not self._finished.is_set() and self.error is None
+        return self._handle is not None and not self._stopped and self.error is None
 
     def stop(self) -> None:
         """Stops the callbacks (waits for a running one, unless called from
         it). Raises CallbackError if a callback raised."""
         with self._lock:
-            handle = self._handle
+            handle, self._stopped = self._handle, True
         if handle is not None:
             n.lib.ohk_query_stop(handle)
         self._raise_error()
@@ -85,12 +86,16 @@ class Query:
     def close(self) -> None:
         """Stops and frees the query (idempotent). Raises CallbackError if a
         callback raised."""
+        self._release()
+        self._store._forget_query(self)
+        self._raise_error()
+
+    def _release(self) -> None:
+        """Frees the C query; the library then calls the destroy hook."""
         with self._lock:
-            handle, self._handle = self._handle, None
+            handle, self._handle, self._stopped = self._handle, None, True
         if handle is not None:
             n.lib.ohk_query_free(handle)
-            self._store._forget_query(self)
-        self._raise_error()
 
     def wait_closed(self, timeout: float | None = None) -> bool:
         """Waits until the library has released the callback (after close)."""
@@ -125,7 +130,7 @@ class Query:
     def _adopt_pointer(self, query_pointer: Any) -> None:
         # The first callback may run before _start has stored the handle.
         with self._lock:
-            if self._handle is None and not self._finished.is_set():
+            if self._handle is None and not self._stopped:
                 self._handle = ctypes.cast(query_pointer, ctypes.POINTER(n.ohk_query))
 
     def _results(self, query_pointer: Any, status: int, batch: Any) -> None:

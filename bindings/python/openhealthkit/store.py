@@ -125,9 +125,11 @@ class HealthStore:
         if self._closed:
             return
         self._closed = True
-        n.lib.ohk_store_close(self._handle)
+        n.lib.ohk_store_close(self._handle)  # stops every query first
         with self._queries_lock:
-            self._queries.clear()
+            running, self._queries = self._queries, set()
+        for query in running:
+            query._release()  # an error a callback raised stays in query.error
         _open_stores.discard(self)
 
     @property
@@ -289,7 +291,8 @@ class HealthStore:
     def query(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
               limit: int = 0) -> QueryResult:
         """HKAnchoredObjectQuery: the samples added and objects deleted after
-        `anchor` (None: every live sample, no deleted objects) of `types`,
+        `anchor` (None: every live sample and every retained deleted
+        object) of `types`,
         in change order, at most `limit` together (0: all), and the anchor
         to pass next time."""
         descriptors, count, _keep = self._descriptors(types, predicate)

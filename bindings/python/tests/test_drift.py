@@ -1,0 +1,112 @@
+"""The ctypes declarations match include/openhealthkit.h and the C structs."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+from ctypes import POINTER as P
+from pathlib import Path
+
+import pytest
+
+from openhealthkit import _native as n
+
+INCLUDE = Path(__file__).resolve().parents[3] / "include"
+HEADER = INCLUDE / "openhealthkit.h"
+PROTOTYPE = re.compile(r"^(?P<ret>[^/*#\s][^(]*?)\b(?P<name>ohk_\w+)\((?P<args>[^)]*)\);$", re.M)
+
+# Base C types -> ctypes; pointers are built on them by ctype_of.
+BASES = {
+    "void": None, "bool": ctypes.c_bool, "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64,
+    "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64, "double": ctypes.c_double,
+    "ohk_results_fn": n.ohk_results_fn, "ohk_observer_fn": n.ohk_observer_fn,
+    "ohk_destroy_fn": n.ohk_destroy_fn,
+}
+
+
+def ctype_of(text: str):
+    """The ctypes type the binding's conventions give a C type: ``const
+    char *`` is c_char_p and ``char *`` an owned string; byte buffers
+    (``uint8_t *``) are c_char_p; ``void *`` is c_void_p; anything else is
+    POINTER applied once per ``*`` to its base type or struct."""
+    tokens = text.replace("*", " * ").split()
+    base_const = tokens[0] == "const"
+    base = [t for t in tokens if t not in ("const", "*")]
+    assert len(base) == 1, f"cannot read C type {text!r}"
+    base, depth = base[0], tokens.count("*")
+    if depth and base == "char":
+        inner, depth = (ctypes.c_char_p if base_const else n.OWNED_STRING), depth - 1
+    elif depth and base in ("uint8_t", "void"):
+        inner, depth = (ctypes.c_char_p if base == "uint8_t" else ctypes.c_void_p), depth - 1
+    elif base in BASES:
+        inner = BASES[base]
+    else:
+        inner = getattr(n, base, None)
+        assert inner is not None, f"no ctypes struct for {base!r}"
+    for _ in range(depth):
+        inner = P(inner)
+    return inner
+
+
+def split_parameter(parameter: str) -> str:
+    """A parameter's type without its name."""
+    match = re.match(r"^(.*?)(\w+)$", parameter.strip())
+    assert match, parameter
+    return match.group(1)
+
+
+def prototypes() -> dict[str, tuple[object, list[object]]]:
+    found = {}
+    for match in PROTOTYPE.finditer(HEADER.read_text()):
+        args = match.group("args").strip()
+        params = [] if args in ("", "void") else [split_parameter(p) for p in args.split(",")]
+        found[match.group("name")] = (ctype_of(match.group("ret")), [ctype_of(p) for p in params])
+    return found
+
+
+def test_every_header_function_has_a_matching_ctypes_signature():
+    header = prototypes()
+    assert len(header) >= 60, "the header parser found too few prototypes"
+    missing = sorted(set(header) - set(n.SIGNATURES))
+    stale = sorted(set(n.SIGNATURES) - set(header))
+    assert not missing, f"functions without a ctypes signature: {missing}"
+    assert not stale, f"ctypes signatures of functions the header lacks: {stale}"
+    for name, (ret, args) in header.items():
+        bound_ret, bound_args = n.SIGNATURES[name]
+        assert bound_ret == ret, f"{name}: returns {ret}, binding says {bound_ret}"
+        assert len(bound_args) == len(args), f"{name}: {len(args)} arguments, binding has {len(bound_args)}"
+        for index, (want, got) in enumerate(zip(args, bound_args)):
+            assert got == want, f"{name} argument {index}: header {want}, binding {got}"
+
+
+def test_the_drift_check_would_notice_a_wrong_signature(monkeypatch):
+    ret, args = n.SIGNATURES["ohk_store_prune"]
+    monkeypatch.setitem(n.SIGNATURES, "ohk_store_prune", (ret, args[:-1]))
+    with pytest.raises(AssertionError, match="ohk_store_prune"):
+        test_every_header_function_has_a_matching_ctypes_signature()
+
+
+STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry", "ohk_source",
+           "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
+           "ohk_sample_record", "ohk_deleted_record", "ohk_type_info"]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+def test_struct_sizes_and_offsets_match_the_c_compiler(tmp_path):
+    lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "openhealthkit.h"', "int main(void) {"]
+    for struct in STRUCTS:
+        lines.append(f'printf("{struct} size %zu\\n", sizeof({struct}));')
+        for field, _ in getattr(n, struct)._fields_:
+            lines.append(f'printf("{struct} {field} %zu\\n", offsetof({struct}, {field}));')
+    lines.append("return 0; }")
+    source = tmp_path / "layout.c"
+    source.write_text("\n".join(lines))
+    subprocess.run(["cc", "-I", str(INCLUDE), "-o", str(tmp_path / "layout"), str(source)], check=True)
+    output = subprocess.run([str(tmp_path / "layout")], check=True, capture_output=True, text=True).stdout
+    for line in output.splitlines():
+        struct, field, value = line.split()
+        cls = getattr(n, struct)
+        got = ctypes.sizeof(cls) if field == "size" else getattr(cls, field).offset
+        assert got == int(value), f"{struct}.{field}: C says {value}, ctypes {got}"

@@ -1,0 +1,188 @@
+"""DESIGN.md's semantic rules, seen from Python (each test names its rule)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import openhealthkit as ohk
+from conftest import HEART, SLEEP, STEPS, T0, heart, steps
+
+
+def uuids(objects) -> set[uuid.UUID]:
+    return {o.uuid for o in objects}
+
+
+def test_rule_1_anchor_is_opaque_bytes_with_base64_text_and_total_order(store):
+    store.save(steps(0))
+    first = store.current_anchor()
+    store.save(steps(1))
+    second = store.current_anchor()
+    assert first < second and second > first and first != second
+    assert ohk.Anchor.from_bytes(bytes(second)) == second
+    assert ohk.Anchor.from_str(str(second)) == second
+    assert str(second) == __import__("base64").b64encode(bytes(second)).decode()
+    assert ohk.Anchor.NONE < first and not ohk.Anchor.NONE and bytes(ohk.Anchor.NONE) == b""
+
+
+def test_rule_2_bad_anchors_raise_errors_that_say_which(store, tmp_path):
+    store.save(steps(0))
+    anchor = store.current_anchor()
+    with ohk.HealthStore(tmp_path / "other", durable=False) as other:
+        other.save(steps(0))
+        with pytest.raises(ohk.AnchorWrongStoreError):
+            other.query(STEPS, anchor)
+        with pytest.raises(ohk.AnchorWrongStoreError):
+            _ = anchor < other.current_anchor()
+    with pytest.raises(ohk.AnchorCorruptError):
+        ohk.Anchor.from_bytes(bytes(anchor)[:-3])
+    with pytest.raises(ohk.AnchorCorruptError):
+        ohk.Anchor.from_str("not an anchor")
+    with pytest.raises(ohk.AnchorFromFutureError):
+        store.query(STEPS, ohk.Anchor.from_value(10_000))
+
+
+def test_rule_3_nil_anchor_returns_live_samples_and_retained_deletions_and_legacy_anchors(store):
+    saved = [steps(i) for i in range(3)]
+    store.save(saved)
+    store.delete(saved[0])
+    result = store.query(STEPS)
+    assert uuids(result.samples) == uuids(saved[1:]) and uuids(result.deleted) == {saved[0].uuid}
+    assert ohk.Anchor.from_value(0) == ohk.Anchor.NONE
+    from_two = store.query(STEPS, ohk.Anchor.from_value(2))
+    assert uuids(from_two.samples) == {saved[2].uuid}
+
+
+def test_rule_4_anchor_returns_changes_after_it_and_saved_then_deleted_as_deletion_only(store):
+    store.save(steps(0))
+    _, _, anchor = store.query(STEPS)
+    later = steps(1)
+    kept = steps(2)
+    store.save([later, kept])
+    store.delete(later)
+    samples, deleted, _ = store.query(STEPS, anchor)
+    assert uuids(samples) == {kept.uuid}
+    assert uuids(deleted) == {later.uuid}
+
+
+def test_rule_5_batches_from_nil_yield_each_change_once_in_store_order(store):
+    saved = [steps(i) for i in range(25)]
+    store.save(saved)
+    seen = []
+    for result in store.batches(STEPS, batch_size=7):
+        assert len(result.samples) + len(result.deleted) <= 7
+        seen.extend(s.uuid for s in result.samples)
+        if len(seen) == 14:  # a write in the middle comes later, once
+            store.save(steps(100))
+    assert seen[:25] == [s.uuid for s in saved] and len(seen) == 26 and len(set(seen)) == 26
+    head = store.query(STEPS).anchor
+    nothing = store.query(HEART, head)  # nothing matched: the anchor is the head
+    assert not nothing and nothing.anchor == head == store.current_anchor()
+
+
+def test_rule_6_several_descriptors_share_one_anchor(store):
+    store.save([steps(0, 50), heart(1, 70), steps(2, 5)])
+    big = ohk.Predicate.quantity(">", 10, "count")
+    result = store.query([ohk.QueryDescriptor(STEPS, big), ohk.QueryDescriptor(HEART)])
+    assert sorted(round(s.value_in("count/min")) if s.sample_type.identifier == HEART else s.value
+                  for s in result.samples) == [50, 70]
+
+
+def test_rule_7_limit_counts_samples_and_deleted_objects_together(store):
+    saved = [steps(i) for i in range(4)]
+    store.save(saved)
+    _, _, anchor = store.query(STEPS)
+    store.delete(saved[:2])
+    store.save(steps(10))
+    first = store.query(STEPS, anchor, limit=2)
+    assert len(first.samples) + len(first.deleted) == 2 and len(first.deleted) == 2
+    rest = store.query(STEPS, first.anchor, limit=0)
+    assert len(rest.samples) == 1 and len(rest.deleted) == 0
+
+
+def test_rule_8_predicate_judges_deleted_objects_in_three_valued_logic(store):
+    small = steps(0, 50, metadata={"HKMetadataKeySyncIdentifier": "a", "HKMetadataKeySyncVersion": 1})
+    store.save(small)
+    _, _, anchor = store.query(STEPS)
+    store.delete(small)
+    not_big = ~ohk.Predicate.quantity(">", 100, "count")
+    deleted = store.query(STEPS, anchor, predicate=not_big).deleted
+    assert uuids(deleted) == {small.uuid}
+    gone = deleted[0]
+    assert gone.sync_identifier == "a" and gone.sync_version == 1
+    assert gone.metadata == {"HKMetadataKeySyncIdentifier": "a", "HKMetadataKeySyncVersion": 1}
+    assert gone.start_date == small.start_date and gone.source == ohk.DEFAULT_SOURCE
+
+
+def test_rule_13_save_is_all_or_nothing_and_rejects_bad_samples(store):
+    good = steps(0)
+    with pytest.raises(ohk.InvalidDateRangeError):
+        store.save([good, ohk.QuantitySample(STEPS, T0, T0 - timedelta(seconds=1), 1)])
+    with pytest.raises(ohk.IncompatibleUnitError):
+        store.save([good, ohk.QuantitySample(STEPS, T0, T0, 1, "kg")])
+    assert len(store.query(STEPS).samples) == 0
+    store.save(good)
+    with pytest.raises(ohk.DuplicateUUIDError):
+        store.save(ohk.QuantitySample(STEPS, T0, T0, 1, uuid=good.uuid))
+    instant = ohk.QuantitySample(STEPS, T0, T0, 1)
+    store.save(instant)  # start == end is an instant
+    assert store.query(STEPS).samples[-1].start_date == store.query(STEPS).samples[-1].end_date
+
+
+def test_rule_14_sync_identifier_versions_replace_or_are_kept(store):
+    def versioned(version, value):
+        return steps(0, value, metadata={"HKMetadataKeySyncIdentifier": "s", "HKMetadataKeySyncVersion": version})
+    first = versioned(1, 10)
+    store.save(first)
+    _, _, anchor = store.query(STEPS)
+    newer = versioned(2, 20)
+    [outcome] = store.save(newer)
+    assert outcome.result is ohk.SaveResult.REPLACED and outcome.other_uuid == first.uuid
+    [kept] = store.save(versioned(2, 30))
+    assert kept.result is ohk.SaveResult.KEPT_EXISTING and kept.other_uuid == newer.uuid
+    samples, deleted, _ = store.query(STEPS, anchor)
+    assert uuids(samples) == {newer.uuid} and uuids(deleted) == {first.uuid}
+    with pytest.raises(ohk.InvalidMetadataError):
+        store.save(steps(1, metadata={"HKMetadataKeySyncIdentifier": "lonely"}))
+
+
+def test_rule_15_delete_by_object_uuid_and_predicate_all_or_nothing(store):
+    saved = [steps(i, value=i) for i in range(6)]
+    store.save(saved)
+    store.delete(saved[0])
+    store.delete([saved[1].uuid, str(saved[2].uuid)])
+    with pytest.raises(ohk.NotFoundError):
+        store.delete([saved[3], saved[0]])  # saved[0] is gone: nothing is deleted
+    assert len(store.query(STEPS).samples) == 3
+    assert store.delete_matching(STEPS, ohk.Predicate("quantity >= $1", ohk.Quantity(4, "count"))) == 2
+    assert [s.value for s in store.query(STEPS).samples] == [3]
+
+
+def test_rule_16_prune_expires_older_anchors_and_nil_reads_complete(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False, tombstone_retention=timedelta.max) as store:
+        saved = [steps(i) for i in range(3)]
+        store.save(saved)
+        old = store.current_anchor()
+        store.delete(saved[0])
+        assert store.prune(datetime.now(timezone.utc) + timedelta(minutes=1)) == 1
+        with pytest.raises(ohk.AnchorExpiredError):
+            store.query(STEPS, old)
+        assert sum(len(r.samples) for r in store.batches(STEPS, batch_size=1)) == 2
+        store.delete(saved[1])
+        assert store.prune_all() == 1
+
+
+def test_rule_17_bad_input_gets_a_specific_error_and_writes_nothing(store):
+    with pytest.raises(ohk.UnknownTypeError):
+        store.query("HKQuantityTypeIdentifierNoSuchThing")
+    with pytest.raises(ohk.InvalidUnitError):
+        ohk.QuantitySample(STEPS, T0, T0, 1, "furlongs/").value_in("count")
+    with pytest.raises(ohk.InvalidValueError):
+        ohk.QuantitySample(STEPS, T0, T0, float("nan"))
+    with pytest.raises(ohk.InvalidPredicateError, match="position|column|at"):
+        ohk.Predicate("startDate >>= $1", T0)
+    with pytest.raises(ohk.InvalidValueError):
+        store.save(ohk.CategorySample(SLEEP, T0, T0, 999))
+    assert not store.query([STEPS, SLEEP])
