@@ -6,6 +6,8 @@ BENCH_N    ?= 1000000
 BENCH_DIR  ?= /work/ohk-bench-store
 PEERS      ?= ../shared/bench/peers
 
+PYTHON     ?= python3
+PYPKG      := bindings/python
 PREFIX     ?= /usr/local
 # Both come from the C types header, their one home.
 ABI        := $(shell sed -n 's/^\#define OHK_ABI_VERSION \([0-9]*\)$$/\1/p' include/openhealthkit_types.h)
@@ -17,7 +19,8 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps build test quickstart bench clean catalogue lib header header-check install c-test c-bench
+.PHONY: deps c-deps py-deps build test quickstart bench clean catalogue lib header header-check install c-test c-bench \
+        python-lib py-test py-install-check py-bench
 
 # Installs what is missing (quick when already present).
 deps:
@@ -30,6 +33,11 @@ c-deps: deps
 	@{ pkg-config --exists cmocka && command -v valgrind >/dev/null; } 2>/dev/null || { \
 	  echo "installing libcmocka-dev and valgrind"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
+
+# What the Python tests need: pytest, and NumPy for the columnar path.
+py-deps:
+	@$(PYTHON) -c "import pytest, numpy" 2>/dev/null || { \
+	  echo "installing pytest and numpy"; $(PYTHON) -m pip install -q pytest numpy; }
 
 # libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
 lib: deps
@@ -61,14 +69,32 @@ build: deps
 	$(SWIFT) build
 
 # Every test: the Swift suites, then the C API (header, library, C tests
-# under valgrind and AddressSanitizer, examples, an installed-copy build).
+# under valgrind and AddressSanitizer, examples, an installed-copy build),
+# then the Python package (pytest, and `pip install` into a fresh venv).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) c-test
+	$(MAKE) py-test
 
 c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all
+
+# Places the library inside the Python package, so that the package works
+# from the source tree and `pip install ./bindings/python` ships it.
+python-lib: lib
+	cp $(LIB) $(PYPKG)/openhealthkit/libopenhealthkit.so
+
+py-test: python-lib py-deps
+	cd $(PYPKG) && $(PYTHON) -m pytest -q
+	$(MAKE) py-install-check
+
+# `pip install ./bindings/python` into a new venv gives a working package.
+py-install-check: python-lib
+	rm -rf build/venv && $(PYTHON) -m venv build/venv
+	build/venv/bin/pip install -q ./$(PYPKG)
+	cd build && env -u OPENHEALTHKIT_LIBRARY venv/bin/python -c \
+	  "import openhealthkit as o; print('installed openhealthkit', o.__version__, 'from', o.__file__)"
 
 # The main job: a Swift walk-through of save -> anchored query -> save -> delta.
 quickstart: deps

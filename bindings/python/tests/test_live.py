@@ -128,7 +128,7 @@ def test_rule_12_callback_may_save_query_and_stop_its_own_query(store):
 
 
 def test_an_exception_in_a_callback_stops_the_query_and_is_raised_by_close(store):
-    reported = []
+    reported = Inbox()
     inbox = Inbox()
 
     def handler(query, result):
@@ -136,13 +136,11 @@ def test_an_exception_in_a_callback_stops_the_query_and_is_raised_by_close(store
         if result.samples:
             raise RuntimeError("boom")
 
-    query = store.watch(STEPS, handler, on_error=reported.append)
+    query = store.watch(STEPS, handler, on_error=reported.put)
     inbox.wait(1)
     store.save(steps(0))
-    inbox.wait(2)
+    assert reported.wait(1) == [query.error] and isinstance(query.error, RuntimeError)
     store.save(steps(1))  # the query stopped: no third delivery
-    assert isinstance(query.error, RuntimeError)
-    assert reported == [query.error]
     with pytest.raises(ohk.CallbackError, match="boom") as caught:
         query.close()
     assert isinstance(caught.value.__cause__, RuntimeError)

@@ -1,0 +1,152 @@
+"""Every exception class is reachable, with the library's message; bad input
+from Python gets a specific exception, never a crash."""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import openhealthkit as ohk
+from openhealthkit import _native as n
+from openhealthkit import errors
+from conftest import SLEEP, STEPS, T0, steps
+
+
+def test_every_status_has_its_class_and_name():
+    for status, cls in errors._BY_STATUS.items():
+        assert n.lib.ohk_status_name(status).decode() == cls.status_name
+        error = errors.error_for(status, "message")
+        assert type(error) is cls and str(error) == "message" and error.status == status
+    assert set(errors._BY_STATUS) == set(range(-19, 0))
+
+
+def reach(store, tmp_path):
+    """One real call per status, through the public API where one exists."""
+    store.save(steps(0))
+    anchor = store.current_anchor()
+    other = ohk.HealthStore(tmp_path / "other", durable=False)
+    other.save(steps(0))
+    closed = ohk.HealthStore(tmp_path / "closed", durable=False)
+    closed.close()
+    small = ctypes.create_string_buffer(4)
+    length = ctypes.c_uint64()
+    yield ohk.InvalidArgumentError, lambda: store.register_quantity_type(STEPS, "count")  # HealthKit's own
+    yield ohk.UnknownTypeError, lambda: store.query("HKQuantityTypeIdentifierNope")
+    yield ohk.InvalidUnitError, lambda: ohk.convert(1, "kg/", "g")
+    yield ohk.IncompatibleUnitError, lambda: ohk.convert(1, "kg", "m")
+    yield ohk.InvalidValueError, lambda: store.save(ohk.CategorySample(SLEEP, T0, T0, 77))
+    yield ohk.InvalidDateRangeError, lambda: store.save(ohk.QuantitySample(STEPS, T0, T0 - timedelta(1), 1))
+    yield ohk.DuplicateUUIDError, lambda: store.save(steps(1, uuid=store.query(STEPS).samples[0].uuid))
+    yield ohk.NotFoundError, lambda: store.delete(uuid.uuid4())
+    yield ohk.AnchorWrongStoreError, lambda: other.query(STEPS, anchor)
+    yield ohk.AnchorCorruptError, lambda: ohk.Anchor.from_bytes(b"\x01garbage")
+    yield ohk.AnchorFromFutureError, lambda: store.query(STEPS, ohk.Anchor.from_value(1 << 40))
+    yield ohk.StorageError, lambda: ohk.HealthStore("/proc/ohk-cannot-be-here")
+    yield ohk.ClosedError, lambda: closed.save(steps(0))
+    yield ohk.InvalidPredicateError, lambda: ohk.Predicate("quantity >")
+    yield ohk.InvalidMetadataError, lambda: store.save(steps(2, metadata={"HKMetadataKeySyncVersion": 1}))
+    yield ohk.BufferTooSmallError, lambda: n.check(n.lib.ohk_anchor_to_bytes(small, 4, length, anchor._struct))
+    other.close()
+
+
+def test_every_exception_class_is_reachable_with_a_message(store, tmp_path):
+    seen = set()
+    for cls, call in reach(store, tmp_path):
+        with pytest.raises(cls) as caught:
+            call()
+        assert caught.value.message and caught.value.status == cls.status, cls
+        seen.add(cls)
+    # The other three need a store set up first: the two tests below.
+    expired_and_formats = {ohk.AnchorExpiredError, ohk.StoreFormatTooNewError, ohk.StoreFormatTooOldError}
+    assert seen | expired_and_formats == set(errors._BY_STATUS.values())
+
+
+def test_expired_anchor_is_reachable(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        store.save([steps(0), steps(1)])
+        old = store.current_anchor()
+        store.delete(store.query(STEPS).samples[0])
+        store.prune_all()
+        with pytest.raises(ohk.AnchorExpiredError, match="."):
+            store.query(STEPS, old)
+
+
+class MDBVal(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_size_t), ("data", ctypes.c_void_p)]
+
+
+def set_format(directory, version: int) -> None:
+    """Rewrites the store's format number with liblmdb itself (as the C suite does)."""
+    name = ctypes.util.find_library("lmdb")
+    if name is None:
+        pytest.skip("liblmdb not found")
+    lmdb = ctypes.CDLL(name)
+    env, txn, dbi = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_uint()
+    assert lmdb.mdb_env_create(ctypes.byref(env)) == 0
+    assert lmdb.mdb_env_set_maxdbs(env, 64) == 0
+    assert lmdb.mdb_env_open(env, str(directory).encode(), 0, 0o644) == 0
+    assert lmdb.mdb_txn_begin(env, None, 0, ctypes.byref(txn)) == 0
+    assert lmdb.mdb_dbi_open(txn, b"meta", 0, ctypes.byref(dbi)) == 0
+    key_data, value_data = ctypes.create_string_buffer(b"format", 6), ctypes.c_uint64(version)
+    key = MDBVal(6, ctypes.cast(key_data, ctypes.c_void_p))
+    value = MDBVal(8, ctypes.cast(ctypes.pointer(value_data), ctypes.c_void_p))
+    assert lmdb.mdb_put(txn, dbi, ctypes.byref(key), ctypes.byref(value), 0) == 0
+    assert lmdb.mdb_txn_commit(txn) == 0
+    lmdb.mdb_env_close(env)
+
+
+def test_stores_of_other_formats_are_refused(tmp_path):
+    path = tmp_path / "s"
+    ohk.HealthStore(path).close()
+    set_format(path, 99)
+    with pytest.raises(ohk.StoreFormatTooNewError, match="."):
+        ohk.HealthStore(path)
+    set_format(path, 1)
+    with pytest.raises(ohk.StoreFormatTooOldError, match="."):
+        ohk.HealthStore(path)
+
+
+def test_errors_derive_from_the_builtin_a_user_would_catch():
+    assert issubclass(ohk.UnknownTypeError, KeyError)
+    assert issubclass(ohk.InvalidUnitError, ValueError)
+    assert issubclass(ohk.StorageError, OSError)
+    assert issubclass(ohk.AnchorExpiredError, ohk.AnchorError)
+
+
+@pytest.mark.parametrize("call, exception", [
+    (lambda s: ohk.QuantitySample(STEPS, datetime(2024, 1, 1), T0, 1), ValueError),  # naive
+    (lambda s: ohk.QuantitySample(STEPS, "2024-01-01", T0, 1), TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, float("inf")), ohk.InvalidValueError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, "12"), TypeError),
+    (lambda s: ohk.QuantitySample(SLEEP, T0, T0, 1), TypeError),
+    (lambda s: ohk.CategorySample(SLEEP, T0, T0, 1.5), TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={"k": object()}), TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={1: "v"}), TypeError),
+    (lambda s: ohk.QuantitySample("HKQuantityTypeIdentifierNope", T0, T0, 1), ohk.UnknownTypeError),
+    (lambda s: s.query(42), TypeError),
+    (lambda s: s.query([]), ValueError),
+    (lambda s: s.query(STEPS, b"not an anchor"), ohk.AnchorCorruptError),
+    (lambda s: s.query(STEPS, 5), TypeError),
+    (lambda s: s.query(STEPS, limit=-1), ValueError),
+    (lambda s: s.query(STEPS, predicate="quantity > 1"), TypeError),
+    (lambda s: s.save([steps(0), "sample"]), TypeError),
+    (lambda s: s.delete("not-a-uuid"), ValueError),
+    (lambda s: s.query("Steps\0"), ValueError),
+    (lambda s: s.watch(STEPS, "not callable"), TypeError),
+    (lambda s: ohk.Predicate("startDate > $1", datetime(2024, 1, 1)), ValueError),
+    (lambda s: ohk.Predicate("quantity > $1", float("nan")), ohk.InvalidValueError),
+    (lambda s: ohk.Predicate("quantity > $1", object()), TypeError),
+    (lambda s: ohk.Predicate("quantity > $1"), ohk.InvalidPredicateError),
+    (lambda s: ohk.Predicate.quantity("~", 1, "count"), ValueError),
+    (lambda s: ohk.Anchor.from_str("%%%"), ohk.AnchorCorruptError),
+    (lambda s: ohk.Anchor.from_bytes("text"), TypeError),
+    (lambda s: ohk.HealthStore(s.path, map_size=-1), ValueError),
+])
+def test_bad_input_raises_a_specific_exception(store, call, exception):
+    with pytest.raises(exception):
+        call(store)
+    assert not store.query(STEPS)  # nothing was written

@@ -1,0 +1,125 @@
+"""Samples, metadata, devices, types, units and predicates as Python values."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import openhealthkit as ohk
+from conftest import HEART, SLEEP, STEPS, T0, steps
+
+
+def test_a_sample_round_trips_every_field(store):
+    device = ohk.Device(name="Watch", manufacturer="Apple", model="S9", local_identifier="x1")
+    source = ohk.Source("com.example.app", "Example", "2.1")
+    when = datetime(2024, 2, 29, 23, 59, 59, 250000, tzinfo=timezone(timedelta(hours=2)))
+    metadata = {"HKWasUserEntered": True, "note": "after lunch", "level": 3.5, "at": when}
+    made = ohk.QuantitySample(HEART, T0, T0 + timedelta(seconds=90), 72, "count/min", source=source,
+                              device=device, metadata=metadata)
+    [outcome] = store.save(made)
+    assert outcome.result is ohk.SaveResult.SAVED and outcome.uuid == made.uuid
+    [read] = store.query(HEART).samples
+    assert read == made and hash(read) == hash(made) and read.uuid == made.uuid
+    assert read.start_date == T0 and read.end_date == T0 + timedelta(seconds=90)
+    assert read.start_date.tzinfo is not None and read.start_timestamp == T0.timestamp()
+    assert read.value_in("count/min") == pytest.approx(72)
+    assert read.unit == read.sample_type.canonical_unit
+    assert read.source == source and read.device == device
+    assert read.metadata == {**metadata, "at": when.astimezone(timezone.utc)}
+    assert isinstance(read.metadata["HKWasUserEntered"], bool)
+    assert read.sample_type.aggregation is ohk.Aggregation.DISCRETE_ARITHMETIC or read.sample_type.aggregation
+
+
+def test_samples_are_immutable_and_equal_by_uuid(store):
+    sample = steps(0)
+    with pytest.raises(AttributeError):
+        sample.value = 3
+    twin = ohk.QuantitySample(STEPS, T0, T0, 99, uuid=sample.uuid)
+    assert twin == sample and twin.uuid.version == sample.uuid.version == 4
+    assert "HKQuantityTypeIdentifierStepCount" in repr(sample)
+
+
+def test_category_samples_and_named_values(store):
+    core = ohk.category_value(SLEEP, "AsleepCore")
+    assert ohk.category_value(SLEEP, "HKCategoryValueSleepAnalysisAsleepCore") == core
+    with pytest.raises(ohk.NotFoundError):
+        ohk.category_value(SLEEP, "Dreaming")
+    store.save(ohk.CategorySample(SLEEP, T0, T0 + timedelta(hours=7), core))
+    [night] = store.query(SLEEP).samples
+    assert isinstance(night, ohk.CategorySample) and night.value == core and isinstance(night.value, int)
+
+
+def test_catalogue_units_and_custom_types(store):
+    types = ohk.sample_types()
+    assert len(types) > 100 and all(isinstance(t, ohk.SampleType) for t in types)
+    steps_type = ohk.sample_type(STEPS)
+    assert steps_type.canonical_unit == "count" and steps_type.aggregation is ohk.Aggregation.CUMULATIVE
+    assert ohk.convert(1, "mi", "km") == pytest.approx(1.609344)
+    assert ohk.units_compatible("kg", "lb") and not ohk.units_compatible("kg", "m")
+    assert ohk.convert(1, ohk.canonical_unit("kg*m/s^2"), "g*m/s^2") == pytest.approx(1000)
+    mood = store.register_category_type("com.example.mood", {"low": 0, "high": 1})
+    focus = store.register_quantity_type("com.example.focus", "min", ohk.Aggregation.CUMULATIVE)
+    assert mood.is_custom and focus.canonical_unit == "min"
+    store.save([ohk.CategorySample(mood, T0, T0, 1), ohk.QuantitySample(focus, T0, T0, 2, "hr")])
+    assert store.query(focus).samples[0].value == pytest.approx(120)
+    assert store.sample_type("com.example.mood") == mood
+
+
+def test_predicates_from_text_with_parameters_and_built(store):
+    store.save([steps(i, value=10 * i, source=ohk.Source(f"com.example.s{i % 2}", "S")) for i in range(10)])
+    since = T0 + timedelta(minutes=5)
+    text = ohk.Predicate("startDate >= $1 AND source == $2", since, "com.example.s1")
+    assert [s.value for s in store.query(STEPS, predicate=text).samples] == [50, 70, 90]
+    built = ohk.Predicate.date_range(since, None, strict_start=True) & ohk.Predicate.sources(["com.example.s1"])
+    assert [s.value for s in store.query(STEPS, predicate=built).samples] == [50, 70, 90]
+    either = ohk.Predicate.quantity("<", 15, "count") | ohk.Predicate("quantity IN $1", [ohk.Quantity(90, "count")])
+    assert [s.value for s in store.query(STEPS, predicate=either).samples] == [0, 10, 90]
+    first = store.query(STEPS).samples[0]
+    by_uuid = ohk.Predicate("UUID == $1", first.uuid)
+    assert store.query(STEPS, predicate=by_uuid).samples[0] == first
+    assert ohk.Predicate(str(text)) == text  # canonical text parses back
+
+
+def test_metadata_predicates(store):
+    store.save([steps(0, metadata={"HKWasUserEntered": True, "n": 4}), steps(1)])
+    assert len(store.query(STEPS, predicate=ohk.Predicate.metadata_exists("n")).samples) == 1
+    assert len(store.query(STEPS, predicate=ohk.Predicate.metadata("n", ">", 3)).samples) == 1
+    assert len(store.query(STEPS, predicate=ohk.Predicate("metadata.HKWasUserEntered == $1", True)).samples) == 1
+    assert len(store.query(STEPS, predicate=~ohk.Predicate.metadata_exists("n")).samples) == 1
+
+
+def test_anchors_accept_bytes_and_text_everywhere(store):
+    store.save(steps(0))
+    anchor = store.current_anchor()
+    store.save(steps(1))
+    for form in (anchor, bytes(anchor), str(anchor)):
+        assert len(store.query(STEPS, form).samples) == 1
+    assert hash(ohk.Anchor.from_bytes(bytes(anchor))) == hash(anchor)
+    assert repr(ohk.Anchor.NONE) == "Anchor.NONE"
+
+
+def test_query_results_are_sequences(store):
+    store.save([steps(i, value=i) for i in range(5)])
+    samples = store.query(STEPS).samples
+    assert len(samples) == 5 and samples[-1].value == 4 and [s.value for s in samples[1:3]] == [1, 2]
+    assert samples.index(samples[3]) == 3 and samples[2] in samples
+    with pytest.raises(IndexError):
+        samples[5]
+
+
+def test_results_stay_readable_after_the_store_closes(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        store.save(steps(0, metadata={"k": "v"}))
+        result = store.query(STEPS)
+    assert result.samples[0].metadata == {"k": "v"} and result.samples[0].value == 10
+
+
+def test_samples_read_from_one_store_save_into_another(store, tmp_path):
+    store.save(steps(0, metadata={"k": 1.0}))
+    copy = list(store.query(STEPS).samples)
+    with ohk.HealthStore(tmp_path / "copy", durable=False) as other:
+        other.save(copy)
+        [again] = other.query(STEPS).samples
+        assert again == copy[0] and again.metadata == {"k": 1.0} and again.source == copy[0].source
