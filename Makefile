@@ -118,6 +118,18 @@ c-bench: lib
 	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
 
+# Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
+# sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
+py-bench: python-lib py-deps
+	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -o build/bench/sqlite_peer $(PEERS)/sqlite_peer.c $(PEERS)/bench.c -lsqlite3 -lpthread
+	$(PYTHON) $(PYPKG)/bench/bench.py $(BENCH_N) $(BENCH_DIR)-py
+	rm -rf $(BENCH_DIR)-sqlite && build/bench/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync full --phases 1 >/dev/null
+	$(PYTHON) $(PEERS)/py_sqlite_peer.py $(BENCH_N) $(BENCH_DIR)-sqlite
+	rm -rf $(BENCH_DIR)-sqlite
+
 # Regenerates the type catalogue from ../shared/data/healthkit-types.md.
 catalogue:
 	python3 scripts/gen_catalogue.py

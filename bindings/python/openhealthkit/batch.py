@@ -16,10 +16,7 @@ from . import _native as n
 from ._convert import python_value
 from .anchor import Anchor
 from .catalogue import SampleType
-from .samples import (
-    CategorySample, DeletedObject, Device, QuantitySample, Sample, Source,
-    _set_c, _set_deleted_c, _set_deleted_r, _set_r,
-)
+from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 
 if TYPE_CHECKING:
     from .columns import SampleColumns
@@ -161,12 +158,22 @@ class SampleList(Sequence[Sample]):
         return self._context.sample_count
 
     def __iter__(self) -> Iterator[Sample]:
+        # The hot loop of every read: one object and two slot stores per sample.
         context = self._context
         new = object.__new__
+        kinds = {kind.is_category for kind in context.types}
+        if len(kinds) == 1:
+            cls = CategorySample if True in kinds else QuantitySample
+            for record in _SAMPLE.iter_unpack(context.sample_data):
+                sample = new(cls)
+                sample._r = record
+                sample._c = context
+                yield sample
+            return
         for record in _SAMPLE.iter_unpack(context.sample_data):
             sample = new(CategorySample if record[6] & 1 else QuantitySample)
-            _set_r(sample, record)
-            _set_c(sample, context)
+            sample._r = record
+            sample._c = context
             yield sample
 
     @overload
@@ -182,8 +189,8 @@ class SampleList(Sequence[Sample]):
             raise IndexError("sample index out of range")
         record = _SAMPLE.unpack_from(self._context.sample_data, (index % count) * _SAMPLE.size)
         sample = object.__new__(CategorySample if record[6] & 1 else QuantitySample)
-        _set_r(sample, record)
-        _set_c(sample, self._context)
+        sample._r = record
+        sample._c = self._context
         return sample
 
     def __repr__(self) -> str:
@@ -211,8 +218,8 @@ class DeletedList(Sequence[DeletedObject]):
         new = object.__new__
         for record in _DELETED.iter_unpack(context.deleted_data):
             deleted = new(DeletedObject)
-            _set_deleted_r(deleted, record)
-            _set_deleted_c(deleted, context)
+            deleted._r = record
+            deleted._c = context
             yield deleted
 
     @overload
@@ -227,9 +234,8 @@ class DeletedList(Sequence[DeletedObject]):
         if not -count <= index < count:
             raise IndexError("deleted object index out of range")
         deleted = object.__new__(DeletedObject)
-        _set_deleted_r(deleted, _DELETED.unpack_from(self._context.deleted_data,
-                                                     (index % count) * _DELETED.size))
-        _set_deleted_c(deleted, self._context)
+        deleted._r = _DELETED.unpack_from(self._context.deleted_data, (index % count) * _DELETED.size)
+        deleted._c = self._context
         return deleted
 
     def __repr__(self) -> str:

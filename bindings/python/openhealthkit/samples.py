@@ -80,8 +80,9 @@ def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 class Sample:
-    """A sample of a store (HKSample): immutable; see QuantitySample and
-    CategorySample for the value."""
+    """A sample of a store (HKSample); see QuantitySample and CategorySample
+    for the value. Its fields are read-only properties: a sample does not
+    change once made."""
 
     # _r: the record (uuid, start, end, value, type_index, source_index,
     # flags, reserved); _c: its batch's tables (types, sources, metadata).
@@ -100,12 +101,8 @@ class Sample:
         raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
         if uuid is None:  # version 4, RFC 4122 variant
             raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
-        record = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
-        _set_r(self, record)
-        _set_c(self, _Unsaved(kind, source, unit, _metadata_arg(metadata), device))
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"{type(self).__name__} is immutable")
+        self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
+        self._c = _Unsaved(kind, source, unit, _metadata_arg(metadata), device)
 
     @property
     def uuid(self) -> uuid_module.UUID:
@@ -252,9 +249,6 @@ class DeletedObject:
     _r: tuple
     _c: "BatchContext"
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError("DeletedObject is immutable")
-
     @property
     def uuid(self) -> uuid_module.UUID:
         return make_uuid(self._r[0])
@@ -318,10 +312,3 @@ def _resolve(kind: str | SampleType) -> SampleType:
     if not isinstance(kind, str):
         raise TypeError(f"a sample type is an identifier str or a SampleType, not {type(kind).__name__}")
     return sample_type(kind)
-
-
-# Slot setters that bypass the immutable __setattr__ (batch readers use them).
-_set_r = Sample._r.__set__  # type: ignore[attr-defined]
-_set_c = Sample._c.__set__  # type: ignore[attr-defined]
-_set_deleted_r = DeletedObject._r.__set__  # type: ignore[attr-defined]
-_set_deleted_c = DeletedObject._c.__set__  # type: ignore[attr-defined]
