@@ -24,11 +24,9 @@ One JSON object per line; exits non-zero when a count check fails.
 from __future__ import annotations
 
 import json
-import os
 import platform
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import threading

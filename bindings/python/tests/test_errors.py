@@ -6,7 +6,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import uuid
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import pytest
 

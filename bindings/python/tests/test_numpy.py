@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 
-import openhealthkit as ohk
 from conftest import HEART, STEPS, T0, heart, steps
 
 np = pytest.importorskip("numpy")
