@@ -61,11 +61,16 @@ class Query:
     def _start(self, opener: Callable[..., int], *args: Any) -> None:
         """Calls the C opener; the destroy hook runs even when it fails."""
         handle = ctypes.POINTER(n.ohk_query)()
-        status = opener(handle, *args, self._key, _destroy)
+        try:
+            status = opener(handle, *args, self._key, _destroy)
+        except ctypes.ArgumentError:  # refused before C saw it: no destroy hook will run
+            with _live_lock:
+                _live.pop(self._key, None)
+            raise
         if status != n.OK:
             raise error_for(status, n.last_error())
         with self._lock:
-            if self._handle is None:
+            if self._handle is None and not self._stopped:  # a callback may have adopted it
                 self._handle = handle
         self._store._adopt_query(self)
 
