@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Callable, overload
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
 
 from . import _native as n
 from ._convert import python_value
@@ -27,6 +27,7 @@ assert _SAMPLE.size == ctypes.sizeof(n.ohk_sample_record)
 assert _DELETED.size == ctypes.sizeof(n.ohk_deleted_record)
 
 TypeLookup = Callable[[str], SampleType]
+T = TypeVar("T")
 
 
 class BatchContext:
@@ -145,56 +146,72 @@ def _read_device(handle: Any, index: int) -> Device | None:
     return Device(*(n.decode(getattr(device, field)) for field in n.DEVICE_FIELDS))
 
 
-class SampleList(Sequence[Sample]):
-    """The samples of a result, in change order: a read-only sequence that
-    makes each Sample when iterated or indexed."""
+class _RecordList(Sequence[T]):
+    """A read-only sequence over one record array of a batch; each object
+    is made when iterated or indexed."""
 
-    __slots__ = ("_context",)
+    __slots__ = ("_context", "_data", "_count")
+    _layout: struct.Struct
+    _noun: str
 
-    def __init__(self, context: BatchContext) -> None:
-        self._context = context
+    def __init__(self, context: BatchContext, data: Any, count: int) -> None:
+        self._context, self._data, self._count = context, data, count
+
+    def _make(self, record: tuple) -> T:
+        raise NotImplementedError
 
     def __len__(self) -> int:
-        return self._context.sample_count
+        return self._count
 
-    def __iter__(self) -> Iterator[Sample]:
-        # The hot loop of every read: one object and two slot stores per sample.
-        context = self._context
-        new = object.__new__
-        kinds = {kind.is_category for kind in context.types}
-        if len(kinds) == 1:
-            cls = CategorySample if True in kinds else QuantitySample
-            for record in _SAMPLE.iter_unpack(context.sample_data):
-                sample = new(cls)
-                sample._r = record
-                sample._c = context
-                yield sample
-            return
-        for record in _SAMPLE.iter_unpack(context.sample_data):
-            sample = new(CategorySample if record[6] & 1 else QuantitySample)
-            sample._r = record
-            sample._c = context
-            yield sample
+    def __iter__(self) -> Iterator[T]:
+        return map(self._make, self._layout.iter_unpack(self._data))
 
     @overload
-    def __getitem__(self, index: int) -> Sample: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __getitem__(self, index: slice) -> list[Sample]: ...
+    def __getitem__(self, index: slice) -> list[T]: ...
 
-    def __getitem__(self, index: int | slice) -> Sample | list[Sample]:
+    def __getitem__(self, index: int | slice) -> T | list[T]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        count = len(self)
+            return [self[i] for i in range(*index.indices(self._count))]
+        count = self._count
         if not -count <= index < count:
-            raise IndexError("sample index out of range")
-        record = _SAMPLE.unpack_from(self._context.sample_data, (index % count) * _SAMPLE.size)
-        sample = object.__new__(CategorySample if record[6] & 1 else QuantitySample)
+            raise IndexError(f"{self._noun} index out of range")
+        return self._make(self._layout.unpack_from(self._data, (index % count) * self._layout.size))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self._count} {self._noun}s>"
+
+
+class SampleList(_RecordList[Sample]):
+    """The samples of a result, in change order."""
+
+    __slots__ = ()
+    _layout, _noun = _SAMPLE, "sample"
+
+    def __init__(self, context: BatchContext) -> None:
+        super().__init__(context, context.sample_data, context.sample_count)
+
+    def _make(self, record: tuple) -> Sample:
+        sample = object.__new__(CategorySample if record[6] & n.SAMPLE_CATEGORY else QuantitySample)
         sample._r = record
         sample._c = self._context
         return sample
 
-    def __repr__(self) -> str:
-        return f"<SampleList of {len(self)} samples>"
+    def __iter__(self) -> Iterator[Sample]:
+        # The hot loop of every read: one object and two slot stores per
+        # sample, the class chosen once when the batch has one kind.
+        context = self._context
+        kinds = {kind.is_category for kind in context.types}
+        if len(kinds) != 1:  # quantity and category samples mixed
+            yield from super().__iter__()
+            return
+        cls, new = (CategorySample if True in kinds else QuantitySample), object.__new__
+        for record in _SAMPLE.iter_unpack(self._data):
+            sample = new(cls)
+            sample._r = record
+            sample._c = context
+            yield sample
 
     def to_numpy(self) -> "SampleColumns":
         """The samples as NumPy columns (needs numpy); see SampleColumns."""
@@ -202,44 +219,20 @@ class SampleList(Sequence[Sample]):
         return sample_columns(self._context)
 
 
-class DeletedList(Sequence[DeletedObject]):
+class DeletedList(_RecordList[DeletedObject]):
     """The deleted objects of a result, in change order."""
 
-    __slots__ = ("_context",)
+    __slots__ = ()
+    _layout, _noun = _DELETED, "deleted object"
 
     def __init__(self, context: BatchContext) -> None:
-        self._context = context
+        super().__init__(context, context.deleted_data, context.deleted_count)
 
-    def __len__(self) -> int:
-        return self._context.deleted_count
-
-    def __iter__(self) -> Iterator[DeletedObject]:
-        context = self._context
-        new = object.__new__
-        for record in _DELETED.iter_unpack(context.deleted_data):
-            deleted = new(DeletedObject)
-            deleted._r = record
-            deleted._c = context
-            yield deleted
-
-    @overload
-    def __getitem__(self, index: int) -> DeletedObject: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[DeletedObject]: ...
-
-    def __getitem__(self, index: int | slice) -> DeletedObject | list[DeletedObject]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self)))]
-        count = len(self)
-        if not -count <= index < count:
-            raise IndexError("deleted object index out of range")
+    def _make(self, record: tuple) -> DeletedObject:
         deleted = object.__new__(DeletedObject)
-        deleted._r = _DELETED.unpack_from(self._context.deleted_data, (index % count) * _DELETED.size)
+        deleted._r = record
         deleted._c = self._context
         return deleted
-
-    def __repr__(self) -> str:
-        return f"<DeletedList of {len(self)} deleted objects>"
 
 
 class QueryResult:

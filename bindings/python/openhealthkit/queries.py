@@ -138,28 +138,17 @@ class Query:
             if self._handle is None and not self._stopped:
                 self._handle = ctypes.cast(query_pointer, ctypes.POINTER(n.ohk_query))
 
-    def _results(self, query_pointer: Any, status: int, batch: Any) -> None:
+    def _deliver(self, query_pointer: Any, status: int, payload: Callable[[], Any]) -> None:
+        """Runs the callback with what `payload` reads from the library's
+        arguments; a failure or a raise stops the query (see the module doc)."""
         self._adopt_pointer(query_pointer)
         if self.error is not None:
             return
         try:
             if status != n.OK:
                 raise error_for(status, n.last_error())
-            result = QueryResult(batch, self._store.sample_type, lent=True)
-            self._callback(self, result)
+            self._callback(self, payload())
         except BaseException as error:  # noqa: BLE001 - kept and raised from stop()/close()
-            self._fail(query_pointer, error)
-
-    def _observed(self, query_pointer: Any, status: int, types: Any, count: int) -> None:
-        self._adopt_pointer(query_pointer)
-        if self.error is not None:
-            return
-        try:
-            if status != n.OK:
-                raise error_for(status, n.last_error())
-            changed = frozenset(types[i].decode("utf-8") for i in range(count))
-            self._callback(self, changed)
-        except BaseException as error:  # noqa: BLE001
             self._fail(query_pointer, error)
 
 
@@ -178,17 +167,21 @@ class Subscription(Query):
 
 
 @n.ohk_results_fn
-def _on_results(query: Any, status: int, batch: Any, key: int) -> None:
+def on_results(query: Any, status: int, batch: Any, key: int) -> None:
+    """The C results callback of every anchored query and subscription."""
     target = _live.get(key)
     if target is not None:
-        target._results(query, status, batch)
+        target._deliver(query, status,
+                        lambda: QueryResult(batch, target._store.sample_type, lent=True))
 
 
 @n.ohk_observer_fn
-def _on_observed(query: Any, status: int, types: Any, count: int, key: int) -> None:
+def on_observed(query: Any, status: int, types: Any, count: int, key: int) -> None:
+    """The C callback of every observer query: the changed types as a frozenset."""
     target = _live.get(key)
     if target is not None:
-        target._observed(query, status, types, count)
+        target._deliver(query, status,
+                        lambda: frozenset(types[i].decode("utf-8") for i in range(count)))
 
 
 @n.ohk_destroy_fn
@@ -198,10 +191,3 @@ def _destroy(key: int) -> None:
     if target is not None:
         target._finished.set()
 
-
-def results_trampoline() -> Any:
-    return _on_results
-
-
-def observer_trampoline() -> Any:
-    return _on_observed

@@ -12,14 +12,11 @@ import os
 import uuid as uuid_module
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from . import _native as n
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .catalogue import SampleType, convert, sample_type
-
-if TYPE_CHECKING:
-    from .batch import BatchContext
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,34 +76,19 @@ def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(metadata)
 
 
-class Sample:
-    """A sample of a store (HKSample); see QuantitySample and CategorySample
-    for the value. Its fields are read-only properties: a sample does not
-    change once made."""
+class _Object:
+    """What samples and deleted objects share: a record of the batch (uuid,
+    start, end, ..., type_index, source_index, ...) and the batch's tables;
+    equal by UUID within one family (samples, or deleted objects)."""
 
-    # _r: the record (uuid, start, end, value, type_index, source_index,
-    # flags, reserved); _c: its batch's tables (types, sources, metadata).
     __slots__ = ("_r", "_c")
     _r: tuple
-    _c: "BatchContext | _Unsaved"
-
-    def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
-              unit: str | None, source: Source | None, device: Device | None,
-              metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
-              flags: int) -> None:
-        if source is not None and not isinstance(source, Source):
-            raise TypeError(f"source must be a Source, not {type(source).__name__}")
-        if device is not None and not isinstance(device, Device):
-            raise TypeError(f"device must be a Device, not {type(device).__name__}")
-        raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
-        if uuid is None:  # version 4, RFC 4122 variant
-            raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
-        self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
-        self._c = _Unsaved(kind, source, unit, _metadata_arg(metadata), device)
+    _c: Any
+    _family: type
 
     @property
     def uuid(self) -> uuid_module.UUID:
-        """The sample's UUID."""
+        """The object's UUID."""
         return make_uuid(self._r[0])
 
     @property
@@ -129,6 +111,45 @@ class Sample:
         return utc_datetime(self._r[2])
 
     @property
+    def source(self) -> Source | None:
+        """The source; None only for a sample made in Python and not yet saved
+        (the store's default source applies when it is)."""
+        return self._c.sources[self._r[5]]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, self._family):
+            return NotImplemented
+        return self._r[0] == other._r[0]
+
+    def __hash__(self) -> int:
+        return hash(self._r[0])
+
+
+class Sample(_Object):
+    """A sample of a store (HKSample); see QuantitySample and CategorySample
+    for the value. Its fields are read-only properties: a sample does not
+    change once made."""
+
+    # _r: the record (uuid, start, end, value, type_index, source_index,
+    # flags, reserved); _c: its batch's tables (types, sources, metadata),
+    # or an _Unsaved for a sample made in Python.
+    __slots__ = ()
+
+    def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
+              unit: str | None, source: Source | None, device: Device | None,
+              metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
+              flags: int) -> None:
+        if source is not None and not isinstance(source, Source):
+            raise TypeError(f"source must be a Source, not {type(source).__name__}")
+        if device is not None and not isinstance(device, Device):
+            raise TypeError(f"device must be a Device, not {type(device).__name__}")
+        raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
+        if uuid is None:  # version 4, RFC 4122 variant
+            raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
+        self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
+        self._c = _Unsaved(kind, source, unit, _metadata_arg(metadata), device)
+
+    @property
     def start_timestamp(self) -> float:
         """Start as Unix seconds, like ``start_date.timestamp()``."""
         return self._r[1]
@@ -137,12 +158,6 @@ class Sample:
     def end_timestamp(self) -> float:
         """End as Unix seconds."""
         return self._r[2]
-
-    @property
-    def source(self) -> Source | None:
-        """The source; None only for a sample made in Python and not yet saved
-        (the store's default source applies when it is)."""
-        return self._c.sources[self._r[5]]
 
     @property
     def device(self) -> Device | None:
@@ -156,14 +171,6 @@ class Sample:
         if self._r[6] & n.SAMPLE_HAS_METADATA or isinstance(self._c, _Unsaved):
             return self._c.metadata(self._r[0])
         return {}
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sample):
-            return NotImplemented
-        return self._r[0] == other._r[0]
-
-    def __hash__(self) -> int:
-        return hash(self._r[0])
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.sample_type.identifier}, {self.start_date.isoformat()}"
@@ -238,40 +245,14 @@ class CategorySample(Sample):
         return repr(self.value)
 
 
-class DeletedObject:
+class DeletedObject(_Object):
     """A deleted sample (HKDeletedObject): what a deletion leaves behind
     (DESIGN.md rule 8): UUID, type, source, start, end, deletion date, and
     the sync identifier and version when the sample had them."""
 
     # _r: (uuid, start, end, deletion_date, type_index, source_index,
     # sync_identifier pointer, sync_version); _c: the batch's tables.
-    __slots__ = ("_r", "_c")
-    _r: tuple
-    _c: "BatchContext"
-
-    @property
-    def uuid(self) -> uuid_module.UUID:
-        return make_uuid(self._r[0])
-
-    @property
-    def uuid_bytes(self) -> bytes:
-        return self._r[0]
-
-    @property
-    def sample_type(self) -> SampleType:
-        return self._c.types[self._r[4]]
-
-    @property
-    def source(self) -> Source:
-        return self._c.sources[self._r[5]]
-
-    @property
-    def start_date(self) -> datetime:
-        return utc_datetime(self._r[1])
-
-    @property
-    def end_date(self) -> datetime:
-        return utc_datetime(self._r[2])
+    __slots__ = ()
 
     @property
     def deletion_date(self) -> datetime:
@@ -294,16 +275,12 @@ class DeletedObject:
         return {"HKMetadataKeySyncIdentifier": self.sync_identifier,
                 "HKMetadataKeySyncVersion": self.sync_version}
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, DeletedObject):
-            return NotImplemented
-        return self._r[0] == other._r[0]
-
-    def __hash__(self) -> int:
-        return hash(self._r[0])
-
     def __repr__(self) -> str:
         return f"DeletedObject({self.sample_type.identifier}, uuid={self.uuid})"
+
+
+Sample._family = Sample
+DeletedObject._family = DeletedObject
 
 
 def _resolve(kind: str | SampleType) -> SampleType:

@@ -10,7 +10,7 @@ import threading
 import uuid as uuid_module
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from typing import Any, Union
 
@@ -21,8 +21,8 @@ from .batch import QueryResult
 from .catalogue import Aggregation, SampleType
 from .catalogue import sample_type as catalogue_type
 from .predicate import Predicate
-from .queries import Query, Subscription, observer_trampoline, results_trampoline
-from .samples import DeletedObject, Device, Sample, Source
+from .queries import Query, Subscription, on_observed, on_results
+from .samples import DeletedObject, Sample, Source
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -237,7 +237,7 @@ class HealthStore:
         device = sample.device
         if device is not None:
             c_device = n.ohk_device(*(None if value is None else n.encode(value, f"device {field}")
-                                      for field, value in zip(n.DEVICE_FIELDS, _device_values(device))))
+                                      for field, value in zip(n.DEVICE_FIELDS, astuple(device))))
             keep.append(c_device)
             target.device = ctypes.pointer(c_device)
         metadata = sample.metadata
@@ -292,14 +292,14 @@ class HealthStore:
               limit: int = 0) -> QueryResult:
         """HKAnchoredObjectQuery: the samples added and objects deleted after
         `anchor` (None: every live sample and every retained deleted
-        object) of `types`,
-        in change order, at most `limit` together (0: all), and the anchor
-        to pass next time."""
+        object) of `types`, in change order, at most `limit` together (0:
+        all), and the anchor to pass next time."""
         descriptors, count, _keep = self._descriptors(types, predicate)
-        start = as_anchor(anchor)
+        return self._query(descriptors, count, as_anchor(anchor), _count(limit, "limit"))
+
+    def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()
-        n.check(n.lib.ohk_store_query(batch, self._handle, descriptors, count, start._struct,
-                                      _count(limit, "limit")))
+        n.check(n.lib.ohk_store_query(batch, self._handle, descriptors, count, anchor._struct, limit))
         try:
             return QueryResult(batch, self.sample_type)
         except BaseException:
@@ -313,9 +313,11 @@ class HealthStore:
         right after it; every change comes exactly once (rule 5)."""
         if _count(batch_size, "batch_size") == 0:
             raise ValueError("batch_size must be at least 1")
+        # Built once: the descriptors (and the predicates they point at) serve every batch.
+        descriptors, count, _keep = self._descriptors(types, predicate)
         position = as_anchor(anchor)
         while True:
-            result = self.query(types, position, predicate=predicate, limit=batch_size)
+            result = self._query(descriptors, count, position, batch_size)
             if not result:
                 return
             position = result.anchor
@@ -335,7 +337,7 @@ class HealthStore:
         start = as_anchor(anchor)
         query = Query(self, callback, on_error)
         query._start(n.lib.ohk_query_anchored, self._handle, descriptors, count, start._struct,
-                     _count(max_batch_size, "max_batch_size"), results_trampoline())
+                     _count(max_batch_size, "max_batch_size"), on_results)
         return query
 
     def observe(self, types: Types, callback: Callable[[Query, frozenset[str]], Any], *,
@@ -345,7 +347,7 @@ class HealthStore:
         (by any process) that changed something matching (rule 10)."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         query = Query(self, callback, on_error)
-        query._start(n.lib.ohk_query_observer, self._handle, descriptors, count, observer_trampoline())
+        query._start(n.lib.ohk_query_observer, self._handle, descriptors, count, on_observed)
         return query
 
     def subscribe(self, name: str, types: Types, callback: Callable[[Subscription, QueryResult], Any],
@@ -359,7 +361,7 @@ class HealthStore:
         subscription = Subscription(self, callback, on_error)
         subscription._start(n.lib.ohk_subscription_open, self._handle, n.encode(name, "name"),
                             descriptors, count, int(Frequency(frequency)),
-                            _count(max_batch_size, "max_batch_size"), results_trampoline())
+                            _count(max_batch_size, "max_batch_size"), on_results)
         return subscription
 
     def remove_subscription(self, name: str) -> None:
@@ -413,10 +415,6 @@ def _count(value: int, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"{what} must be an int >= 0, not {value!r}")
     return value
-
-
-def _device_values(device: Device) -> list[str | None]:
-    return [getattr(device, field) for field in n.DEVICE_FIELDS]
 
 
 def _outcome(outcome: n.ohk_save_outcome) -> SaveOutcome:

@@ -122,3 +122,11 @@ def test_samples_read_from_one_store_save_into_another(store, tmp_path):
         other.save(copy)
         [again] = other.query(STEPS).samples
         assert again == copy[0] and again.metadata == {"k": 1.0} and again.source == copy[0].source
+
+
+def test_a_batch_mixing_quantity_and_category_samples_iterates_each_as_its_class(store):
+    store.save([steps(0), ohk.CategorySample(SLEEP, T0, T0, ohk.category_value(SLEEP, "InBed")), steps(1)])
+    result = store.query([STEPS, SLEEP])
+    kinds = [type(s) for s in result.samples]
+    assert kinds == [ohk.QuantitySample, ohk.CategorySample, ohk.QuantitySample]
+    assert kinds == [type(result.samples[i]) for i in range(3)]
