@@ -23,10 +23,12 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
         python-lib py-test py-install-check py-bench
 
 # Installs what is missing (quick when already present).
+# LMDB for the core; expat, libarchive and libcrypto for the importer.
 deps:
-	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb; } 2>/dev/null || { \
-	  echo "installing liblmdb-dev and pkg-config"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq liblmdb-dev pkg-config >/dev/null; }
+	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto; } 2>/dev/null || { \
+	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev and pkg-config"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev pkg-config >/dev/null; }
 
 # What the C tests need: cmocka and valgrind.
 c-deps: deps

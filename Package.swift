@@ -7,6 +7,12 @@ let package = Package(
         .library(name: "OpenHealthKitCore", targets: ["OpenHealthKitCore"]),
         // The C library, libopenhealthkit.so (see `make lib`).
         .library(name: "openhealthkit", type: .dynamic, targets: ["OpenHealthKitC"]),
+        // Apple Health export import (export.zip or export.xml).
+        .library(name: "OpenHealthKitImport", targets: ["OpenHealthKitImport"]),
+        .executable(name: "ohk", targets: ["ohk"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // liblmdb through pkg-config (Debian: liblmdb-dev).
@@ -32,6 +38,27 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "COpenHealthKit"],
             path: "Sources/OpenHealthKitC"
         ),
+        // What the importer reads with: expat (XML), libarchive (zip),
+        // libcrypto (SHA-1 for name-based UUIDs).
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat",
+                       providers: [.apt(["libexpat1-dev"])]),
+        .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
+                       providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"])]),
+        // Apple Health export → samples, streamed into a store.
+        .target(
+            name: "OpenHealthKitImport",
+            dependencies: ["OpenHealthKitCore", "CExpat", "CArchive", "CCrypto"],
+            path: "Sources/OpenHealthKitImport"
+        ),
+        // The command-line tool.
+        .executableTarget(
+            name: "ohk",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/ohk"
+        ),
         .executableTarget(
             name: "ohk-bench",
             dependencies: ["OpenHealthKitCore"],
@@ -53,6 +80,11 @@ let package = Package(
             name: "OpenHealthKitCoreTests",
             dependencies: ["OpenHealthKitCore", "ohk-test-writer"],
             path: "Tests/OpenHealthKitCoreTests"
+        ),
+        .testTarget(
+            name: "OpenHealthKitImportTests",
+            dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk"],
+            path: "Tests/OpenHealthKitImportTests"
         ),
     ]
 )

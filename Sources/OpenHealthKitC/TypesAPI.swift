@@ -70,13 +70,10 @@ private let catalogue = TypeCatalogue.all
         let result = try out(out_value, "out_value")
         let t = try sampleType(type, nil)
         let n = try string(name, "name")
-        guard case .category(let values) = t.kind else {
+        guard !t.isQuantity else {
             throw CError(.invalidArgument, "\(t.identifier) is a quantity type; it has no named values")
         }
-        // HealthKit's full case name ends with the catalogue's short one.
-        let key = values[n] != nil ? n
-            : n.hasPrefix("HKCategoryValue") ? values.keys.filter { n.hasSuffix($0) }.max { $0.count < $1.count } : nil
-        guard let key, let v = values[key] else { throw CError(.notFound, "\(t.identifier) has no value named '\(n)'") }
+        guard let v = t.categoryValue(named: n) else { throw CError(.notFound, "\(t.identifier) has no value named '\(n)'") }
         result.pointee = Int64(v)
     }
 }

@@ -22,6 +22,31 @@ extension Store {
         }
     }
 
+    /// Saves, in one transaction, the samples whose UUIDs the store does not
+    /// hold yet. A sample whose UUID is already stored (live, or deleted and
+    /// not yet pruned) or met earlier in `samples` is skipped, its outcome
+    /// nil, instead of failing the save: what an import that may run twice,
+    /// or resume after an interruption, needs. Otherwise as `save(_:)`.
+    @discardableResult
+    public func saveNew<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome?] {
+        try write { w in
+            var outcomes: [SaveOutcome?] = []
+            outcomes.reserveCapacity(samples.count)
+            var seen = Set<UUID>(minimumCapacity: samples.count)
+            for s in samples {
+                try validateType(s.type)
+                try s.validate()
+                // `seen` covers this transaction's own (unflushed) index entries.
+                guard seen.insert(s.uuid).inserted, try !w.holdsUUID(s.uuid) else {
+                    outcomes.append(nil)
+                    continue
+                }
+                outcomes.append(try save(s, &w))
+            }
+            return outcomes
+        }
+    }
+
     private func save(_ s: Sample, _ w: inout WriteContext) throws -> SaveOutcome {
         var outcome = SaveOutcome.saved
         let sync = try s.syncInfo()

@@ -48,6 +48,19 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         return t
     }
 
+    /// The integer of a category value by its case name ("AsleepCore") or
+    /// HealthKit's full name, as exports write it
+    /// ("HKCategoryValueSleepAnalysisAsleepCore"); nil for a name the type
+    /// does not have, and for quantity types.
+    public func categoryValue(named name: String) -> Int? {
+        guard case .category(let values) = kind else { return nil }
+        if let v = values[name] { return v }
+        guard name.hasPrefix("HKCategoryValue") else { return nil }
+        // The full name ends with the short one; the longest match wins
+        // ("…AsleepUnspecified" over "…Unspecified").
+        return values.keys.filter { name.hasSuffix($0) }.max { $0.count < $1.count }.flatMap { values[$0] }
+    }
+
     public static func == (a: SampleType, b: SampleType) -> Bool { a.identifier == b.identifier }
     public func hash(into h: inout Hasher) { h.combine(identifier) }
     public var description: String { identifier }

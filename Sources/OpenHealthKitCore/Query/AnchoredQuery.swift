@@ -65,7 +65,7 @@ extension Store {
     }
 
     /// A read, again after opening a type tree another process created.
-    private func readRetryingTrees<T>(_ body: (Txn) throws -> T) throws -> T {
+    func readRetryingTrees<T>(_ body: (Txn) throws -> T) throws -> T {
         try operation {
             while true {
                 do {

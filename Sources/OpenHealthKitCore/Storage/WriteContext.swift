@@ -217,6 +217,12 @@ struct WriteContext {
         }
     }
 
+    /// Whether the index holds `uuid`, leaving this transaction's pending
+    /// entries where they are (unlike `lookupUUID`, which flushes them).
+    func holdsUUID(_ uuid: UUID) throws -> Bool {
+        try withUnsafeBytes(of: uuid.uuid) { k in try txn.get(trees.uuids, k) != nil }
+    }
+
     func bundleIdentifier(_ sourceID: UInt32) throws -> String? {
         if let s = committed.names.source(sourceID) ?? added.sources[sourceID] { return s.bundleIdentifier }
         return try txn.get(trees.sources, u64: UInt64(sourceID)).map { try TableCodec.decodeSource($0).bundleIdentifier }

@@ -2,9 +2,11 @@ import FoundationEssentials
 
 /// ISO-8601 dates for predicate text: `2024-03-01`, `2024-03-01T08:30:00Z`,
 /// `2024-03-01T08:30:00.250+02:00`. Printing gives UTC with the fewest
-/// fraction digits that parse back to the same instant.
-enum ISODate {
-    static func parse(_ s: Substring) -> Date? {
+/// fraction digits that parse back to the same instant. Public for the
+/// command-line tool and the importer, which read and print the same dates.
+public enum ISODate {
+    /// The instant of a date or date-time; nil for anything else.
+    public static func parse(_ s: Substring) -> Date? {
         let b = Array(s.utf8)
         var i = 0
         func digits(_ n: Int) -> Int? {
@@ -55,7 +57,8 @@ enum ISODate {
         return Date(timeIntervalSince1970: Double(days * 86_400 - offset + seconds) + frac)
     }
 
-    static func format(_ date: Date) -> String {
+    /// `date` in UTC: `2024-03-01T08:30:00.25Z`.
+    public static func format(_ date: Date) -> String {
         let t = date.timeIntervalSince1970
         let whole = (t).rounded(.down)
         let secs = Int(whole)
@@ -87,7 +90,7 @@ enum ISODate {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+    public static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
         let y = m <= 2 ? y0 - 1 : y0
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

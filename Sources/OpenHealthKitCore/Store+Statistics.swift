@@ -1,0 +1,67 @@
+import CLMDB
+
+/// What a store holds, read from one snapshot.
+public struct StoreStatistics: Sendable {
+    public struct TypeCount: Sendable {
+        public let type: SampleType
+        /// Live samples.
+        public let samples: Int
+        /// Deleted objects still retained (rule 8).
+        public let deletedObjects: Int
+    }
+
+    /// Every type the store has held a sample of, by identifier.
+    public let types: [TypeCount]
+    /// Distinct sources and devices ever saved.
+    public let sources: Int
+    public let devices: Int
+    /// The anchor of this snapshot: a query from it sees later changes only.
+    public let anchor: QueryAnchor
+
+    public var samples: Int { types.reduce(0) { $0 + $1.samples } }
+    public var deletedObjects: Int { types.reduce(0) { $0 + $1.deletedObjects } }
+}
+
+extension Store {
+    /// Counts per type, sources and devices, and the current anchor. Costs
+    /// one look per type plus one per retained deleted object, not a scan
+    /// of the samples.
+    public func statistics() throws -> StoreStatistics {
+        try readRetryingTrees { txn in
+            let (head, horizon) = try txn.position(trees)
+            // Tombstones share their type's record tree: count them apart.
+            var deleted: [UInt16: Int] = [:]
+            let tombs = try txn.cursor(trees.tombs)
+            defer { tombs.close() }
+            var op = MDB_FIRST
+            while let (_, v) = try tombs.nextRaw(op) {
+                op = MDB_NEXT
+                deleted[UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)), default: 0] += 1
+            }
+            var counts: [StoreStatistics.TypeCount] = []
+            let types = try txn.cursor(trees.types)
+            defer { types.close() }
+            op = MDB_FIRST
+            while let (k, v) = try types.nextRaw(op) {
+                op = MDB_NEXT
+                let identifier = String(decoding: k, as: UTF8.self)
+                let id = UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))
+                guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
+                let type: SampleType
+                if let standard = TypeCatalogue.standard[identifier] {
+                    type = standard
+                } else {
+                    guard let raw = try txn.get(trees.custom, Array(k)) else {
+                        throw OHKError(.storage, "type '\(identifier)' has samples but no definition")
+                    }
+                    type = SampleType(identifier: identifier, kind: try TableCodec.decodeKind(raw), isCustom: true)
+                }
+                let gone = deleted[id, default: 0]
+                counts.append(.init(type: type, samples: txn.entries(t.records) - gone, deletedObjects: gone))
+            }
+            return StoreStatistics(types: counts.sorted { $0.type.identifier < $1.type.identifier },
+                                   sources: txn.entries(trees.sources), devices: txn.entries(trees.devices),
+                                   anchor: QueryAnchor(storeID: storeID, position: head, horizon: horizon))
+        }
+    }
+}

@@ -1,0 +1,118 @@
+import CExpat
+import Glibc
+
+/// Streams export.xml through expat and collects its top-level
+/// `<Record>`s; everything else is counted by element name. The DTD in the
+/// export's internal subset is read but no external entity is fetched.
+final class ExportParser {
+    private let parser: XML_Parser
+    /// Records completed since the last `takeRecords()`.
+    private var records: [ExportRecord] = []
+    private var current: ExportRecord?
+    private var depth = 0
+    /// Elements that are not records, by name (`Workout`, `Correlation`…).
+    private(set) var otherElements: [String: Int] = [:]
+    /// Set when the document is not an export; parsing stops.
+    private(set) var notAnExport: String?
+
+    init() {
+        parser = XML_ParserCreate("UTF-8")
+        XML_SetUserData(parser, Unmanaged.passUnretained(self).toOpaque())
+        XML_SetElementHandler(parser, { user, name, attributes in
+            Unmanaged<ExportParser>.fromOpaque(user!).takeUnretainedValue().start(name!, attributes!)
+        }, { user, name in
+            Unmanaged<ExportParser>.fromOpaque(user!).takeUnretainedValue().end(name!)
+        })
+    }
+
+    deinit { XML_ParserFree(parser) }
+
+    /// Parses `count` bytes that `fill` writes into expat's own buffer (no
+    /// copy); `count` 0 ends the document. Throws `ImportError` with the
+    /// line and column of malformed XML.
+    func parse(upTo capacity: Int, fill: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
+        guard let buffer = XML_GetBuffer(parser, Int32(capacity)) else {
+            throw ImportError.damaged("export.xml: the XML parser ran out of memory")
+        }
+        let n = try fill(buffer, capacity)
+        if XML_ParseBuffer(parser, Int32(n), n == 0 ? 1 : 0) == XML_STATUS_ERROR {
+            if let notAnExport { throw ImportError.notAnExport(notAnExport) }
+            let message = String(cString: XML_ErrorString(XML_GetErrorCode(parser)))
+            throw ImportError.damaged("export.xml line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1): \(message)")
+        }
+        return n
+    }
+
+    /// The records completed so far, handed over once.
+    func takeRecords() -> [ExportRecord] {
+        defer { records.removeAll(keepingCapacity: true) }
+        return records
+    }
+
+    private func start(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        depth += 1
+        switch depth {
+        case 1:
+            if strcmp(name, "HealthData") != 0 {
+                notAnExport = "the root element is <\(String(cString: name))>, not <HealthData>"
+                XML_StopParser(parser, 0)
+            }
+        case 2:
+            if strcmp(name, "Record") == 0 {
+                current = record(attributes)
+            } else if strcmp(name, "ExportDate") != 0 && strcmp(name, "Me") != 0 {
+                otherElements[String(cString: name), default: 0] += 1
+            }
+        case 3 where current != nil:
+            if strcmp(name, "MetadataEntry") == 0 {
+                var key: String?, value: String?
+                forEach(attributes) { k, v in
+                    if strcmp(k, "key") == 0 { key = String(cString: v) } else if strcmp(k, "value") == 0 { value = String(cString: v) }
+                }
+                if let key, let value { current!.metadata.append((key, value)) }
+            }
+            // HeartRateVariabilityMetadataList (beat-to-beat series) has no place in a sample.
+        default:
+            break
+        }
+    }
+
+    private func end(_ name: UnsafePointer<CChar>) {
+        if depth == 2, let r = current {
+            records.append(r)
+            current = nil
+        }
+        depth -= 1
+    }
+
+    private func record(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportRecord {
+        var r = ExportRecord()
+        r.line = Int(XML_GetCurrentLineNumber(parser))
+        forEach(attributes) { k, v in
+            // Dispatch on the first byte, then confirm: most names are unique by it.
+            switch k[0] {
+            case 116 where strcmp(k, "type") == 0: r.type = String(cString: v)
+            case 117 where strcmp(k, "unit") == 0: r.unit = String(cString: v)
+            case 118 where strcmp(k, "value") == 0: r.value = String(cString: v)
+            case 115 where strcmp(k, "sourceName") == 0: r.sourceName = String(cString: v)
+            case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = String(cString: v)
+            case 115 where strcmp(k, "startDate") == 0: r.startDate = String(cString: v)
+            case 100 where strcmp(k, "device") == 0: r.device = String(cString: v)
+            case 99 where strcmp(k, "creationDate") == 0: r.creationDate = String(cString: v)
+            case 101 where strcmp(k, "endDate") == 0: r.endDate = String(cString: v)
+            default: break
+            }
+        }
+        return r
+    }
+
+    /// Expat's attributes: name, value, name, value, …, NULL.
+    private func forEach(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>,
+                         _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Void) {
+        var i = 0
+        while let k = attributes[i], let v = attributes[i + 1] {
+            body(k, v)
+            i += 2
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// One `<Record>` of export.xml as written: its attributes and its
+/// `<MetadataEntry>` children, still text.
+struct ExportRecord {
+    var type = ""
+    var unit: String?
+    var value: String?
+    var sourceName = ""
+    var sourceVersion: String?
+    var device: String?
+    var creationDate: String?
+    var startDate = ""
+    var endDate = ""
+    var metadata: [(key: String, value: String)] = []
+    /// Where the record starts in export.xml, for reports.
+    var line = 0
+}

@@ -1,0 +1,43 @@
+import OpenHealthKitCore
+
+/// The export's timestamps: `2020-04-18 05:52:26 -0800`, local time of the
+/// exporting device with its UTC offset. Parsed by hand because the format
+/// is fixed and millions of them go by; the result is an instant.
+enum ExportTimestamp {
+    /// Seconds since 2001-01-01 UTC (`Date`'s reference), or nil when `text`
+    /// is not exactly `yyyy-MM-dd HH:mm:ss ±hhmm` with fields in range.
+    static func parse(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { parse($0) }
+    }
+
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard b.count == 25, b[4] == 45, b[7] == 45, b[10] == 32, b[13] == 58, b[16] == 58, b[19] == 32,
+              b[20] == 43 || b[20] == 45 else { return nil }
+        func number(_ from: Int, _ count: Int) -> Int? {
+            var v = 0
+            for i in from..<from + count {
+                let d = Int(b[i]) - 48
+                guard d >= 0 && d <= 9 else { return nil }
+                v = v * 10 + d
+            }
+            return v
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
+              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
+              let offH = number(21, 2), let offM = number(23, 2),
+              (1...12).contains(month), day >= 1, day <= daysIn(month, year),
+              hour < 24, minute < 60, second < 61, offH < 24, offM < 60 else { return nil }
+        let offset = (offH * 3600 + offM * 60) * (b[20] == 45 ? -1 : 1)
+        let unix = ISODate.daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
+        return Double(unix - 978_307_200)
+    }
+
+    private static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// Why a record was not imported; reports count records per reason.
+public struct SkipReason: Error, Hashable, Sendable, CustomStringConvertible, Comparable {
+    public enum Kind: String, Sendable, Comparable {
+        case unknownType = "unknown type"
+        case badUnit = "unknown unit"
+        case incompatibleUnit = "unit does not fit the type"
+        case missingField = "missing attribute"
+        case badValue = "bad value"
+        case badDate = "bad date"
+        case invalidSample = "invalid sample"
+
+        public static func < (a: Kind, b: Kind) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    public let kind: Kind
+    /// What it concerns: the type, the unit, the attribute (bounded, so a
+    /// damaged file cannot grow the report without end).
+    public let subject: String
+
+    public var description: String { "\(kind.rawValue): \(subject)" }
+    public static func < (a: SkipReason, b: SkipReason) -> Bool { (a.kind, a.subject) < (b.kind, b.subject) }
+}
+
+/// Turns export records into samples: types by identifier (HealthKit's and
+/// the store's custom ones), the export's units converted to canonical
+/// ones, category case names to integers, the device description to
+/// device fields, and a UUID derived from the content.
+struct RecordMapper {
+    let store: Store
+    private var types: [String: SampleType?] = [:]
+    private var units: [String: HealthUnit?] = [:]
+    private var sources: [String: Source] = [:]
+    private var devices: [String: Device] = [:]
+    private let hasher = ContentUUID()
+    private var name: [UInt8] = []
+
+    init(store: Store) { self.store = store }
+
+    mutating func sample(_ r: ExportRecord) -> Result<Sample, SkipReason> {
+        guard let type = type(r.type) else { return .failure(SkipReason(kind: .unknownType, subject: r.type)) }
+        let subject = type.identifier
+        guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
+        guard let start = ExportTimestamp.parse(r.startDate), let end = ExportTimestamp.parse(r.endDate) else {
+            return .failure(SkipReason(kind: .badDate, subject: subject))
+        }
+        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let source = source(r.sourceName, r.sourceVersion)
+        var device: Device?
+        if let text = r.device { device = self.device(text) }
+        let metadata = Self.metadata(r.metadata)
+        let value: SampleValue
+        if let canonical = type.canonicalUnit {
+            guard let unitText = r.unit else { return .failure(SkipReason(kind: .missingField, subject: "unit of \(subject)")) }
+            guard let unit = unit(unitText) else { return .failure(SkipReason(kind: .badUnit, subject: unitText)) }
+            guard unit.isCompatible(with: canonical) else {
+                return .failure(SkipReason(kind: .incompatibleUnit, subject: "\(unitText) for \(subject)"))
+            }
+            guard let text = r.value, let v = Double(text), v.isFinite, let stored = try? unit.convert(v, to: canonical) else {
+                return .failure(SkipReason(kind: .badValue, subject: subject))
+            }
+            value = .quantity(stored)
+        } else {
+            // Types whose only value is NotApplicable have no value attribute.
+            let text = r.value ?? "HKCategoryValueNotApplicable"
+            guard let v = type.categoryValue(named: text) ?? Int(text) else {
+                return .failure(SkipReason(kind: .badValue, subject: subject))
+            }
+            value = .category(v)
+        }
+        let uuid = contentUUID(type, source, device, start, end, created, value, metadata)
+        let startDate = Date(timeIntervalSinceReferenceDate: start), endDate = Date(timeIntervalSinceReferenceDate: end)
+        do {
+            switch value {
+            case .quantity(let q):
+                return .success(try Sample.quantity(type, value: q, unit: type.canonicalUnit!, start: startDate, end: endDate,
+                                                    source: source, device: device, metadata: metadata, uuid: uuid))
+            case .category(let c):
+                return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
+                                                    source: source, device: device, metadata: metadata, uuid: uuid))
+            }
+        } catch let e as OHKError {
+            // Values were checked above: what remains is dates and metadata.
+            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: subject))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: subject))
+        }
+    }
+
+    private mutating func type(_ identifier: String) -> SampleType? {
+        if let known = types[identifier] { return known }
+        let t = try? store.sampleType(identifier)
+        types[identifier] = t
+        return t
+    }
+
+    private mutating func unit(_ text: String) -> HealthUnit? {
+        if let known = units[text] { return known }
+        let u = try? HealthUnit(text)
+        units[text] = u
+        return u
+    }
+
+    /// The export has no bundle identifiers: the source's name stands in
+    /// for one, so `source == "Renpho"` finds Renpho's samples.
+    private mutating func source(_ name: String, _ version: String?) -> Source {
+        let key = version.map { name + "\u{0}" + $0 } ?? name
+        if let s = sources[key] { return s }
+        let s = Source(bundleIdentifier: name, name: name, version: version)
+        sources[key] = s
+        return s
+    }
+
+    private mutating func device(_ text: String) -> Device {
+        if let d = devices[text] { return d }
+        let d = DeviceDescription.parse(text)
+        devices[text] = d
+        return d
+    }
+
+    /// Exports write every metadata value as text; the keys HealthKit
+    /// documents as numbers or booleans get those types back (the sync
+    /// version must be a number for rule 14), the rest stay text.
+    static func metadata(_ entries: [(key: String, value: String)]) -> [String: MetadataValue] {
+        var out: [String: MetadataValue] = [:]
+        for (k, v) in entries {
+            if booleanKeys.contains(k), let n = Int(v) {
+                out[k] = .bool(n != 0)
+            } else if numberKeys.contains(k), let n = Double(v), n.isFinite {
+                out[k] = .number(n)
+            } else {
+                out[k] = .string(v)
+            }
+        }
+        return out
+    }
+
+    static let booleanKeys: Set<String> = [
+        "HKWasUserEntered", "HKIndoorWorkout", "HKMetadataKeyAppleDeviceCalibrated", "HKMenstrualCycleStart",
+        "HKSexualActivityProtectionUsed", "HKWasTakenInLab", "HKMetadataKeyHeadphoneGain",
+    ]
+    static let numberKeys: Set<String> = [
+        MetadataKey.syncVersion, "HKVO2MaxTestType", "HKMetadataKeyDevicePlacementSide", "HKHeartRateSensorLocation",
+        "HKMetadataKeyHeartRateMotionContext", "HKBloodGlucoseMealTime", "HKInsulinDeliveryReason",
+        "HKMetadataKeyAppleECGAlgorithmVersion", "HKAlgorithmVersion", "HKMetadataKeySessionEstimate",
+    ]
+
+    /// What identifies a record across exports: every field, with instants
+    /// rather than the text of their local times and device fields rather
+    /// than the description's memory address, which both change from one
+    /// export to the next.
+    private mutating func contentUUID(_ type: SampleType, _ source: Source, _ device: Device?,
+                                      _ start: Double, _ end: Double, _ created: Double?,
+                                      _ value: SampleValue, _ metadata: [String: MetadataValue]) -> UUID {
+        name.removeAll(keepingCapacity: true)
+        func text(_ s: String?) {
+            if let s { name.append(contentsOf: s.utf8) }
+            name.append(0)
+        }
+        func bits(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { name.append(contentsOf: $0) } }
+        text(type.identifier)
+        text(source.name)
+        text(source.version)
+        for f in Device.Field.allCases { text(device?[f]) }
+        bits(start.bitPattern)
+        bits(end.bitPattern)
+        bits(created?.bitPattern ?? 0)
+        switch value {
+        case .quantity(let q): name.append(1); bits(q.bitPattern)
+        case .category(let c): name.append(2); bits(UInt64(bitPattern: Int64(c)))
+        }
+        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {
+            text(k)
+            switch v {
+            case .string(let s): text(s)
+            case .number(let n): bits(n.bitPattern)
+            case .bool(let b): name.append(b ? 1 : 0)
+            case .date(let d): bits(d.timeIntervalSinceReferenceDate.bitPattern)
+            }
+        }
+        return hasher.uuid(of: name)
+    }
+}

@@ -1,0 +1,147 @@
+import ArgumentParser
+import FoundationEssentials
+import OpenHealthKitCore
+
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Save one sample and print its UUID.",
+        discussion: """
+        A quantity takes a number and --unit (default: the canonical unit);
+        a category takes a value name (Stood, AsleepCore) or integer. Dates
+        are ISO 8601; both default to now.
+
+        Examples:
+          ohk add BodyMass 72.5 --unit kg --start 2024-03-01T08:00:00Z
+          ohk add AppleStandHour Stood --source com.example.app
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "The sample type.")
+    var type: String
+
+    @Argument(help: "The value.")
+    var value: String
+
+    @Option(help: "The value's unit (quantity types).")
+    var unit: String?
+
+    @Option(help: "Start date (ISO 8601).")
+    var start: String?
+
+    @Option(help: "End date (ISO 8601; default: the start).")
+    var end: String?
+
+    @Option(help: "The source's bundle identifier.")
+    var source = "ohk"
+
+    @Option(name: .customLong("metadata"), help: ArgumentHelp("A metadata entry; repeatable.", valueName: "key=value"))
+    var metadata: [String] = []
+
+    func run() throws {
+        try reportingErrors {
+            let store = try options.open()
+            defer { store.close() }
+            let t = try sampleType(type, in: store)
+            let startDate = try date(start) ?? .now
+            let endDate = try date(end) ?? startDate
+            let src = Source(bundleIdentifier: source, name: source)
+            var meta: [String: MetadataValue] = [:]
+            for entry in metadata {
+                guard let eq = entry.firstIndex(of: "=") else { throw ValidationError("--metadata takes key=value, got '\(entry)'") }
+                let v = String(entry[entry.index(after: eq)...])
+                meta[String(entry[..<eq])] = Double(v).map(MetadataValue.number) ?? .string(v)
+            }
+            let sample: Sample
+            if let canonical = t.canonicalUnit {
+                guard let v = Double(value) else { throw ValidationError("'\(value)' is not a number") }
+                sample = try .quantity(t, value: v, unit: try unit.map { try HealthUnit($0) } ?? canonical,
+                                       start: startDate, end: endDate, source: src, metadata: meta)
+            } else {
+                guard let v = t.categoryValue(named: value) ?? Int(value) else {
+                    throw OHKError(.invalidValue, "\(t.identifier) has no value '\(value)'")
+                }
+                sample = try .category(t, value: v, start: startDate, end: endDate, source: src, metadata: meta)
+            }
+            try store.save([sample])
+            print(sample.uuid.uuidString)
+        }
+    }
+
+    private func date(_ text: String?) throws -> Date? {
+        guard let text else { return nil }
+        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("'\(text)' is not an ISO 8601 date") }
+        return d
+    }
+}
+
+struct DeleteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete samples by UUID (all or none).",
+        discussion: """
+        Deleted samples come back from queries as deleted objects until pruned.
+
+        Example:
+          ohk delete 6F1C2B1E-0D2A-4C59-9E1B-2C3D4E5F6A7B
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: "UUIDs of samples.")
+    var uuids: [String]
+
+    func run() throws {
+        let parsed = try uuids.map { text in
+            guard let u = UUID(uuidString: text) else { throw ValidationError("'\(text)' is not a UUID") }
+            return u
+        }
+        try reportingErrors {
+            let store = try options.open()
+            defer { store.close() }
+            try store.delete(uuids: parsed)
+            print("deleted \(parsed.count)")
+        }
+    }
+}
+
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Drop deleted objects: those deleted more than --older-than days ago, or --all.",
+        discussion: """
+        Anchors from before the newest dropped deletion then expire: their
+        queries fail and must start again from 'none' (HealthKit's rule).
+
+        Examples:
+          ohk prune --older-than 90
+          ohk prune --all
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Option(help: "Drop objects deleted more than this many days ago.")
+    var olderThan: Double?
+
+    @Flag(help: "Drop every deleted object.")
+    var all = false
+
+    func validate() throws {
+        guard (olderThan != nil) != all else { throw ValidationError("give exactly one of --older-than DAYS and --all") }
+        if let d = olderThan, !(d >= 0) { throw ValidationError("--older-than must be 0 or more days") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let store = try options.open()
+            defer { store.close() }
+            let dropped = all ? try store.pruneAll()
+                : try store.prune(deletedBefore: Date.now.addingTimeInterval(-olderThan! * 86_400))
+            print("pruned \(dropped) deleted objects")
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import OpenHealthKitCore
+import OpenHealthKitImport
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import the Health app's export.zip (or its export.xml) into the store.",
+        discussion: """
+        Records become quantity and category samples; their UUIDs are derived
+        from their content, so importing the same export again adds nothing
+        and a newer export adds only what is new. An interrupted import
+        resumes with the next run. Workouts, correlations, audiograms,
+        activity summaries and clinical records are counted, not imported.
+
+        Examples:
+          ohk import export.zip
+          ohk import apple_health_export/export.xml --json
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Argument(help: ArgumentHelp("export.zip or export.xml", valueName: "export"))
+    var path: String
+
+    @Option(help: "Samples per transaction.")
+    var batchSize = 20_000
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    @Flag(help: "No progress bar.")
+    var quiet = false
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let store = try options.open()
+            defer { store.close() }
+            let bar = ProgressBar(enabled: !quiet)
+            let report: ImportReport
+            do {
+                report = try AppleHealthImport.run(path, into: store, options: ImportOptions(batchSize: batchSize) { p in
+                    bar.update(done: p.bytesRead, total: p.totalBytes, detail: "\(p.records) records, \(p.added) added")
+                })
+            } catch let e as ImportError {
+                bar.finish()
+                printError("ohk: \(e)")
+                throw Exit.noInput
+            }
+            bar.finish()
+            let seconds = bar.elapsedSeconds
+            print(json ? ImportSummary.json(report, seconds: seconds) : ImportSummary.text(report, path: path, seconds: seconds))
+            if let failure = report.failure {
+                printError("ohk: import stopped early: \(failure)")
+                printError("ohk: what came before was imported; run the import again on a complete export to add the rest")
+                throw Exit.damagedInput
+            }
+        }
+    }
+}
+
+/// The import report for people and for programs.
+enum ImportSummary {
+    static func text(_ r: ImportReport, path: String, seconds: Double) -> String {
+        let mb = Double(r.xmlBytes) / 1e6
+        var lines = ["imported \(path): \(format(mb)) MB of XML in \(format(seconds)) s (\(format(mb / max(seconds, 0.001))) MB/s)"]
+        lines.append("  records read      \(r.records)")
+        lines.append("  added             \(r.added)" + (r.replaced > 0 ? " (\(r.replaced) replacing older versions)" : ""))
+        lines.append("  already stored    \(r.alreadyStored)")
+        if r.olderVersions > 0 { lines.append("  older versions    \(r.olderVersions) (the store holds newer ones)") }
+        lines.append("  skipped           \(r.skippedCount)")
+        for (reason, n) in r.skipped.sorted(by: { $0.key < $1.key }) {
+            lines.append("    \(reason): \(n) (first at line \(r.firstLine[reason] ?? 0))")
+        }
+        if !r.notImported.isEmpty {
+            let parts = r.notImported.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            lines.append("  not imported      " + parts.joined(separator: ", "))
+        }
+        if !r.addedByType.isEmpty {
+            lines.append("  added by type:")
+            for (t, n) in r.addedByType.sorted(by: { $0.key < $1.key }) { lines.append("    \(t)  \(n)") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ r: ImportReport, seconds: Double) -> String {
+        func counts(_ d: [String: Int]) -> JSONObject {
+            var o = JSONObject()
+            for (k, v) in d.sorted(by: { $0.key < $1.key }) { o.add(k, int: v) }
+            return o
+        }
+        var o = JSONObject()
+        o.add("records", int: r.records)
+        o.add("added", int: r.added)
+        o.add("alreadyStored", int: r.alreadyStored)
+        o.add("replaced", int: r.replaced)
+        o.add("olderVersions", int: r.olderVersions)
+        o.add("skipped", object: counts(Dictionary(r.skipped.map { ($0.key.description, $0.value) }) { a, _ in a }))
+        o.add("notImported", object: counts(r.notImported))
+        o.add("addedByType", object: counts(r.addedByType))
+        o.add("addedByUnit", object: counts(r.addedByUnit))
+        o.add("addedBySource", object: counts(r.addedBySource))
+        o.add("xmlBytes", int: Int(r.xmlBytes))
+        o.add("seconds", number: seconds)
+        o.add("failure", r.failure.map { "\($0)" })
+        return o.closed
+    }
+}

@@ -1,0 +1,131 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// Builds one JSON object as text. Written by hand because `changes` may
+/// print millions of lines, and an encoder per line would dominate.
+struct JSONObject {
+    private(set) var text = "{"
+    private var first = true
+
+    private mutating func key(_ k: String) {
+        if !first { text += "," }
+        first = false
+        JSONObject.append(string: k, to: &text)
+        text += ":"
+    }
+
+    mutating func add(_ k: String, _ v: String?) {
+        guard let v else { return }
+        key(k)
+        JSONObject.append(string: v, to: &text)
+    }
+
+    mutating func add(_ k: String, number v: Double) {
+        key(k)
+        text += v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
+    }
+
+    mutating func add(_ k: String, int v: Int) {
+        key(k)
+        text += String(v)
+    }
+
+    mutating func add(_ k: String, bool v: Bool) {
+        key(k)
+        text += v ? "true" : "false"
+    }
+
+    mutating func add(_ k: String, object v: JSONObject) {
+        key(k)
+        text += v.closed
+    }
+
+    mutating func add(_ k: String, raw v: String) {
+        key(k)
+        text += v
+    }
+
+    var closed: String { text + "}" }
+
+    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+
+    static func quoted(_ s: String) -> String {
+        var out = ""
+        append(string: s, to: &out)
+        return out
+    }
+
+    static func append(string s: String, to out: inout String) {
+        out += "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where u.value < 0x20:
+                let hex = String(u.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        out += "\""
+    }
+}
+
+extension JSONObject {
+    /// A sample: dates in UTC ISO 8601, the value in the type's canonical
+    /// unit (named beside it), device and metadata when present.
+    static func sample(_ s: Sample) -> JSONObject {
+        var o = JSONObject()
+        o.add("uuid", s.uuid.uuidString)
+        o.add("type", s.type.identifier)
+        o.add("start", ISODate.format(s.startDate))
+        o.add("end", ISODate.format(s.endDate))
+        switch s.value {
+        case .quantity(let q):
+            o.add("value", number: q)
+            o.add("unit", s.type.canonicalUnit?.description)
+        case .category(let c):
+            o.add("value", int: c)
+        }
+        o.add("source", s.source.bundleIdentifier)
+        o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)
+        o.add("sourceVersion", s.source.version)
+        if let d = s.device { o.add("device", object: device(d)) }
+        if !s.metadata.isEmpty { o.add("metadata", object: metadata(s.metadata)) }
+        return o
+    }
+
+    static func deleted(_ d: DeletedObject) -> JSONObject {
+        var o = JSONObject()
+        o.add("uuid", d.uuid.uuidString)
+        o.add("type", d.type.identifier)
+        o.add("start", ISODate.format(d.startDate))
+        o.add("end", ISODate.format(d.endDate))
+        o.add("source", d.source.bundleIdentifier)
+        o.add("deleted", ISODate.format(d.deletionDate))
+        if !d.metadata.isEmpty { o.add("metadata", object: metadata(d.metadata)) }
+        return o
+    }
+
+    static func device(_ d: Device) -> JSONObject {
+        var o = JSONObject()
+        for f in Device.Field.allCases { o.add("\(f)", d[f]) }
+        return o
+    }
+
+    static func metadata(_ m: [String: MetadataValue]) -> JSONObject {
+        var o = JSONObject()
+        for (k, v) in m.sorted(by: { $0.key < $1.key }) {
+            switch v {
+            case .string(let s): o.add(k, s)
+            case .number(let n): o.add(k, number: n)
+            case .bool(let b): o.add(k, bool: b)
+            case .date(let d): o.add(k, ISODate.format(d))
+            }
+        }
+        return o
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Glibc
+import OpenHealthKitCore
+
+/// `--store DIR`, shared by every command.
+struct StoreOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The store directory (created when missing).", valueName: "dir"))
+    var store: String?
+
+    /// --store, else $OHK_STORE, else the user's data directory.
+    var directory: String {
+        if let store { return store }
+        if let env = environment("OHK_STORE") { return env }
+        if let data = environment("XDG_DATA_HOME") { return data + "/openhealthkit/store" }
+        return (environment("HOME") ?? ".") + "/.local/share/openhealthkit/store"
+    }
+
+    func open() throws -> Store {
+        try Store(directory: directory)
+    }
+
+    private func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
+
+/// The documented exit codes (see `ohk --help`).
+enum Exit {
+    static let refused = ExitCode(1)
+    static let damagedInput = ExitCode(65)
+    static let noInput = ExitCode(66)
+}
+
+/// Runs a command body, turning the store's errors into a message on
+/// stderr and exit code 1 instead of a stack of Swift error text.
+func reportingErrors(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let e as OHKError {
+        printError("ohk: \(e.message)")
+        throw Exit.refused
+    }
+}
+
+func printError(_ text: String) {
+    writeStderr(text + "\n")
+}
+
+/// Straight to file descriptor 2: unbuffered, and safe from any thread.
+func writeStderr(_ text: String) {
+    var text = text
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+/// Types named on the command line: HealthKit's identifiers, the short
+/// form without the prefix (`StepCount`, `SleepAnalysis`), or a custom
+/// type of the store.
+func sampleType(_ name: String, in store: Store) throws -> SampleType {
+    for prefix in ["", TypeCatalogue.quantityPrefix, TypeCatalogue.categoryPrefix] {
+        if let t = try? store.sampleType(prefix + name) { return t }
+    }
+    throw OHKError(.unknownType, "unknown sample type '\(name)' (`ohk types` lists them)")
+}
+
+/// Every type a query over "everything" should name: HealthKit's and the
+/// store's custom ones that hold samples.
+func allTypes(in store: Store) throws -> [SampleType] {
+    let custom = try store.statistics().types.map(\.type).filter(\.isCustom)
+    return TypeCatalogue.all + custom
+}
+
+/// An anchor from the command line: base64, or `none` for the start.
+func parseAnchor(_ text: String) throws -> QueryAnchor? {
+    if text == "none" || text.isEmpty { return nil }
+    do {
+        return try QueryAnchor(base64: text)
+    } catch {
+        throw ValidationError("'\(text)' is not an anchor (the base64 text that queries print, or 'none')")
+    }
+}

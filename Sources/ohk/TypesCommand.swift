@@ -1,0 +1,50 @@
+import ArgumentParser
+import OpenHealthKitCore
+
+struct TypesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "types",
+        abstract: "List the sample types: HealthKit's and the store's own.",
+        discussion: """
+        Quantity types show their canonical unit (query values are in it),
+        category types their values.
+
+        Examples:
+          ohk types
+          ohk types --json | jq -r '.identifier'
+        """
+    )
+
+    @OptionGroup var options: StoreOptions
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    func run() throws {
+        try reportingErrors {
+            let store = try options.open()
+            defer { store.close() }
+            for t in try allTypes(in: store) {
+                var o = JSONObject()
+                o.add("identifier", t.identifier)
+                var line = t.identifier
+                switch t.kind {
+                case .quantity(let unit, let aggregation):
+                    o.add("kind", "quantity")
+                    o.add("unit", unit.description)
+                    o.add("aggregation", "\(aggregation)")
+                    line += "  quantity  \(unit)  \(aggregation)"
+                case .category(let values):
+                    o.add("kind", "category")
+                    var v = JSONObject()
+                    for (name, n) in values.sorted(by: { ($0.value, $0.key) < ($1.value, $1.key) }) { v.add(name, int: n) }
+                    o.add("values", object: v)
+                    line += "  category  " + values.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+                        .map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+                }
+                if t.isCustom { o.add("custom", bool: true) }
+                print(json ? o.closed : line)
+            }
+        }
+    }
+}
