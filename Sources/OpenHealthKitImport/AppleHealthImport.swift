@@ -1,4 +1,6 @@
+import Dispatch
 import OpenHealthKitCore
+import Synchronization
 
 /// How an import runs.
 public struct ImportOptions: Sendable {
@@ -25,7 +27,8 @@ public struct ImportProgress: Sendable {
 }
 
 /// Imports the Health app's export (`export.zip` or its `export.xml`)
-/// into a store: one streaming pass in constant memory.
+/// into a store: one streaming pass in constant memory. A reader thread
+/// decompresses and parses while the calling thread maps and saves.
 public enum AppleHealthImport {
     /// Reads `path` and saves its records as samples, `batchSize` per
     /// transaction. Throws `ImportError.cannotOpen` / `.notAnExport` when
@@ -36,65 +39,125 @@ public enum AppleHealthImport {
                            options: ImportOptions = ImportOptions()) throws -> ImportReport {
         precondition(options.batchSize > 0, "batchSize must be positive")
         let input = try ExportInput(path: path)
-        let parser = ExportParser()
-        var mapper = RecordMapper(store: store)
-        var report = ImportReport()
-        var batch: [(sample: Sample, unit: String)] = []
-        batch.reserveCapacity(options.batchSize)
+        let handoff = Handoff<Chunk>(capacity: 4)
+        let cancelled = Atomic<Bool>(false)
+        // The reader owns the input and the parser; they cross once, here.
+        let reader = Reader(input: input, parser: ExportParser())
+        DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
-        func flush() throws {
-            guard !batch.isEmpty else { return }
-            let outcomes = try store.saveNew(batch.lazy.map(\.sample))
-            for (item, outcome) in zip(batch, outcomes) {
-                switch outcome {
-                case nil: report.alreadyStored += 1
-                case .notSavedOlderVersion?: report.olderVersions += 1
-                case .saved?, .replaced?:
-                    if case .replaced? = outcome { report.replaced += 1 }
-                    report.added += 1
-                    report.addedByType[item.sample.type.identifier, default: 0] += 1
-                    report.addedByUnit[item.unit, default: 0] += 1
-                    report.addedBySource[item.sample.source.name, default: 0] += 1
+        var saver = Saver(store: store, batchSize: options.batchSize)
+        while true {
+            switch handoff.take() {
+            case .records(let records, let xmlBytes, let bytesRead):
+                do {
+                    try saver.take(records)
+                } catch {
+                    // Let the reader finish (it stops at its next chunk), then fail.
+                    cancelled.store(true, ordering: .relaxed)
+                    while case .records = handoff.take() {}
+                    throw error
                 }
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
-
-        func take() throws {
-            for r in parser.takeRecords() {
-                report.records += 1
-                switch mapper.sample(r) {
-                case .success(let s):
-                    batch.append((s, s.type.isQuantity ? r.unit ?? "" : ""))
-                    if batch.count >= options.batchSize { try flush() }
-                case .failure(let reason):
-                    report.skipped[reason, default: 0] += 1
-                    if report.firstLine[reason] == nil { report.firstLine[reason] = r.line }
-                }
+                saver.report.xmlBytes += Int64(xmlBytes)
+                saver.report.bytesRead = bytesRead
+                options.progress?(ImportProgress(bytesRead: bytesRead, totalBytes: input.totalBytes,
+                                                 records: saver.report.records, added: saver.report.added + saver.pending))
+            case .end(let failure, let otherElements, let bytesRead):
+                if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
+                try saver.flush()
+                saver.report.failure = failure
+                saver.report.notImported = otherElements
+                saver.report.bytesRead = bytesRead
+                return saver.report
             }
         }
+    }
+}
 
+/// What the reader hands to the saver.
+private enum Chunk: Sendable {
+    case records([ExportRecord], xmlBytes: Int, bytesRead: Int64)
+    /// The end of the input, or where damage stopped it.
+    case end(ImportError?, otherElements: [String: Int], bytesRead: Int64)
+}
+
+/// The reading side: decompress, parse, hand over records chunk by chunk.
+private final class Reader: @unchecked Sendable {
+    let input: ExportInput
+    let parser: ExportParser
+
+    init(input: ExportInput, parser: ExportParser) {
+        self.input = input
+        self.parser = parser
+    }
+
+    func run(into handoff: Handoff<Chunk>, unless cancelled: borrowing Atomic<Bool>) {
+        var failure: ImportError?
         do {
-            while true {
+            while !cancelled.load(ordering: .relaxed) {
                 let n = try parser.parse(upTo: 1 << 18) { buffer, capacity in
                     try input.read(into: buffer, count: capacity)
                 }
-                report.xmlBytes += Int64(n)
-                try take()
-                report.bytesRead = input.bytesConsumed
-                options.progress?(ImportProgress(bytesRead: report.bytesRead, totalBytes: input.totalBytes,
-                                                 records: report.records, added: report.added + batch.count))
+                handoff.put(.records(parser.takeRecords(), xmlBytes: n, bytesRead: input.bytesConsumed))
                 if n == 0 { break }
             }
         } catch let e as ImportError {
-            // Save what was read before the damage; report why it stopped.
-            if case .notAnExport = e, report.records == 0 { throw e }
-            try take()
-            report.failure = e
+            failure = e
+            // Records completed before the damage are still imported.
+            handoff.put(.records(parser.takeRecords(), xmlBytes: 0, bytesRead: input.bytesConsumed))
+        } catch {
+            failure = .damaged("\(error)")
         }
-        try flush()
-        report.notImported = parser.otherElements
-        report.bytesRead = input.bytesConsumed
-        return report
+        handoff.put(.end(failure, otherElements: parser.otherElements, bytesRead: input.bytesConsumed))
+    }
+}
+
+/// The saving side: map records to samples, save them in batches, count.
+private struct Saver {
+    let store: Store
+    let batchSize: Int
+    var mapper: RecordMapper
+    var report = ImportReport()
+    private var batch: [(sample: Sample, unit: String)] = []
+
+    init(store: Store, batchSize: Int) {
+        self.store = store
+        self.batchSize = batchSize
+        mapper = RecordMapper(store: store)
+        batch.reserveCapacity(batchSize)
+    }
+
+    /// Samples mapped but not saved yet.
+    var pending: Int { batch.count }
+
+    mutating func take(_ records: [ExportRecord]) throws {
+        for r in records {
+            report.records += 1
+            switch mapper.sample(r) {
+            case .success(let s):
+                batch.append((s, s.type.isQuantity ? r.unit ?? "" : ""))
+                if batch.count >= batchSize { try flush() }
+            case .failure(let reason):
+                report.skipped[reason, default: 0] += 1
+                if report.firstLine[reason] == nil { report.firstLine[reason] = r.line }
+            }
+        }
+    }
+
+    mutating func flush() throws {
+        guard !batch.isEmpty else { return }
+        let outcomes = try store.saveNew(batch.lazy.map(\.sample))
+        for (item, outcome) in zip(batch, outcomes) {
+            switch outcome {
+            case nil: report.alreadyStored += 1
+            case .notSavedOlderVersion?: report.olderVersions += 1
+            case .saved?, .replaced?:
+                if case .replaced? = outcome { report.replaced += 1 }
+                report.added += 1
+                report.addedByType[item.sample.type.identifier, default: 0] += 1
+                report.addedByUnit[item.unit, default: 0] += 1
+                report.addedBySource[item.sample.source.name, default: 0] += 1
+            }
+        }
+        batch.removeAll(keepingCapacity: true)
     }
 }

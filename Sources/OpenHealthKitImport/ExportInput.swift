@@ -89,7 +89,7 @@ final class ExportInput {
 }
 
 /// Why an import could not start, or stopped early.
-public enum ImportError: Error, CustomStringConvertible, Equatable {
+public enum ImportError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file is missing, unreadable or not a regular file.
     case cannotOpen(String)
     /// The file is not an Apple Health export (no export.xml in the zip,

@@ -1,6 +1,6 @@
 /// One `<Record>` of export.xml as written: its attributes and its
 /// `<MetadataEntry>` children, still text.
-struct ExportRecord {
+struct ExportRecord: Sendable {
     var type = ""
     var unit: String?
     var value: String?
