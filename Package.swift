@@ -76,14 +76,16 @@ let package = Package(
             dependencies: ["OpenHealthKitCore"],
             path: "Tests/ohk-test-writer"
         ),
+        // Processes and temporary directories for the test targets.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "OpenHealthKitCoreTests",
-            dependencies: ["OpenHealthKitCore", "ohk-test-writer"],
+            dependencies: ["OpenHealthKitCore", "ohk-test-writer", "TestSupport"],
             path: "Tests/OpenHealthKitCoreTests"
         ),
         .testTarget(
             name: "OpenHealthKitImportTests",
-            dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk"],
+            dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk", "TestSupport"],
             path: "Tests/OpenHealthKitImportTests"
         ),
     ]

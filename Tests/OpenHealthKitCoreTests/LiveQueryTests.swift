@@ -57,6 +57,25 @@ import Testing
         #expect(sources == ["org.openhealthkit.test-writer"])
     }
 
+    /// A reader that knows every device reads a new source another process
+    /// added without a device. (The crash this guards against, in
+    /// `NameLookup.ensure`, was met by `ohk changes --follow`; its
+    /// command-line test reproduces it, this one checks the result.)
+    @Test func aNewSourceFromAnotherProcessWithoutANewDeviceIsRead() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        try store.save([Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: t0, end: t0,
+                                        source: appA, device: Device(name: "Watch"))])
+        let anchor = try store.anchoredQuery(type: steps, anchor: nil).newAnchor  // learns source 1 and device 1
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        // Only the writer's samples: a new source, no device at all.
+        let descriptors = [QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)]
+        let sources = Set(try store.anchoredQuery(descriptors, anchor: anchor).samples.map(\.source.bundleIdentifier))
+        #expect(sources == ["org.openhealthkit.test-writer"])
+    }
+
     @Test func rule09_queryExecutesOnceAndStopIsIdempotent() throws {
         let store = try makeStore()
         defer { store.close() }

@@ -90,50 +90,6 @@ final class Consumer: @unchecked Sendable {
     }
 }
 
-/// The path of an executable built next to the test bundle.
-func siblingExecutable(_ name: String) -> String {
-    var buf = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buf, buf.count - 1)
-    let exe = n > 0 ? String(cString: buf) : ""
-    let dir = exe.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-    return dir + "/" + name
-}
-
-/// Starts a program with its standard output on a pipe; returns its pid
-/// and the pipe's reading end, or nil when it could not start.
-func spawnWithOutput(_ path: String, _ args: [String]) -> (pid: pid_t, output: Int32)? {
-    var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return nil }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-    posix_spawn_file_actions_addclose(&actions, fds[0])
-    let argv = ([path] + args).map { strdup($0) } + [nil]
-    defer { for a in argv { free(a) } }
-    var pid = pid_t()
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
-    posix_spawn_file_actions_destroy(&actions)
-    close(fds[1])
-    guard rc == 0 else { close(fds[0]); return nil }
-    return (pid, fds[0])
-}
-
-/// Runs a program to completion; returns its exit status and standard output.
-func run(_ path: String, _ args: [String]) -> (status: Int32, output: String) {
-    guard let (pid, fd) = spawnWithOutput(path, args) else { return (-1, "spawn failed") }
-    var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let k = read(fd, &chunk, chunk.count)
-        if k <= 0 { break }
-        out += chunk[0..<k]
-    }
-    close(fd)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    return ((status >> 8) & 0xff, String(decoding: out, as: UTF8.self))
-}
-
 /// Runs `ohk-test-writer subscribe DIR NAME mode` until its first delivery
 /// ends ("END"); with `noack` the process is then killed with SIGKILL
 /// (a crash before acknowledging), with `ack` it acknowledges and exits.

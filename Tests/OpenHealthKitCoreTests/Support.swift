@@ -1,6 +1,8 @@
 import FoundationEssentials
 import Glibc
 @testable import OpenHealthKitCore
+// Processes and temporary directories, shared with the importer's tests.
+@_exported import TestSupport
 
 /// A fresh store in its own temporary directory.
 func makeStore(durable: Bool = false, retention: Double? = nil, mapSize: Int = 16 << 20,
@@ -10,11 +12,6 @@ func makeStore(durable: Bool = false, retention: Double? = nil, mapSize: Int = 1
     o.tombstoneRetention = retention
     o.mapSize = mapSize
     return try Store(directory: directory ?? temporaryDirectory(), options: o)
-}
-
-func temporaryDirectory() -> String {
-    var template = Array("/tmp/ohk-test-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
 }
 
 let steps = try! SampleType.named("HKQuantityTypeIdentifierStepCount")

@@ -76,9 +76,12 @@ final class NameLookup {
     /// Makes sure every id up to these is in `table` (committed ids are
     /// dense, so all of them exist in a snapshot holding the largest).
     func ensure(sourcesThrough maxSource: UInt32, devicesThrough maxDevice: UInt32) {
-        guard maxSource >= table.completeSources || maxDevice >= table.completeDevices else { return }
-        let s = (max(1, table.completeSources)...max(1, maxSource)).filter { table.source($0) == nil }
-        let d = (max(1, table.completeDevices)...max(1, maxDevice)).filter { maxDevice > 0 && table.device($0) == nil }
+        // Each table on its own: new sources may come without new devices.
+        let s = maxSource >= table.completeSources
+            ? (max(1, table.completeSources)...max(1, maxSource)).filter { table.source($0) == nil } : []
+        let d = maxDevice > 0 && maxDevice >= table.completeDevices
+            ? (max(1, table.completeDevices)...maxDevice).filter { table.device($0) == nil } : []
+        guard !s.isEmpty || !d.isEmpty else { return }
         _ = fetch(sources: s, devices: d)
     }
 

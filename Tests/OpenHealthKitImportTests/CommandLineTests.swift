@@ -1,0 +1,153 @@
+import FoundationEssentials
+import Glibc
+import Testing
+import OpenHealthKitCore
+
+/// `ohk` as users run it: a separate process, its output and exit code.
+@Suite struct CommandLine {
+    struct ImportJSON: Decodable { let records: Int; let added: Int; let alreadyStored: Int; let failure: String? }
+    struct StatsJSON: Decodable {
+        struct Counts: Decodable { let samples: Int; let deletedObjects: Int }
+        let samples: Int; let deletedObjects: Int; let types: [String: Counts]; let anchor: String
+    }
+    struct SampleJSON: Decodable { let uuid: String; let type: String; let value: Double; let unit: String?; let source: String }
+    struct DeletedJSON: Decodable { let uuid: String; let type: String }
+    struct Line: Decodable { let added: SampleJSON?; let deleted: DeletedJSON?; let anchor: String? }
+    struct QueryJSON: Decodable { let samples: [SampleJSON]; let deletedObjects: [DeletedJSON]; let anchor: String }
+
+    private func lines(_ output: String) throws -> [Line] {
+        try output.split(separator: "\n").map { try decode(Line.self, String($0)) }
+    }
+
+    private func importedStore() throws -> String {
+        let store = temporaryDirectory() + "/store"
+        let r = ohk(["import", fixtureB, "--store", store, "--json"])
+        #expect(r.status == 0)
+        let report = try decode(ImportJSON.self, r.output)
+        #expect(report.records == 37 && report.added == 36)
+        return store
+    }
+
+    @Test func importThenStatsThenAgainAddsNothing() throws {
+        let store = try importedStore()
+        let stats = try decode(StatsJSON.self, ohk(["stats", "--store", store, "--json"]).output)
+        #expect(stats.samples == 36)
+        #expect(stats.types["HKQuantityTypeIdentifierBodyMass"]?.samples == 7)
+        let again = try decode(ImportJSON.self, ohk(["import", fixtureB, "--store", store, "--json"]).output)
+        #expect(again.added == 0 && again.alreadyStored == 36)
+        let text = ohk(["import", fixtureB, "--store", store]).output
+        #expect(text.contains("unknown type: c: 1 (first at line 217)"))
+        #expect(text.contains("not imported      Audiogram 1, Workout 5"))
+    }
+
+    /// The quickstart's story: snapshot, one change, exactly that change.
+    @Test func changesFromTheReturnedAnchorShowExactlyTheNewSample() throws {
+        let store = try importedStore()
+        let snapshot = try lines(ohk(["changes", "--since", "none", "--store", store]).output)
+        #expect(snapshot.compactMap(\.added).count == 36)
+        let anchor = try #require(snapshot.last?.anchor)
+        let add = ohk(["add", "BodyMass", "72.5", "--unit", "kg", "--start", "2024-03-01T08:00:00Z", "--store", store])
+        #expect(add.status == 0)
+        let uuid = add.output.split(separator: "\n").first.map(String.init) ?? ""
+        let delta = try lines(ohk(["changes", "--since", anchor, "--store", store]).output)
+        #expect(delta.count == 2)
+        #expect(delta.first?.added?.uuid == uuid)
+        #expect(delta.first?.added?.value == 72.5)
+        #expect(delta.first?.added?.unit == "g" || delta.first?.added?.unit == "kg")
+        let deleted = ohk(["delete", uuid, "--store", store])
+        #expect(deleted.status == 0)
+        let after = try lines(ohk(["changes", "--since", try #require(delta.last?.anchor), "--store", store]).output)
+        #expect(after.compactMap(\.deleted).map(\.uuid) == [uuid])
+    }
+
+    @Test func anAnchorFileKeepsThePlaceBetweenRuns() throws {
+        let store = try importedStore()
+        let file = temporaryDirectory() + "/state.anchor"
+        #expect(ohk(["changes", "--since", "none", "--anchor-file", file, "--store", store]).status == 0)
+        let nothing = try lines(ohk(["changes", "--anchor-file", file, "--store", store]).output)
+        #expect(nothing.count == 1 && nothing[0].anchor != nil)
+        _ = ohk(["add", "StepCount", "12", "--store", store])
+        let one = try lines(ohk(["changes", "--anchor-file", file, "--store", store]).output)
+        #expect(one.compactMap(\.added).map(\.type) == ["HKQuantityTypeIdentifierStepCount"])
+    }
+
+    @Test func queryPrintsSamplesAndTheNewAnchor() throws {
+        let store = try importedStore()
+        let r = ohk(["query", "BodyMass", "--where", "source == \"Renpho\"", "--format", "json", "--store", store])
+        #expect(r.status == 0)
+        let q = try decode(QueryJSON.self, r.output)
+        #expect(q.samples.count == 2)
+        #expect(q.samples.allSatisfy { $0.source == "Renpho" })
+        let later = try decode(QueryJSON.self, ohk(["query", "BodyMass", "--anchor", q.anchor, "--format", "json", "--store", store]).output)
+        #expect(later.samples.isEmpty)
+        let table = ohk(["query", "HKQuantityTypeIdentifierHeight", "--unit", "cm", "--store", store]).output
+        #expect(table.contains("175.26"))
+        #expect(table.contains("1 samples, 0 deleted objects"))
+    }
+
+    /// --follow prints changes committed by another process as they land.
+    @Test func changesFollowSeesAnotherProcessesCommit() throws {
+        let store = try importedStore()
+        guard let (pid, fd) = spawnWithOutput(siblingExecutable("ohk"), ["changes", "--since", "none", "--follow", "--store", store]) else {
+            Issue.record("cannot start ohk")
+            return
+        }
+        defer { kill(pid, SIGTERM); var s: Int32 = 0; waitpid(pid, &s, 0); close(fd) }
+        // The first anchor line ends the snapshot: the follower is live.
+        let snapshot = readLines(fd) { $0.hasPrefix("{\"anchor\"") }
+        #expect(snapshot.count == 37)
+        let uuid = ohk(["add", "HeartRate", "61", "--unit", "count/min", "--store", store]).output
+            .split(separator: "\n").first.map(String.init) ?? ""
+        let update = try readLines(fd) { $0.hasPrefix("{\"anchor\"") }.map { try decode(Line.self, $0) }
+        #expect(update.compactMap(\.added).map(\.uuid) == [uuid])
+    }
+
+    @Test func observeReportsTheChangedTypeAndCanStopAfterACount() throws {
+        let store = try importedStore()
+        guard let (pid, fd) = spawnWithOutput(siblingExecutable("ohk"), ["observe", "StepCount", "--count", "1", "--store", store],
+                                              mergeStderr: true) else {
+            Issue.record("cannot start ohk")
+            return
+        }
+        _ = readLines(fd) { $0.hasPrefix("ohk: observing") }
+        _ = ohk(["add", "StepCount", "40", "--store", store])
+        let changed = readLines(fd) { $0.contains("changed") }
+        #expect(changed.last?.contains("\"changed\":[\"HKQuantityTypeIdentifierStepCount\"]") == true)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(fd)
+        #expect((status >> 8) & 0xff == 0)
+    }
+
+    @Test func exitCodesAreTheDocumentedOnes() throws {
+        let dir = temporaryDirectory()
+        let store = dir + "/store"
+        #expect(ohk(["import", dir + "/missing.zip", "--store", store]).status == 66)
+        let bytes = readBytes(fixtureB)
+        writeBytes(dir + "/cut.xml", Array(bytes[..<(bytes.count / 2)]))
+        let cut = ohk(["import", dir + "/cut.xml", "--store", store], mergeStderr: true)
+        #expect(cut.status == 65)
+        #expect(cut.output.contains("import stopped early"))
+        #expect(ohk(["query", "NoSuchType", "--store", store]).status == 1)
+        #expect(ohk(["query", "BodyMass", "--where", "quantity >", "--store", store]).status == 1)
+        #expect(ohk(["query", "BodyMass", "--limit", "-1", "--store", store]).status == 64)
+        #expect(ohk(["changes", "--store", store]).status == 64)
+        #expect(ohk(["prune", "--store", store]).status == 64)
+        let help = ohk(["--help"]).output
+        #expect(help.contains("Exit codes:") && help.contains("Examples:"))
+        for command in ["import", "types", "stats", "query", "changes", "observe", "add", "delete", "prune"] {
+            let r = ohk([command, "--help"])
+            #expect(r.status == 0 && r.output.contains("Example"), "\(command) --help")
+        }
+    }
+
+    @Test func pruneDropsDeletedObjects() throws {
+        let store = try importedStore()
+        let q = try decode(QueryJSON.self, ohk(["query", "Height", "--format", "json", "--store", store]).output)
+        _ = ohk(["delete", q.samples[0].uuid, "--store", store])
+        #expect(ohk(["prune", "--older-than", "1", "--store", store]).output == "pruned 0 deleted objects\n")
+        #expect(ohk(["prune", "--all", "--store", store]).output == "pruned 1 deleted objects\n")
+        let stats = try decode(StatsJSON.self, ohk(["stats", "--store", store, "--json"]).output)
+        #expect(stats.deletedObjects == 0)
+    }
+}

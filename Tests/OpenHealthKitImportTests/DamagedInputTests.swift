@@ -1,0 +1,226 @@
+import FoundationEssentials
+import Glibc
+import Testing
+import OpenHealthKitCore
+@testable import OpenHealthKitImport
+
+@Suite struct DamagedInput {
+    /// Bytes of `file` up to the middle of the line holding `marker`.
+    private func cut(_ file: String, inLineWith marker: String) -> [UInt8] {
+        let bytes = readBytes(file)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let at = text.utf8.distance(from: text.utf8.startIndex, to: text.firstRange(of: marker)!.lowerBound)
+        return Array(bytes[..<(at + 20)])
+    }
+
+    @Test func aTruncatedXMLImportsWhatPrecedesTheCutAndTheFullFileAddsTheRest() throws {
+        let dir = temporaryDirectory()
+        // Cut inside the Renpho BodyFatPercentage record: the 13 records before it are whole.
+        writeBytes(dir + "/cut.xml", cut(fixtureB, inLineWith: "HKQuantityTypeIdentifierBodyFatPercentage"))
+        let store = try newStore()
+        defer { store.close() }
+        let partial = try importFile(dir + "/cut.xml", into: store, batchSize: 4)
+        guard case .damaged(let message)? = partial.failure else {
+            Issue.record("expected a damaged-input failure, got \(String(describing: partial.failure))")
+            return
+        }
+        #expect(message.contains("line"))
+        // Height, BodyMass ×7 (one before the workouts, six after).
+        #expect(partial.added == 8)
+        let rest = try importFile(fixtureB, into: store)
+        #expect(rest.failure == nil)
+        #expect(rest.added == 28)
+        #expect(rest.alreadyStored == 8)
+        #expect(try store.statistics().samples == 36)
+    }
+
+    @Test func malformedXMLStopsWithItsLineAndKeepsWhatCameBefore() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/bad.xml", export([record(value: "70"), record(value: "71"), " <Record type=\"x\"></Recrd>",
+                                            record(value: "72")].joined(separator: "\n")))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/bad.xml", into: store)
+        guard case .damaged(let message)? = r.failure else {
+            Issue.record("expected a damaged-input failure, got \(String(describing: r.failure))")
+            return
+        }
+        #expect(message.contains("line 6"))
+        #expect(message.contains("mismatched tag"))
+        #expect(r.added == 2)
+    }
+
+    @Test func unknownElementsAreCountedNotFatal() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/e.xml", export([record(), " <FutureThing a=\"1\"><Inner/></FutureThing>",
+                                          record(value: "71", inner: "<Surprise/>")].joined(separator: "\n")))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/e.xml", into: store)
+        #expect(r.failure == nil)
+        #expect(r.added == 2)
+        #expect(r.notImported == ["FutureThing": 1])
+    }
+
+    @Test func recordsThatCannotBeMappedAreSkippedByReason() throws {
+        let dir = temporaryDirectory()
+        let records = [
+            record(),                                                          // fine
+            record(type: "HKDataTypeSleepDurationGoal", unit: "hr", value: "8"),
+            record(unit: "furlong"),
+            record(unit: "mi"),                                                // a length for a mass
+            record(unit: nil),
+            record(value: "heavy"),
+            record(start: "2024-13-01 08:00:00 +0200"),
+            record(start: "2024-05-01 09:00:00 +0200", end: "2024-05-01 08:00:00 +0200"),  // ends before it starts
+            record(type: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: "HKCategoryValueSleepAnalysisDreaming"),
+            record(type: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: nil),
+            record(type: "HKCategoryTypeIdentifierMindfulSession", unit: nil, value: nil),  // NotApplicable: no value
+            record(inner: "<MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"only-the-id\"/>"),
+        ]
+        writeText(dir + "/e.xml", export(records.joined(separator: "\n")))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/e.xml", into: store)
+        #expect(r.failure == nil)
+        #expect(r.records == 12)
+        #expect(r.added == 2)
+        let mass = "HKQuantityTypeIdentifierBodyMass", sleep = "HKCategoryTypeIdentifierSleepAnalysis"
+        #expect(r.skipped == [
+            SkipReason(kind: .unknownType, subject: "HKDataTypeSleepDurationGoal"): 1,
+            SkipReason(kind: .badUnit, subject: "furlong"): 1,
+            SkipReason(kind: .incompatibleUnit, subject: "mi for \(mass)"): 1,
+            SkipReason(kind: .missingField, subject: "unit of \(mass)"): 1,
+            SkipReason(kind: .badValue, subject: mass): 1,
+            SkipReason(kind: .badDate, subject: mass): 2,
+            SkipReason(kind: .badValue, subject: sleep): 2,
+            SkipReason(kind: .invalidSample, subject: mass): 1,
+        ])
+        #expect(r.firstLine[SkipReason(kind: .badUnit, subject: "furlong")] == 6)
+        let mindful = try samples(store, "HKCategoryTypeIdentifierMindfulSession")
+        #expect(mindful.map(\.value) == [.category(0)])
+    }
+
+    @Test func aFileThatIsNotAnExportIsRefusedBeforeAnythingIsWritten() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/other.xml", "<?xml version=\"1.0\"?><feed><Record type=\"x\"/></feed>")
+        let store = try newStore()
+        defer { store.close() }
+        #expect(throws: ImportError.notAnExport("the root element is <feed>, not <HealthData>")) {
+            _ = try importFile(dir + "/other.xml", into: store)
+        }
+        #expect(throws: ImportError.cannotOpen("\(dir)/missing.zip: No such file or directory")) {
+            _ = try importFile(dir + "/missing.zip", into: store)
+        }
+        #expect(throws: ImportError.cannotOpen("\(dir): not a regular file")) { _ = try importFile(dir, into: store) }
+        #expect(try store.statistics().samples == 0)
+    }
+
+    @Test func aZipWithoutExportXMLIsNotAnExport() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/notes.txt", "hello")
+        makeZip(dir + "/x.zip", [("notes.txt", dir + "/notes.txt")])
+        let store = try newStore()
+        defer { store.close() }
+        #expect(throws: ImportError.notAnExport("\(dir)/x.zip holds no export.xml")) {
+            _ = try importFile(dir + "/x.zip", into: store)
+        }
+    }
+
+    @Test func aTruncatedZipImportsWhatPrecedesTheCutAndResumes() throws {
+        let dir = temporaryDirectory()
+        generatedExport(dir + "/export.xml", size: "3M")
+        makeZip(dir + "/export.zip", [("apple_health_export/export.xml", dir + "/export.xml")])
+        let zipped = readBytes(dir + "/export.zip")
+        writeBytes(dir + "/cut.zip", Array(zipped[..<(zipped.count * 6 / 10)]))
+
+        let whole = try newStore()
+        let expected = try importFile(dir + "/export.xml", into: whole).added
+        whole.close()
+
+        let store = try newStore()
+        defer { store.close() }
+        let partial = try importFile(dir + "/cut.zip", into: store, batchSize: 1000)
+        guard case .damaged(let message)? = partial.failure else {
+            Issue.record("expected a damaged-input failure, got \(String(describing: partial.failure))")
+            return
+        }
+        #expect(message.contains("zip"))
+        #expect(partial.added > expected / 3)
+        #expect(partial.added < expected)
+        let rest = try importFile(dir + "/export.zip", into: store)
+        #expect(rest.failure == nil)
+        #expect(rest.alreadyStored == partial.added)
+        #expect(try store.statistics().samples == expected)
+    }
+
+    /// An import killed mid-way leaves whole batches; the next run adds
+    /// exactly the rest.
+    @Test func aKilledImportResumesWithTheNextRun() throws {
+        let dir = temporaryDirectory()
+        generatedExport(dir + "/export.xml", size: "8M", seed: 7)
+        let whole = try newStore()
+        let expected = try importFile(dir + "/export.xml", into: whole).added
+        whole.close()
+
+        let storeDir = dir + "/store"
+        let store = try Store(directory: storeDir)
+        defer { store.close() }
+        let firstCommit = Waiter()
+        let observer = ObserverQuery(type: try SampleType.named("HKQuantityTypeIdentifierStepCount")) { _, _, done in
+            firstCommit.signal()
+            done()
+        }
+        try store.execute(observer)
+        guard let (pid, fd) = spawnWithOutput(siblingExecutable("ohk"),
+                                              ["import", dir + "/export.xml", "--store", storeDir, "--batch-size", "300", "--quiet"]) else {
+            Issue.record("cannot start ohk")
+            return
+        }
+        #expect(firstCommit.wait(seconds: 60))
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+        close(fd)
+        observer.stop()
+        let left = try store.statistics().samples
+        #expect(left > 0)
+        #expect(left < expected)
+        #expect(left % 300 == 0)  // whole batches only
+        let rest = try importFile(dir + "/export.xml", into: store)
+        #expect(rest.alreadyStored == left)
+        #expect(rest.added == expected - left)
+    }
+}
+
+/// A one-shot event with a bounded wait.
+final class Waiter: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var fired = false
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    func signal() {
+        pthread_mutex_lock(&mutex)
+        fired = true
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    /// True when signalled within `seconds`.
+    func wait(seconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += seconds
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while !fired {
+            if pthread_cond_timedwait(&condition, &mutex, &deadline) != 0 { return fired }
+        }
+        return true
+    }
+}

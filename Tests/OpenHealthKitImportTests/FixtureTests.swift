@@ -1,0 +1,147 @@
+import FoundationEssentials
+import Testing
+import OpenHealthKitCore
+@testable import OpenHealthKitImport
+
+/// The counts below were written down from the fixture files themselves
+/// (read with Python's ElementTree), not from this importer's output.
+@Suite struct Fixtures {
+    @Test func exportBImportsEveryRecordButTheOneWithABogusType() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(fixtureB, into: store)
+        #expect(r.failure == nil)
+        #expect(r.records == 37)
+        #expect(r.added == 36)
+        #expect(r.alreadyStored == 0)
+        #expect(r.skipped == [SkipReason(kind: .unknownType, subject: "c"): 1])
+        #expect(r.notImported == ["Workout": 5, "Audiogram": 1])
+        #expect(r.addedByType == [
+            "HKCategoryTypeIdentifierAppleStandHour": 1,
+            "HKQuantityTypeIdentifierBodyFatPercentage": 2,
+            "HKQuantityTypeIdentifierBodyMass": 7,
+            "HKQuantityTypeIdentifierBodyMassIndex": 2,
+            "HKQuantityTypeIdentifierDistanceWalkingRunning": 2,
+            "HKQuantityTypeIdentifierEnvironmentalAudioExposure": 1,
+            "HKQuantityTypeIdentifierHeight": 1,
+            "HKQuantityTypeIdentifierLeanBodyMass": 2,
+            "HKQuantityTypeIdentifierStepCount": 3,
+            "HKQuantityTypeIdentifierVO2Max": 1,
+            "HKQuantityTypeIdentifierWalkingAsymmetryPercentage": 2,
+            "HKQuantityTypeIdentifierWalkingDoubleSupportPercentage": 3,
+            "HKQuantityTypeIdentifierWalkingHeartRateAverage": 3,
+            "HKQuantityTypeIdentifierWalkingSpeed": 2,
+            "HKQuantityTypeIdentifierWalkingStepLength": 4,
+        ])
+        #expect(r.addedByUnit == ["%": 7, "count": 5, "count/min": 3, "dBASPL": 1, "ft": 1, "in": 4, "lb": 9,
+                                  "mL/min·kg": 1, "mi": 2, "mi/hr": 2, "": 1])
+        #expect(r.addedBySource == [
+            "Dharti's Apple\u{a0}Watch": 1, "DonorOne's Apple Watch": 1, "DonorTwo's iPhone": 16,
+            "DonorTwo’s Apple\u{a0}Watch": 4, "Lose It!": 1, "MyFitnessPal": 2, "Renpho": 8, "🔜": 2, "🕛🕐🕑🕒": 1,
+        ])
+        let stats = try store.statistics()
+        #expect(stats.samples == 36)
+        #expect(stats.types.count == 15)
+    }
+
+    @Test func exportAImportsItsRecordsAndCountsTheRest() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(fixtureA, into: store)
+        #expect(r.failure == nil)
+        #expect(r.records == 5)
+        #expect(r.added == 5)
+        #expect(r.skippedCount == 0)
+        #expect(r.notImported == ["ActivitySummary": 17, "ClinicalRecord": 6, "Workout": 1])
+        #expect(r.addedByType == ["HKQuantityTypeIdentifierBodyMassIndex": 4,
+                                  "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": 1])
+        #expect(r.addedByUnit == ["count": 4, "ms": 1])
+        #expect(r.addedBySource == ["Renpho": 4, "🕛🕐🕑🕒": 1])
+    }
+
+    @Test func importingTheSameExportAgainAddsNothing() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureB, into: store)
+        let anchor = try store.currentAnchor()
+        let again = try importFile(fixtureB, into: store, batchSize: 7)
+        #expect(again.added == 0)
+        #expect(again.alreadyStored == 36)
+        #expect(try store.currentAnchor() == anchor)
+        #expect(try store.statistics().samples == 36)
+    }
+
+    /// Export A repeats two of export B's BodyMassIndex records (same
+    /// source, dates and values): a later export adds only what is new.
+    @Test func aNewerExportAddsOnlyWhatIsNew() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureB, into: store)
+        let before = try store.currentAnchor()
+        let r = try importFile(fixtureA, into: store)
+        #expect(r.added == 3)
+        #expect(r.alreadyStored == 2)
+        let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMassIndex"), anchor: before)
+        #expect(delta.samples.count == 2)
+        #expect(try store.statistics().samples == 39)
+    }
+
+    @Test func aDeletedSampleStaysDeletedWhenTheExportIsImportedAgain() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureB, into: store)
+        let height = try samples(store, "HKQuantityTypeIdentifierHeight")
+        try store.delete(height)
+        let again = try importFile(fixtureB, into: store)
+        #expect(again.added == 0)
+        #expect(try samples(store, "HKQuantityTypeIdentifierHeight").isEmpty)
+    }
+
+    @Test func valuesArriveInCanonicalUnitsAtTheRightInstants() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureB, into: store)
+        // <Record … Height unit="ft" startDate="2018-01-24 15:54:24 -0800" value="5.75">
+        let height = try #require(try samples(store, "HKQuantityTypeIdentifierHeight").first)
+        #expect(abs(try height.quantity(in: HealthUnit("m")) - 5.75 * 0.3048) < 1e-12)
+        #expect(ISODate.format(height.startDate) == "2018-01-24T23:54:24Z")
+        #expect(height.source == Source(bundleIdentifier: "DonorOne's Apple Watch", name: "DonorOne's Apple Watch", version: "4.1"))
+        // `%` is a fraction: 0.161 means 16.1 %.
+        let fat = try samples(store, "HKQuantityTypeIdentifierBodyFatPercentage").map { try $0.quantity(in: HealthUnit("%")) }
+        #expect(Set(fat) == [0.161, 0.163])
+        // Category case names become the enum's integers (Stood = 0).
+        let stand = try #require(try samples(store, "HKCategoryTypeIdentifierAppleStandHour").first)
+        #expect(stand.value == .category(0))
+        #expect(stand.source.name == "Dharti's Apple\u{a0}Watch")
+    }
+
+    @Test func deviceDescriptionsAndMetadataBecomeFields() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureB, into: store)
+        let step = try #require(try samples(store, "HKQuantityTypeIdentifierWalkingStepLength").first)
+        #expect(step.device == Device(name: "iPhone", manufacturer: "Apple Inc.", model: "iPhone",
+                                      hardwareVersion: "iPhone12,3", softwareVersion: "14.0"))
+        let vo2 = try #require(try samples(store, "HKQuantityTypeIdentifierVO2Max").first)
+        #expect(vo2.metadata == [
+            "HKVO2MaxTestType": .number(2),
+            MetadataKey.syncVersion: .number(1),
+            MetadataKey.syncIdentifier: .string("68D6DC96-9417-41EB-A21F-BAF09376E047"),
+        ])
+    }
+
+    @Test func aZippedExportImportsLikeItsXML() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/cda.xml", "<ClinicalDocument/>")
+        // Another entry first, as in the Health app's archive.
+        makeZip(dir + "/export.zip", [("apple_health_export/export_cda.xml", dir + "/cda.xml"),
+                                      ("apple_health_export/export.xml", fixtureB)])
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.zip", into: store)
+        #expect(r.failure == nil)
+        #expect(r.added == 36)
+        #expect(r.xmlBytes == Int64(readBytes(fixtureB).count))
+        #expect(r.addedByUnit["lb"] == 9)
+    }
+}

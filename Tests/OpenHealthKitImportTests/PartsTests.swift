@@ -1,0 +1,42 @@
+import FoundationEssentials
+import Testing
+import OpenHealthKitCore
+@testable import OpenHealthKitImport
+
+@Suite struct Parts {
+    @Test func timestampsCarryTheirOffsets() {
+        let t = ExportTimestamp.parse("2018-01-24 15:54:24 -0800")
+        #expect(t.map { ISODate.format(Date(timeIntervalSinceReferenceDate: $0)) } == "2018-01-24T23:54:24Z")
+        let east = ExportTimestamp.parse("2024-03-01 00:30:00 +0530")
+        #expect(east.map { ISODate.format(Date(timeIntervalSinceReferenceDate: $0)) } == "2024-02-29T19:00:00Z")
+        for bad in ["2018-01-24 15:54:24", "2018-01-24T15:54:24 -0800", "2018-02-30 10:00:00 +0000",
+                    "2018-01-24 24:00:00 +0000", "2018-01-24 15:54:24 -08:00", "", "abcd-ef-gh ij:kl:mn +0000"] {
+            #expect(ExportTimestamp.parse(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test func deviceDescriptionsSplitOnlyAtKnownFields() {
+        let d = DeviceDescription.parse("<<HKDevice: 0x2820680f0>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch4,2, software:7.2>")
+        #expect(d == Device(name: "Apple Watch", manufacturer: "Apple Inc.", model: "Watch",
+                            hardwareVersion: "Watch4,2", softwareVersion: "7.2"))
+        // Another address, the same device.
+        #expect(DeviceDescription.parse("<<HKDevice: 0x1>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch4,2, software:7.2>") == d)
+        #expect(DeviceDescription.parse("Polar H10") == Device(name: "Polar H10"))
+    }
+
+    /// Checked against Python's uuid.uuid5 with the same namespace.
+    @Test func contentUUIDsAreVersion5() {
+        let h = ContentUUID()
+        #expect(h.uuid(of: Array("hello".utf8)).uuidString == "846D8440-9DA5-5F86-80EE-2D88DDF414E7")
+        #expect(h.uuid(of: Array("Jane’s Apple\u{a0}Watch".utf8)).uuidString == "DC22B6F4-E869-5DB5-8663-83255D6D6DA9")
+    }
+
+    @Test func categoryValuesByShortOrFullName() throws {
+        let sleep = try SampleType.named("HKCategoryTypeIdentifierSleepAnalysis")
+        #expect(sleep.categoryValue(named: "HKCategoryValueSleepAnalysisAsleepUnspecified") == 1)
+        #expect(sleep.categoryValue(named: "HKCategoryValueSleepAnalysisAsleepCore") == 3)
+        #expect(sleep.categoryValue(named: "Awake") == 2)
+        #expect(sleep.categoryValue(named: "HKCategoryValueSleepAnalysisDreaming") == nil)
+        #expect(try SampleType.named("HKQuantityTypeIdentifierStepCount").categoryValue(named: "Awake") == nil)
+    }
+}
