@@ -19,7 +19,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps py-deps build test quickstart bench clean catalogue lib header header-check install c-test c-bench \
+.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench clean catalogue lib header header-check install c-test c-bench \
         python-lib py-test py-install-check py-bench
 
 # Installs what is missing (quick when already present).
@@ -98,8 +98,15 @@ py-install-check: python-lib
 	cd build && env -u OPENHEALTHKIT_LIBRARY venv/bin/python -c \
 	  "import openhealthkit as o; print('installed openhealthkit', o.__version__, 'from', o.__file__)"
 
-# The main job: a Swift walk-through of save -> anchored query -> save -> delta.
+# The main job: import an Apple Health export with `ohk`, summarise it, run
+# an anchored query, save a change, and query from the returned anchor.
+QUICKSTART_EXPORT ?= ../shared/data/fixtures/export-small-b.xml
 quickstart: deps
+	$(SWIFT) build -c release --product ohk
+	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
+
+# The same story in Swift on the core (examples/swift-quickstart).
+swift-quickstart: deps
 	$(SWIFT) run swift-quickstart
 
 # The reference workload (../shared/bench/WORKLOAD.md) on the core, release build.

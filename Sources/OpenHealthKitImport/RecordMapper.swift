@@ -180,6 +180,6 @@ struct RecordMapper {
             case .date(let d): bits(d.timeIntervalSinceReferenceDate.bitPattern)
             }
         }
-        return hasher.uuid(of: name)
+        return hasher.uuid(of: name, start: start + 978_307_200)
     }
 }

@@ -141,6 +141,15 @@ import OpenHealthKitCore
         }
     }
 
+    /// README's main job (`make quickstart`), with this build of ohk.
+    @Test func theQuickstartSeesExactlyItsChange() {
+        let r = run("/bin/bash", [repositoryRoot + "/examples/quickstart.sh", siblingExecutable("ohk"), fixtureB],
+                    mergeStderr: true)
+        #expect(r.status == 0, "\(r.output)")
+        #expect(r.output.contains("added             36"))
+        #expect(r.output.contains("quickstart: the query from the anchor saw exactly the new sample"))
+    }
+
     @Test func pruneDropsDeletedObjects() throws {
         let store = try importedStore()
         let q = try decode(QueryJSON.self, ohk(["query", "Height", "--format", "json", "--store", store]).output)

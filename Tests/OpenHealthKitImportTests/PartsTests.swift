@@ -24,11 +24,14 @@ import OpenHealthKitCore
         #expect(DeviceDescription.parse("Polar H10") == Device(name: "Polar H10"))
     }
 
-    /// Checked against Python's uuid.uuid5 with the same namespace.
-    @Test func contentUUIDsAreVersion5() {
+    /// Checked against the same layout computed in Python with hashlib:
+    /// 48 bits of start time in milliseconds, version 8, SHA-1 bits.
+    @Test func contentUUIDsAreTimeFirstVersion8() {
         let h = ContentUUID()
-        #expect(h.uuid(of: Array("hello".utf8)).uuidString == "846D8440-9DA5-5F86-80EE-2D88DDF414E7")
-        #expect(h.uuid(of: Array("Jane’s Apple\u{a0}Watch".utf8)).uuidString == "DC22B6F4-E869-5DB5-8663-83255D6D6DA9")
+        #expect(h.uuid(of: Array("hello".utf8), start: 1_700_000_000.25).uuidString == "018BCFE5-68FA-8F86-80EE-2D88DDF414E7")
+        #expect(h.uuid(of: Array("Jane’s Apple\u{a0}Watch".utf8), start: 0).uuidString == "00000000-0000-8DB5-8663-83255D6D6DA9")
+        // Before 1970 counts as 1970; the content still tells samples apart.
+        #expect(h.uuid(of: Array("a".utf8), start: -5) != h.uuid(of: Array("b".utf8), start: -5))
     }
 
     @Test func categoryValuesByShortOrFullName() throws {
