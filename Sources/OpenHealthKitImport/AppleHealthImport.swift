@@ -117,13 +117,17 @@ private struct Saver {
     let batchSize: Int
     var mapper: RecordMapper
     var report = ImportReport()
-    private var batch: [(sample: Sample, unit: String)] = []
+    // Two arrays rather than pairs: the save reads the samples as they are.
+    private var batch: [Sample] = []
+    private var units: [String] = []
+    private var tally = AddedTally()
 
     init(store: Store, batchSize: Int) {
         self.store = store
         self.batchSize = batchSize
         mapper = RecordMapper(store: store)
         batch.reserveCapacity(batchSize)
+        units.reserveCapacity(batchSize)
     }
 
     /// Samples mapped but not saved yet.
@@ -134,7 +138,8 @@ private struct Saver {
             report.records += 1
             switch mapper.sample(r) {
             case .success(let s):
-                batch.append((s, s.type.isQuantity ? r.unit ?? "" : ""))
+                batch.append(s)
+                units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 if batch.count >= batchSize { try flush() }
             case .failure(let reason):
                 report.skipped[reason, default: 0] += 1
@@ -145,19 +150,52 @@ private struct Saver {
 
     mutating func flush() throws {
         guard !batch.isEmpty else { return }
-        let outcomes = try store.saveNew(batch.lazy.map(\.sample))
-        for (item, outcome) in zip(batch, outcomes) {
-            switch outcome {
+        let outcomes = try store.saveNew(batch)
+        for i in outcomes.indices {
+            switch outcomes[i] {
             case nil: report.alreadyStored += 1
             case .notSavedOlderVersion?: report.olderVersions += 1
             case .saved?, .replaced?:
-                if case .replaced? = outcome { report.replaced += 1 }
+                if case .replaced? = outcomes[i] { report.replaced += 1 }
                 report.added += 1
-                report.addedByType[item.sample.type.identifier, default: 0] += 1
-                report.addedByUnit[item.unit, default: 0] += 1
-                report.addedBySource[item.sample.source.name, default: 0] += 1
+                tally.add(type: batch[i].type.identifier, unit: units[i], source: batch[i].source.name)
             }
         }
         batch.removeAll(keepingCapacity: true)
+        units.removeAll(keepingCapacity: true)
+        (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
+    }
+}
+
+/// Added samples per (type, unit, source): a few combinations, met
+/// millions of times, counted without hashing the usual ones.
+private struct AddedTally {
+    private struct Key: Hashable {
+        let type: String, unit: String, source: String
+    }
+    private var recent = RecentValues<Key, Int>(capacity: 32)
+    private var slots: [Key: Int] = [:]
+    private var keys: [Key] = []
+    private var counts: [Int] = []
+
+    mutating func add(type: String, unit: String, source: String) {
+        let slot = recent.value(for: Key(type: type, unit: unit, source: source)) { key in
+            if let known = slots[key] { return known }
+            keys.append(key)
+            counts.append(0)
+            slots[key] = keys.count - 1
+            return keys.count - 1
+        }
+        counts[slot] += 1
+    }
+
+    var totals: (byType: [String: Int], byUnit: [String: Int], bySource: [String: Int]) {
+        var t: [String: Int] = [:], u: [String: Int] = [:], s: [String: Int] = [:]
+        for (key, n) in zip(keys, counts) {
+            t[key.type, default: 0] += n
+            u[key.unit, default: 0] += n
+            s[key.source, default: 0] += n
+        }
+        return (t, u, s)
     }
 }

@@ -12,6 +12,8 @@ final class ExportParser {
     private var depth = 0
     /// Elements that are not records, by name (`Workout`, `Correlation`…).
     private(set) var otherElements: [String: Int] = [:]
+    /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
+    private var interned = [TextInterner](repeating: TextInterner(), count: 5)
     /// Set when the document is not an export; parsing stops.
     private(set) var notAnExport: String?
 
@@ -91,13 +93,13 @@ final class ExportParser {
         forEach(attributes) { k, v in
             // Dispatch on the first byte, then confirm: most names are unique by it.
             switch k[0] {
-            case 116 where strcmp(k, "type") == 0: r.type = String(cString: v)
-            case 117 where strcmp(k, "unit") == 0: r.unit = String(cString: v)
+            case 116 where strcmp(k, "type") == 0: r.type = interned[0].string(v)
+            case 117 where strcmp(k, "unit") == 0: r.unit = interned[1].string(v)
             case 118 where strcmp(k, "value") == 0: r.value = String(cString: v)
-            case 115 where strcmp(k, "sourceName") == 0: r.sourceName = String(cString: v)
-            case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = String(cString: v)
+            case 115 where strcmp(k, "sourceName") == 0: r.sourceName = interned[2].string(v)
+            case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = interned[3].string(v)
             case 115 where strcmp(k, "startDate") == 0: r.startDate = String(cString: v)
-            case 100 where strcmp(k, "device") == 0: r.device = String(cString: v)
+            case 100 where strcmp(k, "device") == 0: r.device = interned[4].string(v)
             case 99 where strcmp(k, "creationDate") == 0: r.creationDate = String(cString: v)
             case 101 where strcmp(k, "endDate") == 0: r.endDate = String(cString: v)
             default: break

@@ -30,10 +30,21 @@ public struct SkipReason: Error, Hashable, Sendable, CustomStringConvertible, Co
 /// device fields, and a UUID derived from the content.
 struct RecordMapper {
     let store: Store
+    // Recent values first: the parser interns attribute text, so these
+    // compare storage, not characters; the dictionaries are the fallback.
+    private var recentTypes = RecentValues<String, SampleType?>()
+    private var recentUnits = RecentValues<String, HealthUnit?>()
+    private var recentSources = RecentValues<SourceKey, Source>()
+    private var recentDevices = RecentValues<String, Device>()
     private var types: [String: SampleType?] = [:]
     private var units: [String: HealthUnit?] = [:]
-    private var sources: [String: Source] = [:]
+    private var sources: [SourceKey: Source] = [:]
     private var devices: [String: Device] = [:]
+
+    private struct SourceKey: Hashable {
+        let name: String
+        let version: String?
+    }
     private let hasher = ContentUUID()
     private var name: [UInt8] = []
 
@@ -90,34 +101,41 @@ struct RecordMapper {
     }
 
     private mutating func type(_ identifier: String) -> SampleType? {
-        if let known = types[identifier] { return known }
-        let t = try? store.sampleType(identifier)
-        types[identifier] = t
-        return t
+        recentTypes.value(for: identifier) { id in
+            if let known = types[id] { return known }
+            let t = try? store.sampleType(id)
+            types[id] = t
+            return t
+        }
     }
 
     private mutating func unit(_ text: String) -> HealthUnit? {
-        if let known = units[text] { return known }
-        let u = try? HealthUnit(text)
-        units[text] = u
-        return u
+        recentUnits.value(for: text) { t in
+            if let known = units[t] { return known }
+            let u = try? HealthUnit(t)
+            units[t] = u
+            return u
+        }
     }
 
     /// The export has no bundle identifiers: the source's name stands in
     /// for one, so `source == "Renpho"` finds Renpho's samples.
     private mutating func source(_ name: String, _ version: String?) -> Source {
-        let key = version.map { name + "\u{0}" + $0 } ?? name
-        if let s = sources[key] { return s }
-        let s = Source(bundleIdentifier: name, name: name, version: version)
-        sources[key] = s
-        return s
+        recentSources.value(for: SourceKey(name: name, version: version)) { key in
+            if let s = sources[key] { return s }
+            let s = Source(bundleIdentifier: name, name: name, version: version)
+            sources[key] = s
+            return s
+        }
     }
 
     private mutating func device(_ text: String) -> Device {
-        if let d = devices[text] { return d }
-        let d = DeviceDescription.parse(text)
-        devices[text] = d
-        return d
+        recentDevices.value(for: text) { t in
+            if let d = devices[t] { return d }
+            let d = DeviceDescription.parse(t)
+            devices[t] = d
+            return d
+        }
     }
 
     /// Exports write every metadata value as text; the keys HealthKit
