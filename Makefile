@@ -20,7 +20,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench clean catalogue lib header header-check install c-test c-bench \
-        python-lib py-test py-install-check py-bench
+        python-lib py-test py-install-check py-bench import-bench
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -138,6 +138,13 @@ py-bench: python-lib py-deps
 	rm -rf $(BENCH_DIR)-sqlite && build/bench/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync full --phases 1 >/dev/null
 	$(PYTHON) $(PEERS)/py_sqlite_peer.py $(BENCH_N) $(BENCH_DIR)-sqlite
 	rm -rf $(BENCH_DIR)-sqlite
+
+# Import speed and memory on generated exports, beside healthkit-to-sqlite
+# (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir].
+IMPORT_DIR ?= /work/ohk-import-bench
+import-bench: deps
+	$(SWIFT) build -c release --product ohk
+	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
 # Regenerates the type catalogue from ../shared/data/healthkit-types.md.
 catalogue:
