@@ -39,19 +39,13 @@ extension Store {
                 deleted[UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)), default: 0] += 1
             }
             var counts: [StoreStatistics.TypeCount] = []
-            let types = try txn.cursor(trees.types)
-            defer { types.close() }
-            op = MDB_FIRST
-            while let (k, v) = try types.nextRaw(op) {
-                op = MDB_NEXT
-                let identifier = String(decoding: k, as: UTF8.self)
-                let id = UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))
+            try txn.forEachType(trees) { identifier, id in
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
                 let type: SampleType
                 if let standard = TypeCatalogue.standard[identifier] {
                     type = standard
                 } else {
-                    guard let raw = try txn.get(trees.custom, Array(k)) else {
+                    guard let raw = try txn.get(trees.custom, Array(identifier.utf8)) else {
                         throw OHKError(.storage, "type '\(identifier)' has samples but no definition")
                     }
                     type = SampleType(identifier: identifier, kind: try TableCodec.decodeKind(raw), isCustom: true)

@@ -203,13 +203,7 @@ public final class Store: @unchecked Sendable {
             let id = String(decoding: k, as: UTF8.self)
             c.customTypes[id] = SampleType(identifier: id, kind: try TableCodec.decodeKind(v), isCustom: true)
         }
-        let types = try txn.cursor(trees.types)
-        defer { types.close() }
-        op = MDB_FIRST
-        while let (k, v) = try types.nextRaw(op) {
-            op = MDB_NEXT
-            let identifier = String(decoding: k, as: UTF8.self)
-            let id = UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))
+        try txn.forEachType(trees) { identifier, id in
             c.setTypeID(id, for: identifier)
             c.typeTrees[id] = try WriteContext.openTypeTrees(txn, id, create: false)
         }

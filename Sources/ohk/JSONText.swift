@@ -78,11 +78,7 @@ extension JSONObject {
     /// A sample: dates in UTC ISO 8601, the value in the type's canonical
     /// unit (named beside it), device and metadata when present.
     static func sample(_ s: Sample) -> JSONObject {
-        var o = JSONObject()
-        o.add("uuid", s.uuid.uuidString)
-        o.add("type", s.type.identifier)
-        o.add("start", ISODate.format(s.startDate))
-        o.add("end", ISODate.format(s.endDate))
+        var o = object(s.uuid, s.type, s.startDate, s.endDate)
         switch s.value {
         case .quantity(let q):
             o.add("value", number: q)
@@ -99,14 +95,20 @@ extension JSONObject {
     }
 
     static func deleted(_ d: DeletedObject) -> JSONObject {
-        var o = JSONObject()
-        o.add("uuid", d.uuid.uuidString)
-        o.add("type", d.type.identifier)
-        o.add("start", ISODate.format(d.startDate))
-        o.add("end", ISODate.format(d.endDate))
+        var o = object(d.uuid, d.type, d.startDate, d.endDate)
         o.add("source", d.source.bundleIdentifier)
         o.add("deleted", ISODate.format(d.deletionDate))
         if !d.metadata.isEmpty { o.add("metadata", object: metadata(d.metadata)) }
+        return o
+    }
+
+    /// What samples and deleted objects share.
+    private static func object(_ uuid: UUID, _ type: SampleType, _ start: Date, _ end: Date) -> JSONObject {
+        var o = JSONObject()
+        o.add("uuid", uuid.uuidString)
+        o.add("type", type.identifier)
+        o.add("start", ISODate.format(start))
+        o.add("end", ISODate.format(end))
         return o
     }
 

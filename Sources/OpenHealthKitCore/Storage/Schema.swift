@@ -99,6 +99,17 @@ struct FixedTrees: Sendable {
 }
 
 extension Txn {
+    /// Every type the store has held a sample of: identifier and id.
+    func forEachType(_ trees: FixedTrees, _ body: (String, UInt16) throws -> Void) throws {
+        let c = try cursor(trees.types)
+        defer { c.close() }
+        var op = MDB_FIRST
+        while let (k, v) = try c.nextRaw(op) {
+            op = MDB_NEXT
+            try body(String(decoding: k, as: UTF8.self), UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)))
+        }
+    }
+
     func metaU64(_ trees: FixedTrees, _ key: Schema.MetaKey) throws -> UInt64 {
         guard let v = try get(trees.meta, key.bytes) else { return 0 }
         guard v.count == 8 else { throw OHKError(.storage, "corrupt meta entry \(key.rawValue)") }
