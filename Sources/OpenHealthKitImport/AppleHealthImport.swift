@@ -163,6 +163,8 @@ private struct Saver {
         }
         batch.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)
+        // The store's pages read by this batch need not stay resident.
+        try store.releaseMappedPages()
         (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
     }
 }

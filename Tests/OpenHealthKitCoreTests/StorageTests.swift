@@ -14,6 +14,23 @@ import Testing
         #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 10_000)
     }
 
+    /// `releaseMappedPages` only unmaps: reads and writes afterwards see
+    /// everything, across a map growth too.
+    @Test func releasingMappedPagesLosesNothing() throws {
+        let store = try makeStore(durable: true, mapSize: 64 << 10)
+        defer { store.close() }
+        try store.save((0..<3000).map { try stepSample(Double($0), minute: $0) })
+        let before = try store.anchoredQuery(type: steps, anchor: nil)
+        try store.releaseMappedPages()
+        let after = try store.anchoredQuery(type: steps, anchor: nil)
+        #expect(after.sampleUUIDs == before.sampleUUIDs)
+        #expect(after.samples.map(\.value) == before.samples.map(\.value))
+        try store.save((0..<3000).map { try stepSample(Double($0), minute: 5000 + $0) })
+        try store.releaseMappedPages()
+        #expect(try store.anchoredQuery(type: steps, anchor: before.newAnchor).samples.count == 3000)
+        #expect(try store.statistics().samples == 6000)
+    }
+
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)

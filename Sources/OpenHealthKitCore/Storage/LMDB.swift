@@ -23,6 +23,8 @@ struct NeedTree: Error { let typeID: UInt16 }
 /// to threads) and renewed, which is cheaper than beginning new ones.
 final class Environment: @unchecked Sendable {
     let env: OpaquePointer
+    /// The store directory.
+    let path: String
     private let resizeLock: UnsafeMutablePointer<pthread_rwlock_t>
     private let readPool = Locked<[OpaquePointer]>([])
     private static let poolLimit = 16
@@ -32,6 +34,7 @@ final class Environment: @unchecked Sendable {
         try lmdbCheck(mdb_env_create(&e), "mdb_env_create")
         guard let e else { throw OHKError(.storage, "mdb_env_create returned no environment") }
         env = e
+        self.path = path
         resizeLock = .allocate(capacity: 1)
         pthread_rwlock_init(resizeLock, nil)
         do {
@@ -63,6 +66,32 @@ final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         return info.me_mapsize
+    }
+
+    /// Unmaps the store's pages from this process; they stay in the page
+    /// cache, and the next access maps them again (a minor fault). The map
+    /// is a read-only shared file mapping, so nothing is lost. LMDB does not
+    /// say where its map is (`me_mapaddr` is set for fixed maps only), so
+    /// /proc/self/maps does; under the resize lock, as a map being moved
+    /// must not be advised.
+    func releaseMappedPages() {
+        pthread_rwlock_rdlock(resizeLock)
+        defer { pthread_rwlock_unlock(resizeLock) }
+        var st = stat()
+        guard stat(path + "/data.mdb", &st) == 0, let maps = fopen("/proc/self/maps", "r") else { return }
+        defer { fclose(maps) }
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), maps) != nil {
+            // "start-end perms offset dev inode path": the store's file by its inode.
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let fields = text.split(separator: " ")
+            guard fields.count >= 6, UInt(fields[4]) == UInt(st.st_ino),
+                  let dash = fields[0].firstIndex(of: "-"),
+                  let low = UInt(fields[0][..<dash], radix: 16),
+                  let high = UInt(fields[0][fields[0].index(after: dash)...], radix: 16),
+                  let address = UnsafeMutableRawPointer(bitPattern: low) else { continue }
+            madvise(address, Int(high - low), MADV_DONTNEED)
+        }
     }
 
     /// Runs `body` in a read snapshot. Pointers into the map must not
