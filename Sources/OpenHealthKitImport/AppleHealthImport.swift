@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import OpenHealthKitCore
 import Synchronization
 
@@ -163,9 +164,25 @@ private struct Saver {
         }
         batch.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)
-        // The store's pages read by this batch need not stay resident.
-        try store.releaseMappedPages()
+        // The store's pages read so far need not stay resident; unmapping
+        // costs refaults, so only once they add up.
+        if ResidentMemory.fileBackedBytes() > 96 << 20 { try store.releaseMappedPages() }
         (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
+    }
+}
+
+/// This process's resident memory backed by files: mapped store pages
+/// and the program's own code (the third field of `/proc/self/statm`).
+enum ResidentMemory {
+    static func fileBackedBytes() -> Int {
+        guard let f = fopen("/proc/self/statm", "r") else { return 0 }
+        defer { fclose(f) }
+        var line = [CChar](repeating: 0, count: 256)
+        guard fgets(&line, Int32(line.count), f) != nil else { return 0 }
+        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            .split(separator: " ")
+        guard fields.count >= 3, let pages = Int(fields[2]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
 
