@@ -141,6 +141,19 @@ import OpenHealthKitCore
         }
     }
 
+    /// A progress bar on a terminal (util-linux `script` provides one),
+    /// none when stderr is a pipe.
+    @Test func importShowsProgressOnATerminalOnly() {
+        let store = temporaryDirectory() + "/store"
+        let command = "\(siblingExecutable("ohk")) import \(fixtureB) --store \(store)"
+        let tty = run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(tty.status == 0)
+        #expect(tty.output.contains("] 100%"))
+        let piped = ohk(["import", fixtureB, "--store", store], mergeStderr: true)
+        #expect(piped.status == 0)
+        #expect(!piped.output.contains("%  "))
+    }
+
     /// README's main job (`make quickstart`), with this build of ohk.
     @Test func theQuickstartSeesExactlyItsChange() {
         let r = run("/bin/bash", [repositoryRoot + "/examples/quickstart.sh", siblingExecutable("ohk"), fixtureB],
