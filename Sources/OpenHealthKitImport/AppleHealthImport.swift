@@ -142,7 +142,11 @@ private struct Saver {
                 batch.append(s)
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 if batch.count >= batchSize { try flush() }
-            case .failure(let reason):
+            case .failure(var reason):
+                // A damaged file with endless distinct types must not grow the report without end.
+                if report.skipped.count >= 1000 && report.skipped[reason] == nil {
+                    reason = SkipReason(kind: reason.kind, subject: "(others)")
+                }
                 report.skipped[reason, default: 0] += 1
                 if report.firstLine[reason] == nil { report.firstLine[reason] = r.line }
             }

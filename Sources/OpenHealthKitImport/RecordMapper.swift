@@ -16,8 +16,8 @@ public struct SkipReason: Error, Hashable, Sendable, CustomStringConvertible, Co
     }
 
     public let kind: Kind
-    /// What it concerns: the type, the unit, the attribute (bounded, so a
-    /// damaged file cannot grow the report without end).
+    /// What it concerns: the type, the unit or the attribute, never the
+    /// record's own value; past 1,000 reasons, "(others)".
     public let subject: String
 
     public var description: String { "\(kind.rawValue): \(subject)" }
