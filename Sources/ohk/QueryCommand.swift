@@ -16,13 +16,19 @@ struct QueryCommand: ParsableCommand {
           ohk query BodyMass
           ohk query StepCount DistanceWalkingRunning --where 'source == "DonorTwo'"'"'s iPhone"'
           ohk query BodyMass --anchor "$ANCHOR" --format json
+          ohk query --descriptor 'BodyMass:source == "Renpho"' --descriptor 'Height'
         """
     )
 
     @OptionGroup var options: StoreOptions
 
     @Argument(help: "Sample types to query.")
-    var types: [String]
+    var types: [String] = []
+
+    @Option(name: .customLong("descriptor"),
+            help: ArgumentHelp("A type with its own predicate, TYPE:PREDICATE (or TYPE); repeatable. Objects matching any descriptor are returned.",
+                               valueName: "type[:predicate]"))
+    var descriptorTexts: [String] = []
 
     @Option(name: [.customLong("where")], help: "Predicate text applied to every type.")
     var predicate: String?
@@ -42,7 +48,9 @@ struct QueryCommand: ParsableCommand {
     enum OutputFormat: String, ExpressibleByArgument { case table, json }
 
     func validate() throws {
-        guard !types.isEmpty else { throw ValidationError("name at least one sample type") }
+        guard !types.isEmpty || !descriptorTexts.isEmpty else {
+            throw ValidationError("name at least one sample type or --descriptor")
+        }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 (no limit) or positive") }
     }
 
@@ -51,7 +59,13 @@ struct QueryCommand: ParsableCommand {
             let store = try options.open()
             defer { store.close() }
             let parsed = try predicate.map { try SamplePredicate($0) }
-            let descriptors = try types.map { QueryDescriptor(type: try sampleType($0, in: store), predicate: parsed) }
+            var descriptors = try types.map { QueryDescriptor(type: try sampleType($0, in: store), predicate: parsed) }
+            for text in descriptorTexts {
+                // Type names hold no ':', so the first one ends the type.
+                let parts = text.split(separator: ":", maxSplits: 1)
+                descriptors.append(QueryDescriptor(type: try sampleType(String(parts.first ?? ""), in: store),
+                                                   predicate: try parts.count > 1 ? SamplePredicate(String(parts[1])) : nil))
+            }
             let display = try unit.map { try HealthUnit($0) }
             let result = try store.anchoredQuery(descriptors, anchor: try parseAnchor(anchor), limit: limit)
             switch format {

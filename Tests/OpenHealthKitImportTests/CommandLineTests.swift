@@ -85,6 +85,21 @@ import OpenHealthKitCore
         #expect(table.contains("1 samples, 0 deleted objects"))
     }
 
+    /// Descriptors: each type with its own predicate; the union comes back.
+    @Test func queryTakesDescriptorsWithTheirOwnPredicates() throws {
+        let store = try importedStore()
+        let r = ohk(["query", "--descriptor", "BodyMass:source == \"Renpho\"", "--descriptor", "Height",
+                     "--descriptor", "StepCount:quantity > 100 count", "--format", "json", "--store", store])
+        #expect(r.status == 0, "\(r.output)")
+        let q = try decode(QueryJSON.self, r.output)
+        // Renpho's 2 body masses, the height, the step counts of 143 and 223.
+        #expect(q.samples.count == 5)
+        #expect(Set(q.samples.map(\.type)) == ["HKQuantityTypeIdentifierBodyMass", "HKQuantityTypeIdentifierHeight",
+                                                "HKQuantityTypeIdentifierStepCount"])
+        #expect(ohk(["query", "--descriptor", "BodyMass:quantity >", "--store", store]).status == 1)
+        #expect(ohk(["query", "--store", store]).status == 64)
+    }
+
     /// --follow prints changes committed by another process as they land.
     @Test func changesFollowSeesAnotherProcessesCommit() throws {
         let store = try importedStore()
