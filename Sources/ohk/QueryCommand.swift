@@ -39,7 +39,7 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "At most this many objects (0: no limit).")
     var limit = 0
 
-    @Option(help: "Print quantities in this unit.")
+    @Option(help: "Print quantities in this unit (for the types it fits).")
     var unit: String?
 
     @Option(help: "table or json.")
@@ -79,7 +79,7 @@ struct QueryCommand: ParsableCommand {
         var samples: [String] = []
         for s in r.samples {
             var o = JSONObject.sample(s)
-            if let display, s.type.isQuantity {
+            if let display, let canonical = s.type.canonicalUnit, display.isCompatible(with: canonical) {
                 o.add("displayValue", number: try s.quantity(in: display))
                 o.add("displayUnit", display.description)
             }
@@ -97,7 +97,13 @@ struct QueryCommand: ParsableCommand {
             let value: String
             switch s.value {
             case .quantity(let q):
-                value = try display.map { "\(try s.quantity(in: $0)) \($0)" } ?? "\(q) \(s.type.canonicalUnit!)"
+                // --unit applies to the types it fits; the others keep their canonical unit.
+                let canonical = s.type.canonicalUnit!
+                if let display, display.isCompatible(with: canonical) {
+                    value = "\(try s.quantity(in: display)) \(display)"
+                } else {
+                    value = "\(q) \(canonical)"
+                }
             case .category(let c):
                 guard case .category(let values) = s.type.kind else { continue }
                 value = values.filter { $0.value == c }.map(\.key).sorted().first ?? "\(c)"

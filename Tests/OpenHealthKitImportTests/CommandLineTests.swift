@@ -83,6 +83,10 @@ import OpenHealthKitCore
         let table = ohk(["query", "HKQuantityTypeIdentifierHeight", "--unit", "cm", "--store", store]).output
         #expect(table.contains("175.26"))
         #expect(table.contains("1 samples, 0 deleted objects"))
+        // A unit applies to the types it fits; the others keep their own.
+        let mixed = ohk(["query", "Height", "StepCount", "--unit", "cm", "--store", store])
+        #expect(mixed.status == 0)
+        #expect(mixed.output.contains("175.26") && mixed.output.contains("143.0 count"))
     }
 
     /// Descriptors: each type with its own predicate; the union comes back.
