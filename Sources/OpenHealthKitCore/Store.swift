@@ -39,7 +39,7 @@ public struct QueryDescriptor: Hashable, Sendable {
 }
 
 /// The ways an anchored query on one type can read (see `indexPositions`).
-enum QueryPlan: Sendable { case changeOrder, startIndex }
+enum QueryPlan: Sendable { case changeOrder, startIndex, uuidLookup }
 
 /// A store of health samples in one directory: the façade of the engine.
 /// Safe to use from any thread; one write transaction runs at a time (also

@@ -4,8 +4,8 @@ import Testing
 @testable import OpenHealthKitCore
 
 /// Issue 4, item 3: the planner. Whichever way a query reads (the change
-/// order from the anchor, or the start index), it returns the same
-/// samples, deleted objects, order and new anchor.
+/// order from the anchor, the start index, or UUID lookups), it returns
+/// the same samples, deleted objects, order and new anchor.
 @Suite struct Planner {
     typealias Rng = ModelBased.Rng
 
@@ -51,6 +51,77 @@ import Testing
                 }
             }
         }
+    }
+
+    /// The UUID-lookup path against the change-order walk: predicates that
+    /// name live, deleted, pruned, other-type and unknown UUIDs, alone or
+    /// in AND / OR, from random anchors with random limits.
+    @Test func uuidLookupAndChangeOrderAgreeOnRandomStores() throws {
+        let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
+        for seed in 0..<UInt64(stores) {
+            var r = Rng(state: seed &* 104_729 &+ 3)
+            let store = try makeStore()
+            defer { store.close() }
+            var live: [UUID] = [], known: [UUID] = [UUID(), UUID()]  // two never saved
+            var anchors: [QueryAnchor?] = [nil]
+            for _ in 0..<(5 + r.int(15)) {
+                switch r.int(6) {
+                case 0 where !live.isEmpty:
+                    try store.delete(uuids: [live.remove(at: r.int(live.count))])
+                case 1 where r.chance(0.3):
+                    try store.prune(deletedBefore: Date())
+                    anchors = [nil]
+                case 2:
+                    // Another type, so that a UUID of it is a candidate of no stream.
+                    let other = try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"),
+                                                    start: t0, end: t0, source: appA)
+                    try store.save([other])
+                    known.append(other.uuid)
+                default:
+                    let batch = try (0..<(1 + r.int(20))).map { _ in
+                        try stepSample(Double(r.int(100)), minute: r.int(600), source: r.chance(0.5) ? appA : appB)
+                    }
+                    try store.save(batch)
+                    live += batch.map(\.uuid)
+                    known += batch.map(\.uuid)
+                }
+                anchors.append(try store.currentAnchor())
+            }
+            for _ in 0..<10 {
+                func some() -> SamplePredicate { .uuids(Set((0..<(1 + r.int(6))).map { _ in known[r.int(known.count)] })) }
+                let p: SamplePredicate
+                switch r.int(4) {
+                case 0: p = some()
+                case 1: p = .and([some(), .quantity(.greaterThan, Double(r.int(100)), try HealthUnit("count"))])
+                case 2: p = .or([some(), some()])
+                default: p = .and([.sources([appA.bundleIdentifier]), .or([some(), some()])])
+                }
+                let anchor = anchors[r.int(anchors.count)]
+                let limit = r.chance(0.5) ? 0 : 1 + r.int(5)
+                store.planOverride = .changeOrder
+                let walked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+                store.planOverride = .uuidLookup
+                let looked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+                store.planOverride = nil
+                let planned = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+                for got in [looked, planned] {
+                    #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(p)")
+                    #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(p)")
+                    #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(p)")
+                }
+            }
+        }
+    }
+
+    @Test func uuidCandidatesOfPredicates() {
+        let a = UUID(), b = UUID(), c = UUID()
+        #expect(UUIDCandidates.of(.uuids([a, b])) == [a, b])
+        #expect(UUIDCandidates.of(.and([.uuids([a, b]), .uuids([c]), .sources(["x"])])) == [c])
+        #expect(UUIDCandidates.of(.or([.uuids([a]), .uuids([b])])) == [a, b])
+        #expect(UUIDCandidates.of(.or([.uuids([a]), .sources(["x"])])) == nil)
+        #expect(UUIDCandidates.of(.not(.uuids([a]))) == nil)
+        #expect(UUIDCandidates.of([.uuids([a]), nil]) == nil)
+        #expect(UUIDCandidates.of([.uuids([a]), .uuids([b])]) == [a, b])
     }
 
     @Test func startRangesOfPredicates() {

@@ -95,6 +95,7 @@ extension Store {
 
     private struct Stream {
         let type: SampleType
+        let typeID: UInt16
         let predicates: [SamplePredicate?]
         let trees: TypeTrees
         let cursor: Cursor
@@ -116,7 +117,7 @@ extension Store {
             guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
             let cursor = try txn.cursor(t.records)
             expected += txn.entries(t.records)
-            streams.append(Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
+            streams.append(Stream(type: g.type, typeID: typeID, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
                                   unfiltered: g.predicates.contains { $0 == nil },
                                   context: EvalContext(type: g.type, source: names.source,
                                                        device: names.device)))
@@ -140,10 +141,11 @@ extension Store {
             lastReturned = seq
             return returned == limit
         }
-        if streams.count == 1, let positions = try indexPositions(txn, streams[0], from: from, head: head) {
-            // The start index: the matching range's positions, in store
-            // order. Near positions are reached by stepping (cheaper than a
-            // seek), far ones by seeking.
+        if streams.count == 1, let positions = try uuidPositions(txn, streams[0], from: from, head: head)
+            ?? indexPositions(txn, streams[0], from: from, head: head) {
+            // The UUID index or the start index: the candidates' positions,
+            // in store order. Near positions are reached by stepping
+            // (cheaper than a seek), far ones by seeking.
             let cursor = streams[0].cursor
             var at: (UInt64, UnsafeRawBufferPointer)? = nil
             for seq in positions {
@@ -151,7 +153,7 @@ extension Store {
                 while let (k, _) = at, k < seq, steps < 8 { at = try cursor.next(); steps += 1 }
                 if at?.0 != seq {
                     guard let raw = try cursor.find(seq) else {
-                        throw OHKError(.storage, "the start index points at a missing record")
+                        throw OHKError(.storage, "an index points at a missing record")
                     }
                     at = (seq, raw)
                 }
@@ -188,7 +190,7 @@ extension Store {
         guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let stream = Stream(type: g.type, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
+        let stream = Stream(type: g.type, typeID: typeID, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
                             unfiltered: g.predicates.contains { $0 == nil },
                             context: EvalContext(type: g.type, source: names.source, device: names.device))
         var entry = try cursor.seek(atLeast: from)
@@ -197,6 +199,30 @@ extension Store {
             entry = try cursor.next()
         }
         return false
+    }
+
+    /// The planner's UUID path (issue 4): when the stream's predicates
+    /// name their UUIDs and looking each up is cheaper than walking the
+    /// change order from `from`, the positions at or after `from` of those
+    /// of this type, sorted; nil otherwise. The UUID index points at a
+    /// deleted object's tombstone, so deleted objects are found too.
+    private func uuidPositions(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> [UInt64]? {
+        guard from <= head, planOverride != .changeOrder, planOverride != .startIndex,
+              let candidates = UUIDCandidates.of(s.predicates) else { return nil }
+        if planOverride != .uuidLookup {
+            // A lookup costs a few steps (a seek in each of two trees); the
+            // walk one per change after `from`.
+            let changes = Double(min(txn.entries(s.trees.records), Int(clamping: head - from + 1)))
+            guard 4 * Double(candidates.count) < changes else { return nil }
+        }
+        var positions: [UInt64] = []
+        for u in candidates {
+            guard let v = try withUnsafeBytes(of: u.uuid, { try txn.get(trees.uuids, $0) }) else { continue }
+            let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
+            if typeID == s.typeID && seq >= from { positions.append(seq) }
+        }
+        positions.sort()
+        return positions
     }
 
     /// The planner (issue 4): when the stream's predicates bound the start
