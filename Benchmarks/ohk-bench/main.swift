@@ -236,6 +236,24 @@ if phases.contains("6") {
          ok: s.count == kk && s.fingerprint == want && nearCount == 0)
 }
 
+// Phase 6u (with 6): 100 step samples by UUID from a nil anchor, which
+// the planner reads through the UUID index instead of walking the store.
+if phases.contains("6") {
+    let picked = (0..<n).filter { Workload.isStep($0) && !(phases.contains("5") && Workload.isDeleted($0)) }
+        .enumerated().filter { $0.offset % max(1, Int(n) / 125) == 0 }.prefix(100).map(\.element)
+    let pred = SamplePredicate.uuids(Set(picked.map(Workload.uuid)))
+    var times: [Double] = []
+    var count = 0
+    for _ in 0..<100 {
+        let t = now()
+        count = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil).samples.count
+        times.append((now() - t) * 1e6)
+    }
+    times.sort()
+    emit("uuid_predicate", "\"uuids\":\(picked.count),\"median_us\":\(f1(percentile(times, 0.5))),\"count\":\(count)",
+         ok: count == picked.count)
+}
+
 // Phase 7: observer latency, in-process then from a second process, and
 // the CPU of 10 idle observers.
 if phases.contains("7") {
