@@ -274,11 +274,13 @@ extension Store {
 
     /// A sample is returned when some descriptor's predicate is true; a
     /// deleted object unless every one is definitely false (rule 8).
+    /// (Borrowed, and its predicates by index: copying the stream per
+    /// record retained and released its references.)
     @inline(__always)
-    private func include(_ r: RecordView, _ s: Stream) -> Bool {
+    private func include(_ r: RecordView, _ s: borrowing Stream) -> Bool {
         if s.unfiltered { return true }
-        for p in s.predicates {
-            let t = p!.evaluate(r, s.context)
+        for k in s.predicates.indices {
+            let t = s.predicates[k]!.evaluate(r, s.context)
             if t == .yes || (r.isTombstone && t == .unknown) { return true }
         }
         return false
