@@ -63,6 +63,20 @@ func dirBytes(_ path: String) -> UInt64 {
     }
     return total
 }
+/// Runs a query `runs` times: the median wall time in seconds, and how
+/// many samples the last run returned.
+func medianOfRuns(_ runs: Int, _ query: () throws -> AnchoredQueryResult) rethrows -> (seconds: Double, count: Int) {
+    var times: [Double] = []
+    var count = 0
+    for _ in 0..<runs {
+        let t = now()
+        count = try query().samples.count
+        times.append(now() - t)
+    }
+    times.sort()
+    return (percentile(times, 0.5), count)
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     let k = Int(p * Double(sorted.count) + 0.999999999)
     return sorted[max(0, k - 1)]
@@ -220,46 +234,23 @@ if phases.contains("6") {
     let res = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil)
     let s = consume(res.samples)
     let ms = (now() - t0) * 1000
-    var warm: [Double] = []
     // The same query warm, 30 times: a steadier figure than the single cold one.
-    for _ in 0..<30 {
-        let t = now()
-        _ = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil)
-        warm.append((now() - t) * 1000)
-    }
-    warm.sort()
+    let warm = try medianOfRuns(30) { try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil) }
     // The same predicate from an anchor 1 % of the store before the head:
     // only the changes since then are read, and none is in the range.
     let head = try store.currentAnchor().position
     let near = QueryAnchor(fromValue: Int(head - n / 100))
-    var nearTimes: [Double] = []
-    var nearCount = 0
-    for _ in 0..<100 {
-        let t = now()
-        nearCount = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: near).samples.count
-        nearTimes.append((now() - t) * 1e6)
-    }
-    nearTimes.sort()
-    emit("predicate", "\"ms\":\(String(Double(Int(ms * 1000)) / 1000)),\"warm_median_ms\":\(String(Double(Int(percentile(warm, 0.5) * 1000)) / 1000)),\"count\":\(s.count),\"expected\":\(kk),\"near_head_median_us\":\(f1(percentile(nearTimes, 0.5))),\"near_head_count\":\(nearCount)",
-         ok: s.count == kk && s.fingerprint == want && nearCount == 0)
-}
+    let nearHead = try medianOfRuns(100) { try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: near) }
+    emit("predicate", "\"ms\":\(String(Double(Int(ms * 1000)) / 1000)),\"warm_median_ms\":\(String(Double(Int(warm.seconds * 1e6)) / 1000)),\"count\":\(s.count),\"expected\":\(kk),\"near_head_median_us\":\(f1(nearHead.seconds * 1e6)),\"near_head_count\":\(nearHead.count)",
+         ok: s.count == kk && s.fingerprint == want && nearHead.count == 0)
 
-// Phase 6u (with 6): 100 step samples by UUID from a nil anchor, which
-// the planner reads through the UUID index instead of walking the store.
-if phases.contains("6") {
-    let picked = (0..<n).filter { Workload.isStep($0) && !(phases.contains("5") && Workload.isDeleted($0)) }
-        .enumerated().filter { $0.offset % max(1, Int(n) / 125) == 0 }.prefix(100).map(\.element)
-    let pred = SamplePredicate.uuids(Set(picked.map(Workload.uuid)))
-    var times: [Double] = []
-    var count = 0
-    for _ in 0..<100 {
-        let t = now()
-        count = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil).samples.count
-        times.append((now() - t) * 1e6)
-    }
-    times.sort()
-    emit("uuid_predicate", "\"uuids\":\(picked.count),\"median_us\":\(f1(percentile(times, 0.5))),\"count\":\(count)",
-         ok: count == picked.count)
+    // 100 of the same step samples by UUID from a nil anchor, which the
+    // planner reads through the UUID index instead of walking the store.
+    let picked = stride(from: 0, to: remaining.count, by: max(1, remaining.count / 100)).prefix(100).map { remaining[$0] }
+    let byUUID = SamplePredicate.uuids(Set(picked.map(Workload.uuid)))
+    let lookups = try medianOfRuns(100) { try store.anchoredQuery(type: Workload.steps, predicate: byUUID, anchor: nil) }
+    emit("uuid_predicate", "\"uuids\":\(picked.count),\"median_us\":\(f1(lookups.seconds * 1e6)),\"count\":\(lookups.count)",
+         ok: lookups.count == picked.count)
 }
 
 // Phase 7: observer latency, in-process then from a second process, and

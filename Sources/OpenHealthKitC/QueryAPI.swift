@@ -75,11 +75,7 @@ import OpenHealthKitCore
                               _ batch: UnsafePointer<ohk_batch>?, _ type_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_identifier, "out_identifier")
-        let b = try BatchHandle.get(batch)
-        guard Int(type_index) < b.types.count else {
-            throw CError(.invalidArgument, "type_index \(type_index) is out of range 0..<\(b.types.count)")
-        }
-        result.pointee = b.types[Int(type_index)]
+        result.pointee = try entry(try BatchHandle.get(batch).types, type_index, "type_index")
     }
 }
 
@@ -96,11 +92,7 @@ import OpenHealthKitCore
                                 _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_source, "out_source")
-        let b = try BatchHandle.get(batch)
-        guard Int(source_index) < b.sources.count else {
-            throw CError(.invalidArgument, "source_index \(source_index) is out of range 0..<\(b.sources.count)")
-        }
-        result.pointee = b.sources[Int(source_index)]
+        result.pointee = try entry(try BatchHandle.get(batch).sources, source_index, "source_index")
     }
 }
 
@@ -137,4 +129,12 @@ private func lend<T>(_ out_items: UnsafeMutablePointer<UnsafePointer<T>?>?, _ wh
     let b = try items()
     pointer.pointee = b.isEmpty ? nil : UnsafePointer(b.baseAddress)
     count.pointee = UInt64(b.count)
+}
+
+/// `table[index]`, or an invalid-argument error naming the index.
+private func entry<T>(_ table: [T], _ index: UInt32, _ name: String) throws -> T {
+    guard Int(index) < table.count else {
+        throw CError(.invalidArgument, "\(name) \(index) is out of range 0..<\(table.count)")
+    }
+    return table[Int(index)]
 }

@@ -14,15 +14,21 @@ struct RecentValues<Key: Equatable, Value> {
 
     /// The value for `key`, computed by `make` when it is not among the recent ones.
     mutating func value(for key: Key, _ make: (Key) -> Value) -> Value {
-        for e in entries where e.key == key { return e.value }
-        let v = make(key)
+        value(where: { $0 == key }) { (key, make(key)) }
+    }
+
+    /// The value of the first recent key that `matches`; else `make`'s
+    /// entry, remembered in place of the oldest one.
+    mutating func value(where matches: (Key) -> Bool, _ make: () -> (Key, Value)) -> Value {
+        for e in entries where matches(e.key) { return e.value }
+        let entry = make()
         if entries.count < capacity {
-            entries.append((key, v))
+            entries.append(entry)
         } else {
-            entries[next] = (key, v)  // round robin: cheap, and good enough for a few hot values
+            entries[next] = entry  // round robin: cheap, and good enough for a few hot values
             next = (next + 1) % capacity
         }
-        return v
+        return entry.1
     }
 }
 
@@ -30,21 +36,12 @@ struct RecentValues<Key: Equatable, Value> {
 /// that very String (same storage, no allocation), so later `==` checks
 /// on it are one compare.
 struct TextInterner {
-    private var entries: [(bytes: [UInt8], string: String)] = []
-    private var next = 0
-    private let capacity = 16
+    private var recent = RecentValues<[UInt8], String>()
 
     mutating func string(_ text: UnsafePointer<CChar>) -> String {
         let count = strlen(text)
-        for e in entries where e.bytes.count == count && memcmp(e.bytes, text, count) == 0 { return e.string }
-        let s = String(cString: text)
-        let entry = (Array(UnsafeRawBufferPointer(start: text, count: count)), s)
-        if entries.count < capacity {
-            entries.append(entry)
-        } else {
-            entries[next] = entry
-            next = (next + 1) % capacity
+        return recent.value(where: { $0.count == count && memcmp($0, text, count) == 0 }) {
+            (Array(UnsafeRawBufferPointer(start: text, count: count)), String(cString: text))
         }
-        return s
     }
 }

@@ -20,7 +20,7 @@ struct ChangesCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: "Sample types (default: all).")
     var types: [String] = []
@@ -45,7 +45,7 @@ struct ChangesCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             let parsed = try predicate.map { try SamplePredicate($0) }
             let chosen = try types.isEmpty ? allTypes(in: store) : types.map { try sampleType($0, in: store) }
             let descriptors = chosen.map { QueryDescriptor(type: $0, predicate: parsed) }
@@ -83,7 +83,7 @@ struct ChangesCommand: ParsableCommand {
         guard let file = anchorFile, let text = readFile(file) else {
             throw ValidationError("--anchor-file \(anchorFile ?? "") does not exist yet; start with --since none")
         }
-        return try parseAnchor(text.trimmingCharacters(in: " \n"))
+        return try parseAnchor(text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "")
     }
 
     private func emit(_ page: AnchoredQueryResult, anchorLine: Bool) {
@@ -106,13 +106,6 @@ struct ChangesCommand: ParsableCommand {
         print(o.closed)
         fflush(nil)  // stdout, which a pipe buffers
         if let anchorFile { writeFileAtomically(anchorFile, anchor.base64 + "\n") }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        let drop = Set(set)
-        return String(self.drop(while: { drop.contains($0) }).reversed().drop(while: { drop.contains($0) }).reversed())
     }
 }
 

@@ -17,7 +17,7 @@ struct AddCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: "The sample type.")
     var type: String
@@ -42,7 +42,7 @@ struct AddCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             let t = try sampleType(type, in: store)
             let startDate = try date(start) ?? .now
@@ -89,7 +89,7 @@ struct DeleteCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: "UUIDs of samples.")
     var uuids: [String]
@@ -100,7 +100,7 @@ struct DeleteCommand: ParsableCommand {
             return u
         }
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             try store.delete(uuids: parsed)
             print("deleted \(parsed.count)")
@@ -122,7 +122,7 @@ struct PruneCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Option(help: "Drop objects deleted more than this many days ago.")
     var olderThan: Double?
@@ -137,7 +137,7 @@ struct PruneCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             let dropped = all ? try store.pruneAll()
                 : try store.prune(deletedBefore: Date.now.addingTimeInterval(-olderThan! * 86_400))

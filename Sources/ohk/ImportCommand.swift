@@ -19,7 +19,7 @@ struct ImportCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: ArgumentHelp("export.zip or export.xml", valueName: "export"))
     var path: String
@@ -39,7 +39,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             let bar = ProgressBar(enabled: !quiet)
             let report: ImportReport

@@ -18,7 +18,7 @@ struct ObserveCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: "Sample types (default: all).")
     var types: [String] = []
@@ -32,7 +32,7 @@ struct ObserveCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             let chosen = try types.isEmpty ? allTypes(in: store) : types.map { try sampleType($0, in: store) }
             let remaining = Counter(count)
             let query = ObserverQuery(descriptors: chosen.map { QueryDescriptor(type: $0) }) { _, result, done in

@@ -20,7 +20,7 @@ struct QueryCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Argument(help: "Sample types to query.")
     var types: [String] = []
@@ -56,7 +56,7 @@ struct QueryCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             let parsed = try predicate.map { try SamplePredicate($0) }
             var descriptors = try types.map { QueryDescriptor(type: try sampleType($0, in: store), predicate: parsed) }

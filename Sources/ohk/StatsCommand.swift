@@ -15,14 +15,14 @@ struct StatsCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Flag(help: "Print JSON.")
     var json = false
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             let s = try store.statistics()
             if json {

@@ -15,14 +15,14 @@ struct TypesCommand: ParsableCommand {
         """
     )
 
-    @OptionGroup var options: StoreOptions
+    @OptionGroup var location: StoreLocation
 
     @Flag(help: "One JSON object per line.")
     var json = false
 
     func run() throws {
         try reportingErrors {
-            let store = try options.open()
+            let store = try location.open()
             defer { store.close() }
             for t in try allTypes(in: store) {
                 var o = JSONObject()

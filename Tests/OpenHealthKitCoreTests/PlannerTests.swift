@@ -13,42 +13,13 @@ import Testing
         let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
         for seed in 0..<UInt64(stores) {
             var r = Rng(state: seed &* 7919 &+ 1)
-            let store = try makeStore()
+            let (store, anchors, _) = try randomStore(&r, otherType: false)
             defer { store.close() }
-            var live: [UUID] = []
-            var anchors: [QueryAnchor?] = [nil]
-            for _ in 0..<(5 + r.int(15)) {
-                switch r.int(6) {
-                case 0 where !live.isEmpty:
-                    let victim = live.remove(at: r.int(live.count))
-                    try store.delete(uuids: [victim])
-                case 1 where r.chance(0.3):
-                    try store.prune(deletedBefore: Date())
-                    anchors = [nil]  // older anchors may have expired (rule 16)
-                default:
-                    let batch = try (0..<(1 + r.int(20))).map { _ in
-                        try stepSample(Double(r.int(100)), minute: r.int(600), source: r.chance(0.5) ? appA : appB)
-                    }
-                    try store.save(batch)
-                    live += batch.map(\.uuid)
-                }
-                anchors.append(try store.currentAnchor())
-            }
             for _ in 0..<10 {
                 let p = randomStartPredicate(&r)
                 let anchor = anchors[r.int(anchors.count)]
                 let limit = r.chance(0.5) ? 0 : 1 + r.int(30)
-                store.planOverride = .changeOrder
-                let walked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                store.planOverride = .startIndex
-                let indexed = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                store.planOverride = nil
-                let planned = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                for got in [indexed, planned] {
-                    #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(p)")
-                    #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(p)")
-                    #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(p)")
-                }
+                try expectPathsAgree(store, forcing: .startIndex, p, anchor, limit, seed)
             }
         }
     }
@@ -60,33 +31,9 @@ import Testing
         let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
         for seed in 0..<UInt64(stores) {
             var r = Rng(state: seed &* 104_729 &+ 3)
-            let store = try makeStore()
+            let (store, anchors, saved) = try randomStore(&r, otherType: true)
             defer { store.close() }
-            var live: [UUID] = [], known: [UUID] = [UUID(), UUID()]  // two never saved
-            var anchors: [QueryAnchor?] = [nil]
-            for _ in 0..<(5 + r.int(15)) {
-                switch r.int(6) {
-                case 0 where !live.isEmpty:
-                    try store.delete(uuids: [live.remove(at: r.int(live.count))])
-                case 1 where r.chance(0.3):
-                    try store.prune(deletedBefore: Date())
-                    anchors = [nil]
-                case 2:
-                    // Another type, so that a UUID of it is a candidate of no stream.
-                    let other = try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"),
-                                                    start: t0, end: t0, source: appA)
-                    try store.save([other])
-                    known.append(other.uuid)
-                default:
-                    let batch = try (0..<(1 + r.int(20))).map { _ in
-                        try stepSample(Double(r.int(100)), minute: r.int(600), source: r.chance(0.5) ? appA : appB)
-                    }
-                    try store.save(batch)
-                    live += batch.map(\.uuid)
-                    known += batch.map(\.uuid)
-                }
-                anchors.append(try store.currentAnchor())
-            }
+            let known = saved + [UUID(), UUID()]  // two never saved
             for _ in 0..<10 {
                 func some() -> SamplePredicate { .uuids(Set((0..<(1 + r.int(6))).map { _ in known[r.int(known.count)] })) }
                 let p: SamplePredicate
@@ -98,18 +45,58 @@ import Testing
                 }
                 let anchor = anchors[r.int(anchors.count)]
                 let limit = r.chance(0.5) ? 0 : 1 + r.int(5)
-                store.planOverride = .changeOrder
-                let walked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                store.planOverride = .uuidLookup
-                let looked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                store.planOverride = nil
-                let planned = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
-                for got in [looked, planned] {
-                    #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(p)")
-                    #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(p)")
-                    #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(p)")
-                }
+                try expectPathsAgree(store, forcing: .uuidLookup, p, anchor, limit, seed)
             }
+        }
+    }
+
+    /// A store of random saves, deletes and prunes (and, with `otherType`,
+    /// heart-rate samples whose UUIDs no step query may return); the
+    /// anchors handed out along the way that are still valid, and the
+    /// UUIDs of every sample saved.
+    private func randomStore(_ r: inout Rng, otherType: Bool) throws -> (Store, [QueryAnchor?], [UUID]) {
+        let store = try makeStore()
+        var live: [UUID] = [], saved: [UUID] = []
+        var anchors: [QueryAnchor?] = [nil]
+        for _ in 0..<(5 + r.int(15)) {
+            switch r.int(6) {
+            case 0 where !live.isEmpty:
+                try store.delete(uuids: [live.remove(at: r.int(live.count))])
+            case 1 where r.chance(0.3):
+                try store.prune(deletedBefore: Date())
+                anchors = [nil]  // older anchors may have expired (rule 16)
+            case 2 where otherType:
+                let other = try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"),
+                                                start: t0, end: t0, source: appA)
+                try store.save([other])
+                saved.append(other.uuid)
+            default:
+                let batch = try (0..<(1 + r.int(20))).map { _ in
+                    try stepSample(Double(r.int(100)), minute: r.int(600), source: r.chance(0.5) ? appA : appB)
+                }
+                try store.save(batch)
+                live += batch.map(\.uuid)
+                saved += batch.map(\.uuid)
+            }
+            anchors.append(try store.currentAnchor())
+        }
+        return (store, anchors, saved)
+    }
+
+    /// The walk, the forced path and the planner's choice return the same
+    /// samples, deleted objects, order and new anchor.
+    private func expectPathsAgree(_ store: Store, forcing plan: QueryPlan, _ p: SamplePredicate,
+                                  _ anchor: QueryAnchor?, _ limit: Int, _ seed: UInt64) throws {
+        store.planOverride = .changeOrder
+        let walked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        store.planOverride = plan
+        let forced = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        store.planOverride = nil
+        let planned = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        for got in [forced, planned] {
+            #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(p)")
+            #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(p)")
+            #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(p)")
         }
     }
 

@@ -3,7 +3,7 @@ import Glibc
 import OpenHealthKitCore
 
 /// `--store DIR`, shared by every command.
-struct StoreOptions: ParsableArguments {
+struct StoreLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store directory (created when missing).", valueName: "dir"))
     var store: String?
 
