@@ -154,9 +154,9 @@ import OpenHealthKitCore
         #expect(try store.statistics().samples == expected)
     }
 
-    /// An import killed mid-way leaves whole batches; the next run adds
-    /// exactly the rest.
-    @Test func aKilledImportResumesWithTheNextRun() throws {
+    /// An import killed mid-way leaves whole batches (each one transaction,
+    /// DESIGN rule 13); the next run adds exactly the rest.
+    @Test func rule13_aKilledImportLeavesWholeBatchesAndTheNextRunResumes() throws {
         let dir = temporaryDirectory()
         generatedExport(dir + "/export.xml", size: "8M", seed: 7)
         let whole = try newStore()

@@ -97,6 +97,32 @@ import OpenHealthKitCore
         #expect(try samples(store, "HKQuantityTypeIdentifierHeight").isEmpty)
     }
 
+    /// DESIGN rule 14 through imports: a later export's record with the
+    /// same source and sync identifier and a higher sync version replaces
+    /// the earlier one; the earlier export imported again changes nothing.
+    @Test func rule14_aNewerSyncVersionInALaterExportReplacesTheOlder() throws {
+        func synced(_ version: String, _ kg: String) -> String {
+            export(record(value: kg, inner: "<MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"w-1\"/>"
+                                 + "<MetadataEntry key=\"HKMetadataKeySyncVersion\" value=\"\(version)\"/>"))
+        }
+        let dir = temporaryDirectory()
+        writeText(dir + "/v1.xml", synced("1", "70"))
+        writeText(dir + "/v2.xml", synced("2", "71"))
+        let store = try newStore()
+        defer { store.close() }
+        #expect(try importFile(dir + "/v1.xml", into: store).added == 1)
+        let anchor = try store.currentAnchor()
+        let newer = try importFile(dir + "/v2.xml", into: store)
+        #expect(newer.added == 1 && newer.replaced == 1)
+        let mass = try samples(store, "HKQuantityTypeIdentifierBodyMass")
+        #expect(try mass.map { try $0.quantity(in: HealthUnit("kg")) } == [71])
+        let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMass"), anchor: anchor)
+        #expect(delta.samples.count == 1 && delta.deletedObjects.count == 1)
+        let older = try importFile(dir + "/v1.xml", into: store)
+        #expect(older.added == 0 && older.alreadyStored == 1)
+        #expect(try samples(store, "HKQuantityTypeIdentifierBodyMass").map(\.uuid) == mass.map(\.uuid))
+    }
+
     @Test func valuesArriveInCanonicalUnitsAtTheRightInstants() throws {
         let store = try newStore()
         defer { store.close() }
