@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "openhealthkit", type: .dynamic, targets: ["OpenHealthKitC"]),
         // Apple Health export import (export.zip or export.xml).
         .library(name: "OpenHealthKitImport", targets: ["OpenHealthKitImport"]),
+        // HealthKit's Swift API (HKHealthStore, HKAnchoredObjectQuery, …) over the core.
+        .library(name: "OpenHealthKit", targets: ["OpenHealthKit"]),
         .executable(name: "ohk", targets: ["ohk"]),
     ],
     dependencies: [
@@ -52,6 +54,13 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "CExpat", "CArchive", "CCrypto"],
             path: "Sources/OpenHealthKitImport"
         ),
+        // HealthKit's names and signatures over the core; full Foundation
+        // (NSObject, NSPredicate, NSSecureCoding) is allowed here only.
+        .target(
+            name: "OpenHealthKit",
+            dependencies: ["OpenHealthKitCore"],
+            path: "Sources/OpenHealthKit"
+        ),
         // The command-line tool.
         .executableTarget(
             name: "ohk",
@@ -63,6 +72,12 @@ let package = Package(
             name: "ohk-bench",
             dependencies: ["OpenHealthKitCore"],
             path: "Benchmarks/ohk-bench",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
+            name: "hk-bench",
+            dependencies: ["OpenHealthKit", "OpenHealthKitCore"],
+            path: "Benchmarks/hk-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
@@ -87,6 +102,14 @@ let package = Package(
             name: "OpenHealthKitImportTests",
             dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk", "TestSupport"],
             path: "Tests/OpenHealthKitImportTests"
+        ),
+        // The seeds' Swift code, compiled against OpenHealthKit, and the
+        // API's own tests (Swift 5 mode: the seeds are Swift 5 code).
+        .testTarget(
+            name: "OpenHealthKitTests",
+            dependencies: ["OpenHealthKit", "OpenHealthKitCore", "ohk-test-writer", "TestSupport"],
+            path: "Tests/OpenHealthKitTests",
+            swiftSettings: [.swiftLanguageMode(.v5)]
         ),
     ]
 )

@@ -8,19 +8,10 @@ struct StoreLocation: ParsableArguments {
     var store: String?
 
     /// --store, else $OHK_STORE, else the user's data directory.
-    var directory: String {
-        if let store { return store }
-        if let env = environment("OHK_STORE") { return env }
-        if let data = environment("XDG_DATA_HOME") { return data + "/openhealthkit/store" }
-        return (environment("HOME") ?? ".") + "/.local/share/openhealthkit/store"
-    }
+    var directory: String { store ?? Store.defaultDirectory }
 
     func open() throws -> Store {
         try Store(directory: directory)
-    }
-
-    private func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 }
     }
 }
 

@@ -1,0 +1,111 @@
+import Foundation
+import OpenHealthKitCore
+
+/// A sample type and an optional predicate, typed by the samples they
+/// match: `.quantitySample(type:)`, `.categorySample(type:)`, `.sample(type:)`.
+public struct HKSamplePredicate<Sample: HKSample>: @unchecked Sendable {
+    public let sampleType: HKSampleType
+    public let nsPredicate: NSPredicate?
+
+    init(sampleType: HKSampleType, nsPredicate: NSPredicate?) {
+        self.sampleType = sampleType
+        self.nsPredicate = nsPredicate
+    }
+
+    var descriptor: HKQueryDescriptor { HKQueryDescriptor(sampleType: sampleType, predicate: nsPredicate) }
+}
+
+extension HKSamplePredicate where Sample == HKQuantitySample {
+    public static func quantitySample(type: HKQuantityType, predicate: NSPredicate? = nil) -> HKSamplePredicate<HKQuantitySample> {
+        HKSamplePredicate(sampleType: type, nsPredicate: predicate)
+    }
+}
+
+extension HKSamplePredicate where Sample == HKCategorySample {
+    public static func categorySample(type: HKCategoryType, predicate: NSPredicate? = nil) -> HKSamplePredicate<HKCategorySample> {
+        HKSamplePredicate(sampleType: type, nsPredicate: predicate)
+    }
+}
+
+extension HKSamplePredicate where Sample == HKSample {
+    public static func sample(type: HKSampleType, predicate: NSPredicate? = nil) -> HKSamplePredicate<HKSample> {
+        HKSamplePredicate(sampleType: type, nsPredicate: predicate)
+    }
+}
+
+/// An anchored object query for Swift concurrency: `result(for:)` reads
+/// what changed after `anchor` once; `results(for:)` reads that, then
+/// every later change, as an async sequence.
+public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Sendable {
+    public var predicates: [HKSamplePredicate<Sample>]
+    public var anchor: HKQueryAnchor?
+    /// At most this many samples and deleted objects per result; nil for all.
+    public var limit: Int?
+
+    public init(predicates: [HKSamplePredicate<Sample>], anchor: HKQueryAnchor?, limit: Int? = nil) {
+        self.predicates = predicates
+        self.anchor = anchor
+        self.limit = limit
+    }
+
+    /// What one run returns.
+    public struct Result: @unchecked Sendable {
+        public let addedSamples: [Sample]
+        public let deletedObjects: [HKDeletedObject]
+        public let newAnchor: HKQueryAnchor
+    }
+
+    /// The samples saved and objects deleted after `anchor`, and the anchor
+    /// to start from next time.
+    public func result(for healthStore: HKHealthStore) async throws -> Result {
+        let (store, descriptors, limit) = try prepare(healthStore)
+        let r = try hk { try store.anchoredQuery(descriptors, anchor: anchor?.core, limit: limit) }
+        return Self.convert(r)
+    }
+
+    /// The snapshot after `anchor`, then each later change set, as they
+    /// are committed. Ending the iteration (or cancelling its task) stops
+    /// the query; an error ends the sequence.
+    public func results(for healthStore: HKHealthStore) -> Results {
+        do {
+            let (store, descriptors, limit) = try prepare(healthStore)
+            return Results(stream: store.results(descriptors, anchor: anchor?.core, limit: limit, maxBatchSize: limit))
+        } catch {
+            return Results(stream: AsyncThrowingStream { $0.finish(throwing: error) })
+        }
+    }
+
+    /// The updates of `results(for:)`.
+    public struct Results: AsyncSequence, @unchecked Sendable {
+        public typealias Element = Result
+        let stream: AsyncThrowingStream<AnchoredQueryResult, any Error>
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            var base: AsyncThrowingStream<AnchoredQueryResult, any Error>.AsyncIterator
+
+            public mutating func next() async throws -> Result? {
+                do {
+                    return try await base.next().map(HKAnchoredObjectQueryDescriptor.convert)
+                } catch {
+                    throw HKError(core: error)
+                }
+            }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+    }
+
+    private func prepare(_ healthStore: HKHealthStore) throws(HKError) -> (Store, [QueryDescriptor], Int) {
+        let store = try healthStore.core()
+        let limit = limit ?? HKObjectQueryNoLimit
+        guard limit >= 0 else { throw .invalid("limit must be nil or positive, got \(limit)") }
+        let descriptors = try predicates.map { p throws(HKError) in try p.descriptor.core(in: store) }
+        return (store, descriptors, limit)
+    }
+
+    static func convert(_ r: AnchoredQueryResult) -> Result {
+        // Every sample matches one of the predicates, so it is a `Sample`.
+        Result(addedSamples: ResultConversion.samples(r.samples).map { $0 as! Sample },
+               deletedObjects: ResultConversion.deleted(r.deletedObjects), newAnchor: HKQueryAnchor(r.newAnchor))
+    }
+}

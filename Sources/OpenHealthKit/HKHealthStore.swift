@@ -1,0 +1,172 @@
+import Foundation
+import OpenHealthKitCore
+
+/// The store of health samples: saves, deletes, and runs queries.
+///
+/// `HKHealthStore()` opens the program's default store directory
+/// (`$OHK_STORE`, else `~/.local/share/openhealthkit/store`, the one `ohk`
+/// uses); `HKHealthStore(directory:)` opens another. Stores of one
+/// directory see each other's changes, across processes. Completion
+/// handlers run on a background queue.
+public final class HKHealthStore: NSObject, @unchecked Sendable {
+    private let opened: Result<Store, HKError>
+
+    /// Opens the default store. A store that cannot be opened makes every
+    /// call fail with `errorDatabaseInaccessible` and the reason.
+    public override convenience init() {
+        self.init(opening: Store.defaultDirectory)
+    }
+
+    /// Opens (creating when missing) the store in `directory`.
+    public convenience init(directory: String) throws(HKError) {
+        self.init(opening: directory)
+        _ = try core()
+    }
+
+    private init(opening directory: String) {
+        do {
+            opened = .success(try Store(directory: directory))
+        } catch {
+            opened = .failure(HKError(.errorDatabaseInaccessible,
+                                      "cannot open the store in \(directory): \(HKError(core: error).localizedDescription)"))
+        }
+        super.init()
+    }
+
+    /// The engine, or why the store could not be opened.
+    func core() throws(HKError) -> Store { try opened.get() }
+
+    /// Health data is available wherever the library runs.
+    public class func isHealthDataAvailable() -> Bool { true }
+
+    /// Closes the store: running queries stop, later calls fail.
+    public func close() {
+        if case .success(let s) = opened { s.close() }
+    }
+
+    // MARK: Queries
+
+    /// Starts `query`; its handlers report results and errors.
+    public func execute(_ query: HKQuery) { query.execute(on: self) }
+
+    /// Stops a running query: none of its handlers runs after this
+    /// returns (except the one calling it).
+    public func stop(_ query: HKQuery) { query.stop() }
+
+    // MARK: Saving and deleting
+
+    /// Saves samples in one transaction: all or nothing. Bad input (an
+    /// end before the start, a unit the type does not measure, a sync
+    /// identifier without a version, an unknown type) fails the save with
+    /// `errorInvalidArgument` and writes nothing.
+    public func save(_ objects: [HKObject]) async throws {
+        try saveNow(objects)
+    }
+
+    public func save(_ object: HKObject) async throws {
+        try saveNow([object])
+    }
+
+    public func save(_ objects: [HKObject], withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+        complete(completion) { () throws(HKError) in try self.saveNow(objects) }
+    }
+
+    public func save(_ object: HKObject, withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+        save([object], withCompletion: completion)
+    }
+
+    /// Deletes samples by UUID in one transaction; queries report them as
+    /// deleted objects. An object not in the store fails the whole delete
+    /// with `errorNoData`.
+    public func delete(_ objects: [HKObject]) async throws {
+        try deleteNow(objects)
+    }
+
+    public func delete(_ object: HKObject) async throws {
+        try deleteNow([object])
+    }
+
+    public func delete(_ objects: [HKObject], withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+        complete(completion) { () throws(HKError) in try self.deleteNow(objects) }
+    }
+
+    public func delete(_ object: HKObject, withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+        delete([object], withCompletion: completion)
+    }
+
+    /// Deletes every sample of `objectType` matching `predicate`; returns
+    /// how many.
+    @discardableResult
+    public func deleteObjects(of objectType: HKObjectType, predicate: NSPredicate) async throws -> Int {
+        try deleteMatching(objectType, predicate)
+    }
+
+    public func deleteObjects(of objectType: HKObjectType, predicate: NSPredicate,
+                              withCompletion completion: @escaping (Bool, Int, (any Error)?) -> Void) {
+        HKQuery.onBackground {
+            do {
+                completion(true, try self.deleteMatching(objectType, predicate), nil)
+            } catch {
+                completion(false, 0, error)
+            }
+        }
+    }
+
+    // MARK: Authorization (Linux has no prompts yet)
+
+    /// Succeeds at once: reading and writing need no permission here yet.
+    public func requestAuthorization(toShare typesToShare: Set<HKSampleType>?, read typesToRead: Set<HKObjectType>?,
+                                     completion: @escaping (Bool, (any Error)?) -> Void) {
+        HKQuery.onBackground { completion(true, nil) }
+    }
+
+    public func requestAuthorization(toShare typesToShare: Set<HKSampleType>, read typesToRead: Set<HKObjectType>) async throws {}
+
+    public func authorizationStatus(for type: HKObjectType) -> HKAuthorizationStatus { .sharingAuthorized }
+
+    // MARK: Internals
+
+    private func saveNow(_ objects: [HKObject]) throws(HKError) {
+        let store = try core()
+        var samples: [Sample] = []
+        samples.reserveCapacity(objects.count)
+        for object in objects {
+            guard let sample = object as? HKSample else { throw .invalid("\(type(of: object)) objects cannot be saved") }
+            samples.append(try sample.coreSample(in: store))
+        }
+        try hk { _ = try store.save(samples) }
+    }
+
+    private func deleteNow(_ objects: [HKObject]) throws(HKError) {
+        let store = try core()
+        try hk { try store.delete(uuids: objects.map(\.uuid)) }
+    }
+
+    private func deleteMatching(_ objectType: HKObjectType, _ predicate: NSPredicate) throws(HKError) -> Int {
+        let store = try core()
+        guard let sampleType = objectType as? HKSampleType else { throw .invalid("\(objectType) has no samples") }
+        let type = try sampleType.resolve(in: store)
+        let p = try HKQuery.corePredicate(predicate)
+        return try hk { try store.delete(type: type, predicate: p) }
+    }
+
+    /// Runs `body` on a background queue and reports to `completion`.
+    private func complete(_ completion: @escaping (Bool, (any Error)?) -> Void,
+                          _ body: @escaping () throws(HKError) -> Void) {
+        HKQuery.onBackground {
+            do throws(HKError) {
+                try body()
+                completion(true, nil)
+            } catch {
+                completion(false, error)
+            }
+        }
+    }
+}
+
+/// HealthKit's authorization states; every type is shared here.
+public enum HKAuthorizationStatus: Int, Sendable {
+    case notDetermined = 0
+    case sharingDenied = 1
+    case sharingAuthorized = 2
+}

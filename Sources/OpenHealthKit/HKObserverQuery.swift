@@ -1,0 +1,75 @@
+import Foundation
+import OpenHealthKitCore
+
+/// Call it when the changes an observer reported are dealt with.
+public typealias HKObserverQueryCompletionHandler = () -> Void
+
+/// A query that is told when something matching it is saved or deleted,
+/// by this process or another; it reads nothing itself (run an anchored
+/// query from the handler). It does not fire when it starts, only after a
+/// change (DESIGN rule 10). Handlers run on a background thread.
+public final class HKObserverQuery: HKQuery, @unchecked Sendable {
+    public typealias UpdateHandler = (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+    public typealias DescriptorsUpdateHandler = (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+
+    let descriptors: [HKQueryDescriptor]
+    private let handler: DescriptorsUpdateHandler
+    private let counters = NSCondition()
+    private var completions = 0
+
+    /// How many times a handler called its completion.
+    var completionCount: Int { counters.withLock { completions } }
+
+    /// Waits until handlers have called their completion `n` times in
+    /// all; false when `seconds` passed first (tests wait on it).
+    func waitForCompletions(_ n: Int, seconds: Double = 30) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        return counters.withLock {
+            while completions < n {
+                if !counters.wait(until: deadline) { return completions >= n }
+            }
+            return true
+        }
+    }
+
+    public init(sampleType: HKSampleType, predicate: NSPredicate?, updateHandler: @escaping UpdateHandler) {
+        descriptors = [HKQueryDescriptor(sampleType: sampleType, predicate: predicate)]
+        handler = { query, _, completion, error in updateHandler(query, completion, error) }
+        super.init(objectType: sampleType, predicate: predicate)
+    }
+
+    /// Observes several types; the handler gets the ones that changed.
+    public init(queryDescriptors: [HKQueryDescriptor], updateHandler: @escaping DescriptorsUpdateHandler) {
+        descriptors = queryDescriptors
+        handler = updateHandler
+        super.init(objectType: queryDescriptors.count == 1 ? queryDescriptors[0].sampleType : nil,
+                   predicate: queryDescriptors.count == 1 ? queryDescriptors[0].predicate : nil)
+    }
+
+    override func execute(on store: HKHealthStore) {
+        do throws(HKError) {
+            guard markExecuted() else { throw .invalid("this query was already executed; create a new one") }
+            guard !descriptors.isEmpty else { throw .invalid("an observer needs at least one descriptor") }
+            let core = try store.core()
+            let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
+            let completion: HKObserverQueryCompletionHandler = {
+                self.counters.withLock {
+                    self.completions += 1
+                    self.counters.broadcast()
+                }
+            }
+            let query = ObserverQuery(descriptors: coreDescriptors) { _, result, _ in
+                switch result {
+                case .success(let types):
+                    self.handler(self, Set(types.map(HKObjectType.make)), completion, nil)
+                case .failure(let e):
+                    self.handler(self, nil, completion, HKError(core: e))
+                }
+            }
+            try run(query, on: core)
+        } catch {
+            let handler = self.handler
+            Self.onBackground { handler(self, nil, {}, error) }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+@testable import OpenHealthKit
+import TestSupport
+
+/// A store in a fresh temporary directory.
+func freshHealthStore() throws -> HKHealthStore {
+    try HKHealthStore(directory: temporaryDirectory())
+}
+
+/// What handlers saw, line by line, and a wait for the line a test needs
+/// (never a sleep standing in for the event).
+final class Transcript: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var recorded: [String] = []
+
+    var lines: [String] { condition.withLock { recorded } }
+
+    func record(_ line: String) {
+        condition.withLock {
+            recorded.append(line)
+            condition.broadcast()
+        }
+    }
+
+    func clear() { condition.withLock { recorded.removeAll() } }
+
+    /// True when `predicate` held within `seconds`.
+    func wait(seconds: Double = 30, until predicate: ([String]) -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        return condition.withLock {
+            while !predicate(recorded) {
+                if !condition.wait(until: deadline) { return predicate(recorded) }
+            }
+            return true
+        }
+    }
+
+    /// Waits until a line has `prefix`; the number of such lines.
+    func wait(forLinesStartingWith prefix: String, count: Int = 1) -> Bool {
+        wait { $0.filter { $0.hasPrefix(prefix) }.count >= count }
+    }
+}
+
+let minute: TimeInterval = 60
+let day0 = Date(timeIntervalSince1970: 1_700_000_000)
+
+func bodyMass(_ kg: Double, at m: Int, metadata: [String: Any]? = nil) -> HKQuantitySample {
+    HKQuantitySample(type: HKQuantityType(.bodyMass), quantity: HKQuantity(unit: .gramUnit(with: .kilo), doubleValue: kg),
+                     start: day0 + Double(m) * minute, end: day0 + Double(m) * minute, metadata: metadata)
+}
+
+func steps(_ n: Double, at m: Int, type: HKQuantityTypeIdentifier = .stepCount) -> HKQuantitySample {
+    HKQuantitySample(type: HKQuantityType(type), quantity: HKQuantity(unit: .count(), doubleValue: n),
+                     start: day0 + Double(m) * minute, end: day0 + Double(m + 1) * minute)
+}
