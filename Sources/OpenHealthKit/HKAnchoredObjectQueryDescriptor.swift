@@ -49,10 +49,14 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
     }
 
     /// What one run returns.
-    public struct Result: @unchecked Sendable {
+    public struct Result: CustomStringConvertible, @unchecked Sendable {
         public let addedSamples: [Sample]
         public let deletedObjects: [HKDeletedObject]
         public let newAnchor: HKQueryAnchor
+
+        public var description: String {
+            "Result(addedSamples: \(addedSamples), deletedObjects: \(deletedObjects), newAnchor: \(newAnchor))"
+        }
     }
 
     /// The samples saved and objects deleted after `anchor`, and the anchor
