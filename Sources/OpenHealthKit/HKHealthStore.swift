@@ -23,7 +23,8 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         _ = try core()
     }
 
-    private init(opening directory: String) {
+    /// `init()`'s way of opening: failures are kept, not thrown.
+    init(opening directory: String) {
         do {
             opened = .success(try Store(directory: directory))
         } catch {
