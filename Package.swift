@@ -68,15 +68,21 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/ohk"
         ),
+        // The reference workload's data and clocks, shared by the benchmarks.
+        .target(
+            name: "Workload",
+            dependencies: ["OpenHealthKitCore"],
+            path: "Benchmarks/Workload"
+        ),
         .executableTarget(
             name: "ohk-bench",
-            dependencies: ["OpenHealthKitCore"],
+            dependencies: ["OpenHealthKitCore", "Workload"],
             path: "Benchmarks/ohk-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
             name: "hk-bench",
-            dependencies: ["OpenHealthKit", "OpenHealthKitCore"],
+            dependencies: ["OpenHealthKit", "OpenHealthKitCore", "Workload"],
             path: "Benchmarks/hk-bench",
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),

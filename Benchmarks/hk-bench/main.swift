@@ -1,1 +1,199 @@
-print("hk-bench")
+// hk-bench: phases 2-4 of the reference workload (../shared/bench/WORKLOAD.md)
+// through the HealthKit-shaped API (`import OpenHealthKit`), each beside
+// the same phase on the core's API in the same run, one JSON line each.
+//   hk-bench --n 1000000 --dir /path/to/fresh/dir [--runs 5]
+// Phase 1's store is filled through the core (transactions of 100,000).
+import Foundation
+import OpenHealthKit
+import OpenHealthKitCore
+import Workload
+
+var n: UInt64 = 1_000_000
+var dir = "/tmp/hk-bench"
+var runs = 5
+var phases: Set<String> = ["2", "3", "4"]
+var args = CommandLine.arguments.dropFirst()
+while let a = args.popFirst() {
+    switch a {
+    case "--n": n = UInt64(args.popFirst() ?? "") ?? n
+    case "--dir": dir = args.popFirst() ?? dir
+    case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
+    case "--phases": phases = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
+    default: print("usage: hk-bench [--n N] [--dir DIR] [--runs R] [--phases 2,3,4]"); exit(2)
+    }
+}
+
+var allOK = true
+func emit(_ system: String, _ phase: String, _ fields: String, ok: Bool) {
+    if !ok { allOK = false }
+    print("{\"system\":\"\(system)\",\"phase\":\"\(phase)\",\"n\":\(n),\(fields),\"ok\":\(ok)}")
+    fflush(stdout)
+}
+func f1(_ x: Double) -> String { String(Double(Int(x * 10)) / 10) }
+func median(_ xs: [Double]) -> Double { percentile(xs.sorted(), 0.5) }
+
+// Phase 1: the workload's samples, through the core.
+var options = StoreOptions()
+options.mapSize = 1 << 30
+do {
+    let core = try Store(directory: dir, options: options)
+    var i: UInt64 = 0
+    while i < n {
+        let end = min(n, i + 100_000)
+        try core.save((i..<end).lazy.map { Workload.sample($0) })
+        i = end
+    }
+    core.close()
+}
+var expectedSteps: UInt64 = 0
+var stepCount = 0
+for k in 0..<n where Workload.isStep(k) { expectedSteps &+= Workload.hashOf(k); stepCount += 1 }
+
+let store = try HKHealthStore(directory: dir)
+let core = try Store(directory: dir, options: options)
+let stepType = HKQuantityType(.stepCount)
+let count = HKUnit.count()
+
+/// Decodes what phase 2 asks for (uuid, start, end, value, source) from
+/// HealthKit objects: count, UUID fingerprint, checksum.
+func consume(_ samples: [HKQuantitySample]) -> (count: Int, fingerprint: UInt64, checksum: Double) {
+    var fp: UInt64 = 0
+    var sum = 0.0
+    for s in samples {
+        fp &+= Workload.hash(s.uuid)
+        sum += s.startDate.timeIntervalSinceReferenceDate + s.endDate.timeIntervalSinceReferenceDate
+            + s.quantity.doubleValue(for: count) + Double(s.sourceRevision.source.bundleIdentifier.utf8.count)
+    }
+    return (samples.count, fp, sum)
+}
+
+/// The same fields from the core's batch.
+func consumeCore(_ batch: SampleBatch) -> (count: Int, fingerprint: UInt64, checksum: Double) {
+    var fp: UInt64 = 0
+    var sum = 0.0
+    batch.forEach { f in
+        fp &+= Workload.hash(f.uuid)
+        sum += f.startTime + f.endTime + (f.quantity ?? 0) + Double(f.bundleIdentifier?.utf8.count ?? 0)
+    }
+    return (batch.count, fp, sum)
+}
+
+func descriptor(_ anchor: HKQueryAnchor?, limit: Int? = nil) -> HKAnchoredObjectQueryDescriptor<HKQuantitySample> {
+    HKAnchoredObjectQueryDescriptor(predicates: [.quantitySample(type: stepType)], anchor: anchor, limit: limit)
+}
+
+// Phase 2: full read, nil anchor, every sample an HKQuantitySample; the
+// median of `runs` runs, the core's beside it.
+var hkTimes: [Double] = [], coreTimes: [Double] = []
+var hkOK = true, coreOK = true
+var a1 = try await descriptor(nil).result(for: store).newAnchor
+for _ in 0..<(phases.contains("2") ? runs : 0) {
+    var t = now()
+    let r = try await descriptor(nil).result(for: store)
+    let s = consume(r.addedSamples)
+    hkTimes.append(now() - t)
+    hkOK = hkOK && s.count == stepCount && s.fingerprint == expectedSteps
+
+    t = now()
+    let c = consumeCore(try core.anchoredQuery(type: Workload.steps, anchor: nil).samples)
+    coreTimes.append(now() - t)
+    coreOK = coreOK && c.count == stepCount && c.fingerprint == expectedSteps
+}
+if phases.contains("2") {
+emit("openhealthkit-hk", "full_read", "\"per_s\":\(Int(Double(stepCount) / median(hkTimes))),\"median_s\":\(median(hkTimes)),\"runs\":\(runs),\"count\":\(stepCount)", ok: hkOK)
+emit("openhealthkit-swift", "full_read", "\"per_s\":\(Int(Double(stepCount) / median(coreTimes))),\"median_s\":\(median(coreTimes)),\"runs\":\(runs)", ok: coreOK)
+}
+
+// Phase 2 again through HKAnchoredObjectQuery and its results handler
+// (the classic form; the handler runs on the query's thread).
+if phases.contains("2") {
+    var times: [Double] = []
+    var ok = true
+    for _ in 0..<runs {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var got = (count: 0, fingerprint: UInt64(0), checksum: 0.0)
+        let t = now()
+        store.execute(HKAnchoredObjectQuery(type: stepType, predicate: nil, anchor: nil, limit: HKObjectQueryNoLimit) { _, samples, _, _, _ in
+            got = consume(samples as? [HKQuantitySample] ?? [])
+            done.signal()
+        })
+        done.wait()
+        times.append(now() - t)
+        ok = ok && got.count == stepCount && got.fingerprint == expectedSteps
+    }
+    emit("openhealthkit-hk", "full_read_query", "\"per_s\":\(Int(Double(stepCount) / median(times))),\"median_s\":\(median(times)),\"runs\":\(runs)", ok: ok)
+}
+
+// Phase 3: batches of 1,000 until an empty one.
+if phases.contains("3") {
+    var t = now()
+    var anchor: HKQueryAnchor?
+    var total = 0
+    var fp: UInt64 = 0
+    while true {
+        let r = try await descriptor(anchor, limit: 1000).result(for: store)
+        let s = consume(r.addedSamples)
+        total += s.count
+        fp &+= s.fingerprint
+        anchor = r.newAnchor
+        if r.addedSamples.isEmpty && r.deletedObjects.isEmpty { break }
+    }
+    var secs = now() - t
+    emit("openhealthkit-hk", "batched_read", "\"per_s\":\(Int(Double(total) / secs)),\"seconds\":\(secs),\"count\":\(total)",
+         ok: total == stepCount && fp == expectedSteps)
+    t = now()
+    var coreAnchor: QueryAnchor?
+    total = 0
+    while true {
+        let r = try core.anchoredQuery(type: Workload.steps, anchor: coreAnchor, limit: 1000)
+        total += consumeCore(r.samples).count
+        coreAnchor = r.newAnchor
+        if r.samples.isEmpty && r.deletedObjects.isEmpty { break }
+    }
+    secs = now() - t
+    emit("openhealthkit-swift", "batched_read", "\"per_s\":\(Int(Double(total) / secs)),\"seconds\":\(secs),\"count\":\(total)",
+         ok: total == stepCount)
+}
+
+// Phase 4: 1,000 rounds of {save 10 step samples; query from the previous
+// anchor}, each round queried through the HealthKit API and through the
+// core (which goes first alternates), so both read the same 10 samples on
+// the same store and machine state. Each query must return exactly its 10.
+if phases.contains("4") {
+    var hkAnchor = a1
+    var coreAnchor = try core.currentAnchor()
+    var hkLat: [Double] = [], coreLat: [Double] = []
+    var bad = 0
+    for round in 0..<UInt64(1000) {
+        let base = n + round * 10
+        try core.save((base..<base + 10).map { Workload.sample($0, forceSteps: true) })
+        var want: UInt64 = 0
+        for k in base..<base + 10 { want &+= Workload.hashOf(k) }
+        for path in round % 2 == 0 ? [0, 1] : [1, 0] {
+            var fp: UInt64 = 0
+            let t = now()
+            if path == 0 {
+                let r = try await descriptor(hkAnchor).result(for: store)
+                hkLat.append((now() - t) * 1e6)
+                for s in r.addedSamples { fp &+= Workload.hash(s.uuid) }
+                if r.addedSamples.count != 10 || !r.deletedObjects.isEmpty { bad += 1 }
+                hkAnchor = r.newAnchor
+            } else {
+                let r = try core.anchoredQuery(type: Workload.steps, anchor: coreAnchor)
+                coreLat.append((now() - t) * 1e6)
+                for k in 0..<r.samples.count { fp &+= Workload.hash(r.samples.uuid(at: k)) }
+                if r.samples.count != 10 || !r.deletedObjects.isEmpty { bad += 1 }
+                coreAnchor = r.newAnchor
+            }
+            if fp != want { bad += 1 }
+        }
+    }
+    hkLat.sort()
+    coreLat.sort()
+    let ratio = percentile(hkLat, 0.5) / percentile(coreLat, 0.5)
+    emit("openhealthkit-hk", "delta", "\"median_us\":\(f1(percentile(hkLat, 0.5))),\"p99_us\":\(f1(percentile(hkLat, 0.99))),\"rounds\":1000,\"bad_rounds\":\(bad),\"ratio_to_core\":\(String(format: "%.2f", ratio))", ok: bad == 0)
+    emit("openhealthkit-swift", "delta", "\"median_us\":\(f1(percentile(coreLat, 0.5))),\"p99_us\":\(f1(percentile(coreLat, 0.99))),\"rounds\":1000", ok: bad == 0)
+}
+store.close()
+core.close()
+exit(allOK ? 0 : 1)

@@ -4,6 +4,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import Workload
 
 func nowNs() -> UInt64 {
     var ts = timespec()

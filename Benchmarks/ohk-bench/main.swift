@@ -5,12 +5,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
+import Workload
 
 var n: UInt64 = 1_000_000
 var dir = "/tmp/ohk-bench"
@@ -75,11 +70,6 @@ func medianOfRuns(_ runs: Int, _ query: () throws -> AnchoredQueryResult) rethro
     }
     times.sort()
     return (percentile(times, 0.5), count)
-}
-
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
-    let k = Int(p * Double(sorted.count) + 0.999999999)
-    return sorted[max(0, k - 1)]
 }
 
 /// Counts a result's samples and folds every decoded field into a checksum.

@@ -71,8 +71,8 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
             let core = try store.core()
             let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
             let query = AnchoredObjectQuery(descriptors: coreDescriptors, anchor: anchor?.core, limit: limit,
-                                            resultsHandler: { [resultsHandler] _, r in self.deliver(r, to: resultsHandler) },
-                                            updateHandler: update.map { u in { _, r in self.deliver(r, to: u) } })
+                                            resultsHandler: { [resultsHandler] _, r in self.deliver(r, store, to: resultsHandler) },
+                                            updateHandler: update.map { u in { _, r in self.deliver(r, store, to: u) } })
             try run(query, on: core)
         } catch {
             let handler = resultsHandler
@@ -80,10 +80,10 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
         }
     }
 
-    private func deliver(_ result: Result<AnchoredQueryResult, OHKError>, to handler: Handler) {
+    private func deliver(_ result: Result<AnchoredQueryResult, OHKError>, _ store: HKHealthStore, to handler: Handler) {
         switch result {
         case .success(let r):
-            handler(self, ResultConversion.samples(r.samples), ResultConversion.deleted(r.deletedObjects),
+            handler(self, store.conversion.samples(r.samples), ResultConversion.deleted(r.deletedObjects),
                     HKQueryAnchor(r.newAnchor), nil)
         case .failure(let e):
             handler(self, nil, nil, nil, HKError(core: e))

@@ -60,11 +60,14 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
     }
 
     /// The samples saved and objects deleted after `anchor`, and the anchor
-    /// to start from next time.
+    /// to start from next time. The read does not suspend, so it runs on
+    /// the caller's executor (`nonisolated(nonsending)`): no hop to the
+    /// global pool and back, which would cost more than a small query.
+    nonisolated(nonsending)
     public func result(for healthStore: HKHealthStore) async throws -> Result {
         let (store, descriptors, limit) = try prepare(healthStore)
         let r = try hk { try store.anchoredQuery(descriptors, anchor: anchor?.core, limit: limit) }
-        return Self.convert(r)
+        return Self.convert(r, healthStore.conversion)
     }
 
     /// The snapshot after `anchor`, then each later change set, as they
@@ -73,9 +76,10 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
     public func results(for healthStore: HKHealthStore) -> Results {
         do {
             let (store, descriptors, limit) = try prepare(healthStore)
-            return Results(stream: store.results(descriptors, anchor: anchor?.core, limit: limit, maxBatchSize: limit))
+            return Results(stream: store.results(descriptors, anchor: anchor?.core, limit: limit, maxBatchSize: limit),
+                           conversion: healthStore.conversion)
         } catch {
-            return Results(stream: AsyncThrowingStream { $0.finish(throwing: error) })
+            return Results(stream: AsyncThrowingStream { $0.finish(throwing: error) }, conversion: healthStore.conversion)
         }
     }
 
@@ -83,20 +87,24 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
     public struct Results: AsyncSequence, @unchecked Sendable {
         public typealias Element = Result
         let stream: AsyncThrowingStream<AnchoredQueryResult, any Error>
+        let conversion: ResultConversion
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             var base: AsyncThrowingStream<AnchoredQueryResult, any Error>.AsyncIterator
+            let conversion: ResultConversion
 
             public mutating func next() async throws -> Result? {
                 do {
-                    return try await base.next().map(HKAnchoredObjectQueryDescriptor.convert)
+                    return try await base.next().map { HKAnchoredObjectQueryDescriptor.convert($0, conversion) }
                 } catch {
                     throw HKError(core: error)
                 }
             }
         }
 
-        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator()) }
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(base: stream.makeAsyncIterator(), conversion: conversion)
+        }
     }
 
     private func prepare(_ healthStore: HKHealthStore) throws(HKError) -> (Store, [QueryDescriptor], Int) {
@@ -107,9 +115,9 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
         return (store, descriptors, limit)
     }
 
-    static func convert(_ r: AnchoredQueryResult) -> Result {
+    static func convert(_ r: AnchoredQueryResult, _ conversion: ResultConversion) -> Result {
         // Every sample matches one of the predicates, so it is a `Sample`.
-        Result(addedSamples: ResultConversion.samples(r.samples).map { $0 as! Sample },
+        Result(addedSamples: conversion.samples(r.samples, as: Sample.self),
                deletedObjects: ResultConversion.deleted(r.deletedObjects), newAnchor: HKQueryAnchor(r.newAnchor))
     }
 }

@@ -10,6 +10,8 @@ import OpenHealthKitCore
 /// handlers run on a background queue.
 public final class HKHealthStore: NSObject, @unchecked Sendable {
     private let opened: Result<Store, HKError>
+    /// The HealthKit objects results share (types, sources, devices).
+    let conversion = ResultConversion()
 
     /// Opens the default store. A store that cannot be opened makes every
     /// call fail with `errorDatabaseInaccessible` and the reason.

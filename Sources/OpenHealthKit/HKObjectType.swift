@@ -65,16 +65,18 @@ public class HKSampleType: HKObjectType, @unchecked Sendable {
 
 /// A type of quantity samples: `HKQuantityType(.stepCount)`.
 public final class HKQuantityType: HKSampleType, @unchecked Sendable {
-    public init(_ identifier: HKQuantityTypeIdentifier) {
-        super.init(identifier: identifier.rawValue)
+    /// The unit samples of this type are stored in, nil for an unknown type.
+    let canonicalUnit: HKUnit?
+
+    public convenience init(_ identifier: HKQuantityTypeIdentifier) {
+        self.init(identifier: identifier.rawValue, known: nil)
     }
 
     override init(identifier: String, known: SampleType?) {
-        super.init(identifier: identifier, known: known)
+        let type = known ?? TypeCatalogue.standard[identifier]
+        canonicalUnit = type?.canonicalUnit.map { HKUnit(core: $0) }
+        super.init(identifier: identifier, known: type)
     }
-
-    /// The unit samples of this type are stored in, nil for an unknown type.
-    lazy var canonicalUnit: HKUnit? = known?.canonicalUnit.map { HKUnit(core: $0) }
 
     /// How samples of this type combine.
     public var aggregationStyle: HKQuantityAggregationStyle {
@@ -95,8 +97,8 @@ public final class HKQuantityType: HKSampleType, @unchecked Sendable {
 
 /// A type of category samples: `HKCategoryType(.sleepAnalysis)`.
 public final class HKCategoryType: HKSampleType, @unchecked Sendable {
-    public init(_ identifier: HKCategoryTypeIdentifier) {
-        super.init(identifier: identifier.rawValue)
+    public convenience init(_ identifier: HKCategoryTypeIdentifier) {
+        self.init(identifier: identifier.rawValue, known: nil)
     }
 
     override init(identifier: String, known: SampleType?) {

@@ -61,7 +61,7 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
             let query = ObserverQuery(descriptors: coreDescriptors) { _, result, _ in
                 switch result {
                 case .success(let types):
-                    self.handler(self, Set(types.map(HKObjectType.make)), completion, nil)
+                    self.handler(self, Set(types.map(store.conversion.type)), completion, nil)
                 case .failure(let e):
                     self.handler(self, nil, completion, HKError(core: e))
                 }

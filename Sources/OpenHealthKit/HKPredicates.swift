@@ -15,7 +15,7 @@ public struct HKQueryOptions: OptionSet, Sendable {
 /// (or why there is none, for an operator HealthKit refuses). Queries
 /// read it; `evaluate(with:)` is not supported, as NSPredicate's format
 /// machinery does not exist on Linux.
-final class SamplesPredicate: NSPredicate, @unchecked Sendable {
+final class SamplesPredicate: NSPredicate {
     let core: Result<SamplePredicate, HKError>
 
     init(_ core: SamplePredicate) {
@@ -48,7 +48,7 @@ extension HKQuery {
         if let p = predicate as? SamplesPredicate { return try p.core.get() }
         if let c = predicate as? NSCompoundPredicate {
             var parts: [SamplePredicate] = []
-            for case let sub as NSPredicate in c.subpredicates {
+            for sub in c.subpredicates {
                 parts.append(try corePredicate(sub) ?? .and([]))
             }
             switch c.compoundPredicateType {

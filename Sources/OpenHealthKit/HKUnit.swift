@@ -162,6 +162,7 @@ public final class HKQuantity: NSObject, @unchecked Sendable {
 
     /// The amount in `unit`, which must be compatible.
     public func doubleValue(for unit: HKUnit) -> Double {
+        if unit === self.unit || unit.core == self.unit.core { return value }
         do {
             return try self.unit.core.convert(value, to: unit.core)
         } catch {

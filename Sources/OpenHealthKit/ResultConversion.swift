@@ -2,46 +2,122 @@ import Foundation
 import OpenHealthKitCore
 
 /// The core's query results as HealthKit objects. Types, source
-/// revisions and devices are made once per batch and shared by its
-/// samples, as HealthKit shares them.
-enum ResultConversion {
-    static func samples(_ batch: SampleBatch) -> [HKSample] {
-        let types = batch.types.map(HKObjectType.make)
-        let units = types.map { ($0 as? HKQuantityType)?.canonicalUnit }
-        var revisions: [UInt32: HKSourceRevision] = [:]
-        var devices: [UInt32: HKDevice] = [:]
+/// revisions and devices are immutable, so one object of each serves
+/// every sample of a store, as HealthKit shares them: they are made once
+/// per store and kept here (a store's ids of sources and devices never
+/// change meaning).
+final class ResultConversion: @unchecked Sendable {
+    /// A type as samples need it: the object, and for quantity types the
+    /// type and its unit without a cast per sample.
+    private struct TypeEntry {
+        /// Held so that its identity, the key of `Shared.types`, stays its own.
+        let core: SampleType
+        let type: HKSampleType
+        let quantityType: HKQuantityType?
+        let unit: HKUnit?
+
+        init(_ t: SampleType) {
+            core = t
+            type = HKObjectType.make(t)
+            quantityType = type as? HKQuantityType
+            unit = quantityType?.canonicalUnit
+        }
+    }
+
+    private struct Shared {
+        var types: [ObjectIdentifier: TypeEntry] = [:]
+        /// By the store's id (small, dense integers): an array, not a hash.
+        var revisions: [HKSourceRevision?] = []
+        var devices: [HKDevice?] = []
+    }
+
+    private let lock = NSLock()
+    private var shared = Shared()
+
+    /// The batch as `S` objects; every sample of the batch must be an `S`
+    /// (the query's descriptors were checked to be of `S`'s kind).
+    func samples<S: HKSample>(_ batch: SampleBatch, as: S.Type) -> [S] {
+        let all = samples(batch)
+        // An array of class references has one layout whatever the class,
+        // so an array whose every element is an S is an [S] as it stands.
+        // (Built as [S] directly, this generic code looked up Array<S>'s
+        // metadata once per sample; a cast costs a pass over the array.)
+        assert(all.allSatisfy { $0 is S }, "a sample of another kind in a query for \(S.self)")
+        return unsafeBitCast(all, to: [S].self)
+    }
+
+    /// The batch's samples, each an HKQuantitySample or HKCategorySample.
+    func samples(_ batch: SampleBatch) -> [HKSample] {
+        // A copy to read without the lock; what this batch adds is merged back.
+        var known = lock.withLock { shared }
+        var added = false
+        let types = batch.types.map { t in
+            if let k = known.types[ObjectIdentifier(t)] { return k }
+            added = true
+            let made = TypeEntry(t)
+            known.types[ObjectIdentifier(t)] = made
+            return made
+        }
         var out: [HKSample] = []
         out.reserveCapacity(batch.count)
         batch.forEach { f in
+            let sourceID = Int(f.sourceID)
             let revision: HKSourceRevision
-            if let r = revisions[f.sourceID] {
+            if sourceID < known.revisions.count, let r = known.revisions[sourceID] {
                 revision = r
             } else {
                 revision = HKSourceRevision(f.source ?? Source(bundleIdentifier: "?", name: "?"))
-                revisions[f.sourceID] = revision
+                Self.put(revision, at: sourceID, in: &known.revisions)
+                added = true
             }
             var device: HKDevice?
-            if f.deviceID != 0 {
-                if let d = devices[f.deviceID] {
+            let deviceID = Int(f.deviceID)
+            if deviceID != 0 {
+                if deviceID < known.devices.count, let d = known.devices[deviceID] {
                     device = d
                 } else {
                     device = f.device.map(HKDevice.init)
-                    devices[f.deviceID] = device
+                    Self.put(device, at: deviceID, in: &known.devices)
+                    added = true
                 }
             }
             let metadata = f.hasMetadata ? MetadataBridge.healthKit(f.metadata) : nil
             let start = f.startDate, end = f.endDate
-            if let value = f.quantity, let unit = units[f.typeIndex] {
-                out.append(HKQuantitySample(type: types[f.typeIndex] as! HKQuantityType, canonicalUnit: unit,
-                                            value: value, start: start, end: end, uuid: f.uuid,
-                                            sourceRevision: revision, device: device, metadata: metadata))
+            let sample: HKSample
+            let entry = types[f.typeIndex]
+            if let value = f.quantity, let type = entry.quantityType, let unit = entry.unit {
+                sample = HKQuantitySample(type: type, canonicalUnit: unit, value: value, start: start, end: end,
+                                          uuid: f.uuid, sourceRevision: revision, device: device, metadata: metadata)
             } else {
-                out.append(HKCategorySample(type: types[f.typeIndex] as! HKCategoryType, value: f.categoryValue ?? 0,
-                                            start: start, end: end, uuid: f.uuid,
-                                            sourceRevision: revision, device: device, metadata: metadata))
+                sample = HKCategorySample(type: entry.type as! HKCategoryType, value: f.categoryValue ?? 0,
+                                          start: start, end: end, uuid: f.uuid,
+                                          sourceRevision: revision, device: device, metadata: metadata)
+            }
+            out.append(sample)
+        }
+        if added {
+            lock.withLock {
+                shared.types.merge(known.types) { old, _ in old }
+                for (i, r) in known.revisions.enumerated() where r != nil { Self.put(r, at: i, in: &shared.revisions) }
+                for (i, d) in known.devices.enumerated() where d != nil { Self.put(d, at: i, in: &shared.devices) }
             }
         }
         return out
+    }
+
+    private static func put<T>(_ value: T?, at i: Int, in table: inout [T?]) {
+        if i >= table.count { table.append(contentsOf: repeatElement(nil, count: i + 1 - table.count)) }
+        if table[i] == nil { table[i] = value }
+    }
+
+    /// A changed type of an observer, as the store's shared type object.
+    func type(_ t: SampleType) -> HKSampleType {
+        lock.withLock {
+            if let k = shared.types[ObjectIdentifier(t)] { return k.type }
+            let made = TypeEntry(t)
+            shared.types[ObjectIdentifier(t)] = made
+            return made.type
+        }
     }
 
     static func deleted(_ objects: [DeletedObject]) -> [HKDeletedObject] {

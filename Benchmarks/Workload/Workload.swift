@@ -3,26 +3,26 @@
 import FoundationEssentials
 import OpenHealthKitCore
 
-enum Workload {
-    static let epochMs: Int64 = 1_577_836_800_000
+public enum Workload {
+    public static let epochMs: Int64 = 1_577_836_800_000
 
-    static func mix64(_ x: UInt64) -> UInt64 {
+    public static func mix64(_ x: UInt64) -> UInt64 {
         var z = x
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
 
-    static func splitmix(_ k: UInt64) -> UInt64 { mix64(42 &+ (k &+ 1) &* 0x9E37_79B9_7F4A_7C15) }
+    public static func splitmix(_ k: UInt64) -> UInt64 { mix64(42 &+ (k &+ 1) &* 0x9E37_79B9_7F4A_7C15) }
 
-    static func uuid(_ i: UInt64) -> UUID {
+    public static func uuid(_ i: UInt64) -> UUID {
         // Big-endian bytes, then the version-4 and RFC 4122 variant bits.
         let hi = (splitmix(2 * i) & ~0xF000 | 0x4000).bigEndian
         let lo = (splitmix(2 * i + 1) & ~(0xC0 << 56) | (0x80 << 56)).bigEndian
         return UUID(uuid: unsafeBitCast((hi, lo), to: uuid_t.self))
     }
 
-    static func hash(_ u: UUID) -> UInt64 {
+    public static func hash(_ u: UUID) -> UInt64 {
         withUnsafeBytes(of: u.uuid) { raw in
             let a = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
             let b = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
@@ -30,21 +30,21 @@ enum Workload {
         }
     }
 
-    static func hashOf(_ i: UInt64) -> UInt64 { hash(uuid(i)) }
-    static func isStep(_ i: UInt64) -> Bool { i % 10 < 8 }
-    static func isDeleted(_ i: UInt64) -> Bool {
+    public static func hashOf(_ i: UInt64) -> UInt64 { hash(uuid(i)) }
+    public static func isStep(_ i: UInt64) -> Bool { i % 10 < 8 }
+    public static func isDeleted(_ i: UInt64) -> Bool {
         guard isStep(i) else { return false }
         return ((i / 10) * 8 + i % 10) % 10 == 0
     }
-    static func startMs(_ i: UInt64) -> Int64 { epochMs + Int64(i) * 60_000 }
+    public static func startMs(_ i: UInt64) -> Int64 { epochMs + Int64(i) * 60_000 }
 
-    static let steps = try! SampleType.named("HKQuantityTypeIdentifierStepCount")
-    static let heartRate = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
-    static let count = try! HealthUnit("count")
-    static let perMinute = try! HealthUnit("count/min")
-    static let sources = (0..<5).map { Source(bundleIdentifier: "com.example.source\($0)", name: "com.example.source\($0)") }
+    public static let steps = try! SampleType.named("HKQuantityTypeIdentifierStepCount")
+    public static let heartRate = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
+    public static let count = try! HealthUnit("count")
+    public static let perMinute = try! HealthUnit("count/min")
+    public static let sources = (0..<5).map { Source(bundleIdentifier: "com.example.source\($0)", name: "com.example.source\($0)") }
 
-    static func sample(_ i: UInt64, forceSteps: Bool = false) -> Sample {
+    public static func sample(_ i: UInt64, forceSteps: Bool = false) -> Sample {
         let step = forceSteps || isStep(i)
         let start = Date(timeIntervalSince1970: Double(startMs(i)) / 1000)
         let end = Date(timeIntervalSince1970: Double(startMs(i) + 60_000) / 1000)
