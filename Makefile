@@ -19,7 +19,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench clean catalogue lib header header-check install c-test c-bench \
+.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench \
         python-lib py-test py-install-check py-bench import-bench
 
 # Installs what is missing (quick when already present).
@@ -74,6 +74,7 @@ build: deps
 # under valgrind and AddressSanitizer, examples, an installed-copy build),
 # then the Python package (pytest, and `pip install` into a fresh venv).
 test: deps
+	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) c-test
@@ -116,6 +117,14 @@ bench: deps
 	.build/release/ohk-bench --n $(BENCH_N) --dir $(BENCH_DIR)
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
 
+# Phases 2-4 through the HealthKit-shaped API (OpenHealthKit), beside the
+# core's API in the same run (docs/porting.md).
+hk-bench: deps
+	$(SWIFT) build -c release --product hk-bench
+	rm -rf $(BENCH_DIR)-hk
+	.build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk
+	rm -rf $(BENCH_DIR)-hk
+
 # The same workload through the C API, on the peers' harness (same sitting
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].
 PHASES ?= 1,1b,2,3,4,5,6,7,8
@@ -146,9 +155,11 @@ import-bench: deps
 	$(SWIFT) build -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
-# Regenerates the type catalogue from ../shared/data/healthkit-types.md.
+# Regenerates the type catalogue from ../shared/data/healthkit-types.md,
+# and OpenHealthKit's identifier constants from it.
 catalogue:
 	python3 scripts/gen_catalogue.py
+	python3 scripts/gen_identifiers.py
 
 clean:
 	rm -rf .build .build-lib build

@@ -54,4 +54,16 @@ public enum Workload {
                                     unit: step ? count : perMinute, start: start, end: end,
                                     source: sources[Int(i % 5)], metadata: metadata, uuid: uuid(i))
     }
+
+    /// Phase 2's decoding: every sample's uuid, start, end, value and
+    /// source read; the count, a UUID fingerprint and a checksum.
+    public static func consume(_ batch: SampleBatch) -> (count: Int, fingerprint: UInt64, checksum: Double) {
+        var fp: UInt64 = 0
+        var sum = 0.0
+        batch.forEach { f in
+            fp &+= hash(f.uuid)
+            sum += f.startTime + f.endTime + (f.quantity ?? 0) + Double(f.bundleIdentifier?.utf8.count ?? 0)
+        }
+        return (batch.count, fp, sum)
+    }
 }

@@ -67,17 +67,6 @@ func consume(_ samples: [HKQuantitySample]) -> (count: Int, fingerprint: UInt64,
     return (samples.count, fp, sum)
 }
 
-/// The same fields from the core's batch.
-func consumeCore(_ batch: SampleBatch) -> (count: Int, fingerprint: UInt64, checksum: Double) {
-    var fp: UInt64 = 0
-    var sum = 0.0
-    batch.forEach { f in
-        fp &+= Workload.hash(f.uuid)
-        sum += f.startTime + f.endTime + (f.quantity ?? 0) + Double(f.bundleIdentifier?.utf8.count ?? 0)
-    }
-    return (batch.count, fp, sum)
-}
-
 func descriptor(_ anchor: HKQueryAnchor?, limit: Int? = nil) -> HKAnchoredObjectQueryDescriptor<HKQuantitySample> {
     HKAnchoredObjectQueryDescriptor(predicates: [.quantitySample(type: stepType)], anchor: anchor, limit: limit)
 }
@@ -95,7 +84,7 @@ for _ in 0..<(phases.contains("2") ? runs : 0) {
     hkOK = hkOK && s.count == stepCount && s.fingerprint == expectedSteps
 
     t = now()
-    let c = consumeCore(try core.anchoredQuery(type: Workload.steps, anchor: nil).samples)
+    let c = Workload.consume(try core.anchoredQuery(type: Workload.steps, anchor: nil).samples)
     coreTimes.append(now() - t)
     coreOK = coreOK && c.count == stepCount && c.fingerprint == expectedSteps
 }
@@ -146,7 +135,7 @@ if phases.contains("3") {
     total = 0
     while true {
         let r = try core.anchoredQuery(type: Workload.steps, anchor: coreAnchor, limit: 1000)
-        total += consumeCore(r.samples).count
+        total += Workload.consume(r.samples).count
         coreAnchor = r.newAnchor
         if r.samples.isEmpty && r.deletedObjects.isEmpty { break }
     }

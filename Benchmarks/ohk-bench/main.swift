@@ -72,17 +72,6 @@ func medianOfRuns(_ runs: Int, _ query: () throws -> AnchoredQueryResult) rethro
     return (percentile(times, 0.5), count)
 }
 
-/// Counts a result's samples and folds every decoded field into a checksum.
-func consume(_ batch: SampleBatch) -> (count: Int, fingerprint: UInt64, checksum: Double) {
-    var fp: UInt64 = 0
-    var sum = 0.0
-    batch.forEach { f in
-        fp &+= Workload.hash(f.uuid)
-        sum += f.startTime + f.endTime + (f.quantity ?? 0) + Double(f.bundleIdentifier?.utf8.count ?? 0)
-    }
-    return (batch.count, fp, sum)
-}
-
 var options = StoreOptions()
 options.mapSize = 1 << 30
 let store = try Store(directory: dir, options: options)
@@ -113,7 +102,7 @@ if phases.contains("1b") {
     }
     let secs = now() - t0
     let got = try bulk.anchoredQuery(type: Workload.steps, anchor: nil)
-    let fp = consume(got.samples).fingerprint
+    let fp = Workload.consume(got.samples).fingerprint
     var expected: UInt64 = 0
     for k in 0..<n where Workload.isStep(k) { expected &+= Workload.hashOf(k) }
     let bytes = dirBytes(bulkDir)
@@ -133,12 +122,12 @@ for k in 0..<n where Workload.isStep(k) { expectedSteps &+= Workload.hashOf(k); 
 if getenv("OHK_WARM") != nil {
     for _ in 0..<3 {
         let t = now(); let r = try store.anchoredQuery(type: Workload.steps, anchor: nil); let q = now() - t
-        _ = consume(r.samples); print("warm query", q, "total", now() - t)
+        _ = Workload.consume(r.samples); print("warm query", q, "total", now() - t)
     }
 }
 t0 = now()
 let full = try store.anchoredQuery(type: Workload.steps, anchor: nil)
-let fullStats = consume(full.samples)
+let fullStats = Workload.consume(full.samples)
 var secs = now() - t0
 let a1 = full.newAnchor
 emit("full_read", "\"per_s\":\(Int(Double(fullStats.count) / secs)),\"seconds\":\(secs),\"count\":\(fullStats.count),\"expected\":\(stepCount)",
@@ -152,7 +141,7 @@ if phases.contains("3") {
     var fp: UInt64 = 0
     while true {
         let r = try store.anchoredQuery(type: Workload.steps, anchor: anchor, limit: 1000)
-        let s = consume(r.samples)
+        let s = Workload.consume(r.samples)
         batches += 1
         total += s.count
         fp &+= s.fingerprint
@@ -222,7 +211,7 @@ if phases.contains("6") {
                               .startDate(.lessThan, Date(timeIntervalSince1970: Double(tHi + 1) / 1000))])
     t0 = now()
     let res = try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil)
-    let s = consume(res.samples)
+    let s = Workload.consume(res.samples)
     let ms = (now() - t0) * 1000
     // The same query warm, 30 times: a steadier figure than the single cold one.
     let warm = try medianOfRuns(30) { try store.anchoredQuery(type: Workload.steps, predicate: pred, anchor: nil) }
