@@ -6,10 +6,13 @@ import OpenHealthKitCore
 /// `HKHealthStore()` opens the program's default store directory
 /// (`$OHK_STORE`, else `~/.local/share/openhealthkit/store`, the one `ohk`
 /// uses); `HKHealthStore(directory:)` opens another. Stores of one
-/// directory see each other's changes, across processes. Completion
-/// handlers run on a background queue.
+/// directory see each other's changes, across processes; in one process
+/// they share one open store. Completion handlers run on a background
+/// queue.
 public final class HKHealthStore: NSObject, @unchecked Sendable {
-    private let opened: Result<Store, HKError>
+    private let opened: Result<(key: String, store: Store), HKError>
+    private let closed = NSLock()
+    private var isClosed = false
     /// The HealthKit objects results share (types, sources, devices).
     let conversion = ResultConversion()
 
@@ -28,7 +31,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     /// `init()`'s way of opening: failures are kept, not thrown.
     init(opening directory: String) {
         do {
-            opened = .success(try Store(directory: directory))
+            opened = .success(try OpenStores.retain(directory))
         } catch {
             opened = .failure(HKError(.errorDatabaseInaccessible,
                                       "cannot open the store in \(directory): \(HKError(core: error).localizedDescription)"))
@@ -36,15 +39,32 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    deinit { close() }
+
     /// The engine, or why the store could not be opened.
-    func core() throws(HKError) -> Store { try opened.get() }
+    func core() throws(HKError) -> Store {
+        guard !closed.withLock({ isClosed }) else { throw HKError(.errorDatabaseInaccessible, "the health store was closed") }
+        return try opened.get().store
+    }
+
+    /// The core's store behind this one (not in HealthKit): for what only
+    /// the core has (durable subscriptions, pruning, statistics) without
+    /// opening the directory a second time in the process.
+    public func coreStore() throws(HKError) -> Store { try core() }
 
     /// Health data is available wherever the library runs.
     public class func isHealthDataAvailable() -> Bool { true }
 
-    /// Closes the store: running queries stop, later calls fail.
+    /// Closes this health store: later calls fail. When no other
+    /// `HKHealthStore` of this process uses the directory, the store closes
+    /// and its running queries stop. Not in HealthKit, whose stores live
+    /// as long as the process; dropping the last reference does the same.
     public func close() {
-        if case .success(let s) = opened { s.close() }
+        let first = closed.withLock { () -> Bool in
+            defer { isClosed = true }
+            return !isClosed
+        }
+        if first, case .success(let opened) = opened { OpenStores.release(opened.key) }
     }
 
     // MARK: Queries

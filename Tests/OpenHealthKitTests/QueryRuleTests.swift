@@ -156,6 +156,30 @@ import Testing
         #expect(e?.localizedDescription.contains("store") == true)
     }
 
+    /// Programs make `HKHealthStore()` wherever they need one: stores of one
+    /// directory in one process share the open store, see each other's
+    /// saves, and closing one leaves the others working.
+    @Test func healthStoresOfOneDirectoryShareTheStore() async throws {
+        let dir = temporaryDirectory()
+        let a = try HKHealthStore(directory: dir), b = try HKHealthStore(directory: dir + "/.")
+        #expect(try a.core() === b.core())
+        let seen = Transcript()
+        let live = HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: nil, limit: HKObjectQueryNoLimit) { _, _, _, _, _ in
+            seen.record("snapshot")
+        }
+        live.updateHandler = { _, samples, _, _, _ in for s in samples ?? [] { seen.record("\(s.uuid)") } }
+        a.execute(live)
+        #expect(seen.wait { !$0.isEmpty })
+        let s = steps(1, at: 0)
+        try await b.save(s)
+        #expect(seen.wait { $0.contains("\(s.uuid)") })
+        a.stop(live)
+        a.close()
+        try await b.save(steps(2, at: 1))  // still open for b
+        let e: HKError? = await { do { try await a.save(steps(3, at: 2)); return nil } catch { return error as? HKError } }()
+        #expect(e?.code == .errorDatabaseInaccessible)
+    }
+
     /// Observers and long-running queries see what another process wrote.
     @Test func changesFromAnotherProcessAreDelivered() async throws {
         let dir = temporaryDirectory()
