@@ -79,14 +79,23 @@ enum MetadataBridge {
         guard !metadata.isEmpty else { return nil }
         var out: [String: Any] = [:]
         out.reserveCapacity(metadata.count)
-        for (key, value) in metadata {
-            switch value {
-            case .string(let s): out[key] = s
-            case .number(let n): out[key] = n
-            case .bool(let b): out[key] = b
-            case .date(let d): out[key] = d
-            }
-        }
+        for (key, value) in metadata { out[key] = any(value) }
         return out
+    }
+
+    /// A stored sample's metadata, read straight from its record.
+    static func healthKit(_ fields: SampleFields) -> [String: Any]? {
+        var out: [String: Any] = [:]
+        fields.forEachMetadata { key, value in out[key] = any(value) }
+        return out.isEmpty ? nil : out
+    }
+
+    private static func any(_ value: MetadataValue) -> Any {
+        switch value {
+        case .string(let s): s
+        case .number(let n): n
+        case .bool(let b): b
+        case .date(let d): d
+        }
     }
 }

@@ -78,6 +78,11 @@ public struct SampleFields {
     public var hasMetadata: Bool { record.hasMetadata }
     /// The sample's metadata, decoded (empty when `hasMetadata` is false).
     public var metadata: [String: MetadataValue] { hasMetadata ? (try? record.metadata()) ?? [:] : [:] }
+    /// Each metadata entry in turn, without building a dictionary.
+    public func forEachMetadata(_ body: (_ key: String, _ value: MetadataValue) -> Void) {
+        guard hasMetadata else { return }
+        try? record.forEachMetadata { k, v in body(k, v); return false }
+    }
     /// The sample's device, nil when it has none.
     public var device: Device? { names._withUnsafeGuaranteedRef { $0.device(record.deviceID) } }
     public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }
