@@ -16,7 +16,10 @@ public class HKQuery: NSObject, @unchecked Sendable {
 
     private let lock = NSLock()
     private var executed = false
-    private var running: LiveQuery?
+    /// Weak: the store holds a running query, and the query's handlers
+    /// hold this object, so a strong reference would keep both (and the
+    /// health store) alive after the query ends.
+    private weak var running: LiveQuery?
     private var stopped = false
 
     init(objectType: HKObjectType?, predicate: NSPredicate?) {

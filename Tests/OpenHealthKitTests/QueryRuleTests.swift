@@ -217,3 +217,30 @@ import Testing
         #expect(observed.lines.allSatisfy { $0 == "changed true" })
     }
 }
+
+/// A query that has ended lets go of itself and its store.
+@Suite struct QueryLifetimeTests {
+    @Test func endedQueryAndItsStoreAreFreed() async throws {
+        weak var weakQuery: HKAnchoredObjectQuery?
+        weak var weakStore: HKHealthStore?
+        let transcript = Transcript()
+        do {
+            let store = try freshHealthStore()
+            let query = HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: nil,
+                                              limit: HKObjectQueryNoLimit) { _, _, _, _, _ in transcript.record("done") }
+            weakQuery = query
+            weakStore = store
+            store.execute(query)
+            #expect(transcript.wait { !$0.isEmpty })
+        }
+        // The query's thread lets go after the handler returns; wait for
+        // that (a bounded wait on the references, not a fixed sleep).
+        let deadline = Date(timeIntervalSinceNow: 30)
+        let tick = NSCondition()
+        while (weakQuery != nil || weakStore != nil) && Date() < deadline {
+            tick.withLock { _ = tick.wait(until: Date(timeIntervalSinceNow: 0.01)) }
+        }
+        #expect(weakQuery == nil)
+        #expect(weakStore == nil)
+    }
+}
