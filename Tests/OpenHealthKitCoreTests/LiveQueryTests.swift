@@ -76,6 +76,32 @@ import Testing
         #expect(sources == ["org.openhealthkit.test-writer"])
     }
 
+    /// A type tree another process created, opened by one thread while
+    /// another thread's read had already begun: LMDB refuses the new handle
+    /// in the older transaction (EINVAL), so that read starts over instead
+    /// of failing. (Met as "cannot open cursor: Invalid argument" by two
+    /// live queries of one process racing on a type a second process made.)
+    @Test func aTreeOpenedDuringAReadIsReadAgainNotAnError() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        var attempts = 0
+        let count = try store.readRetryingTrees { txn -> Int in
+            attempts += 1
+            let id = try #require(try store.existingTypeID(steps, txn))
+            // The other thread's open, played here after this read began.
+            if attempts == 1 { try store.openTypeTree(id) }
+            let trees = try #require(store.cache.withLock { $0.typeTrees[id] })
+            let cursor = try txn.cursor(trees.records)
+            defer { cursor.close() }
+            return txn.entries(trees.records)
+        }
+        #expect(attempts == 2)
+        #expect(count == 3)
+    }
+
     @Test func rule09_queryExecutesOnceAndStopIsIdempotent() throws {
         let store = try makeStore()
         defer { store.close() }

@@ -186,13 +186,14 @@ import Testing
         let store = try HKHealthStore(directory: dir)
         let observed = Transcript(), updates = Transcript()
         let observer = HKObserverQuery(sampleType: HKQuantityType(.stepCount), predicate: nil) { _, completion, error in
-            observed.record("changed \(error == nil)")
+            observed.record(error.map { "error \($0)" } ?? "changed true")
             completion()
         }
         let live = HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: nil, limit: HKObjectQueryNoLimit) { _, _, _, _, _ in
             updates.record("snapshot")
         }
-        live.updateHandler = { _, samples, deleted, _, _ in
+        live.updateHandler = { _, samples, deleted, _, error in
+            if let error { updates.record("error \(error)") }
             for s in samples ?? [] { updates.record("+\(s.uuid)") }
             for d in deleted ?? [] { updates.record("-\(d.uuid)") }
         }
@@ -210,11 +211,12 @@ import Testing
         // deletions (and as added too when a look fell between the save
         // and the delete).
         #expect(updates.wait { $0.filter { $0.hasPrefix("-") }.count == 2 })
+        #expect(!updates.lines.contains { $0.hasPrefix("error") }, "\(updates.lines)")
         let added = Set(updates.lines.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()).uppercased() })
         let deleted = Set(updates.lines.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()).uppercased() })
         #expect(Set(alive.map { $0.uppercased() }).isSubset(of: added))
         #expect(deleted.isDisjoint(with: alive.map { $0.uppercased() }) && added.union(deleted).count == 6)
-        #expect(observed.lines.allSatisfy { $0 == "changed true" })
+        #expect(observed.lines.allSatisfy { $0 == "changed true" }, "\(observed.lines)")
     }
 }
 

@@ -64,14 +64,21 @@ extension Store {
         return groups
     }
 
-    /// A read, again after opening a type tree another process created.
+    /// A read, again after opening a type tree another process created, or
+    /// when another thread opened a handle after the read began.
     func readRetryingTrees<T>(_ body: (Txn) throws -> T) throws -> T {
         try operation {
+            var stale = 0
             while true {
                 do {
                     return try env.read(body)
                 } catch let need as NeedTree {
                     try openTypeTree(need.typeID)
+                } catch is StaleTree {
+                    // A handle opened since this read began: read again. A
+                    // handle that stays refused is not that; report it.
+                    stale += 1
+                    guard stale < 8 else { throw OHKError(.storage, "cannot open cursor: invalid tree handle") }
                 }
             }
         }

@@ -10,6 +10,12 @@ struct MapFull: Error {}
 /// has no handle for yet (another process created it): open it, then retry.
 struct NeedTree: Error { let typeID: UInt16 }
 
+/// Thrown inside a read whose transaction began before another thread
+/// opened a tree handle that the read then found in the cache: LMDB
+/// refuses the handle in that older transaction (EINVAL). A new
+/// transaction sees it.
+struct StaleTree: Error {}
+
 @inline(__always) func lmdbCheck(_ rc: Int32, _ what: @autoclosure () -> String) throws {
     if rc == 0 { return }
     if rc == MDB_MAP_FULL { throw MapFull() }
@@ -277,7 +283,9 @@ struct Txn {
 
     func cursor(_ dbi: MDB_dbi) throws -> Cursor {
         var c: OpaquePointer?
-        try lmdbCheck(mdb_cursor_open(txn, dbi, &c), "cannot open cursor")
+        let rc = mdb_cursor_open(txn, dbi, &c)
+        if rc == EINVAL { throw StaleTree() }
+        try lmdbCheck(rc, "cannot open cursor")
         return Cursor(cursor: c!)
     }
 }
