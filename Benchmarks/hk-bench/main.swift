@@ -36,14 +36,14 @@ func median(_ xs: [Double]) -> Double { percentile(xs.sorted(), 0.5) }
 var options = StoreOptions()
 options.mapSize = 1 << 30
 do {
-    let core = try Store(directory: dir, options: options)
+    let filler = try Store(directory: dir, options: options)
     var i: UInt64 = 0
     while i < n {
         let end = min(n, i + 100_000)
-        try core.save((i..<end).lazy.map { Workload.sample($0) })
+        try filler.save((i..<end).lazy.map { Workload.sample($0) })
         i = end
     }
-    core.close()
+    filler.close()
 }
 var expectedSteps: UInt64 = 0
 var stepCount = 0
@@ -76,14 +76,14 @@ func descriptor(_ anchor: HKQueryAnchor?, limit: Int? = nil) -> HKAnchoredObject
 // median of `runs` runs, the core's beside it.
 var hkTimes: [Double] = [], coreTimes: [Double] = []
 var hkOK = true, coreOK = true
-var a1 = try await descriptor(nil).result(for: store).newAnchor
+var a1: HKQueryAnchor?
 for _ in 0..<(phases.contains("2") ? runs : 0) {
     var t = now()
     let r = try await descriptor(nil).result(for: store)
     let s = consume(r.addedSamples)
     hkTimes.append(now() - t)
     hkOK = hkOK && s.count == stepCount && s.fingerprint == expectedSteps
-
+    a1 = r.newAnchor
     t = now()
     let c = Workload.consume(try core.anchoredQuery(type: Workload.steps, anchor: nil).samples)
     coreTimes.append(now() - t)
@@ -150,7 +150,9 @@ if phases.contains("3") {
 // core (which goes first alternates), so both read the same 10 samples on
 // the same store and machine state. Each query must return exactly its 10.
 if phases.contains("4") {
-    var hkAnchor = a1
+    // Phase 2's anchor, or the same read when phase 2 was left out.
+    var hkAnchor: HKQueryAnchor
+    if let a1 { hkAnchor = a1 } else { hkAnchor = try await descriptor(nil).result(for: store).newAnchor }
     var coreAnchor = try core.currentAnchor()
     var hkLat: [Double] = [], coreLat: [Double] = []
     var bad = 0

@@ -19,7 +19,6 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
         set { lock.withLock { _updateHandler = newValue } }
     }
 
-    let descriptors: [HKQueryDescriptor]
     let anchor: HKQueryAnchor?
     let limit: Int
     private let resultsHandler: Handler
@@ -29,22 +28,19 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
     /// One type, an optional predicate.
     public init(type: HKSampleType, predicate: NSPredicate?, anchor: HKQueryAnchor?, limit: Int,
                 resultsHandler handler: @escaping Handler) {
-        descriptors = [HKQueryDescriptor(sampleType: type, predicate: predicate)]
         self.anchor = anchor
         self.limit = limit
         resultsHandler = handler
-        super.init(objectType: type, predicate: predicate)
+        super.init(descriptors: [HKQueryDescriptor(sampleType: type, predicate: predicate)])
     }
 
     /// Several types, each with its predicate; one anchor for them all.
     public init(queryDescriptors: [HKQueryDescriptor], anchor: HKQueryAnchor?, limit: Int,
                 resultsHandler handler: @escaping Handler) {
-        descriptors = queryDescriptors
         self.anchor = anchor
         self.limit = limit
         resultsHandler = handler
-        super.init(objectType: queryDescriptors.count == 1 ? queryDescriptors[0].sampleType : nil,
-                   predicate: queryDescriptors.count == 1 ? queryDescriptors[0].predicate : nil)
+        super.init(descriptors: queryDescriptors)
     }
 
     /// HealthKit's first form, with integer anchors: the handler gets the
@@ -59,25 +55,20 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
         }
     }
 
-    override func execute(on store: HKHealthStore) {
+    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
         let update = updateHandler
-        do throws(HKError) {
-            guard markExecuted() else { throw .invalid("this query was already executed; create a new one") }
-            guard limit >= 0 else { throw .invalid("limit must be HKObjectQueryNoLimit or positive, got \(limit)") }
-            guard update == nil || limit == HKObjectQueryNoLimit else {
-                throw .invalid("a query with a limit cannot have an update handler")
-            }
-            guard !descriptors.isEmpty else { throw .invalid("a query needs at least one descriptor") }
-            let core = try store.core()
-            let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
-            let query = AnchoredObjectQuery(descriptors: coreDescriptors, anchor: anchor?.core, limit: limit,
-                                            resultsHandler: { [resultsHandler] _, r in self.deliver(r, store, to: resultsHandler) },
-                                            updateHandler: update.map { u in { _, r in self.deliver(r, store, to: u) } })
-            try run(query, on: core)
-        } catch {
-            let handler = resultsHandler
-            Self.onBackground { handler(self, nil, nil, nil, error) }
+        guard limit >= 0 else { throw .invalid("limit must be HKObjectQueryNoLimit or positive, got \(limit)") }
+        guard update == nil || limit == HKObjectQueryNoLimit else {
+            throw .invalid("a query with a limit cannot have an update handler")
         }
+        return AnchoredObjectQuery(descriptors: descriptors, anchor: anchor?.core, limit: limit,
+                                   resultsHandler: { [resultsHandler] _, r in self.deliver(r, store, to: resultsHandler) },
+                                   updateHandler: update.map { u in { _, r in self.deliver(r, store, to: u) } })
+    }
+
+    override func refuse(_ error: HKError) {
+        let handler = resultsHandler
+        Self.onBackground { handler(self, nil, nil, nil, error) }
     }
 
     private func deliver(_ result: Result<AnchoredQueryResult, OHKError>, _ store: HKHealthStore, to handler: Handler) {

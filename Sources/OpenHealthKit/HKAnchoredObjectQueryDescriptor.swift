@@ -12,7 +12,10 @@ public struct HKSamplePredicate<Sample: HKSample>: @unchecked Sendable {
         self.nsPredicate = nsPredicate
     }
 
-    var descriptor: HKQueryDescriptor { HKQueryDescriptor(sampleType: sampleType, predicate: nsPredicate) }
+    /// The core's descriptor, its type resolved in `store`.
+    func core(in store: Store) throws(HKError) -> QueryDescriptor {
+        try HKQueryDescriptor.core(sampleType, nsPredicate, in: store)
+    }
 }
 
 extension HKSamplePredicate where Sample == HKQuantitySample {
@@ -111,7 +114,7 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
         let store = try healthStore.core()
         let limit = limit ?? HKObjectQueryNoLimit
         guard limit >= 0 else { throw .invalid("limit must be nil or positive, got \(limit)") }
-        let descriptors = try predicates.map { p throws(HKError) in try p.descriptor.core(in: store) }
+        let descriptors = try predicates.map { p throws(HKError) in try p.core(in: store) }
         return (store, descriptors, limit)
     }
 

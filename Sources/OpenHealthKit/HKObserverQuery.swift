@@ -12,7 +12,6 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     public typealias UpdateHandler = (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
     public typealias DescriptorsUpdateHandler = (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
 
-    let descriptors: [HKQueryDescriptor]
     private let handler: DescriptorsUpdateHandler
     private let counters = NSCondition()
     private var completions = 0
@@ -33,43 +32,35 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     }
 
     public init(sampleType: HKSampleType, predicate: NSPredicate?, updateHandler: @escaping UpdateHandler) {
-        descriptors = [HKQueryDescriptor(sampleType: sampleType, predicate: predicate)]
         handler = { query, _, completion, error in updateHandler(query, completion, error) }
-        super.init(objectType: sampleType, predicate: predicate)
+        super.init(descriptors: [HKQueryDescriptor(sampleType: sampleType, predicate: predicate)])
     }
 
     /// Observes several types; the handler gets the ones that changed.
     public init(queryDescriptors: [HKQueryDescriptor], updateHandler: @escaping DescriptorsUpdateHandler) {
-        descriptors = queryDescriptors
         handler = updateHandler
-        super.init(objectType: queryDescriptors.count == 1 ? queryDescriptors[0].sampleType : nil,
-                   predicate: queryDescriptors.count == 1 ? queryDescriptors[0].predicate : nil)
+        super.init(descriptors: queryDescriptors)
     }
 
-    override func execute(on store: HKHealthStore) {
-        do throws(HKError) {
-            guard markExecuted() else { throw .invalid("this query was already executed; create a new one") }
-            guard !descriptors.isEmpty else { throw .invalid("an observer needs at least one descriptor") }
-            let core = try store.core()
-            let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
-            let completion: HKObserverQueryCompletionHandler = {
-                self.counters.withLock {
-                    self.completions += 1
-                    self.counters.broadcast()
-                }
+    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
+        let completion: HKObserverQueryCompletionHandler = {
+            self.counters.withLock {
+                self.completions += 1
+                self.counters.broadcast()
             }
-            let query = ObserverQuery(descriptors: coreDescriptors) { _, result, _ in
-                switch result {
-                case .success(let types):
-                    self.handler(self, Set(types.map(store.conversion.type)), completion, nil)
-                case .failure(let e):
-                    self.handler(self, nil, completion, HKError(core: e))
-                }
-            }
-            try run(query, on: core)
-        } catch {
-            let handler = self.handler
-            Self.onBackground { handler(self, nil, {}, error) }
         }
+        return ObserverQuery(descriptors: descriptors) { _, result, _ in
+            switch result {
+            case .success(let types):
+                self.handler(self, Set(types.map(store.conversion.type)), completion, nil)
+            case .failure(let e):
+                self.handler(self, nil, completion, HKError(core: e))
+            }
+        }
+    }
+
+    override func refuse(_ error: HKError) {
+        let handler = self.handler
+        Self.onBackground { handler(self, nil, {}, error) }
     }
 }

@@ -13,6 +13,8 @@ public class HKQuery: NSObject, @unchecked Sendable {
     public let objectType: HKObjectType?
     public let predicate: NSPredicate?
     public var sampleType: HKSampleType? { objectType as? HKSampleType }
+    /// What the query matches: any of these.
+    let descriptors: [HKQueryDescriptor]
 
     private let lock = NSLock()
     private var executed = false
@@ -22,23 +24,46 @@ public class HKQuery: NSObject, @unchecked Sendable {
     private weak var running: LiveQuery?
     private var stopped = false
 
-    init(objectType: HKObjectType?, predicate: NSPredicate?) {
-        self.objectType = objectType
-        self.predicate = predicate
+    /// A query of one descriptor has its type and predicate; one of
+    /// several has neither, as in HealthKit.
+    init(descriptors: [HKQueryDescriptor]) {
+        self.descriptors = descriptors
+        objectType = descriptors.count == 1 ? descriptors[0].sampleType : nil
+        predicate = descriptors.count == 1 ? descriptors[0].predicate : nil
         super.init()
     }
 
-    /// Marks the query executed; false when it already was.
-    func markExecuted() -> Bool {
-        lock.withLock {
-            defer { executed = true }
-            return !executed
+    /// Starts the query on `store`, or hands `refuse` why it cannot run:
+    /// executed before, no descriptors, a store or type that cannot be
+    /// used, or what the subclass's `coreQuery` refuses.
+    final func execute(on store: HKHealthStore) {
+        do throws(HKError) {
+            let first = lock.withLock { () -> Bool in
+                defer { executed = true }
+                return !executed
+            }
+            guard first else { throw .invalid("this query was already executed; create a new one") }
+            guard !descriptors.isEmpty else { throw .invalid("a query needs at least one descriptor") }
+            let core = try store.core()
+            let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
+            try run(coreQuery(coreDescriptors, on: store), on: core)
+        } catch {
+            refuse(error)
         }
     }
 
+    /// The core's live query that does this query's work (subclasses).
+    func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
+        preconditionFailure("\(type(of: self)) does not run")
+    }
+
+    /// Reports to the query's handler, on a background queue, why it
+    /// does not run (subclasses).
+    func refuse(_ error: HKError) {}
+
     /// Runs `core` on `store` as this query's engine; a query stopped
     /// before this point does not start.
-    func run(_ core: LiveQuery, on store: Store) throws(HKError) {
+    private func run(_ core: LiveQuery, on store: Store) throws(HKError) {
         let go = lock.withLock { () -> Bool in
             guard !stopped else { return false }
             running = core
@@ -57,9 +82,6 @@ public class HKQuery: NSObject, @unchecked Sendable {
         }
         core?.stop()
     }
-
-    /// Starts the query on `store`, or reports why it cannot run (subclasses).
-    func execute(on store: HKHealthStore) {}
 
     /// Calls `body` on a background queue, as HealthKit calls handlers.
     /// Handlers are not `Sendable` in HealthKit's signatures; each runs
@@ -83,6 +105,12 @@ public final class HKQueryDescriptor: NSObject, @unchecked Sendable {
 
     /// The core's descriptor, its type resolved in `store`.
     func core(in store: Store) throws(HKError) -> QueryDescriptor {
-        QueryDescriptor(type: try sampleType.resolve(in: store), predicate: try HKQuery.corePredicate(predicate))
+        try Self.core(sampleType, predicate, in: store)
+    }
+
+    /// The core's descriptor for a type and predicate (also what
+    /// `HKSamplePredicate` becomes, without making a descriptor object).
+    static func core(_ type: HKSampleType, _ predicate: NSPredicate?, in store: Store) throws(HKError) -> QueryDescriptor {
+        QueryDescriptor(type: try type.resolve(in: store), predicate: try HKQuery.corePredicate(predicate))
     }
 }

@@ -30,8 +30,6 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 
     /// The source behind a `SampleFields.sourceID`.
     public func source(id: UInt32) -> Source? { names.source(id) }
-    /// The device behind a `SampleFields.deviceID` (nil for 0).
-    public func device(id: UInt32) -> Device? { names.device(id) }
 
     public func uuid(at i: Int) -> UUID { withRecord(i) { r, _ in r.uuid } }
     public func type(at i: Int) -> SampleType { typeIndex.isEmpty ? types[0] : types[Int(typeIndex[i])] }
@@ -76,8 +74,6 @@ public struct SampleFields {
     /// The store's id of the sample's device, 0 when it has none.
     public var deviceID: UInt32 { record.deviceID }
     public var hasMetadata: Bool { record.hasMetadata }
-    /// The sample's metadata, decoded (empty when `hasMetadata` is false).
-    public var metadata: [String: MetadataValue] { hasMetadata ? (try? record.metadata()) ?? [:] : [:] }
     /// Each metadata entry in turn, without building a dictionary.
     public func forEachMetadata(_ body: (_ key: String, _ value: MetadataValue) -> Void) {
         guard hasMetadata else { return }
