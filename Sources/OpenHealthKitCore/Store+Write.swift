@@ -111,11 +111,12 @@ extension Store {
             var victims: [UInt64] = []
             let names = NameLookup(store: self, txn: w.txn)
             let ctx = EvalContext(type: type, source: names.source, device: names.device)
+            let filter = predicate.map { CompiledPredicate($0, type: type) }
             let cursor = try w.txn.cursor(dbi)
             var entry = try cursor.first()
             while let (seq, raw) = entry {
                 let r = RecordView(bytes: raw)
-                if !r.isTombstone, predicate.map({ $0.evaluate(r, ctx) == .yes }) ?? true { victims.append(seq) }
+                if !r.isTombstone, filter.map({ $0.evaluate(r, ctx) == .yes }) ?? true { victims.append(seq) }
                 entry = try cursor.next()
             }
             cursor.close()

@@ -104,11 +104,22 @@ extension Store {
         let type: SampleType
         let typeID: UInt16
         let predicates: [SamplePredicate?]
+        /// The predicates compiled for the scan loop; nil when one
+        /// descriptor has none (everything of the type matches).
+        let filter: CompiledPredicate?
         let trees: TypeTrees
         let cursor: Cursor
-        var current: (UInt64, UnsafeRawBufferPointer)?
-        let unfiltered: Bool
         let context: EvalContext
+
+        init(_ g: Group, typeID: UInt16, trees: TypeTrees, cursor: Cursor, _ names: NameLookup) {
+            type = g.type
+            self.typeID = typeID
+            predicates = g.predicates
+            filter = CompiledPredicate.any(of: g.predicates, type: g.type)
+            self.trees = trees
+            self.cursor = cursor
+            context = EvalContext(type: g.type, source: names.source, device: names.device)
+        }
     }
 
     private func scan(_ txn: Txn, _ groups: [Group],
@@ -116,44 +127,34 @@ extension Store {
         let (head, horizon) = try txn.position(trees)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
-        var streams: [Stream] = []
-        defer { for s in streams { s.cursor.close() } }
+        var opened: [Stream] = []
+        defer { for s in opened { s.cursor.close() } }
         var expected = 0
         for g in groups {
             guard let typeID = try existingTypeID(g.type, txn) else { continue }
             guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
             let cursor = try txn.cursor(t.records)
             expected += txn.entries(t.records)
-            streams.append(Stream(type: g.type, typeID: typeID, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
-                                  unfiltered: g.predicates.contains { $0 == nil },
-                                  context: EvalContext(type: g.type, source: names.source,
-                                                       device: names.device)))
+            opened.append(Stream(g, typeID: typeID, trees: t, cursor: cursor, names))
         }
+        let streams = opened
         let types = streams.map(\.type)
-        let guess = from <= 1 ? expected : 64  // only a nil-anchor read knows its size
-        var batch = SampleBatchBuilder(multiType: streams.count > 1, expected: limit > 0 ? min(limit, guess) : guess)
-        var deleted: [DeletedObject] = []
-        var returned = 0
-        var lastReturned: UInt64 = 0
-        /// Takes one object if it matches; returns true when the limit is reached.
-        func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ i: Int) throws -> Bool {
-            let r = RecordView(bytes: raw)
-            guard include(r, streams[i]) else { return false }
-            if r.isTombstone {
-                deleted.append(try deletedObject(r, type: streams[i].type, names))
-            } else {
-                try batch.append(r, typeIndex: i)
-            }
-            returned += 1
-            lastReturned = seq
-            return returned == limit
-        }
-        if streams.count == 1, let positions = try uuidPositions(txn, streams[0], from: from, head: head)
-            ?? indexPositions(txn, streams[0], from: from, head: head) {
+        // The planner's choice: positions read through an index, or nil to
+        // walk the change order.
+        let positions = streams.count == 1
+            ? try uuidPositions(txn, streams[0], from: from, head: head) ?? indexPositions(txn, streams[0], from: from, head: head)
+            : nil
+        // Only an index or a nil-anchor read knows its size.
+        let guess = positions?.count ?? (from <= 1 ? expected : 64)
+        var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
+                                                    expected: limit > 0 ? min(limit, guess) : guess),
+                          limit: limit)
+        if let positions {
             // The UUID index or the start index: the candidates' positions,
             // in store order. Near positions are reached by stepping
             // (cheaper than a seek), far ones by seeking.
-            let cursor = streams[0].cursor
+            let stream = streams[0]
+            let cursor = stream.cursor
             var at: (UInt64, UnsafeRawBufferPointer)? = nil
             for seq in positions {
                 var steps = 0
@@ -164,30 +165,61 @@ extension Store {
                     }
                     at = (seq, raw)
                 }
-                if try take(seq, at!.1, 0) { break }
+                if try take(seq, at!.1, stream, 0, &taken, names) { break }
             }
         } else if streams.count == 1 {
             // One type: a plain cursor walk.
-            let cursor = streams[0].cursor
+            let stream = streams[0]
+            let cursor = stream.cursor
             var entry = try cursor.seek(atLeast: from)
-            while let (seq, raw) = entry, try !take(seq, raw, 0) { entry = try cursor.next() }
+            while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try cursor.next() }
         } else {
-            // Several types: merge the trees by position (store order).
-            for i in streams.indices { streams[i].current = try streams[i].cursor.seek(atLeast: from) }
+            // Several types: merge the trees by position (store order),
+            // from each stream's next entry.
+            var heads = try streams.map { try $0.cursor.seek(atLeast: from) }
             while true {
                 var pick = -1
-                for i in streams.indices {
-                    if let (seq, _) = streams[i].current, pick < 0 || seq < streams[pick].current!.0 { pick = i }
+                for i in heads.indices {
+                    if let (seq, _) = heads[i], pick < 0 || seq < heads[pick]!.0 { pick = i }
                 }
                 guard pick >= 0 else { break }
-                let (seq, raw) = streams[pick].current!
-                if try take(seq, raw, pick) { break }
-                streams[pick].current = try streams[pick].cursor.next()
+                let (seq, raw) = heads[pick]!
+                if try take(seq, raw, streams[pick], pick, &taken, names) { break }
+                heads[pick] = try streams[pick].cursor.next()
             }
         }
-        let position = returned == limit && limit > 0 ? lastReturned : head
-        return AnchoredQueryResult(samples: batch.build(types: types, names: names), deletedObjects: deleted,
+        let position = taken.returned == limit && limit > 0 ? taken.lastReturned : head
+        return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names), deletedObjects: taken.deleted,
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// What a scan has taken so far. (A struct passed inout: as variables
+    /// captured by a nested function, each record paid dynamic exclusivity
+    /// checks.)
+    private struct Taken {
+        var batch: SampleBatchBuilder
+        var deleted: [DeletedObject] = []
+        var returned = 0
+        var lastReturned: UInt64 = 0
+        let limit: Int
+    }
+
+    /// Takes one object of stream `i` if it matches; returns true when the
+    /// limit is reached. (The stream is borrowed: read from the array of
+    /// streams, it was copied, with its references, per record.)
+    @inline(__always)
+    private func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ s: borrowing Stream, _ i: Int,
+                      _ t: inout Taken, _ names: NameLookup) throws -> Bool {
+        let r = RecordView(bytes: raw)
+        guard include(r, s) else { return false }
+        if r.isTombstone {
+            t.deleted.append(try deletedObject(r, type: s.type, names))
+        } else {
+            try t.batch.append(r, typeIndex: i)
+        }
+        t.returned += 1
+        t.lastReturned = seq
+        return t.returned == t.limit
     }
 
     /// Whether any object of the group's type at `from` or later matches
@@ -197,9 +229,7 @@ extension Store {
         guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let stream = Stream(type: g.type, typeID: typeID, predicates: g.predicates, trees: t, cursor: cursor, current: nil,
-                            unfiltered: g.predicates.contains { $0 == nil },
-                            context: EvalContext(type: g.type, source: names.source, device: names.device))
+        let stream = Stream(g, typeID: typeID, trees: t, cursor: cursor, names)
         var entry = try cursor.seek(atLeast: from)
         while let (_, raw) = entry {
             if include(RecordView(bytes: raw), stream) { return true }
@@ -280,17 +310,14 @@ extension Store {
     }
 
     /// A sample is returned when some descriptor's predicate is true; a
-    /// deleted object unless every one is definitely false (rule 8).
-    /// (Borrowed, and its predicates by index: copying the stream per
-    /// record retained and released its references.)
+    /// deleted object unless every one is definitely false (rule 8): the
+    /// stream's filter is their OR. (The stream is borrowed: copying it
+    /// per record retained and released its references.)
     @inline(__always)
     private func include(_ r: RecordView, _ s: borrowing Stream) -> Bool {
-        if s.unfiltered { return true }
-        for k in s.predicates.indices {
-            let t = s.predicates[k]!.evaluate(r, s.context)
-            if t == .yes || (r.isTombstone && t == .unknown) { return true }
-        }
-        return false
+        guard let f = s.filter else { return true }
+        let t = f.evaluate(r, s.context)
+        return t == .yes || (r.isTombstone && t == .unknown)
     }
 
     private func deletedObject(_ r: RecordView, type: SampleType, _ names: NameLookup) throws -> DeletedObject {

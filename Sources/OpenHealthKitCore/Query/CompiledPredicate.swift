@@ -1,0 +1,150 @@
+/// A predicate flattened for the scan loop, compiled once per query and
+/// type. `SamplePredicate` is an indirect enum: evaluating it retains and
+/// releases a box per term per record, which cost more than the scan
+/// itself (a third of a 1 % start-range query). Here the common terms are
+/// plain values in one array (nothing to retain), quantity thresholds are
+/// converted to the type's unit once, and the rare terms (strings, sets,
+/// metadata, devices) keep the enum's own evaluation.
+/// Same three-valued results as `SamplePredicate.evaluate` (rule 8).
+/// A class holding raw node storage: as arrays in a struct, the nodes
+/// were retained and released around every evaluation.
+final class CompiledPredicate {
+    /// One term; a composite is followed by its children, and `span`
+    /// counts the nodes of its subtree (itself included) so that a
+    /// short-circuit can step over a child.
+    enum Node {
+        /// `lo`/`hi` are ±infinity for an open bound.
+        case dateRange(lo: Double, hi: Double, options: DateRangeOptions)
+        case start(Comparison, Double)
+        case end(Comparison, Double)
+        /// Threshold in the type's canonical unit.
+        case quantity(Comparison, Double)
+        case category(Comparison, Int)
+        case and(span: Int)
+        case or(span: Int)
+        case not(span: Int)
+        /// Index into `general`.
+        case general(Int)
+    }
+
+    private let nodes: UnsafeMutableBufferPointer<Node>
+    private let general: [SamplePredicate]
+
+    /// `p` compiled for samples and deleted objects of `type`.
+    init(_ p: SamplePredicate, type: SampleType) {
+        var nodes: [Node] = []
+        var general: [SamplePredicate] = []
+        Self.emit(p, type, &nodes, &general)
+        self.nodes = .allocate(capacity: nodes.count)
+        _ = self.nodes.initialize(from: nodes)
+        self.general = general
+    }
+
+    /// Any of `predicates` (several descriptors of one type): their OR is
+    /// yes when one is, unknown when none is but one is unknown, as the
+    /// query's rule 8 wants. Nil when one is nil (everything matches).
+    static func any(of predicates: [SamplePredicate?], type: SampleType) -> CompiledPredicate? {
+        guard !predicates.contains(where: { $0 == nil }) else { return nil }
+        let ps = predicates.map { $0! }
+        return CompiledPredicate(ps.count == 1 ? ps[0] : .or(ps), type: type)
+    }
+
+    deinit { nodes.deallocate() }
+
+    private static func emit(_ p: SamplePredicate, _ type: SampleType, _ nodes: inout [Node], _ general: inout [SamplePredicate]) {
+        switch p {
+        case .dateRange(let s, let e, let options):
+            nodes.append(.dateRange(lo: s?.timeIntervalSinceReferenceDate ?? -.infinity,
+                                    hi: e?.timeIntervalSinceReferenceDate ?? .infinity, options: options))
+        case .startDate(let op, let d):
+            nodes.append(.start(op, d.timeIntervalSinceReferenceDate))
+        case .endDate(let op, let d):
+            nodes.append(.end(op, d.timeIntervalSinceReferenceDate))
+        case .quantity(let op, let v, let unit):
+            if let canonical = type.canonicalUnit, let threshold = try? unit.convert(v, to: canonical) {
+                nodes.append(.quantity(op, threshold))
+            } else {
+                general.append(p)  // refused by validation; evaluated as the enum does
+                nodes.append(.general(general.count - 1))
+            }
+        case .categoryValue(let op, let v):
+            nodes.append(.category(op, v))
+        case .and(let ps), .or(let ps):
+            let at = nodes.count
+            nodes.append(.and(span: 0))
+            for c in ps { emit(c, type, &nodes, &general) }
+            let span = nodes.count - at
+            if case .and = p { nodes[at] = .and(span: span) } else { nodes[at] = .or(span: span) }
+        case .not(let c):
+            let at = nodes.count
+            nodes.append(.not(span: 0))
+            emit(c, type, &nodes, &general)
+            nodes[at] = .not(span: nodes.count - at)
+        default:
+            general.append(p)
+            nodes.append(.general(general.count - 1))
+        }
+    }
+
+    @inline(__always)
+    func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
+        eval(0, r, ctx)
+    }
+
+    @inline(__always)
+    private func width(_ i: Int) -> Int {
+        switch nodes[i] {
+        case .and(let s), .or(let s), .not(let s): s
+        default: 1
+        }
+    }
+
+    private func eval(_ i: Int, _ r: RecordView, _ ctx: EvalContext) -> Truth {
+        switch nodes[i] {
+        case .dateRange(let lo, let hi, let options):
+            let start = r.start, end = r.end
+            let afterLo = options.contains(.strictStartDate) ? start >= lo
+                : options.contains(.strictEndDate) ? end > lo : end >= lo
+            let beforeHi = options.contains(.strictEndDate) ? end <= hi : start < hi
+            return Truth(afterLo && beforeHi)
+        case .start(let op, let t):
+            return Truth(op.holds(r.start, t))
+        case .end(let op, let t):
+            return Truth(op.holds(r.end, t))
+        case .quantity(let op, let threshold):
+            if r.isTombstone { return .unknown }
+            return Truth(!r.isCategory && op.holds(r.quantity, threshold))
+        case .category(let op, let v):
+            if r.isTombstone { return .unknown }
+            return Truth(r.isCategory && op.holds(r.category, v))
+        case .and(let span):
+            var result = Truth.yes
+            var c = i + 1
+            while c < i + span {
+                switch eval(c, r, ctx) {
+                case .no: return .no
+                case .unknown: result = .unknown
+                case .yes: break
+                }
+                c += width(c)
+            }
+            return result
+        case .or(let span):
+            var result = Truth.no
+            var c = i + 1
+            while c < i + span {
+                switch eval(c, r, ctx) {
+                case .yes: return .yes
+                case .unknown: result = .unknown
+                case .no: break
+                }
+                c += width(c)
+            }
+            return result
+        case .not:
+            return !eval(i + 1, r, ctx)
+        case .general(let k):
+            return general[k].evaluate(r, ctx)
+        }
+    }
+}
