@@ -50,6 +50,36 @@ import Testing
         }
     }
 
+    /// Several descriptors: each type's stream takes its own plan (the
+    /// start index, UUID lookups or the walk) and the streams merge in
+    /// store order, as the walk of every stream does.
+    @Test func severalDescriptorsPlanEachStreamAndAgreeWithTheWalk() throws {
+        let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
+        for seed in 0..<UInt64(stores) {
+            var r = Rng(state: seed &* 65_537 &+ 5)
+            let (store, anchors, saved) = try randomStore(&r, otherType: true)
+            defer { store.close() }
+            for _ in 0..<10 {
+                func some() -> SamplePredicate { .uuids(Set((0..<(1 + r.int(4))).map { _ in saved[r.int(saved.count)] })) }
+                func any(_ unit: String) -> SamplePredicate? {
+                    switch r.int(4) {
+                    case 0: return nil
+                    case 1: return some()
+                    default: return randomStartPredicate(&r, unit: unit)
+                    }
+                }
+                var descriptors = [QueryDescriptor(type: steps, predicate: any("count")),
+                                   QueryDescriptor(type: heartRate, predicate: any("count/min"))]
+                if r.chance(0.3) { descriptors.append(QueryDescriptor(type: steps, predicate: any("count"))) }
+                let anchor = anchors[r.int(anchors.count)]
+                let limit = r.chance(0.5) ? 0 : 1 + r.int(10)
+                for plan in [QueryPlan.startIndex, .uuidLookup] {
+                    try expectPathsAgree(store, forcing: plan, descriptors, anchor, limit, seed)
+                }
+            }
+        }
+    }
+
     /// A store of random saves, deletes and prunes (and, with `otherType`,
     /// heart-rate samples whose UUIDs no step query may return); the
     /// anchors handed out along the way that are still valid, and the
@@ -66,8 +96,9 @@ import Testing
                 try store.prune(deletedBefore: Date())
                 anchors = [nil]  // older anchors may have expired (rule 16)
             case 2 where otherType:
+                let start = t0.addingTimeInterval(Double(r.int(600)) * 60)
                 let other = try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"),
-                                                start: t0, end: t0, source: appA)
+                                                start: start, end: start, source: appA)
                 try store.save([other])
                 saved.append(other.uuid)
             default:
@@ -87,16 +118,23 @@ import Testing
     /// samples, deleted objects, order and new anchor.
     private func expectPathsAgree(_ store: Store, forcing plan: QueryPlan, _ p: SamplePredicate,
                                   _ anchor: QueryAnchor?, _ limit: Int, _ seed: UInt64) throws {
+        try expectPathsAgree(store, forcing: plan, [QueryDescriptor(type: steps, predicate: p)], anchor, limit, seed)
+    }
+
+    private func expectPathsAgree(_ store: Store, forcing plan: QueryPlan, _ descriptors: [QueryDescriptor],
+                                  _ anchor: QueryAnchor?, _ limit: Int, _ seed: UInt64) throws {
         store.planOverride = .changeOrder
-        let walked = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        let walked = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
         store.planOverride = plan
-        let forced = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        let forced = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
         store.planOverride = nil
-        let planned = try store.anchoredQuery(type: steps, predicate: p, anchor: anchor, limit: limit)
+        let planned = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
+        let what = descriptors.map { "\($0.type.identifier): \($0.predicate.map { "\($0)" } ?? "nil")" }
         for got in [forced, planned] {
-            #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(p)")
-            #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(p)")
-            #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(p)")
+            #expect(got.sampleUUIDs == walked.sampleUUIDs, "seed \(seed): \(what)")
+            #expect(got.samples.map { $0.type } == walked.samples.map { $0.type }, "seed \(seed): \(what)")
+            #expect(got.deletedUUIDs == walked.deletedUUIDs, "seed \(seed): \(what)")
+            #expect(got.newAnchor == walked.newAnchor, "seed \(seed): \(what)")
         }
     }
 
@@ -122,7 +160,7 @@ import Testing
         #expect(StartRange.of([.startDate(.lessThan, a), nil]) == nil)
     }
 
-    private func randomStartPredicate(_ r: inout Rng) -> SamplePredicate {
+    private func randomStartPredicate(_ r: inout Rng, unit: String = "count") -> SamplePredicate {
         func when() -> Date { t0.addingTimeInterval(Double(r.int(660) - 30) * 60) }
         let comparisons: [Comparison] = [.lessThan, .lessThanOrEqual, .equal, .greaterThanOrEqual, .greaterThan]
         var terms: [SamplePredicate] = []
@@ -132,7 +170,7 @@ import Testing
             case 1: terms.append(.dateRange(start: r.chance(0.2) ? nil : when(), end: when(), options: DateRangeOptions(rawValue: r.int(4))))
             case 2: terms.append(.sources([appA.bundleIdentifier]))
             case 3: terms.append(.or([.startDate(.lessThan, when()), .startDate(.greaterThan, when())]))
-            default: terms.append(.quantity(.greaterThan, Double(r.int(100)), try! HealthUnit("count")))
+            default: terms.append(.quantity(.greaterThan, Double(r.int(100)), try! HealthUnit(unit)))
             }
         }
         return terms.count == 1 ? terms[0] : .and(terms)

@@ -89,6 +89,43 @@ import Testing
         }
     }
 
+    /// What only the queried type decides: parsed for a type, the error
+    /// has its code and the offset of the unit (or of the key path);
+    /// parsed without one, the query refuses it, quoting the term, and
+    /// nothing runs.
+    @Test func typeErrorsNameTheirPosition() throws {
+        let bad: [(String, [PredicateValue], SampleType, OHKError.Code, String)] = [
+            ("source == \"a\" AND quantity > 70 kg", [], steps, .incompatibleUnit, "at offset 29: predicate unit 'kg'"),
+            ("quantity BETWEEN {1 count, 2 kg}", [], steps, .incompatibleUnit, "at offset 17:"),
+            ("quantity > $1", [.quantity(3, try HealthUnit("mmHg"))], bodyMass, .incompatibleUnit, "at offset 11:"),
+            ("NOT (value == 1)", [], steps, .invalidPredicate, "at offset 5: category value comparison on quantity type"),
+            ("startDate > 2024-01-01 OR quantity < 3 count", [], sleep, .invalidPredicate, "at offset 26: quantity comparison on category type"),
+        ]
+        for (text, args, type, code, message) in bad {
+            _ = try SamplePredicate(text, arguments: args)  // fine without a type
+            do {
+                _ = try SamplePredicate(text, arguments: args, for: type)
+                Issue.record("'\(text)' parsed for \(type.identifier)")
+            } catch let e as OHKError {
+                #expect(e.code == code, "\(text): \(e)")
+                #expect(e.message.contains(message), "\(text): \(e.message)")
+            }
+        }
+        #expect(try SamplePredicate("quantity > 70 lb", for: bodyMass) == SamplePredicate("quantity > 70 lb"))
+
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([try stepSample(5)])
+        let wrong = try SamplePredicate("source == \"a\" OR quantity > 70 kg")
+        do {
+            _ = try store.anchoredQuery(type: steps, predicate: wrong, anchor: nil)
+            Issue.record("the query ran")
+        } catch let e as OHKError {
+            #expect(e.code == .incompatibleUnit)
+            #expect(e.message.contains("in 'quantity > 70 kg'"), "\(e.message)")
+        }
+    }
+
     /// Random strings of the grammar's characters never crash the parser.
     @Test func randomTextNeverCrashes() {
         var rng = Rng(state: 9)

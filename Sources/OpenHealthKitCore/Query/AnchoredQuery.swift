@@ -139,44 +139,35 @@ extension Store {
         }
         let streams = opened
         let types = streams.map(\.type)
-        // The planner's choice: positions read through an index, or nil to
-        // walk the change order.
-        let positions = streams.count == 1
-            ? try uuidPositions(txn, streams[0], from: from, head: head) ?? indexPositions(txn, streams[0], from: from, head: head)
-            : nil
-        // Only an index or a nil-anchor read knows its size.
-        let guess = positions?.count ?? (from <= 1 ? expected : 64)
+        // The planner's choice per stream: positions read through an
+        // index, or nil to walk the change order.
+        let plans = try streams.map { s in
+            try uuidPositions(txn, s, from: from, head: head) ?? indexPositions(txn, s, from: from, head: head)
+        }
+        // Only index plans or a nil-anchor read know their size.
+        let indexed = plans.contains { $0 == nil } ? nil : plans.reduce(0) { $0 + $1!.count }
+        let guess = indexed ?? (from <= 1 ? expected : 64)
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: limit > 0 ? min(limit, guess) : guess),
                           limit: limit)
-        if let positions {
-            // The UUID index or the start index: the candidates' positions,
-            // in store order. Near positions are reached by stepping
-            // (cheaper than a seek), far ones by seeking.
+        if streams.count == 1 {
+            // One type, the hot paths, each a loop of its own.
             let stream = streams[0]
-            let cursor = stream.cursor
-            var at: (UInt64, UnsafeRawBufferPointer)? = nil
-            for seq in positions {
-                var steps = 0
-                while let (k, _) = at, k < seq, steps < 8 { at = try cursor.next(); steps += 1 }
-                if at?.0 != seq {
-                    guard let raw = try cursor.find(seq) else {
-                        throw OHKError(.storage, "an index points at a missing record")
-                    }
-                    at = (seq, raw)
+            if let positions = plans[0] {
+                var entries = Entries(cursor: stream.cursor)
+                for seq in positions {
+                    let (_, raw) = try entries.record(at: seq)
+                    if try take(seq, raw, stream, 0, &taken, names) { break }
                 }
-                if try take(seq, at!.1, stream, 0, &taken, names) { break }
+            } else {
+                var entry = try stream.cursor.seek(atLeast: from)
+                while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try stream.cursor.next() }
             }
-        } else if streams.count == 1 {
-            // One type: a plain cursor walk.
-            let stream = streams[0]
-            let cursor = stream.cursor
-            var entry = try cursor.seek(atLeast: from)
-            while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try cursor.next() }
         } else {
-            // Several types: merge the trees by position (store order),
-            // from each stream's next entry.
-            var heads = try streams.map { try $0.cursor.seek(atLeast: from) }
+            // Several types: merge the streams by position (store order),
+            // from each one's next entry.
+            var entries = zip(streams, plans).map { Entries(cursor: $0.cursor, positions: $1) }
+            var heads = try entries.indices.map { try entries[$0].first(from: from) }
             while true {
                 var pick = -1
                 for i in heads.indices {
@@ -185,12 +176,54 @@ extension Store {
                 guard pick >= 0 else { break }
                 let (seq, raw) = heads[pick]!
                 if try take(seq, raw, streams[pick], pick, &taken, names) { break }
-                heads[pick] = try streams[pick].cursor.next()
+                heads[pick] = try entries[pick].next()
             }
         }
         let position = taken.returned == limit && limit > 0 ? taken.lastReturned : head
         return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names), deletedObjects: taken.deleted,
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// One stream's entries from the anchor on, in store order: the
+    /// change order walked, or the records at the positions the planner
+    /// found through an index.
+    private struct Entries {
+        typealias Entry = (UInt64, UnsafeRawBufferPointer)
+        let cursor: Cursor
+        let positions: [UInt64]?
+        private var k = 0
+        /// Where the cursor is, on the index path.
+        private var at: Entry?
+
+        init(cursor: Cursor, positions: [UInt64]? = nil) {
+            self.cursor = cursor
+            self.positions = positions
+        }
+
+        mutating func first(from: UInt64) throws -> Entry? {
+            positions == nil ? try cursor.seek(atLeast: from) : try next()
+        }
+
+        mutating func next() throws -> Entry? {
+            guard let positions else { return try cursor.next() }
+            guard k < positions.count else { return nil }
+            k += 1
+            return try record(at: positions[k - 1])
+        }
+
+        /// The record at `seq`, which must exist: positions asked in
+        /// ascending order are reached by stepping when near (cheaper
+        /// than a seek), by seeking when far.
+        @inline(__always)
+        mutating func record(at seq: UInt64) throws -> Entry {
+            var steps = 0
+            while let (key, _) = at, key < seq, steps < 8 { at = try cursor.next(); steps += 1 }
+            if at?.0 != seq {
+                guard let raw = try cursor.find(seq) else { throw OHKError(.storage, "an index points at a missing record") }
+                at = (seq, raw)
+            }
+            return at!
+        }
     }
 
     /// What a scan has taken so far. (A struct passed inout: as variables

@@ -100,19 +100,21 @@ public indirect enum SamplePredicate: Hashable, Sendable {
     /// Refuses terms that cannot apply to `type` (rule 17): a quantity
     /// term on a category type or in a unit of another dimension, a
     /// category term on a quantity type, non-finite numbers.
+    /// The term that fails is quoted in its canonical text, which says
+    /// where it is when the predicate came from text parsed without a type.
     func validate(for type: SampleType) throws {
         switch self {
         case .quantity(_, let v, let unit):
             guard let canonical = type.canonicalUnit else {
-                throw OHKError(.invalidPredicate, "quantity comparison on category type \(type.identifier)")
+                throw OHKError(.invalidPredicate, "quantity comparison on category type \(type.identifier) in '\(self)'")
             }
             guard unit.isCompatible(with: canonical) else {
-                throw OHKError(.incompatibleUnit, "predicate unit '\(unit)' is not compatible with \(type.identifier) ('\(canonical)')")
+                throw OHKError(.incompatibleUnit, "predicate unit '\(unit)' is not compatible with \(type.identifier) ('\(canonical)') in '\(self)'")
             }
             guard v.isFinite else { throw OHKError(.invalidValue, "predicate quantity must be finite") }
         case .categoryValue:
             guard !type.isQuantity else {
-                throw OHKError(.invalidPredicate, "category value comparison on quantity type \(type.identifier)")
+                throw OHKError(.invalidPredicate, "category value comparison on quantity type \(type.identifier) in '\(self)'")
             }
         case .metadata(_, _, .number(let n)):
             guard n.isFinite else { throw OHKError(.invalidValue, "predicate number must be finite") }

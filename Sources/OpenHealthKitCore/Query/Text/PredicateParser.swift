@@ -5,7 +5,18 @@ extension SamplePredicate {
     /// `$1…$n` bound to `arguments` in order. Every argument must be used.
     /// Errors name the offset (in UTF-8 bytes) and what was expected.
     public init(_ text: String, arguments: [PredicateValue] = []) throws {
-        var p = PredicateParser(tokens: try PredicateLexer.tokens(text), arguments: arguments)
+        var p = PredicateParser(tokens: try PredicateLexer.tokens(text), arguments: arguments, type: nil)
+        self = try p.parseAll()
+    }
+
+    /// Parses predicate text for queries of `type`, so that what only the
+    /// type decides is refused here, at its offset: a unit of another
+    /// dimension than the type's (`.incompatibleUnit`), a quantity term on
+    /// a category type or a category value on a quantity type
+    /// (`.invalidPredicate`). Text parsed without a type meets the same
+    /// checks when a query uses it, naming the term instead.
+    public init(_ text: String, arguments: [PredicateValue] = [], for type: SampleType) throws {
+        var p = PredicateParser(tokens: try PredicateLexer.tokens(text), arguments: arguments, type: type)
         self = try p.parseAll()
     }
 }
@@ -17,12 +28,15 @@ enum PredicateOperator { case compare(Comparison), between, isIn, text(TextMatch
 struct PredicateParser {
     let tokens: [PredicateToken]
     let arguments: [PredicateValue]
+    /// The queried type, when known: its checks run term by term.
+    let type: SampleType?
     private var pos = 0
     private var used = Set<Int>()
 
-    init(tokens: [PredicateToken], arguments: [PredicateValue]) {
+    init(tokens: [PredicateToken], arguments: [PredicateValue], type: SampleType?) {
         self.tokens = tokens
         self.arguments = arguments
+        self.type = type
     }
 
     mutating func parseAll() throws -> SamplePredicate {
@@ -185,7 +199,17 @@ struct PredicateParser {
         pos += 1
         let valueToken = peek
         let value = try parseValue(unitAllowed: key == "quantity")
-        return try KeyPathRules.build(key: key, keyOffset: keyToken.offset, op: op, value: value, valueOffset: valueToken.offset)
+        let term = try KeyPathRules.build(key: key, keyOffset: keyToken.offset, op: op, value: value, valueOffset: valueToken.offset)
+        if let type {
+            do {
+                try term.validate(for: type)
+            } catch let e as OHKError {
+                // A unit is wrong where the value is; a kind of term where the key is.
+                let at = key == "quantity" && type.isQuantity ? valueToken.offset : keyToken.offset
+                throw OHKError(e.code, "at offset \(at): \(e.message)")
+            }
+        }
+        return term
     }
 
     // MARK: values
