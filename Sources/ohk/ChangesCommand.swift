@@ -46,9 +46,11 @@ struct ChangesCommand: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let store = try location.open()
-            let parsed = try predicate.map { try SamplePredicate($0) }
             let chosen = try types.isEmpty ? allTypes(in: store) : types.map { try sampleType($0, in: store) }
-            let descriptors = chosen.map { QueryDescriptor(type: $0, predicate: parsed) }
+            // Parsed for each type, so that what the type refuses is reported at its offset.
+            let descriptors = try chosen.map { type in
+                QueryDescriptor(type: type, predicate: try predicate.map { try SamplePredicate($0, for: type) })
+            }
             var anchor = try startAnchor()
             // The snapshot in pages, so a large store streams in bounded memory.
             while true {

@@ -58,13 +58,17 @@ struct QueryCommand: ParsableCommand {
         try reportingErrors {
             let store = try location.open()
             defer { store.close() }
-            let parsed = try predicate.map { try SamplePredicate($0) }
-            var descriptors = try types.map { QueryDescriptor(type: try sampleType($0, in: store), predicate: parsed) }
+            // Parsed for each type, so that what the type refuses is reported at its offset.
+            var descriptors = try types.map { name in
+                let type = try sampleType(name, in: store)
+                return QueryDescriptor(type: type, predicate: try predicate.map { try SamplePredicate($0, for: type) })
+            }
             for text in descriptorTexts {
                 // Type names hold no ':', so the first one ends the type.
                 let parts = text.split(separator: ":", maxSplits: 1)
-                descriptors.append(QueryDescriptor(type: try sampleType(String(parts.first ?? ""), in: store),
-                                                   predicate: try parts.count > 1 ? SamplePredicate(String(parts[1])) : nil))
+                let type = try sampleType(String(parts.first ?? ""), in: store)
+                descriptors.append(QueryDescriptor(type: type,
+                                                   predicate: try parts.count > 1 ? SamplePredicate(String(parts[1]), for: type) : nil))
             }
             let display = try unit.map { try HealthUnit($0) }
             let result = try store.anchoredQuery(descriptors, anchor: try parseAnchor(anchor), limit: limit)

@@ -149,6 +149,10 @@ import OpenHealthKitCore
         #expect(cut.output.contains("import stopped early"))
         #expect(ohk(["query", "NoSuchType", "--store", store]).status == 1)
         #expect(ohk(["query", "BodyMass", "--where", "quantity >", "--store", store]).status == 1)
+        // A unit the type does not measure: refused where it stands in the text.
+        let wrongUnit = ohk(["query", "BodyMass", "--where", "quantity > 70 \"count/min\"", "--store", store], mergeStderr: true)
+        #expect(wrongUnit.status == 1)
+        #expect(wrongUnit.output.contains("at offset 11: predicate unit 'count/min' is not compatible"), "\(wrongUnit.output)")
         #expect(ohk(["query", "BodyMass", "--limit", "-1", "--store", store]).status == 64)
         #expect(ohk(["changes", "--store", store]).status == 64)
         #expect(ohk(["prune", "--store", store]).status == 64)
