@@ -52,6 +52,14 @@ public let HKMetadataKeyBarometricPressure = "HKMetadataKeyBarometricPressure"
 /// Values are strings, numbers, booleans and dates, as in HealthKit;
 /// quantities (HealthKit allows a few keys to hold one) are refused for
 /// now.
+/// An object's metadata: as this program gave it, or as the store keeps
+/// it (decoded when read: building a dictionary for every sample a query
+/// returns cost more than the rest of the sample).
+enum ObjectMetadata {
+    case given([String: Any]?)
+    case stored(StoredMetadata)
+}
+
 enum MetadataBridge {
     static func core(_ metadata: [String: Any]?) throws(HKError) -> [String: MetadataValue] {
         guard let metadata else { return [:] }
@@ -83,10 +91,10 @@ enum MetadataBridge {
         return out
     }
 
-    /// A stored sample's metadata, read straight from its record.
-    static func healthKit(_ fields: SampleFields) -> [String: Any]? {
+    /// A stored sample's metadata, decoded from its entries.
+    static func healthKit(_ stored: StoredMetadata) -> [String: Any]? {
         var out: [String: Any] = [:]
-        fields.forEachMetadata { key, value in out[key] = any(value) }
+        stored.forEach { key, value in out[key] = any(value) }
         return out.isEmpty ? nil : out
     }
 

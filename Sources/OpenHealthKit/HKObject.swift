@@ -8,13 +8,22 @@ public class HKObject: NSObject, @unchecked Sendable {
     /// Who wrote it: this program, for an object it created.
     public let sourceRevision: HKSourceRevision
     public let device: HKDevice?
-    public let metadata: [String: Any]?
+    private let storedMetadata: ObjectMetadata
 
-    init(uuid: UUID, sourceRevision: HKSourceRevision, device: HKDevice?, metadata: [String: Any]?) {
+    /// The metadata; of an object read from the store it is decoded from
+    /// the stored entries on each read (a new dictionary, equal each time).
+    public var metadata: [String: Any]? {
+        switch storedMetadata {
+        case .given(let m): m
+        case .stored(let m): MetadataBridge.healthKit(m)
+        }
+    }
+
+    init(uuid: UUID, sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata) {
         self.uuid = uuid
         self.sourceRevision = sourceRevision
         self.device = device
-        self.metadata = metadata
+        self.storedMetadata = metadata
         super.init()
     }
 
@@ -32,7 +41,7 @@ public class HKSample: HKObject, @unchecked Sendable {
     public let endDate: Date
 
     init(type: HKSampleType, start: Date, end: Date, uuid: UUID, sourceRevision: HKSourceRevision,
-         device: HKDevice?, metadata: [String: Any]?) {
+         device: HKDevice?, metadata: ObjectMetadata) {
         self.sampleType = type
         self.startDate = start
         self.endDate = end
@@ -67,7 +76,7 @@ public final class HKQuantitySample: HKSample, @unchecked Sendable {
         value = quantity.value
         unit = quantity.unit
         super.init(type: quantityType, start: startDate, end: endDate, uuid: UUID(),
-                   sourceRevision: .local, device: device, metadata: metadata)
+                   sourceRevision: .local, device: device, metadata: .given(metadata))
     }
 
     public convenience init(type quantityType: HKQuantityType, quantity: HKQuantity, start startDate: Date,
@@ -82,7 +91,7 @@ public final class HKQuantitySample: HKSample, @unchecked Sendable {
 
     /// A sample read from the store.
     init(type: HKQuantityType, canonicalUnit: HKUnit, value: Double, start: Date, end: Date, uuid: UUID,
-         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: [String: Any]?) {
+         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata) {
         self.value = value
         self.unit = canonicalUnit
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
@@ -118,7 +127,7 @@ public final class HKCategorySample: HKSample, @unchecked Sendable {
                 device: HKDevice?, metadata: [String: Any]?) {
         self.value = value
         super.init(type: type, start: startDate, end: endDate, uuid: UUID(),
-                   sourceRevision: .local, device: device, metadata: metadata)
+                   sourceRevision: .local, device: device, metadata: .given(metadata))
     }
 
     public convenience init(type: HKCategoryType, value: Int, start startDate: Date, end endDate: Date,
@@ -132,7 +141,7 @@ public final class HKCategorySample: HKSample, @unchecked Sendable {
 
     /// A sample read from the store.
     init(type: HKCategoryType, value: Int, start: Date, end: Date, uuid: UUID,
-         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: [String: Any]?) {
+         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata) {
         self.value = value
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
                    device: device, metadata: metadata)

@@ -81,7 +81,7 @@ final class ResultConversion: @unchecked Sendable {
                     added = true
                 }
             }
-            let metadata = f.hasMetadata ? MetadataBridge.healthKit(f) : nil
+            let metadata = f.storedMetadata.map(ObjectMetadata.stored) ?? .given(nil)
             let start = f.startDate, end = f.endDate
             let sample: HKSample
             let entry = types[f.typeIndex]

@@ -69,8 +69,7 @@ extension Store {
         let seq = w.nextSeq()
         w.addUUID(s.uuid, typeID: typeID, seq: seq)
         let record = RecordCodec.encodeSample(s, sourceID: try w.sourceID(s.source), deviceID: try w.deviceID(s.device))
-        try w.txn.put(typeTrees.records, u64: seq, record, append: true)
-        try WriteContext.putStart(w.txn, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
+        try w.append(record, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in

@@ -39,7 +39,7 @@ public struct QueryDescriptor: Hashable, Sendable {
 }
 
 /// The ways an anchored query on one type can read (see `indexPositions`).
-enum QueryPlan: Sendable { case changeOrder, startIndex, uuidLookup }
+enum QueryPlan: Sendable { case changeOrder, startIndex, uuidLookup, zoneMap }
 
 /// A store of health samples in one directory: the façade of the engine.
 /// Safe to use from any thread; one write transaction runs at a time (also
@@ -79,6 +79,7 @@ public final class Store: @unchecked Sendable {
                 let trees = FixedTrees(dbis)
                 let id = try Self.initialiseMeta(txn, trees)
                 let cache = try Self.loadCache(txn, trees)
+                try Self.upgrade(txn, trees, cache)
                 return (trees, id, cache)
             }
             trees = opened.0
@@ -190,6 +191,13 @@ public final class Store: @unchecked Sendable {
         }
         var r = ByteReader(raw)
         return try r.uuid()
+    }
+
+    /// Brings a store of an older readable format up to this one.
+    private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache) throws {
+        guard try txn.metaU64(trees, .format) == 2 else { return }
+        for (id, t) in cache.typeTrees { try ZoneMap.build(txn, trees.zones, type: id, records: t.records) }
+        try txn.setMetaU64(trees, .format, UInt64(Schema.format))
     }
 
     /// Reads the interned tables and opens every type tree.

@@ -80,6 +80,77 @@ import Testing
         }
     }
 
+    /// The zone map against the walk, on stores of several blocks: mostly
+    /// time-ordered saves with backfilled ones, two types, deletions and
+    /// prunes; start ranges (alone, in AND / OR, with other terms) from
+    /// random anchors with random limits, one type or two.
+    @Test func zoneMapAndChangeOrderAgreeOnRandomStores() throws {
+        let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
+        for seed in 0..<UInt64(max(1, stores / 10)) {
+            var r = Rng(state: seed &* 31_337 &+ 11)
+            let (store, anchors, minutes) = try blockStore(&r)
+            defer { store.close() }
+            for _ in 0..<20 {
+                func when() -> Date { t0.addingTimeInterval(Double(r.int(minutes + 60) - 30) * 60) }
+                func range() -> SamplePredicate {
+                    r.chance(0.5) ? .dateRange(start: when(), end: when(), options: .strictStartDate)
+                        : .and([.startDate(.greaterThanOrEqual, when()), .startDate(.lessThan, when())])
+                }
+                var p = range()
+                switch r.int(4) {
+                case 0: p = .or([p, range()])
+                case 1: p = .and([p, .sources([appA.bundleIdentifier])])
+                default: break
+                }
+                var descriptors = [QueryDescriptor(type: steps, predicate: p)]
+                if r.chance(0.3) { descriptors.append(QueryDescriptor(type: heartRate, predicate: range())) }
+                let anchor = anchors[r.int(anchors.count)]
+                let limit = r.chance(0.6) ? 0 : 1 + r.int(300)
+                try expectPathsAgree(store, forcing: .zoneMap, descriptors, anchor, limit, seed)
+            }
+        }
+    }
+
+    /// A store spanning several zone-map blocks (4,096 positions each); the
+    /// anchors handed out while it was filled that are still valid, and
+    /// the minutes its starts span.
+    private func blockStore(_ r: inout Rng) throws -> (Store, [QueryAnchor?], Int) {
+        let store = try makeStore(mapSize: 64 << 20)
+        var live: [UUID] = []
+        var anchors: [QueryAnchor?] = [nil]
+        var minute = 0
+        for _ in 0..<(5 + r.int(4)) {
+            switch r.int(5) {
+            case 0 where live.count > 100:
+                var victims: Set<UUID> = []
+                for _ in 0..<(1 + r.int(300)) { victims.insert(live[r.int(live.count)]) }
+                try store.delete(uuids: Array(victims))
+                live.removeAll { victims.contains($0) }
+            case 1 where r.chance(0.5):
+                try store.prune(deletedBefore: Date())
+                anchors = [nil]  // older anchors may have expired (rule 16)
+            default:
+                var batch: [Sample] = []
+                for _ in 0..<(1000 + r.int(3000)) {
+                    // Mostly in time order; one in ten backfills an earlier minute.
+                    let m = r.chance(0.9) ? minute : r.int(max(1, minute))
+                    minute += 1
+                    if r.chance(0.2) {
+                        let start = t0.addingTimeInterval(Double(m) * 60)
+                        batch.append(try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"),
+                                                         start: start, end: start, source: appB))
+                    } else {
+                        batch.append(try stepSample(1, minute: m, source: r.chance(0.5) ? appA : appB))
+                    }
+                }
+                try store.save(batch)
+                live += batch.map(\.uuid)
+            }
+            anchors.append(try store.currentAnchor())
+        }
+        return (store, anchors, minute)
+    }
+
     /// A store of random saves, deletes and prunes (and, with `otherType`,
     /// heart-rate samples whose UUIDs no step query may return); the
     /// anchors handed out along the way that are still valid, and the

@@ -1,3 +1,4 @@
+import CLMDB
 import Dispatch
 import FoundationEssentials
 import Testing
@@ -41,6 +42,36 @@ import Testing
         try old.env.write { txn in try txn.setMetaU64(old.trees, .format, 1) }
         old.close()
         #expect(errorCode { _ = try makeStore(directory: dir + "-old") } == .storeFormatTooOld)
+    }
+
+    /// A format-2 store (no zone map) gets its zone map when opened, and
+    /// format 3, which a format-2 library refuses: it would not keep the map.
+    @Test func aFormat2StoreGetsItsZoneMapWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        try store.save((0..<9000).map { try stepSample(1, minute: $0) })
+        try store.save((0..<100).map { _ in
+            try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"), start: t0, end: t0, source: appA)
+        })
+        try store.delete(uuids: try store.anchoredQuery(type: steps, anchor: nil, limit: 50).sampleUUIDs)
+        let zonesWritten = try store.env.read { txn in txn.entries(store.trees.zones) }
+        #expect(zonesWritten == 4)  // steps in blocks 0-2 (and its tombstones in 2), heart rate in 2
+        try store.env.write { txn in
+            try lmdbCheck(mdb_drop(txn.txn, store.trees.zones, 0), "drop")
+            try txn.setMetaU64(store.trees, .format, 2)
+        }
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
+        #expect(try store.env.read { txn in txn.entries(store.trees.zones) } == zonesWritten)
+        let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(100 * 60)),
+                                         .startDate(.lessThan, t0.addingTimeInterval(5000 * 60))])
+        store.planOverride = .zoneMap
+        let zoned = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
+        store.planOverride = .changeOrder
+        let walked = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
+        #expect(zoned.sampleUUIDs == walked.sampleUUIDs && zoned.samples.count == 4900)
     }
 
     @Test func theStoreIDAndDataSurviveReopening() throws {

@@ -139,34 +139,42 @@ extension Store {
         }
         let streams = opened
         let types = streams.map(\.type)
-        // The planner's choice per stream: positions read through an
-        // index, or nil to walk the change order.
-        let plans = try streams.map { s in
-            try uuidPositions(txn, s, from: from, head: head) ?? indexPositions(txn, s, from: from, head: head)
-        }
+        // The planner's choice per stream (issue 4).
+        let plans = try streams.map { s in try plan(txn, s, from: from, head: head) }
         // Only index plans or a nil-anchor read know their size.
-        let indexed = plans.contains { $0 == nil } ? nil : plans.reduce(0) { $0 + $1!.count }
-        let guess = indexed ?? (from <= 1 ? expected : 64)
+        var known: Int? = 0
+        for p in plans { if case .positions(let ps) = p { known? += ps.count } else { known = nil } }
+        let guess = known ?? (from <= 1 ? expected : 64)
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: limit > 0 ? min(limit, guess) : guess),
                           limit: limit)
         if streams.count == 1 {
             // One type, the hot paths, each a loop of its own.
             let stream = streams[0]
-            if let positions = plans[0] {
-                var entries = Entries(cursor: stream.cursor)
+            let cursor = stream.cursor
+            switch plans[0] {
+            case .positions(let positions):
+                var entries = Entries(cursor: cursor, plan: .positions([]))
                 for seq in positions {
                     let (_, raw) = try entries.record(at: seq)
                     if try take(seq, raw, stream, 0, &taken, names) { break }
                 }
-            } else {
-                var entry = try stream.cursor.seek(atLeast: from)
-                while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try stream.cursor.next() }
+            case .spans(let spans):
+                spanLoop: for span in spans {
+                    var entry = try cursor.seek(atLeast: span.lowerBound)
+                    while let (seq, raw) = entry, seq <= span.upperBound {
+                        if try take(seq, raw, stream, 0, &taken, names) { break spanLoop }
+                        entry = try cursor.next()
+                    }
+                }
+            case .walk:
+                var entry = try cursor.seek(atLeast: from)
+                while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try cursor.next() }
             }
         } else {
             // Several types: merge the streams by position (store order),
             // from each one's next entry.
-            var entries = zip(streams, plans).map { Entries(cursor: $0.cursor, positions: $1) }
+            var entries = zip(streams, plans).map { Entries(cursor: $0.cursor, plan: $1) }
             var heads = try entries.indices.map { try entries[$0].first(from: from) }
             while true {
                 var pick = -1
@@ -184,31 +192,66 @@ extension Store {
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
     }
 
-    /// One stream's entries from the anchor on, in store order: the
-    /// change order walked, or the records at the positions the planner
-    /// found through an index.
+    /// How one stream reads (the planner's choice, issue 4).
+    private enum Plan {
+        /// The change order from the anchor.
+        case walk
+        /// The records at these positions, ascending (found through an index).
+        case positions([UInt64])
+        /// The change order within these spans of positions, ascending:
+        /// the zone map's blocks that can hold the start range.
+        case spans([ClosedRange<UInt64>])
+    }
+
+    /// One stream's entries from the anchor on, in store order, as its
+    /// plan reads them (for the merge of several streams).
     private struct Entries {
         typealias Entry = (UInt64, UnsafeRawBufferPointer)
         let cursor: Cursor
-        let positions: [UInt64]?
+        let plan: Plan
+        /// The next position or span of the plan.
         private var k = 0
-        /// Where the cursor is, on the index path.
+        /// Where the cursor is, on the positions path.
         private var at: Entry?
 
-        init(cursor: Cursor, positions: [UInt64]? = nil) {
+        init(cursor: Cursor, plan: Plan) {
             self.cursor = cursor
-            self.positions = positions
+            self.plan = plan
         }
 
         mutating func first(from: UInt64) throws -> Entry? {
-            positions == nil ? try cursor.seek(atLeast: from) : try next()
+            switch plan {
+            case .walk: return try cursor.seek(atLeast: from)
+            case .positions: return try next()
+            case .spans(let spans):
+                guard !spans.isEmpty else { return nil }
+                return try within(try cursor.seek(atLeast: spans[0].lowerBound))
+            }
         }
 
         mutating func next() throws -> Entry? {
-            guard let positions else { return try cursor.next() }
-            guard k < positions.count else { return nil }
-            k += 1
-            return try record(at: positions[k - 1])
+            switch plan {
+            case .walk: return try cursor.next()
+            case .positions(let positions):
+                guard k < positions.count else { return nil }
+                k += 1
+                return try record(at: positions[k - 1])
+            case .spans: return try within(try cursor.next())
+            }
+        }
+
+        /// `entry` if it is inside the current span, else the first entry
+        /// of a later span.
+        private mutating func within(_ entry: Entry?) throws -> Entry? {
+            guard case .spans(let spans) = plan else { return entry }
+            var entry = entry
+            while k < spans.count {
+                guard let (seq, _) = entry else { return nil }
+                if seq < spans[k].lowerBound { entry = try cursor.seek(atLeast: spans[k].lowerBound); continue }
+                if seq <= spans[k].upperBound { return entry }
+                k += 1
+            }
+            return nil
         }
 
         /// The record at `seq`, which must exist: positions asked in
@@ -277,7 +320,7 @@ extension Store {
     /// of this type, sorted; nil otherwise. The UUID index points at a
     /// deleted object's tombstone, so deleted objects are found too.
     private func uuidPositions(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> [UInt64]? {
-        guard from <= head, planOverride != .changeOrder, planOverride != .startIndex,
+        guard from <= head, planOverride == nil || planOverride == .uuidLookup,
               let candidates = UUIDCandidates.of(s.predicates) else { return nil }
         if planOverride != .uuidLookup {
             // A lookup costs a few steps (a seek in each of two trees); the
@@ -295,30 +338,47 @@ extension Store {
         return positions
     }
 
-    /// The planner (issue 4): when the stream's predicates bound the start
-    /// time and the index's estimate is cheaper than walking the change
-    /// order from `from`, the positions at or after `from` of the objects in
-    /// that start range, sorted; nil to walk the change order. Both paths
-    /// evaluate the full predicate, so they return the same objects.
-    private func indexPositions(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> [UInt64]? {
+    /// The planner (issue 4): how a stream reads, by estimated cost in
+    /// steps (reading and evaluating one record is about 2). Whichever
+    /// plan runs, every record it reads meets the full predicate, so all
+    /// plans return the same objects in the same order.
+    private func plan(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> Plan {
+        if let positions = try uuidPositions(txn, s, from: from, head: head) { return .positions(positions) }
         guard from <= head, planOverride != .changeOrder,
-              let range = StartRange.of(s.predicates), range.isBounded else { return nil }
+              let range = StartRange.of(s.predicates), range.isBounded else { return .walk }
+        let total = txn.entries(s.trees.records)
+        let changes = Double(min(total, Int(clamping: head - from + 1)))
+        if planOverride == .startIndex { return .positions(try startIndexPositions(txn, s, range, from: from)) }
+        if planOverride == .zoneMap { return .spans(try zoneSpans(txn, s, range, from: from, head: head).spans) }
+        var best = (cost: 2 * changes, plan: Plan.walk)
+        // The zone map: a step per block read, then the walk of the
+        // blocks that can hold the range (the type's share of each).
+        if head - from >= 2 << ZoneMap.shift {
+            let (spans, read) = try zoneSpans(txn, s, range, from: from, head: head)
+            let share = Double(total) / Double(max(head, 1))
+            let positions = spans.reduce(0.0) { $0 + Double($1.count) }
+            let cost = Double(read) + 2 * min(changes, positions * share)
+            if cost < best.cost { best = (cost, .spans(spans)) }
+        }
+        // The start index: its range read, then the part after `from`
+        // fetched (about 3 steps each: sort, seek, evaluate).
         let c = try txn.cursor(s.trees.starts)
         defer { c.close() }
-        if planOverride != .startIndex {
-            let total = txn.entries(s.trees.records)
-            guard let (first, _) = try c.nextRaw(MDB_FIRST) else { return [] }
-            let minStart = Schema.bucketStart(ofKey: first)
-            guard let (last, _) = try c.nextRaw(MDB_LAST) else { return [] }
-            let maxStart = Schema.bucketStart(ofKey: last) + Schema.startBucketSeconds
-            // Estimated steps: the walk reads every change after `from` and
-            // evaluates it; the index reads its range and fetches the part
-            // after `from` (about 3 steps each: sort, seek, evaluate).
-            let changes = Double(min(total, Int(clamping: head - from + 1)))
-            let inRange = range.fraction(of: minStart...maxStart) * Double(total)
-            let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
-            guard inRange + 3 * afterFrom + 16 < 2 * changes else { return nil }
+        guard let (first, _) = try c.nextRaw(MDB_FIRST), let (last, _) = try c.nextRaw(MDB_LAST) else { return .positions([]) }
+        let span = Schema.bucketStart(ofKey: first)...(Schema.bucketStart(ofKey: last) + Schema.startBucketSeconds)
+        let inRange = range.fraction(of: span) * Double(total)
+        let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
+        if inRange + 3 * afterFrom + 16 < best.cost {
+            return .positions(try startIndexPositions(txn, s, range, from: from))
         }
+        return best.plan
+    }
+
+    /// The positions at or after `from` of the stream's objects whose start
+    /// is in `range`, through the start index, sorted.
+    private func startIndexPositions(_ txn: Txn, _ s: Stream, _ range: StartRange, from: UInt64) throws -> [UInt64] {
+        let c = try txn.cursor(s.trees.starts)
+        defer { c.close() }
         var positions: [UInt64] = []
         let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
         var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
@@ -340,6 +400,35 @@ extension Store {
         // Starts and positions usually grow together: often sorted already.
         if zip(positions, positions.dropFirst()).contains(where: { $0 > $1 }) { positions.sort() }
         return positions
+    }
+
+    /// The spans of positions in `from...head` of the zone map's blocks of
+    /// the stream's type whose starts meet `range` (adjacent blocks
+    /// merged), and how many blocks were read.
+    private func zoneSpans(_ txn: Txn, _ s: Stream, _ range: StartRange,
+                           from: UInt64, head: UInt64) throws -> (spans: [ClosedRange<UInt64>], read: Int) {
+        let c = try txn.cursor(trees.zones)
+        defer { c.close() }
+        var spans: [ClosedRange<UInt64>] = []
+        var read = 0
+        var entry = try ZoneMap.key(type: s.typeID, block: ZoneMap.block(of: from)).withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry {
+            let (type, block) = try ZoneMap.decodeKey(k)
+            let first = ZoneMap.firstPosition(of: block)
+            guard type == s.typeID, first <= head else { break }
+            read += 1
+            let starts = try ZoneMap.decodeRange(v)
+            if starts.upperBound >= range.lo && starts.lowerBound <= range.hi {
+                let lo = max(from, first), hi = min(head, ZoneMap.firstPosition(of: block + 1) - 1)
+                if let prev = spans.last, prev.upperBound + 1 == lo {
+                    spans[spans.count - 1] = prev.lowerBound...hi
+                } else {
+                    spans.append(lo...hi)
+                }
+            }
+            entry = try c.nextRaw(MDB_NEXT)
+        }
+        return (spans, read)
     }
 
     /// A sample is returned when some descriptor's predicate is true; a

@@ -79,6 +79,9 @@ public struct SampleFields {
         guard hasMetadata else { return }
         try? record.forEachMetadata { k, v in body(k, v); return false }
     }
+    /// The metadata kept encoded, to decode later (nil when there is none):
+    /// one copy of the record, valid after `forEach` returns.
+    public var storedMetadata: StoredMetadata? { hasMetadata ? StoredMetadata(record: record.bytes) : nil }
     /// The sample's device, nil when it has none.
     public var device: Device? { names._withUnsafeGuaranteedRef { $0.device(record.deviceID) } }
     public var source: Source? { names._withUnsafeGuaranteedRef { $0.source(record.sourceID) } }

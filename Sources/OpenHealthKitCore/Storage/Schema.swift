@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 1). One LMDB environment per store
+/// The store's on-disk layout (format 3). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -11,6 +11,7 @@ import FoundationEssentials
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
 /// | `s<id>`       | start-time bucket            | change sequences (duplicates): the start index of `r<id>` |
+/// | `zones`       | type id · position >> 12     | least and greatest start there: the zone map (`ZoneMap`) |
 /// | `uuids`       | uuid                         | type id << 48 · sequence               |
 /// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
 /// | `sources`     | source id                    | bundle id, name, version               |
@@ -21,10 +22,12 @@ import FoundationEssentials
 /// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
-    /// start indexes. Format 1 (development only) is refused.
-    static let format: UInt32 = 2
+    /// start indexes. 3: the zone map, built when a format-2 store is
+    /// opened (so a format-2 library, which would not keep it, refuses the
+    /// store afterwards). Format 1 (development only) is refused.
+    static let format: UInt32 = 3
     static let fixedTrees = ["meta", "types", "custom", "uuids", "tombs", "sources", "source_keys",
-                             "devices", "device_keys", "sync", "subs"]
+                             "devices", "device_keys", "sync", "subs", "zones"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
     static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
 
@@ -81,7 +84,7 @@ struct TypeTrees: Sendable {
 
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
-    let meta, types, custom, uuids, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs: MDB_dbi
+    let meta, types, custom, uuids, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs, zones: MDB_dbi
 
     init(_ dbis: [String: MDB_dbi]) {
         meta = dbis["meta"]!
@@ -95,6 +98,7 @@ struct FixedTrees: Sendable {
         deviceKeys = dbis["device_keys"]!
         sync = dbis["sync"]!
         subs = dbis["subs"]!
+        zones = dbis["zones"]!
     }
 }
 

@@ -17,6 +17,8 @@ struct WriteContext {
     /// key order when it ends (or before anything reads the index): random
     /// UUIDs in order walk the tree's leaves once instead of jumping.
     private var pendingUUIDs: [(key: (UInt64, UInt64), uuid: UUID, value: UInt64)] = []
+    /// The zone map's blocks this transaction appended to.
+    private var pendingZones = PendingZones()
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
         self.txn = txn
@@ -29,6 +31,7 @@ struct WriteContext {
     /// Writes the pending index entries, the head and the horizon; call last.
     mutating func finish() throws {
         try flushUUIDs()
+        try pendingZones.flush(txn, trees.zones)
         try txn.setPosition(trees, head: head, horizon: horizon)
     }
 
@@ -90,6 +93,14 @@ struct WriteContext {
             }
         }
         return t
+    }
+
+    /// Writes a record of type `typeID` at the new position `seq`, with
+    /// its start index entry, and notes it for the zone map.
+    mutating func append(_ record: [UInt8], typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
+        try txn.put(t.records, u64: seq, record, append: true)
+        try Self.putStart(txn, t, start: start, seq: seq)
+        pendingZones.note(type: typeID, seq: seq, start: start)
     }
 
     static func putStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
@@ -165,9 +176,8 @@ struct WriteContext {
         let start = record.start
         try txn.delete(dbi, u64: seq)
         let newSeq = nextSeq()
-        try txn.put(dbi, u64: newSeq, tomb, append: true)
         try Self.deleteStart(txn, t, start: start, seq: seq)
-        try Self.putStart(txn, t, start: start, seq: newSeq)
+        try append(tomb, typeID: typeID, t, start: start, seq: newSeq)
         try putUUID(uuid, typeID: typeID, seq: newSeq, noOverwrite: false)
         var w = ByteWriter()
         w.u16(typeID)
