@@ -27,17 +27,25 @@ final class CompiledPredicate {
         case general(Int)
     }
 
-    private let nodes: UnsafeMutableBufferPointer<Node>
-    private let general: [SamplePredicate]
+    /// The nodes and the rare terms, as plain pointers: a copy of a
+    /// program retains nothing. Valid while its predicate lives.
+    struct Program {
+        fileprivate let nodes: UnsafeMutableBufferPointer<Node>
+        fileprivate let general: UnsafeMutableBufferPointer<SamplePredicate>
+    }
+
+    let program: Program
 
     /// `p` compiled for samples and deleted objects of `type`.
     init(_ p: SamplePredicate, type: SampleType) {
         var nodes: [Node] = []
         var general: [SamplePredicate] = []
         Self.emit(p, type, &nodes, &general)
-        self.nodes = .allocate(capacity: nodes.count)
-        _ = self.nodes.initialize(from: nodes)
-        self.general = general
+        let n = UnsafeMutableBufferPointer<Node>.allocate(capacity: nodes.count)
+        _ = n.initialize(from: nodes)
+        let g = UnsafeMutableBufferPointer<SamplePredicate>.allocate(capacity: general.count)
+        _ = g.initialize(from: general)
+        program = Program(nodes: n, general: g)
     }
 
     /// Any of `predicates` (several descriptors of one type): their OR is
@@ -49,7 +57,15 @@ final class CompiledPredicate {
         return CompiledPredicate(ps.count == 1 ? ps[0] : .or(ps), type: type)
     }
 
-    deinit { nodes.deallocate() }
+    deinit {
+        program.nodes.deallocate()
+        program.general.deinitialize()
+        program.general.deallocate()
+    }
+
+    func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
+        program.evaluate(r, ctx)
+    }
 
     private static func emit(_ p: SamplePredicate, _ type: SampleType, _ nodes: inout [Node], _ general: inout [SamplePredicate]) {
         switch p {
@@ -86,6 +102,9 @@ final class CompiledPredicate {
         }
     }
 
+}
+
+extension CompiledPredicate.Program {
     @inline(__always)
     func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
         eval(0, r, ctx)
