@@ -349,6 +349,21 @@ void ohk_batch_free(ohk_batch *batch);
 int32_t ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *out_count, const ohk_batch *batch);
 
 /**
+ * The batch's samples as columns: writes each sample's fields into the
+ * arrays of *columns (NULL arrays are skipped), which the caller owns and
+ * sizes for at least `capacity` samples; *out_count receives the number
+ * of samples. With every array NULL it only reports the count (to size
+ * the arrays; `capacity` is then ignored). Faster than ohk_batch_samples
+ * for analysis code: the columns are filled straight from the query's
+ * records, and the record array is not laid out unless
+ * ohk_batch_samples is called.
+ * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL columns or out_count,
+ * capacity below the sample count); OHK_ERR_CLOSED (a freed batch).
+ * Any thread.
+ */
+int32_t ohk_batch_sample_columns(uint64_t *out_count, const ohk_sample_columns *columns, uint64_t capacity, const ohk_batch *batch);
+
+/**
  * The batch's deleted objects, like ohk_batch_samples.
  */
 int32_t ohk_batch_deleted(const ohk_deleted_record **out_records, uint64_t *out_count, const ohk_batch *batch);

@@ -210,6 +210,19 @@ typedef struct ohk_sample_record {
     uint32_t reserved;            /* zero */
 } ohk_sample_record;
 
+/* Caller-owned arrays that ohk_batch_sample_columns fills, one element
+ * per sample (any may be NULL to skip that column): the columnar form of
+ * ohk_sample_record, for NumPy and other analysis code. */
+typedef struct ohk_sample_columns {
+    uint8_t *uuid;                /* 16 bytes per sample */
+    int64_t *start_us;            /* Unix microseconds, rounded to the nearest */
+    int64_t *end_us;              /* Unix microseconds, rounded to the nearest */
+    double *value;                /* as ohk_sample_record.value */
+    uint32_t *type_index;         /* as ohk_sample_record.type_index */
+    uint32_t *source_index;       /* as ohk_sample_record.source_index */
+    uint32_t *flags;              /* as ohk_sample_record.flags */
+} ohk_sample_columns;
+
 /* A deleted object of a batch (HKDeletedObject). */
 typedef struct ohk_deleted_record {
     uint8_t uuid[16];

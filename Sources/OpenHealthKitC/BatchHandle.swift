@@ -6,21 +6,24 @@ import OpenHealthKitCore
 /// A query result laid out for C: contiguous sample and deleted-object
 /// records, a type table and a source table, and per-sample metadata and
 /// devices decoded on first access. Everything it hands out lives as long
-/// as the batch.
+/// as the batch. The sample records are laid out on first request: a
+/// reader of columns (`fillColumns`) never pays for them.
 final class BatchHandle: Handle {
     override class var kindName: String { "ohk_batch" }
 
     let result: AnchoredQueryResult
-    let samples: UnsafeMutableBufferPointer<ohk_sample_record>
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
     let types: [UnsafePointer<CChar>]
     let sources: [ohk_source]
+    /// Store source id → index in `sources`.
+    private let localSource: [UInt32]
     /// Lent to a callback: the caller must not free it.
     var borrowed = false
 
     private var strings = CStringArena()
-    /// Lazily decoded parts, guarded by `lock` (a batch may be read from many threads).
+    /// Lazily made parts, guarded by `lock` (a batch may be read from many threads).
     private let lock = Lock()
+    private var records: UnsafeMutableBufferPointer<ohk_sample_record>?
     private var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
     private var devices: [Int: ohk_device] = [:]
     private var lazyStrings = CStringArena()
@@ -29,29 +32,18 @@ final class BatchHandle: Handle {
         result = r
         var typeTable = r.samples.types
         var sourceTable: [Source] = []
-        var localSource: [Int32] = []  // store source id → index in sourceTable, -1 unknown
+        var localSource: [UInt32] = []  // store source id → index in sourceTable, UInt32.max unknown
         var strings = CStringArena()
 
-        let samples = UnsafeMutableBufferPointer<ohk_sample_record>.allocate(capacity: r.samples.count)
-        var i = 0
+        // The source table: one pass over the records' source ids.
         let batch = r.samples
         batch.forEach { f in
             let id = Int(f.sourceID)
-            if id >= localSource.count { localSource += repeatElement(-1, count: id + 1 - localSource.count) }
-            if localSource[id] < 0 {
-                localSource[id] = Int32(sourceTable.count)
+            if id >= localSource.count { localSource += repeatElement(.max, count: id + 1 - localSource.count) }
+            if localSource[id] == .max {
+                localSource[id] = UInt32(sourceTable.count)
                 sourceTable.append(batch.source(id: f.sourceID) ?? Source(bundleIdentifier: "", name: ""))
             }
-            var flags: UInt32 = 0
-            let value: Double
-            if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
-            if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
-            if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
-            samples[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
-                                           end: UnixTime.fromReference(f.endTime), value: value,
-                                           type_index: UInt32(f.typeIndex), source_index: UInt32(localSource[id]),
-                                           flags: flags, reserved: 0)
-            i += 1
         }
 
         // Deleted objects carry their type and source by value: index them
@@ -70,8 +62,8 @@ final class BatchHandle: Handle {
         }
         typeTable = typeIndex.items
         sourceTable = sourceIndex.items
-        self.samples = samples
         self.deleted = deleted
+        self.localSource = localSource
         types = typeTable.map { Interned.cString($0.identifier) }
         sources = sourceTable.map {
             ohk_source(bundle_identifier: strings.add($0.bundleIdentifier), name: strings.add($0.name),
@@ -80,8 +72,53 @@ final class BatchHandle: Handle {
         self.strings = strings
     }
 
+    /// The sample records, laid out on first use.
+    var samples: UnsafeMutableBufferPointer<ohk_sample_record> {
+        locked {
+            if let records { return records }
+            let made = UnsafeMutableBufferPointer<ohk_sample_record>.allocate(capacity: result.samples.count)
+            var i = 0
+            result.samples.forEach { f in
+                var flags: UInt32 = 0
+                let value: Double
+                if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
+                if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
+                if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
+                made[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
+                                            end: UnixTime.fromReference(f.endTime), value: value,
+                                            type_index: UInt32(f.typeIndex), source_index: localSource[Int(f.sourceID)],
+                                            flags: flags, reserved: 0)
+                i += 1
+            }
+            records = made
+            return made
+        }
+    }
+
+    /// Writes the samples' fields into the caller's columns (each NULL
+    /// column skipped), straight from the query's records.
+    func fillColumns(_ c: ohk_sample_columns) {
+        var i = 0
+        let microseconds = 1e6, offset = UnixTime.referenceOffset
+        result.samples.forEach { f in
+            if let p = c.uuid { withUnsafeBytes(of: f.uuid.uuid) { UnsafeMutableRawPointer(p + 16 * i).copyMemory(from: $0.baseAddress!, byteCount: 16) } }
+            if let p = c.start_us { p[i] = Int64(((f.startTime + offset) * microseconds).rounded()) }
+            if let p = c.end_us { p[i] = Int64(((f.endTime + offset) * microseconds).rounded()) }
+            if let p = c.value { p[i] = f.quantity ?? Double(f.categoryValue ?? 0) }
+            if let p = c.type_index { p[i] = UInt32(f.typeIndex) }
+            if let p = c.source_index { p[i] = localSource[Int(f.sourceID)] }
+            if let p = c.flags {
+                var flags: UInt32 = f.quantity == nil ? UInt32(OHK_SAMPLE_CATEGORY) : 0
+                if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
+                if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
+                p[i] = flags
+            }
+            i += 1
+        }
+    }
+
     deinit {
-        samples.deallocate()
+        records?.deallocate()
         deleted.deallocate()
         for m in metadata.values { m.deallocate() }
         strings.freeAll()
@@ -91,8 +128,9 @@ final class BatchHandle: Handle {
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.locked(body) }
 
     private func checkIndex(_ i: UInt64) throws -> Int {
-        guard i < UInt64(samples.count) else {
-            throw CError(.invalidArgument, "sample index \(i) is out of range 0..<\(samples.count)")
+        let count = result.samples.count
+        guard i < UInt64(count) else {
+            throw CError(.invalidArgument, "sample index \(i) is out of range 0..<\(count)")
         }
         return Int(i)
     }
@@ -115,7 +153,7 @@ final class BatchHandle: Handle {
     /// Sample `i`'s device, nil when it has none.
     func device(_ i: UInt64) throws -> ohk_device? {
         let i = try checkIndex(i)
-        guard samples[i].flags & UInt32(OHK_SAMPLE_HAS_DEVICE) != 0 else { return nil }
+        guard result.samples.hasDevice(at: i) else { return nil }
         return locked {
             if let d = devices[i] { return d }
             guard let d = result.samples[i].device else { return nil }

@@ -44,6 +44,36 @@ import OpenHealthKitCore
     cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).samples } }
 }
 
+/// The batch's samples as columns: writes each sample's fields into the
+/// arrays of *columns (NULL arrays are skipped), which the caller owns and
+/// sizes for at least `capacity` samples; *out_count receives the number
+/// of samples. With every array NULL it only reports the count (to size
+/// the arrays; `capacity` is then ignored). Faster than ohk_batch_samples
+/// for analysis code: the columns are filled straight from the query's
+/// records, and the record array is not laid out unless
+/// ohk_batch_samples is called.
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL columns or out_count,
+/// capacity below the sample count); OHK_ERR_CLOSED (a freed batch).
+/// Any thread.
+@c public func ohk_batch_sample_columns(_ out_count: UnsafeMutablePointer<UInt64>?,
+                                        _ columns: UnsafePointer<ohk_sample_columns>?, _ capacity: UInt64,
+                                        _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall {
+        let count = try out(out_count, "out_count")
+        guard let columns else { throw CError(.invalidArgument, "columns is NULL") }
+        let b = try BatchHandle.get(batch)
+        let n = UInt64(b.result.samples.count)
+        let c = columns.pointee
+        let none = c.uuid == nil && c.start_us == nil && c.end_us == nil && c.value == nil
+            && c.type_index == nil && c.source_index == nil && c.flags == nil
+        if !none {
+            guard capacity >= n else { throw CError(.invalidArgument, "capacity \(capacity) is below the batch's \(n) samples") }
+            b.fillColumns(c)
+        }
+        count.pointee = n
+    }
+}
+
 /// The batch's deleted objects, like ohk_batch_samples.
 @c public func ohk_batch_deleted(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_deleted_record>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,

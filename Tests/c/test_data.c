@@ -86,6 +86,39 @@ static void save_then_query_reads_every_field(void **state)
     OK(ohk_batch_metadata(&m, &n, b, 0));
     assert_int_equal(n, 0);
     assert_null(m);
+
+    /* The same samples as columns, from a batch whose records were never
+     * laid out: every field equal to the record's (times in microseconds). */
+    ohk_batch *c = NULL;
+    OK(ohk_store_query(&c, f->store, d, 2, NULL, 0));
+    ohk_sample_columns cols;
+    memset(&cols, 0, sizeof cols);
+    uint64_t count = 0;
+    OK(ohk_batch_sample_columns(&count, &cols, 0, c)); /* no arrays: the count */
+    assert_int_equal(count, 3);
+    uint8_t uuids[3][16];
+    int64_t start[3], end[3];
+    double value[3];
+    uint32_t type_index[3], source_index[3], flags[3];
+    cols.uuid = &uuids[0][0];
+    cols.start_us = start;
+    cols.value = value;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_sample_columns(&count, &cols, 2, c)); /* too small */
+    cols.end_us = end;
+    cols.type_index = type_index;
+    cols.source_index = source_index;
+    cols.flags = flags;
+    OK(ohk_batch_sample_columns(&count, &cols, 3, c));
+    assert_int_equal(count, 3);
+    for (int i = 0; i < 3; i++) {
+        assert_memory_equal(uuids[i], r[i].uuid, 16);
+        assert_true(start[i] == llround(r[i].start * 1e6) && end[i] == llround(r[i].end * 1e6));
+        assert_true(value[i] == r[i].value);
+        assert_int_equal(type_index[i], r[i].type_index);
+        assert_int_equal(source_index[i], r[i].source_index);
+        assert_int_equal(flags[i], r[i].flags);
+    }
+    ohk_batch_free(c);
     ohk_batch_free(b);
 }
 

@@ -144,6 +144,11 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_batch_samples(NULL, &n, b));
     REQ(ohk_batch_samples(&rec, NULL, b));
     REQ(ohk_batch_samples(&rec, &n, NULL));
+    ohk_sample_columns no_columns;
+    memset(&no_columns, 0, sizeof no_columns);
+    REQ(ohk_batch_sample_columns(NULL, &no_columns, 0, b));
+    REQ(ohk_batch_sample_columns(&n, NULL, 0, b));
+    REQ(ohk_batch_sample_columns(&n, &no_columns, 0, NULL));
     REQ(ohk_batch_deleted(NULL, &n, b));
     REQ(ohk_batch_deleted(&del, NULL, b));
     REQ(ohk_batch_deleted(&del, &n, NULL));

@@ -32,6 +32,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     public func source(id: UInt32) -> Source? { names.source(id) }
 
     public func uuid(at i: Int) -> UUID { withRecord(i) { r, _ in r.uuid } }
+    public func hasDevice(at i: Int) -> Bool { withRecord(i) { r, _ in r.deviceID != 0 } }
     public func type(at i: Int) -> SampleType { typeIndex.isEmpty ? types[0] : types[Int(typeIndex[i])] }
 
     /// Reads every sample's fields without materialising `Sample`s.

@@ -117,6 +117,16 @@ class ohk_sample_record(Structure):
     ]
 
 
+class ohk_sample_columns(Structure):
+    # The C fields are typed pointers; addresses as integers are what the
+    # NumPy path has, and converting each to a typed pointer cost more
+    # than the fill itself for a batch of 1,000.
+    _fields_ = [
+        ("uuid", c_void_p), ("start_us", c_void_p), ("end_us", c_void_p), ("value", c_void_p),
+        ("type_index", c_void_p), ("source_index", c_void_p), ("flags", c_void_p),
+    ]
+
+
 class ohk_deleted_record(Structure):
     _fields_ = [
         ("uuid", c_uint8 * 16), ("start", c_double), ("end", c_double),
@@ -189,6 +199,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_query": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
     "ohk_batch_free": (None, [P(ohk_batch)]),
     "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
+    "ohk_batch_sample_columns": (c_int32, [P(c_uint64), P(ohk_sample_columns), c_uint64, P(ohk_batch)]),
     "ohk_batch_deleted": (c_int32, [P(P(ohk_deleted_record)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_anchor": (c_int32, [P(ohk_anchor), P(ohk_batch)]),
     "ohk_batch_type_count": (c_int32, [P(c_uint64), P(ohk_batch)]),

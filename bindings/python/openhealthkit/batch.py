@@ -34,7 +34,7 @@ class BatchContext:
     """What every sample of one batch shares: the type and source tables,
     and access to metadata, devices and sync identifiers by UUID."""
 
-    __slots__ = ("_handle", "types", "sources", "sample_data", "sample_count", "deleted_data",
+    __slots__ = ("_handle", "types", "sources", "_sample_data", "sample_count", "deleted_data",
                  "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices")
 
     def __init__(self, handle: Any, lookup: TypeLookup, lent: bool) -> None:
@@ -43,8 +43,12 @@ class BatchContext:
         self._handle = None if lent else handle
         self.types = [lookup(identifier) for identifier in _type_table(handle)]
         self.sources = _source_table(handle)
-        self.sample_data, self.sample_count = _records(handle, n.lib.ohk_batch_samples,
-                                                       n.ohk_sample_record, lent)
+        # The record array is laid out by the library on first request:
+        # NumPy columns never need it. A lent batch is read at once.
+        self._sample_data: Any = None
+        self.sample_count = _sample_count(handle)
+        if lent:
+            self._sample_data, _ = _records(handle, n.lib.ohk_batch_samples, n.ohk_sample_record, True)
         self.deleted_data, self.deleted_count = _records(handle, n.lib.ohk_batch_deleted,
                                                          n.ohk_deleted_record, lent)
         self.sync_identifiers = {
@@ -56,6 +60,18 @@ class BatchContext:
         self._devices: dict[bytes, Device] = {}
         if lent:
             self._read_extras(handle)
+
+    @property
+    def sample_data(self) -> Any:
+        """The samples' records (ohk_sample_record), as a buffer."""
+        if self._sample_data is None:
+            self._sample_data, _ = _records(self._handle, n.lib.ohk_batch_samples, n.ohk_sample_record, False)
+        return self._sample_data
+
+    @property
+    def handle(self) -> Any:
+        """The batch, or None when it was lent to a callback (and copied)."""
+        return self._handle
 
     def __del__(self) -> None:
         handle, self._handle = getattr(self, "_handle", None), None
@@ -115,6 +131,12 @@ def _source_table(handle: Any) -> list[Source]:
     return sources
 
 
+def _sample_count(handle: Any) -> int:
+    count = ctypes.c_uint64()
+    n.check(n.lib.ohk_batch_sample_columns(count, n.ohk_sample_columns(), 0, handle))
+    return count.value
+
+
 def _records(handle: Any, accessor: Any, record: type, copy: bool) -> tuple[Any, int]:
     """The batch's record array as a buffer: a view of the batch's memory,
     or a copy when the batch is only lent."""
@@ -150,12 +172,16 @@ class _RecordList(Sequence[T]):
     """A read-only sequence over one record array of a batch; each object
     is made when iterated or indexed."""
 
-    __slots__ = ("_context", "_data", "_count")
+    __slots__ = ("_context", "_count")
     _layout: struct.Struct
     _noun: str
 
-    def __init__(self, context: BatchContext, data: Any, count: int) -> None:
-        self._context, self._data, self._count = context, data, count
+    def __init__(self, context: BatchContext, count: int) -> None:
+        self._context, self._count = context, count
+
+    @property
+    def _data(self) -> Any:
+        raise NotImplementedError
 
     def _make(self, record: tuple) -> T:
         raise NotImplementedError
@@ -190,7 +216,11 @@ class SampleList(_RecordList[Sample]):
     _layout, _noun = _SAMPLE, "sample"
 
     def __init__(self, context: BatchContext) -> None:
-        super().__init__(context, context.sample_data, context.sample_count)
+        super().__init__(context, context.sample_count)
+
+    @property
+    def _data(self) -> Any:
+        return self._context.sample_data
 
     def _make(self, record: tuple) -> Sample:
         sample = object.__new__(CategorySample if record[6] & n.SAMPLE_CATEGORY else QuantitySample)
@@ -226,7 +256,11 @@ class DeletedList(_RecordList[DeletedObject]):
     _layout, _noun = _DELETED, "deleted object"
 
     def __init__(self, context: BatchContext) -> None:
-        super().__init__(context, context.deleted_data, context.deleted_count)
+        super().__init__(context, context.deleted_count)
+
+    @property
+    def _data(self) -> Any:
+        return self._context.deleted_data
 
     def _make(self, record: tuple) -> DeletedObject:
         deleted = object.__new__(DeletedObject)

@@ -90,7 +90,7 @@ def test_the_drift_check_would_notice_a_wrong_signature(monkeypatch):
 
 STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry", "ohk_source",
            "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
-           "ohk_sample_record", "ohk_deleted_record", "ohk_type_info"]
+           "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info"]
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")

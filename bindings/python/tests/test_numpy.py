@@ -31,7 +31,38 @@ def test_columns_are_copies_that_outlive_the_batch(store):
     columns = store.query(STEPS).samples.to_numpy()
     import gc
     gc.collect()
-    assert columns.value.sum() == 45 and columns.value.flags.owndata
+    assert columns.value.sum() == 45
+    base = columns.value
+    while base.base is not None:  # a view of the one block the library filled
+        base = base.base
+    assert base.flags.owndata  # NumPy's memory, not the batch's
+
+
+def test_columns_of_a_batch_lent_to_a_callback_match_its_samples(store):
+    # The library frees a lent batch when the callback returns: its columns
+    # come from the records copied during the call.
+    import queue
+    store.save([steps(i, value=i) for i in range(20)])
+    inbox: queue.Queue = queue.Queue()
+    with store.watch(STEPS, lambda query, result: inbox.put((result.samples.to_numpy(), list(result.samples)))):
+        columns, samples = inbox.get(timeout=20)
+    assert list(columns.value) == [s.value for s in samples] == [float(i) for i in range(20)]
+    assert [bytes(u) for u in columns.uuid] == [s.uuid.bytes for s in samples]
+    assert columns.start[5] == np.datetime64((T0 + timedelta(minutes=5)).replace(tzinfo=None))
+
+
+def test_columns_and_records_of_one_batch_agree_in_either_order(store):
+    store.save([steps(i, value=i) for i in range(30)] + [heart(i, 60 + i) for i in range(3)])
+    first = store.query([STEPS, HEART])
+    samples = list(first.samples)  # records laid out first
+    columns_after = first.samples.to_numpy()
+    second = store.query([STEPS, HEART])
+    columns_before = second.samples.to_numpy()  # columns from a batch without records
+    assert [s.value for s in second.samples] == [s.value for s in samples]
+    for columns in (columns_after, columns_before):
+        assert list(columns.value) == [s.value for s in samples]
+        assert [bytes(u) for u in columns.uuid] == [s.uuid.bytes for s in samples]
+        assert [columns.sources[i] for i in columns.source] == [s.source for s in samples]
 
 
 def test_an_empty_batch_gives_empty_columns(store):
