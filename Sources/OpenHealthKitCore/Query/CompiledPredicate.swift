@@ -110,6 +110,21 @@ extension CompiledPredicate.Program {
         eval(0, r, ctx)
     }
 
+    /// Kleene's AND (`decisive` .no) or OR (`decisive` .yes) of the
+    /// children of node `i`: the decisive value as soon as a child has it,
+    /// else unknown if a child is, else the other value.
+    private func combine(_ i: Int, _ span: Int, _ r: RecordView, _ ctx: EvalContext, decisive: Truth) -> Truth {
+        var result: Truth = decisive == .no ? .yes : .no
+        var c = i + 1
+        while c < i + span {
+            let t = eval(c, r, ctx)
+            if t == decisive { return t }
+            if t == .unknown { result = .unknown }
+            c += width(c)
+        }
+        return result
+    }
+
     @inline(__always)
     private func width(_ i: Int) -> Int {
         switch nodes[i] {
@@ -137,29 +152,9 @@ extension CompiledPredicate.Program {
             if r.isTombstone { return .unknown }
             return Truth(r.isCategory && op.holds(r.category, v))
         case .and(let span):
-            var result = Truth.yes
-            var c = i + 1
-            while c < i + span {
-                switch eval(c, r, ctx) {
-                case .no: return .no
-                case .unknown: result = .unknown
-                case .yes: break
-                }
-                c += width(c)
-            }
-            return result
+            return combine(i, span, r, ctx, decisive: .no)
         case .or(let span):
-            var result = Truth.no
-            var c = i + 1
-            while c < i + span {
-                switch eval(c, r, ctx) {
-                case .yes: return .yes
-                case .unknown: result = .unknown
-                case .no: break
-                }
-                c += width(c)
-            }
-            return result
+            return combine(i, span, r, ctx, decisive: .yes)
         case .not:
             return !eval(i + 1, r, ctx)
         case .general(let k):
