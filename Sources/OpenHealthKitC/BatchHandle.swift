@@ -96,24 +96,22 @@ final class BatchHandle: Handle {
     }
 
     /// Writes the samples' fields into the caller's columns (each NULL
-    /// column skipped), straight from the query's records.
+    /// column skipped), straight from the query's records: the core fills
+    /// them in one pass, then source ids become this batch's indexes.
     func fillColumns(_ c: ohk_sample_columns) {
-        var i = 0
-        let microseconds = 1e6, offset = UnixTime.referenceOffset
-        result.samples.forEach { f in
-            if let p = c.uuid { withUnsafeBytes(of: f.uuid.uuid) { UnsafeMutableRawPointer(p + 16 * i).copyMemory(from: $0.baseAddress!, byteCount: 16) } }
-            if let p = c.start_us { p[i] = Int64(((f.startTime + offset) * microseconds).rounded()) }
-            if let p = c.end_us { p[i] = Int64(((f.endTime + offset) * microseconds).rounded()) }
-            if let p = c.value { p[i] = f.quantity ?? Double(f.categoryValue ?? 0) }
-            if let p = c.type_index { p[i] = UInt32(f.typeIndex) }
-            if let p = c.source_index { p[i] = localSource[Int(f.sourceID)] }
-            if let p = c.flags {
-                var flags: UInt32 = f.quantity == nil ? UInt32(OHK_SAMPLE_CATEGORY) : 0
-                if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
-                if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
-                p[i] = flags
+        var out = SampleColumnPointers()
+        out.uuid = c.uuid.map(UnsafeMutableRawPointer.init)
+        out.startUnixMicroseconds = c.start_us
+        out.endUnixMicroseconds = c.end_us
+        out.value = c.value
+        out.typeIndex = c.type_index
+        out.sourceID = c.source_index
+        out.flags = c.flags  // the core's bits are OHK_SAMPLE_*'s (Tests/c compares them with the records')
+        result.samples.fill(out)
+        if let p = c.source_index {
+            localSource.withUnsafeBufferPointer { local in
+                for i in 0..<result.samples.count { p[i] = local[Int(p[i])] }
             }
-            i += 1
         }
     }
 

@@ -48,11 +48,54 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
         }
     }
 
+    /// Writes every sample's fields into column arrays (one element per
+    /// sample; nil columns are skipped), in one pass over the records: the
+    /// way out for analysis code (NumPy through the C API).
+    public func fill(_ c: SampleColumnPointers) {
+        let unixOffset = 978_307_200.0  // 1970 to 2001, in seconds
+        records.forEachRecord { i, raw in
+            let r = RecordView(bytes: raw)
+            if let p = c.uuid { (p + 16 * i).copyMemory(from: raw.baseAddress!, byteCount: 16) }
+            if let p = c.startUnixMicroseconds { p[i] = Int64(((r.start + unixOffset) * 1e6).rounded()) }
+            if let p = c.endUnixMicroseconds { p[i] = Int64(((r.end + unixOffset) * 1e6).rounded()) }
+            if let p = c.value { p[i] = r.isCategory ? Double(r.category) : r.quantity }
+            if let p = c.typeIndex { p[i] = typeIndex.isEmpty ? 0 : UInt32(typeIndex[i]) }
+            if let p = c.sourceID { p[i] = r.sourceID }
+            if let p = c.flags {
+                p[i] = (r.isCategory ? SampleColumnPointers.category : 0)
+                    | (r.deviceID != 0 ? SampleColumnPointers.hasDevice : 0)
+                    | (r.hasMetadata ? SampleColumnPointers.hasMetadata : 0)
+            }
+        }
+    }
+
     @inline(__always)
     private func withRecord<T>(_ i: Int, _ body: (RecordView, SampleType) -> T) -> T {
         precondition(i >= 0 && i < count, "sample index \(i) out of range 0..<\(count)")
         return withExtendedLifetime(records) { body(RecordView(bytes: records.record(i)), type(at: i)) }
     }
+}
+
+/// Column arrays for `SampleBatch.fill`, one element per sample; nil ones
+/// are skipped.
+public struct SampleColumnPointers {
+    /// 16 bytes per sample.
+    public var uuid: UnsafeMutableRawPointer?
+    /// Unix time in microseconds, rounded to the nearest.
+    public var startUnixMicroseconds: UnsafeMutablePointer<Int64>?
+    public var endUnixMicroseconds: UnsafeMutablePointer<Int64>?
+    /// The quantity in the type's canonical unit, or the category value.
+    public var value: UnsafeMutablePointer<Double>?
+    /// Index into the batch's `types`.
+    public var typeIndex: UnsafeMutablePointer<UInt32>?
+    /// The store's id of the sample's source (`SampleBatch.source(id:)`).
+    public var sourceID: UnsafeMutablePointer<UInt32>?
+    /// `category`, `hasDevice` and `hasMetadata` bits.
+    public var flags: UnsafeMutablePointer<UInt32>?
+
+    public static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4
+
+    public init() {}
 }
 
 /// One sample's fields, read in place; valid only inside `forEach`.
