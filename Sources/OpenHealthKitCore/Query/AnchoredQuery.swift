@@ -169,7 +169,7 @@ extension Store {
             let cursor = stream.cursor
             switch plans[0] {
             case .positions(let positions):
-                var entries = Entries(cursor: cursor, plan: .positions([]))
+                var entries = Entries(cursor: cursor, plan: .walk)  // only its record(at:)
                 for seq in positions {
                     let (_, raw) = try entries.record(at: seq)
                     if try take(seq, raw, stream, 0, &taken, names) { break }

@@ -1,13 +1,11 @@
 /// A predicate flattened for the scan loop, compiled once per query and
-/// type. `SamplePredicate` is an indirect enum: evaluating it retains and
-/// releases a box per term per record, which cost more than the scan
-/// itself (a third of a 1 % start-range query). Here the common terms are
-/// plain values in one array (nothing to retain), quantity thresholds are
-/// converted to the type's unit once, and the rare terms (strings, sets,
-/// metadata, devices) keep the enum's own evaluation.
-/// Same three-valued results as `SamplePredicate.evaluate` (rule 8).
-/// A class holding raw node storage: as arrays in a struct, the nodes
-/// were retained and released around every evaluation.
+/// type. `SamplePredicate` is an indirect enum: evaluating it retained and
+/// released a box per term per record, which cost more than the scan
+/// itself. Here the common terms are plain values in raw memory (reading
+/// a `Program` retains nothing), quantity thresholds are converted to the
+/// type's unit once, and the rare terms (strings, sets, metadata,
+/// devices) keep the enum's own evaluation. Same three-valued results as
+/// `SamplePredicate.evaluate` (rule 8).
 final class CompiledPredicate {
     /// One term; a composite is followed by its children, and `span`
     /// counts the nodes of its subtree (itself included) so that a
@@ -63,6 +61,7 @@ final class CompiledPredicate {
         program.general.deallocate()
     }
 
+    /// The predicate's truth for a stored record (the scan reads `program`).
     func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
         program.evaluate(r, ctx)
     }
@@ -101,7 +100,6 @@ final class CompiledPredicate {
             nodes.append(.general(general.count - 1))
         }
     }
-
 }
 
 extension CompiledPredicate.Program {
