@@ -9,7 +9,9 @@ import OpenHealthKitCore
 final class ResultConversion: @unchecked Sendable {
     /// A type as samples need it: the object, and for quantity types the
     /// type and its unit without a cast per sample.
-    private struct TypeEntry {
+    /// (A class: as a struct, each sample's read of its entry copied it,
+    /// with a retain and a release per reference.)
+    private final class TypeEntry {
         /// Held so that its identity, the key of `Shared.types`, stays its own.
         let core: SampleType
         let type: HKSampleType

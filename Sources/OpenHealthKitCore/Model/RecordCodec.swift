@@ -10,12 +10,13 @@ import FoundationEssentials
 ///     40 source id   UInt32
 ///     44 device id   24 bits, flags in the top 8 bits
 ///     48 metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
+@usableFromInline
 enum RecordCodec {
     static let headSize = 48
-    static let flagTombstone: UInt32 = 1 << 24
-    static let flagMetadata: UInt32 = 1 << 25
-    static let flagCategory: UInt32 = 1 << 26
-    static let deviceMask: UInt32 = 0x00FF_FFFF
+    @usableFromInline static let flagTombstone: UInt32 = 1 << 24
+    @usableFromInline static let flagMetadata: UInt32 = 1 << 25
+    @usableFromInline static let flagCategory: UInt32 = 1 << 26
+    @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
 
@@ -69,28 +70,33 @@ enum RecordCodec {
 
 /// A read-only look at one encoded record, wherever its bytes live (the
 /// LMDB map inside a transaction, or a result batch's own copy).
+/// (Its field reads are inlinable: `SampleFields`, read once per sample by
+/// every binding, reaches them across the module boundary.)
+@usableFromInline
 struct RecordView {
-    let bytes: UnsafeRawBufferPointer
+    @usableFromInline let bytes: UnsafeRawBufferPointer
 
-    @inline(__always) private func f64(_ at: Int) -> Double {
+    @usableFromInline init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+    @inlinable @inline(__always) func f64(_ at: Int) -> Double {
         Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
     }
-    @inline(__always) private func u32(_ at: Int) -> UInt32 {
+    @inlinable @inline(__always) func u32(_ at: Int) -> UInt32 {
         UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
 
-    var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
-    var start: Double { f64(16) }
-    var end: Double { f64(24) }
-    var quantity: Double { f64(32) }
-    var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
+    @inlinable var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
+    @inlinable var start: Double { f64(16) }
+    @inlinable var end: Double { f64(24) }
+    @inlinable var quantity: Double { f64(32) }
+    @inlinable var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
     var deletionDate: Double { f64(32) }
-    var sourceID: UInt32 { u32(40) }
-    private var word: UInt32 { u32(44) }
-    var deviceID: UInt32 { word & RecordCodec.deviceMask }
-    var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
-    var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
-    var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
+    @inlinable var sourceID: UInt32 { u32(40) }
+    @inlinable var word: UInt32 { u32(44) }
+    @inlinable var deviceID: UInt32 { word & RecordCodec.deviceMask }
+    @inlinable var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
+    @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
+    @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
 
     /// Structural check of a record read from disk, so a corrupt store gives
     /// an error rather than a crash.

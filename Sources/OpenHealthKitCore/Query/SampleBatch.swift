@@ -100,24 +100,24 @@ public struct SampleColumnPointers {
 
 /// One sample's fields, read in place; valid only inside `forEach`.
 public struct SampleFields {
-    let record: RecordView
+    @usableFromInline let record: RecordView
     let names: Unmanaged<BatchNames>
     /// Index of the sample's type in the batch's `types`.
     public let typeIndex: Int
 
-    public var uuid: UUID { record.uuid }
+    @inlinable public var uuid: UUID { record.uuid }
     /// Seconds since 2001-01-01 (Date's reference date), without a Date.
-    public var startTime: Double { record.start }
-    public var endTime: Double { record.end }
-    public var startDate: Date { Date(timeIntervalSinceReferenceDate: record.start) }
-    public var endDate: Date { Date(timeIntervalSinceReferenceDate: record.end) }
+    @inlinable public var startTime: Double { record.start }
+    @inlinable public var endTime: Double { record.end }
+    @inlinable public var startDate: Date { Date(timeIntervalSinceReferenceDate: record.start) }
+    @inlinable public var endDate: Date { Date(timeIntervalSinceReferenceDate: record.end) }
     /// The quantity in the type's canonical unit (nil for category samples).
-    public var quantity: Double? { record.isCategory ? nil : record.quantity }
-    public var categoryValue: Int? { record.isCategory ? record.category : nil }
-    public var sourceID: UInt32 { record.sourceID }
+    @inlinable public var quantity: Double? { record.isCategory ? nil : record.quantity }
+    @inlinable public var categoryValue: Int? { record.isCategory ? record.category : nil }
+    @inlinable public var sourceID: UInt32 { record.sourceID }
     /// The store's id of the sample's device, 0 when it has none.
-    public var deviceID: UInt32 { record.deviceID }
-    public var hasMetadata: Bool { record.hasMetadata }
+    @inlinable public var deviceID: UInt32 { record.deviceID }
+    @inlinable public var hasMetadata: Bool { record.hasMetadata }
     /// Each metadata entry in turn, without building a dictionary.
     public func forEachMetadata(_ body: (_ key: String, _ value: MetadataValue) -> Void) {
         guard hasMetadata else { return }
