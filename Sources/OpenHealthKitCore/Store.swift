@@ -193,11 +193,20 @@ public final class Store: @unchecked Sendable {
         return try r.uuid()
     }
 
-    /// Brings a store of an older readable format up to this one.
+    /// Brings a store of an older readable format up to this one, and maps
+    /// what a format-2 library (open on the store while it was upgraded)
+    /// appended past the zone map's head.
     private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache) throws {
-        guard try txn.metaU64(trees, .format) == 2 else { return }
-        for (id, t) in cache.typeTrees { try ZoneMap.build(txn, trees.zones, type: id, records: t.records) }
-        try txn.setMetaU64(trees, .format, UInt64(Schema.format))
+        let (head, _) = try txn.position(trees)
+        let format = try txn.metaU64(trees, .format)
+        let mapped = format == 2 ? 0 : try txn.metaU64(trees, .zoneHead)
+        if mapped < head {
+            for (id, t) in cache.typeTrees {
+                try ZoneMap.build(txn, trees.zones, type: id, records: t.records, from: mapped + 1)
+            }
+        }
+        if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
+        if format == 2 { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 
     /// Reads the interned tables and opens every type tree.

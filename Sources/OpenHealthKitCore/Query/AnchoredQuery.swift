@@ -419,8 +419,11 @@ extension Store {
     /// The spans of positions in `from...head` of the zone map's blocks of
     /// the stream's type whose starts meet `range` (adjacent blocks
     /// merged), and how many blocks were read.
+    /// Positions past the zone head (appended by a format-2 library still
+    /// open on the store) are one span more: walked, not skipped.
     private func zoneSpans(_ txn: Txn, _ s: Stream, _ range: StartRange,
                            from: UInt64, head: UInt64) throws -> (spans: [ClosedRange<UInt64>], read: Int) {
+        let mapped = min(head, try txn.metaU64(trees, .zoneHead))
         let c = try txn.cursor(trees.zones)
         defer { c.close() }
         var spans: [ClosedRange<UInt64>] = []
@@ -429,11 +432,11 @@ extension Store {
         while let (k, v) = entry {
             let (type, block) = try ZoneMap.decodeKey(k)
             let first = ZoneMap.firstPosition(of: block)
-            guard type == s.typeID, first <= head else { break }
+            guard type == s.typeID, first <= mapped else { break }
             read += 1
             let starts = try ZoneMap.decodeRange(v)
-            if starts.upperBound >= range.lo && starts.lowerBound <= range.hi {
-                let lo = max(from, first), hi = min(head, ZoneMap.firstPosition(of: block + 1) - 1)
+            let lo = max(from, first), hi = min(mapped, ZoneMap.firstPosition(of: block + 1) - 1)
+            if starts.upperBound >= range.lo && starts.lowerBound <= range.hi && lo <= hi {
                 if let prev = spans.last, prev.upperBound + 1 == lo {
                     spans[spans.count - 1] = prev.lowerBound...hi
                 } else {
@@ -442,6 +445,7 @@ extension Store {
             }
             entry = try c.nextRaw(MDB_NEXT)
         }
+        if mapped < head { spans.append(max(from, mapped + 1)...head) }
         return (spans, read)
     }
 

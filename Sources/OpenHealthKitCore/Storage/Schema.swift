@@ -6,7 +6,7 @@ import FoundationEssentials
 ///
 /// | tree          | key                          | value                                  |
 /// |---------------|------------------------------|----------------------------------------|
-/// | `meta`        | name                         | format, store id, position, next ids   |
+/// | `meta`        | name                         | format, store id, position, next ids, zone head |
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
@@ -56,6 +56,9 @@ enum Schema {
         /// one 16-byte value so that a query reads both with one lookup.
         case format, storeID = "store_id", position
         case nextType = "next_type", nextSource = "next_source", nextDevice = "next_device"
+        /// The position up to which the zone map holds every record (a
+        /// format-2 library still open on the store appends past it).
+        case zoneHead = "zone_head"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -66,6 +69,7 @@ enum Schema {
             case .nextType: Self.keys[3]
             case .nextSource: Self.keys[4]
             case .nextDevice: Self.keys[5]
+            case .zoneHead: Self.keys[6]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }

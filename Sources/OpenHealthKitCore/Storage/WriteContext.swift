@@ -25,13 +25,19 @@ struct WriteContext {
         self.trees = trees
         committed = cache
         (head, horizon) = try txn.position(trees)
+        mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
         now = Date()
     }
+
+    /// Whether the zone map held every record when this transaction began;
+    /// only then does it still hold every record when it ends.
+    private let mappedThroughHead: Bool
 
     /// Writes the pending index entries, the head and the horizon; call last.
     mutating func finish() throws {
         try flushUUIDs()
         try pendingZones.flush(txn, trees.zones)
+        if mappedThroughHead { try txn.setMetaU64(trees, .zoneHead, head) }
         try txn.setPosition(trees, head: head, horizon: horizon)
     }
 

@@ -54,12 +54,14 @@ enum ZoneMap {
         }
     }
 
-    /// Maps every record of a type (for a store written before format 3).
-    static func build(_ txn: Txn, _ zones: MDB_dbi, type: UInt16, records: MDB_dbi) throws {
+    /// Maps a type's records at `from` or later (all of them for a store
+    /// written before format 3; those a format-2 library appended past
+    /// the zone head otherwise).
+    static func build(_ txn: Txn, _ zones: MDB_dbi, type: UInt16, records: MDB_dbi, from: UInt64 = 0) throws {
         let cursor = try txn.cursor(records)
         defer { cursor.close() }
         var current: (block: UInt64, range: ClosedRange<Double>)?
-        var entry = try cursor.first()
+        var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
             let start = RecordView(bytes: raw).start
             let b = block(of: seq)
