@@ -65,6 +65,9 @@ enum ZoneMap {
         while let (seq, raw) = entry {
             let start = RecordView(bytes: raw).start
             let b = block(of: seq)
+            // A start that is not a number (only a damaged record has one)
+            // meets no start range: leave it out rather than trap.
+            if start.isNaN { entry = try cursor.next(); continue }
             if let c = current, c.block == b {
                 current = (b, min(c.range.lowerBound, start)...max(c.range.upperBound, start))
             } else {
