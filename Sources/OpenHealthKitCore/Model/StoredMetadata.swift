@@ -14,11 +14,4 @@ public struct StoredMetadata: Sendable {
             try? RecordView(bytes: raw).forEachMetadata { k, v in body(k, v); return false }
         }
     }
-
-    /// The entries as a dictionary.
-    public var dictionary: [String: MetadataValue] {
-        var out: [String: MetadataValue] = [:]
-        forEach { out[$0] = $1 }
-        return out
-    }
 }

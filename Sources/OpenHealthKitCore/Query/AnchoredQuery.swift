@@ -169,9 +169,9 @@ extension Store {
             let cursor = stream.cursor
             switch plans[0] {
             case .positions(let positions):
-                var entries = Entries(cursor: cursor, plan: .walk)  // only its record(at:)
+                var reader = PositionReader(cursor: cursor)
                 for seq in positions {
-                    let (_, raw) = try entries.record(at: seq)
+                    let (_, raw) = try reader.record(at: seq)
                     if try take(seq, raw, stream, 0, &taken, names) { break }
                 }
             case .spans(let spans):
@@ -226,12 +226,13 @@ extension Store {
         let plan: Plan
         /// The next position or span of the plan.
         private var k = 0
-        /// Where the cursor is, on the positions path.
-        private var at: Entry?
+        /// Fetches the records of a positions plan.
+        private var reader: PositionReader
 
         init(cursor: Cursor, plan: Plan) {
             self.cursor = cursor
             self.plan = plan
+            reader = PositionReader(cursor: cursor)
         }
 
         mutating func first(from: UInt64) throws -> Entry? {
@@ -250,7 +251,7 @@ extension Store {
             case .positions(let positions):
                 guard k < positions.count else { return nil }
                 k += 1
-                return try record(at: positions[k - 1])
+                return try reader.record(at: positions[k - 1])
             case .spans: return try within(try cursor.next())
             }
         }
@@ -268,12 +269,21 @@ extension Store {
             }
             return nil
         }
+    }
 
-        /// The record at `seq`, which must exist: positions asked in
-        /// ascending order are reached by stepping when near (cheaper
-        /// than a seek), by seeking when far.
+    /// The records at positions an index found, asked in ascending order:
+    /// near ones are reached by stepping (cheaper than a seek), far ones by
+    /// seeking.
+    private struct PositionReader {
+        let cursor: Cursor
+        /// Where the cursor is.
+        private var at: (UInt64, UnsafeRawBufferPointer)?
+
+        init(cursor: Cursor) { self.cursor = cursor }
+
+        /// The record at `seq`, which must exist.
         @inline(__always)
-        mutating func record(at seq: UInt64) throws -> Entry {
+        mutating func record(at seq: UInt64) throws -> (UInt64, UnsafeRawBufferPointer) {
             var steps = 0
             while let (key, _) = at, key < seq, steps < 8 { at = try cursor.next(); steps += 1 }
             if at?.0 != seq {

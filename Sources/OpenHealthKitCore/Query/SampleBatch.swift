@@ -52,7 +52,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     /// sample; nil columns are skipped), in one pass over the records: the
     /// way out for analysis code (NumPy through the C API).
     public func fill(_ c: SampleColumnPointers) {
-        let unixOffset = 978_307_200.0  // 1970 to 2001, in seconds
+        let unixOffset = Date.timeIntervalBetween1970AndReferenceDate
         records.forEachRecord { i, raw in
             let r = RecordView(bytes: raw)
             if let p = c.uuid { (p + 16 * i).copyMemory(from: raw.baseAddress!, byteCount: 16) }
