@@ -49,7 +49,7 @@ import Testing
                                    source: source, metadata: metadata)
     }
 
-    @Test func compiledAndEnumEvaluationAgreeOnSamplesAndDeletedObjects() throws {
+    @Test func rule08_compiledAndEnumEvaluationAgreeOnSamplesAndDeletedObjects() throws {
         var r = Rng(state: 20261123)
         let ctx = EvalContext(type: bodyMass, source: { Self.sources[Int($0)] }, device: { _ in nil })
         let categoryCtx = EvalContext(type: sleep, source: ctx.source, device: ctx.device)

@@ -93,7 +93,7 @@ import Testing
     /// has its code and the offset of the unit (or of the key path);
     /// parsed without one, the query refuses it, quoting the term, and
     /// nothing runs.
-    @Test func typeErrorsNameTheirPosition() throws {
+    @Test func rule17_typeErrorsNameTheirPosition() throws {
         let bad: [(String, [PredicateValue], SampleType, OHKError.Code, String)] = [
             ("source == \"a\" AND quantity > 70 kg", [], steps, .incompatibleUnit, "at offset 29: predicate unit 'kg'"),
             ("quantity BETWEEN {1 count, 2 kg}", [], steps, .incompatibleUnit, "at offset 17:"),
