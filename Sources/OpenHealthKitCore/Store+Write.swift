@@ -11,6 +11,7 @@ extension Store {
     @discardableResult
     public func save<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome] {
         try write { w in
+            try env.reserveRoom(objects: samples.count)
             var outcomes: [SaveOutcome] = []
             outcomes.reserveCapacity(samples.count)
             for s in samples {
@@ -30,6 +31,7 @@ extension Store {
     @discardableResult
     public func saveNew<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome?] {
         try write { w in
+            try env.reserveRoom(objects: samples.count)
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(samples.count)
             var seen = Set<UUID>(minimumCapacity: samples.count)
@@ -84,6 +86,7 @@ extension Store {
     /// delete with `.notFound`.
     public func delete(uuids: [UUID]) throws {
         try write { w in
+            try env.reserveRoom(objects: uuids.count)
             for u in uuids {
                 guard let (typeID, seq) = try w.lookupUUID(u) else {
                     throw OHKError(.notFound, "no sample with UUID \(u)")
@@ -119,6 +122,7 @@ extension Store {
                 entry = try cursor.next()
             }
             cursor.close()
+            try env.reserveRoom(objects: victims.count)
             for seq in victims { _ = try w.tombstone(typeID: typeID, seq: seq) }
             return victims.count
         }

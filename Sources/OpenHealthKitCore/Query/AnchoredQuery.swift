@@ -164,6 +164,7 @@ extension Store {
                                                     expected: limit > 0 ? min(limit, guess) : guess),
                           limit: limit)
         if streams.count == 1 {
+            if case .positions = plans[0] {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
             let stream = streams[0]
             let cursor = stream.cursor
@@ -303,6 +304,7 @@ extension Store {
         var returned = 0
         var lastReturned: UInt64 = 0
         let limit: Int
+        var readahead = Readahead(enabled: false)
     }
 
     /// Takes one object of stream `i` if it matches; returns true when the
@@ -310,6 +312,7 @@ extension Store {
     @inline(__always)
     private func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ s: Stream, _ i: Int,
                       _ t: inout Taken, _ names: NameLookup) throws -> Bool {
+        t.readahead.note(raw.baseAddress)
         let r = RecordView(bytes: raw)
         guard include(r, s) else { return false }
         if r.isTombstone {
