@@ -10,8 +10,7 @@ extension Store {
     /// without holding them all in memory.
     @discardableResult
     public func save<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome] {
-        try write { w in
-            try env.reserveRoom(objects: samples.count)
+        try write(reservingRoomFor: samples.count) { w in
             var outcomes: [SaveOutcome] = []
             outcomes.reserveCapacity(samples.count)
             for s in samples {
@@ -30,8 +29,7 @@ extension Store {
     /// or resume after an interruption, needs. Otherwise as `save(_:)`.
     @discardableResult
     public func saveNew<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome?] {
-        try write { w in
-            try env.reserveRoom(objects: samples.count)
+        try write(reservingRoomFor: samples.count) { w in
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(samples.count)
             var seen = Set<UUID>(minimumCapacity: samples.count)
@@ -85,8 +83,7 @@ extension Store {
     /// nothing (rule 15). An unknown or already deleted UUID fails the whole
     /// delete with `.notFound`.
     public func delete(uuids: [UUID]) throws {
-        try write { w in
-            try env.reserveRoom(objects: uuids.count)
+        try write(reservingRoomFor: uuids.count) { w in
             for u in uuids {
                 guard let (typeID, seq) = try w.lookupUUID(u) else {
                     throw OHKError(.notFound, "no sample with UUID \(u)")
@@ -122,7 +119,7 @@ extension Store {
                 entry = try cursor.next()
             }
             cursor.close()
-            try env.reserveRoom(objects: victims.count)
+            try env.room.reserve(objects: victims.count)
             for seq in victims { _ = try w.tombstone(typeID: typeID, seq: seq) }
             return victims.count
         }
@@ -170,12 +167,13 @@ extension Store {
         return dropped
     }
 
-    /// One write transaction with its context; publishes the entries it
+    /// One write transaction with its context, for `objects` objects (the
+    /// room the disk must have, `DiskRoom`); publishes the entries it
     /// added to the cache after commit.
-    func write<T>(_ body: (inout WriteContext) throws -> T) throws -> T {
+    func write<T>(reservingRoomFor objects: Int = 1, _ body: (inout WriteContext) throws -> T) throws -> T {
         try operation {
             let committed = cache.withLock { $0 }
-            let (result, added) = try env.write { txn -> (T, CacheAdditions) in
+            let (result, added) = try env.write(reservingRoomFor: objects) { txn -> (T, CacheAdditions) in
                 var w = try WriteContext(txn, trees, cache: committed)
                 let r = try body(&w)
                 try w.finish()

@@ -15,6 +15,7 @@ import Glibc
 /// no lock of its own.
 final class DiskRoom: @unchecked Sendable {
     private let directory: String
+    private let env: OpaquePointer
     private let pageSize: Int
     /// Free bytes on the store's file system, nil when it cannot say (the
     /// check is then skipped). Tests replace it; the next check reads the
@@ -30,6 +31,7 @@ final class DiskRoom: @unchecked Sendable {
 
     init(directory: String, env: OpaquePointer) {
         self.directory = directory
+        self.env = env
         var st = MDB_stat()
         mdb_env_stat(env, &st)
         pageSize = Int(st.ms_psize)
@@ -40,7 +42,7 @@ final class DiskRoom: @unchecked Sendable {
     /// objects may add: each can copy (copy-on-write) a leaf of each index
     /// it touches, but together never more than the store holds, plus its
     /// own bytes, plus a megabyte for branch pages and trees.
-    func reserve(objects: Int, env: OpaquePointer) throws {
+    func reserve(objects: Int) throws {
         var info = MDB_envinfo()
         mdb_env_info(env, &info)
         let used = (info.me_last_pgno + 1) * pageSize

@@ -152,8 +152,10 @@ final class Environment: @unchecked Sendable {
     /// Runs `body` in the write transaction and commits it (durable on
     /// return unless the store was opened non-durable). On a full map the
     /// transaction is aborted, the map doubled and `body` run again, so
-    /// `body` must not change anything outside the transaction.
-    func write<T>(_ body: (Txn) throws -> T) throws -> T {
+    /// `body` must not change anything outside the transaction. The disk
+    /// must have room for `objects` objects first (`DiskRoom`); a write
+    /// that learns its size on the way reserves more through `room`.
+    func write<T>(reservingRoomFor objects: Int = 1, _ body: (Txn) throws -> T) throws -> T {
         while true {
             pthread_rwlock_rdlock(resizeLock)
             var txn: OpaquePointer?
@@ -166,7 +168,7 @@ final class Environment: @unchecked Sendable {
             }
             let result: T
             do {
-                try room.reserve(objects: 1, env: env)
+                try room.reserve(objects: objects)
                 result = try body(Txn(txn: t))
             } catch is MapFull {
                 mdb_txn_abort(t)
@@ -184,12 +186,6 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(crc, "commit failed")
             return result
         }
-    }
-
-    /// Makes sure the disk has room for `objects` more objects in the
-    /// running write transaction (call inside `write`, before writing them).
-    func reserveRoom(objects: Int) throws {
-        try room.reserve(objects: objects, env: env)
     }
 
     /// Doubles the map (no transaction of this process may be active).
