@@ -80,6 +80,31 @@ import Testing
         }
     }
 
+    /// One type without a predicate reads its change order directly (no
+    /// streams, no planner): it agrees with the general scan, which the
+    /// same type named twice takes, from random anchors with random limits,
+    /// on stores with deletions, prunes and a type never saved.
+    @Test func oneTypeWithoutPredicateAgreesWithTheGeneralScan() throws {
+        let stores = Int(getenvString("OHK_PLANNER_STORES") ?? "") ?? 150
+        for seed in 0..<UInt64(stores) {
+            var r = Rng(state: seed &* 2_147_483_647 &+ 13)
+            let (store, anchors, _) = try randomStore(&r, otherType: r.chance(0.5))
+            defer { store.close() }
+            for _ in 0..<10 {
+                let type = r.chance(0.8) ? steps : heartRate
+                let anchor = anchors[r.int(anchors.count)]
+                let limit = r.chance(0.5) ? 0 : 1 + r.int(10)
+                let direct = try store.anchoredQuery([QueryDescriptor(type: type, predicate: nil)], anchor: anchor, limit: limit)
+                let scanned = try store.anchoredQuery([QueryDescriptor(type: type, predicate: nil),
+                                                       QueryDescriptor(type: type, predicate: nil)], anchor: anchor, limit: limit)
+                #expect(direct.sampleUUIDs == scanned.sampleUUIDs, "seed \(seed)")
+                #expect(direct.samples.types == scanned.samples.types, "seed \(seed)")
+                #expect(direct.deletedUUIDs == scanned.deletedUUIDs, "seed \(seed)")
+                #expect(direct.newAnchor == scanned.newAnchor, "seed \(seed)")
+            }
+        }
+    }
+
     /// The zone map against the walk, on stores of several blocks: mostly
     /// time-ordered saves with backfilled ones, two types, deletions and
     /// prunes; start ranges (alone, in AND / OR, with other terms) from

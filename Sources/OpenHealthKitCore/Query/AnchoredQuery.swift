@@ -26,6 +26,15 @@ extension Store {
     public func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?,
                               limit: Int = 0) throws -> AnchoredQueryResult {
         guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
+        if descriptors.count == 1 && descriptors[0].predicate == nil {
+            // One type without a predicate (every delta an observer or a
+            // long-running query reads): its change order from the anchor,
+            // without the planner's and the filter's objects, which were a
+            // quarter of such a query's time after a durable save.
+            let type = descriptors[0].type
+            try validateType(type)
+            return try readRetryingTrees { txn in try walk(txn, type, anchor: anchor, limit: limit) }
+        }
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
     }
@@ -45,7 +54,13 @@ extension Store {
         }
     }
 
-    typealias Group = (type: SampleType, predicates: [SamplePredicate?])
+    /// The descriptors of one type in a query. (A struct, not a tuple: an
+    /// array of tuples is destroyed through generic value witnesses, a
+    /// measurable part of a short query.)
+    struct Group {
+        let type: SampleType
+        var predicates: [SamplePredicate?]
+    }
 
     /// Validates descriptors and groups them by type (one stream per type).
     static func group(_ descriptors: [QueryDescriptor], validatingWith store: Store) throws -> [Group] {
@@ -57,7 +72,7 @@ extension Store {
             if let i = groups.firstIndex(where: { $0.type == d.type }) {
                 groups[i].predicates.append(d.predicate)
             } else {
-                groups.append((d.type, [d.predicate]))
+                groups.append(Group(type: d.type, predicates: [d.predicate]))
             }
         }
         guard groups.count < 256 else { throw OHKError(.invalidArgument, "too many types in one query") }
@@ -114,7 +129,11 @@ extension Store {
         let program: CompiledPredicate.Program?
         let trees: TypeTrees
         let cursor: Cursor
-        let context: EvalContext
+        /// What the filter reads besides the record; nil without a filter
+        /// (its closures are allocations a delta query need not make).
+        let context: EvalContext?
+        /// How the stream reads, once planned.
+        var plan = Plan.walk
 
         init(_ g: Group, typeID: UInt16, trees: TypeTrees, cursor: Cursor, _ names: NameLookup) {
             type = g.type
@@ -124,7 +143,7 @@ extension Store {
             program = filter?.program
             self.trees = trees
             self.cursor = cursor
-            context = EvalContext(type: g.type, source: names.source, device: names.device)
+            context = filter == nil ? nil : EvalContext(type: g.type, source: names.source, device: names.device)
         }
     }
 
@@ -134,41 +153,26 @@ extension Store {
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         var opened: [Stream] = []
+        opened.reserveCapacity(groups.count)
         defer { for s in opened { s.cursor.close() } }
-        var expected = 0
         for g in groups {
-            guard let typeID = try existingTypeID(g.type, txn) else { continue }
-            guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+            guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
             let cursor = try txn.cursor(t.records)
-            expected += txn.entries(t.records)
             opened.append(Stream(g, typeID: typeID, trees: t, cursor: cursor, names))
         }
         let streams = opened
-        let types = streams.map(\.type)
         // The planner's choice per stream (issue 4).
-        let plans = try streams.map { s in try plan(txn, s, from: from, head: head) }
-        // Index plans know their size and zone plans a bound (a record at
-        // most per position); a nil-anchor walk reads everything. (A
-        // buffer sized for the whole type made a 1 % query of 10 M
-        // samples map and unmap 400 MB.)
-        var known: Int? = 0
-        for p in plans {
-            switch p {
-            case .positions(let ps): known? += ps.count
-            case .spans(let spans): known? += spans.reduce(0) { $0 + Int($1.count) }
-            case .walk: known = nil
-            }
-        }
-        let guess = known.map { min($0, expected) } ?? (from <= 1 ? expected : 64)
+        for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
-                                                    expected: limit > 0 ? min(limit, guess) : guess),
+                                                    expected: expectedCount(txn, streams, from: from, limit: limit)),
                           limit: limit)
+        let types = streams.map(\.type)
         if streams.count == 1 {
-            if case .positions = plans[0] {} else { taken.readahead = Readahead(enabled: true) }
+            if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
             let stream = streams[0]
             let cursor = stream.cursor
-            switch plans[0] {
+            switch stream.plan {
             case .positions(let positions):
                 var reader = PositionReader(cursor: cursor)
                 for seq in positions {
@@ -190,7 +194,7 @@ extension Store {
         } else {
             // Several types: merge the streams by position (store order),
             // from each one's next entry.
-            var entries = zip(streams, plans).map { Entries(cursor: $0.cursor, plan: $1) }
+            var entries = streams.map { Entries(cursor: $0.cursor, plan: $0.plan) }
             var heads = try entries.indices.map { try entries[$0].first(from: from) }
             while true {
                 var pick = -1
@@ -203,9 +207,64 @@ extension Store {
                 heads[pick] = try entries[pick].next()
             }
         }
-        let position = taken.returned == limit && limit > 0 ? taken.lastReturned : head
+        return result(taken, types: types, head: head, horizon: horizon, names)
+    }
+
+    /// Every object of `type` after `anchor`, in store order: a walk of
+    /// its change order.
+    private func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+        let (head, horizon) = try txn.position(trees)
+        let from = try startPosition(anchor, head: head, horizon: horizon)
+        let names = NameLookup(store: self, txn: txn)
+        guard let (_, t) = try storedTrees(type, txn) else {
+            return result(Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), limit: limit),
+                          types: [], head: head, horizon: horizon, names)
+        }
+        let cursor = try txn.cursor(t.records)
+        defer { cursor.close() }
+        let guess = from > 1 ? 64 : txn.entries(t.records)
+        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: limit > 0 ? min(limit, guess) : guess),
+                          limit: limit)
+        taken.readahead = Readahead(enabled: true)
+        var entry = try cursor.seek(atLeast: from)
+        while let (seq, raw) = entry {
+            taken.readahead.note(raw.baseAddress)
+            if try keep(seq, RecordView(bytes: raw), type, 0, &taken, names) { break }
+            entry = try cursor.next()
+        }
+        return result(taken, types: [type], head: head, horizon: horizon, names)
+    }
+
+    /// The result of a scan: newAnchor per rule 5.
+    private func result(_ taken: Taken, types: [SampleType], head: UInt64, horizon: UInt64,
+                        _ names: NameLookup) -> AnchoredQueryResult {
+        let position = taken.returned == taken.limit && taken.limit > 0 ? taken.lastReturned : head
         return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names), deletedObjects: taken.deleted,
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// How many records the batch should have room for: index plans know
+    /// their size and zone plans a bound (a record at most per position);
+    /// a nil-anchor walk reads everything, a walk from an anchor usually
+    /// little. (A buffer sized for the whole type made a 1 % query of
+    /// 10 M samples map and unmap 400 MB.)
+    private func expectedCount(_ txn: Txn, _ streams: [Stream], from: UInt64, limit: Int) -> Int {
+        var known: Int? = 0
+        for s in streams {
+            switch s.plan {
+            case .positions(let ps): known? += ps.count
+            case .spans(let spans): known? += spans.reduce(0) { $0 + Int($1.count) }
+            case .walk: known = nil
+            }
+        }
+        let guess: Int
+        if known == nil && from > 1 {
+            guess = 64
+        } else {
+            let stored = streams.reduce(0) { $0 + txn.entries($1.trees.records) }
+            guess = known.map { min($0, stored) } ?? stored
+        }
+        return limit > 0 ? min(limit, guess) : guess
     }
 
     /// How one stream reads (the planner's choice, issue 4).
@@ -315,8 +374,16 @@ extension Store {
         t.readahead.note(raw.baseAddress)
         let r = RecordView(bytes: raw)
         guard include(r, s) else { return false }
+        return try keep(seq, r, s.type, i, &t, names)
+    }
+
+    /// Adds a matching object of type number `i` to the result; returns
+    /// true when the limit is reached.
+    @inline(__always)
+    private func keep(_ seq: UInt64, _ r: RecordView, _ type: SampleType, _ i: Int,
+                      _ t: inout Taken, _ names: NameLookup) throws -> Bool {
         if r.isTombstone {
-            t.deleted.append(try deletedObject(r, type: s.type, names))
+            t.deleted.append(try deletedObject(r, type: type, names))
         } else {
             try t.batch.append(r, typeIndex: i)
         }
@@ -328,8 +395,7 @@ extension Store {
     /// Whether any object of the group's type at `from` or later matches
     /// (stops at the first; builds no batch).
     private func hasMatch(_ txn: Txn, _ g: Group, from: UInt64, _ names: NameLookup) throws -> Bool {
-        guard let typeID = try existingTypeID(g.type, txn) else { return false }
-        guard let t = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+        guard let (typeID, t) = try storedTrees(g.type, txn) else { return false }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
         let stream = Stream(g, typeID: typeID, trees: t, cursor: cursor, names)
@@ -370,6 +436,8 @@ extension Store {
     /// plan runs, every record it reads meets the full predicate, so all
     /// plans return the same objects in the same order.
     private func plan(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> Plan {
+        // Without a filter every record matches: no index can help.
+        guard s.filter != nil else { return .walk }
         if let positions = try uuidPositions(txn, s, from: from, head: head) { return .positions(positions) }
         guard from <= head, planOverride != .changeOrder,
               let range = StartRange.of(s.predicates), range.isBounded else { return .walk }
@@ -468,7 +536,7 @@ extension Store {
     @inline(__always)
     private func include(_ r: RecordView, _ s: Stream) -> Bool {
         guard let p = s.program else { return true }
-        let t = p.evaluate(r, s.context)
+        let t = p.evaluate(r, s.context!)
         return t == .yes || (r.isTombstone && t == .unknown)
     }
 
@@ -484,6 +552,15 @@ extension Store {
                              source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
                              deletionDate: Date(timeIntervalSinceReferenceDate: r.deletionDate),
                              syncIdentifier: syncID, syncVersion: syncVersion)
+    }
+
+    /// The id and trees of `type`, nil when the store has never held one
+    /// of its samples (one lock for both in the common case).
+    private func storedTrees(_ type: SampleType, _ txn: Txn) throws -> (UInt16, TypeTrees)? {
+        let cached = cache.withLock { c in c.typeID(of: type).map { ($0, c.typeTrees[$0]) } }
+        guard let typeID = try cached?.0 ?? existingTypeID(type, txn) else { return nil }
+        guard let t = cached?.1 ?? cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+        return (typeID, t)
     }
 
     /// Opens a type tree another process created (a write transaction, so

@@ -5,13 +5,14 @@ import Glibc
 /// `RecordBufferWriter` while a query runs, immutable afterwards.
 final class RecordBuffer: @unchecked Sendable {
     fileprivate(set) var base: UnsafeMutableRawPointer
-    /// Start of each record, plus the end of the last.
-    fileprivate(set) var offsets: [UInt32] = [0]
+    /// Start of each record, plus the end of the last (set by the writer's
+    /// `finish`).
+    fileprivate(set) var offsets: [UInt32] = []
 
     fileprivate init(capacity: Int) { base = malloc(capacity)! }
     deinit { free(base) }
 
-    var count: Int { offsets.count - 1 }
+    var count: Int { max(offsets.count - 1, 0) }
 
     /// Record `i`'s bytes, valid while the buffer lives.
     @inline(__always)
@@ -42,13 +43,16 @@ struct RecordBufferWriter {
     private var base: UnsafeMutableRawPointer
     private var capacity: Int
     private var used = 0
-    private var offsets: [UInt32] = [0]
+    private var offsets: [UInt32]
 
     init(expectedRecords n: Int) {
         capacity = max(n, 4) * RecordCodec.headSize
         buffer = RecordBuffer(capacity: capacity)
         base = buffer.base
+        // One allocation (a `[0]` literal and then reserving made two).
+        offsets = []
         offsets.reserveCapacity(n + 1)
+        offsets.append(0)
     }
 
     @inline(__always)

@@ -7,7 +7,7 @@ struct StoreCache {
     /// yet), custom types by identifier.
     private var standardTypeIDs = [UInt16](repeating: 0, count: TypeCatalogue.standard.count)
     private var customTypeIDs: [String: UInt16] = [:]
-    var typeTrees: [UInt16: TypeTrees] = [:]
+    var typeTrees = TypeTreeTable()
     var customTypes: [String: SampleType] = [:]
     /// Source and device → id, for interning on save.
     var sourceIDs: [Source: UInt32] = [:]
@@ -41,7 +41,7 @@ struct StoreCache {
 
     mutating func merge(_ added: CacheAdditions) {
         for (identifier, id) in added.typeIDs { setTypeID(id, for: identifier) }
-        typeTrees.merge(added.typeTrees) { a, _ in a }
+        for (id, t) in added.typeTrees where typeTrees[id] == nil { typeTrees[id] = t }
         learn(sources: added.sources, devices: added.devices)
     }
 }
@@ -55,4 +55,24 @@ struct CacheAdditions {
     var sources: [UInt32: Source] = [:]
     var deviceIDs: [Device: UInt32] = [:]
     var devices: [UInt32: Device] = [:]
+}
+
+/// Type trees by type id. Ids are small integers handed out in order, so
+/// an array indexed by id finds them without hashing (a dictionary's hash
+/// was a measurable part of a short query).
+struct TypeTreeTable: Sequence {
+    private var slots: [TypeTrees?] = []
+
+    subscript(id: UInt16) -> TypeTrees? {
+        get { Int(id) < slots.count ? slots[Int(id)] : nil }
+        set {
+            if Int(id) >= slots.count { slots += repeatElement(nil, count: Int(id) + 1 - slots.count) }
+            slots[Int(id)] = newValue
+        }
+    }
+
+    /// The (id, trees) pairs present, by id.
+    func makeIterator() -> some IteratorProtocol<(UInt16, TypeTrees)> {
+        slots.enumerated().lazy.compactMap { i, t in t.map { (UInt16(i), $0) } }.makeIterator()
+    }
 }
