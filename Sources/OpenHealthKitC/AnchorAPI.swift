@@ -20,7 +20,7 @@ enum AnchorValue {
         return try withUnsafeBytes(of: p.pointee.data) { raw -> QueryAnchor? in
             if raw[0] == 0 { return nil }
             let size = raw[0] == 0x81 ? 13 : 37
-            return try QueryAnchor(bytes: Array(raw[0..<size]))
+            return try QueryAnchor(bytes: UnsafeRawBufferPointer(rebasing: raw[0..<size]))
         }
     }
 

@@ -15,6 +15,8 @@ final class BatchHandle: Handle {
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
     let types: [UnsafePointer<CChar>]
     let sources: [ohk_source]
+    /// Holds the C strings of the samples' sources.
+    private let names: CNames
     /// Store source id → index in `sources`.
     private let localSource: [UInt32]
     /// Lent to a callback: the caller must not free it.
@@ -28,47 +30,58 @@ final class BatchHandle: Handle {
     private var devices: [Int: ohk_device] = [:]
     private var lazyStrings = CStringArena()
 
-    init(_ r: AnchoredQueryResult) {
+    /// `names`: the C strings of the store's sources, shared by its batches.
+    init(_ r: AnchoredQueryResult, names: CNames) {
         result = r
-        var typeTable = r.samples.types
-        var sourceTable: [Source] = []
-        var localSource: [UInt32] = []  // store source id → index in sourceTable, UInt32.max unknown
-        var strings = CStringArena()
+        self.names = names
+        var localSource: [UInt32] = []  // store source id → index in the table, UInt32.max unknown
+        var sourceIDs: [UInt32] = []    // index in the table → store source id
 
-        // The source table: one pass over the records' source ids.
+        // The source table: one pass over the records' source ids (the
+        // core writes them as a column, cheaper than a closure per sample).
         let batch = r.samples
-        batch.forEach { f in
-            let id = Int(f.sourceID)
-            if id >= localSource.count { localSource += repeatElement(.max, count: id + 1 - localSource.count) }
-            if localSource[id] == .max {
-                localSource[id] = UInt32(sourceTable.count)
-                sourceTable.append(batch.source(id: f.sourceID) ?? Source(bundleIdentifier: "", name: ""))
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch.count) { ids in
+            var column = SampleColumnPointers()
+            column.sourceID = ids.baseAddress
+            batch.fill(column)
+            for id in ids {
+                if Int(id) >= localSource.count { localSource += repeatElement(.max, count: Int(id) + 1 - localSource.count) }
+                if localSource[Int(id)] == .max {
+                    localSource[Int(id)] = UInt32(sourceIDs.count)
+                    sourceIDs.append(id)
+                }
             }
         }
+        var sources = names.sources(sourceIDs, in: batch)
+        var typeTable = batch.types
 
         // Deleted objects carry their type and source by value: index them
-        // into the same tables.
-        var typeIndex = TableIndex(typeTable), sourceIndex = TableIndex(sourceTable)
+        // into the same tables (sources they add get strings of this batch).
+        var strings = CStringArena()
         let deleted = UnsafeMutableBufferPointer<ohk_deleted_record>.allocate(capacity: r.deletedObjects.count)
-        for (k, d) in r.deletedObjects.enumerated() {
-            let t = typeIndex.index(of: d.type) { $0 === $1 || $0 == $1 }
-            let s = sourceIndex.index(of: d.source) { $0 == $1 }
-            deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
-                                            end: UnixTime.seconds(d.endDate),
-                                            deletion_date: UnixTime.seconds(d.deletionDate),
-                                            type_index: t, source_index: s,
-                                            sync_identifier: strings.add(d.syncIdentifier),
-                                            sync_version: d.syncVersion ?? .nan)
+        if !r.deletedObjects.isEmpty {
+            var typeIndex = TableIndex(typeTable)
+            var sourceIndex = TableIndex(sourceIDs.map { batch.source(id: $0) ?? Source(bundleIdentifier: "", name: "") })
+            for (k, d) in r.deletedObjects.enumerated() {
+                let t = typeIndex.index(of: d.type) { $0 === $1 || $0 == $1 }
+                let s = sourceIndex.index(of: d.source) { $0 == $1 }
+                if Int(s) == sources.count {
+                    sources.append(ohk_source(bundle_identifier: strings.add(d.source.bundleIdentifier),
+                                              name: strings.add(d.source.name), version: strings.add(d.source.version)))
+                }
+                deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
+                                                end: UnixTime.seconds(d.endDate),
+                                                deletion_date: UnixTime.seconds(d.deletionDate),
+                                                type_index: t, source_index: s,
+                                                sync_identifier: strings.add(d.syncIdentifier),
+                                                sync_version: d.syncVersion ?? .nan)
+            }
+            typeTable = typeIndex.items
         }
-        typeTable = typeIndex.items
-        sourceTable = sourceIndex.items
         self.deleted = deleted
         self.localSource = localSource
+        self.sources = sources
         types = typeTable.map { Interned.cString($0.identifier) }
-        sources = sourceTable.map {
-            ohk_source(bundle_identifier: strings.add($0.bundleIdentifier), name: strings.add($0.name),
-                       version: strings.add($0.version))
-        }
         self.strings = strings
     }
 

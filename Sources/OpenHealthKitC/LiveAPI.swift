@@ -6,13 +6,18 @@ import OpenHealthKitCore
 final class QueryHandle: Handle {
     override class var kindName: String { "ohk_query" }
     let context: CallbackContext
+    /// The C strings of the store's sources, for the batches it delivers.
+    let names: CNames
     /// Set once, right after the core query is built.
     var query: LiveQuery?
     /// A durable subscription's latest delivery's acknowledgement.
     private let lock = Lock()
     private var ack: (() throws -> Void)?
 
-    init(_ context: CallbackContext) { self.context = context }
+    init(_ context: CallbackContext, names: CNames) {
+        self.context = context
+        self.names = names
+    }
 
     func setAcknowledge(_ f: @escaping () throws -> Void) { lock.locked { ack = f } }
 
@@ -42,13 +47,13 @@ private func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_qu
     var pointer: UnsafeMutablePointer<ohk_query>?
     let status = cCall {
         let result = try out(out_query, "out_query")
-        let s = try StoreHandle.get(store)
-        let handle = QueryHandle(context)
+        let s = try StoreHandle.handle(store)
+        let handle = QueryHandle(context, names: s.names)
         let p: UnsafeMutablePointer<ohk_query> = Registry.add(handle)
         pointer = p
-        let q = try build(s, handle, p)
+        let q = try build(s.store, handle, p)
         handle.query = q
-        try s.execute(q)
+        try s.store.execute(q)
         result.pointee = p
     }
     if status != 0 {
@@ -60,11 +65,11 @@ private func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_qu
 
 /// Calls a results callback with a batch lent for the call.
 private func deliver(_ fn: ohk_results_fn, _ p: UnsafeMutablePointer<ohk_query>, _ context: CallbackContext,
-                     _ r: Result<AnchoredQueryResult, OHKError>) {
+                     _ names: CNames, _ r: Result<AnchoredQueryResult, OHKError>) {
     context.call {
         switch r {
         case .success(let result):
-            let b = BatchHandle(result)
+            let b = BatchHandle(result, names: names)
             b.borrowed = true
             let bp: UnsafeMutablePointer<ohk_batch> = Registry.add(b)
             fn(p, 0, bp, context.userData)
@@ -102,8 +107,8 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
-        let context = handle.context
-        let handler: AnchoredObjectQuery.Handler = { _, r in deliver(callback, p, context, r) }
+        let context = handle.context, names = handle.names
+        let handler: AnchoredObjectQuery.Handler = { _, r in deliver(callback, p, context, names, r) }
         return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(anchor),
                                    maxBatchSize: try checkedBatchSize(max_batch_size),
                                    resultsHandler: handler, updateHandler: handler)
@@ -167,11 +172,11 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
             throw CError(.invalidArgument, "frequency \(frequency) is not an OHK_FREQUENCY_ value")
         }
         let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
-        let context = handle.context
+        let context = handle.context, names = handle.names
         return DurableSubscription(name: n, descriptors: ds, frequency: f,
                                    maxBatchSize: try checkedBatchSize(max_batch_size)) { [weak handle] _, r, ack in
             handle?.setAcknowledge(ack)
-            deliver(callback, p, context, r)
+            deliver(callback, p, context, names, r)
         }
     }
 }

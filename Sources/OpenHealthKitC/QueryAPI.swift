@@ -20,11 +20,11 @@ import OpenHealthKitCore
                                _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> Int32 {
     cCall {
         let result = try out(out_batch, "out_batch")
-        let s = try StoreHandle.get(store)
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let h = try StoreHandle.handle(store)
+        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store)
         guard limit <= UInt64(Int.max) else { throw CError(.invalidArgument, "limit \(limit) is too large") }
-        let r = try s.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
-        result.pointee = Registry.add(BatchHandle(r))
+        let r = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
+        result.pointee = Registry.add(BatchHandle(r, names: h.names))
     }
 }
 

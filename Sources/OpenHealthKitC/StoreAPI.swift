@@ -5,12 +5,18 @@ import OpenHealthKitCore
 final class StoreHandle: Handle {
     override class var kindName: String { "ohk_store" }
     let store: Store
+    /// The C strings of the store's sources, for its batches.
+    let names = CNames()
     init(_ store: Store) { self.store = store }
 }
 
 extension StoreHandle {
     static func get(_ p: UnsafePointer<ohk_store>?) throws -> Store {
-        try Registry.get(p, StoreHandle.self, "store").store
+        try handle(p).store
+    }
+
+    static func handle(_ p: UnsafePointer<ohk_store>?) throws -> StoreHandle {
+        try Registry.get(p, StoreHandle.self, "store")
     }
 }
 

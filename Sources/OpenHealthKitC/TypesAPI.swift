@@ -1,4 +1,5 @@
 import COpenHealthKit
+import Glibc
 import OpenHealthKitCore
 
 /// SampleType → ohk_type_info, strings interned (they live as long as the process).
@@ -21,12 +22,30 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
 
 /// A type by identifier: HealthKit's, or (with a store) one registered there.
 func sampleType(_ identifier: UnsafePointer<CChar>?, _ store: Store?, _ what: @autoclosure () -> String = "type") throws -> SampleType {
+    if let identifier, let t = catalogueType(identifier) { return t }
     let id = try string(identifier, what())
     if let store { return try store.sampleType(id) }
     return try SampleType.named(id)
 }
 
 private let catalogue = TypeCatalogue.all
+/// The catalogue's identifiers as C strings, in the catalogue's (sorted) order.
+nonisolated(unsafe) private let catalogueIdentifiers = catalogue.map { Interned.cString($0.identifier) }
+
+/// HealthKit's type with this identifier, found by comparing C strings
+/// (making a Swift string and hashing it was a tenth of a short query
+/// through C); nil for anything else, which the caller looks up the slow
+/// way (custom types, and the errors).
+private func catalogueType(_ identifier: UnsafePointer<CChar>) -> SampleType? {
+    var lo = 0, hi = catalogueIdentifiers.count
+    while lo < hi {
+        let mid = (lo + hi) / 2
+        let c = strcmp(catalogueIdentifiers[mid], identifier)
+        if c == 0 { return catalogue[mid] }
+        if c < 0 { lo = mid + 1 } else { hi = mid }
+    }
+    return nil
+}
 
 /// How many types HealthKit's catalogue has (quantity and category types).
 /// Any thread; never blocks.

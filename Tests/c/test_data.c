@@ -188,10 +188,25 @@ static void delete_prune_and_expired_anchor(void **state)
     OK(ohk_batch_type(&type, b, d[0].type_index));
     assert_string_equal(type, STEPS);
     assert_int_equal(sample_count(b), 0);
+    /* A deleted object's source, in no sample of the batch, gets an entry. */
+    uint64_t sources = 0;
+    ohk_source src;
+    OK(ohk_batch_source_count(&sources, b));
+    assert_int_equal(sources, 1);
+    assert_int_equal(d[3].source_index, 0);
+    OK(ohk_batch_source(&src, b, 0));
+    assert_string_equal(src.bundle_identifier, "com.example.c");
     ohk_batch_free(b);
     b = query_type(f->store, STEPS, NULL, 0);
     assert_int_equal(sample_count(b), 6);
     assert_int_equal(deleted_count(b), 4); /* rule 3: no anchor brings the retained deleted objects */
+    /* Samples and deleted objects of one source share its entry. */
+    OK(ohk_batch_source_count(&sources, b));
+    assert_int_equal(sources, 1);
+    OK(ohk_batch_deleted(&d, &n, b));
+    assert_int_equal(d[0].source_index, 0);
+    OK(ohk_batch_source(&src, b, 0));
+    assert_string_equal(src.bundle_identifier, "com.example.c");
     ohk_batch_free(b);
 
     uint64_t pruned = 99;

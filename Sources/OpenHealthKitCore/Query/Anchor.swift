@@ -47,6 +47,11 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
     /// Reads an anchor's bytes; a truncated, corrupt or unknown-version one
     /// is `OHKError.Code.anchorCorrupt` (rule 2).
     public init(bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { try QueryAnchor(bytes: $0) }
+    }
+
+    /// Reads an anchor from bytes in place (no copy: the C API's path).
+    public init(bytes: UnsafeRawBufferPointer) throws {
         guard let first = bytes.first else { throw OHKError(.anchorCorrupt, "anchor is empty") }
         let expected = first == Self.legacyVersion ? Self.legacySize : Self.size
         guard first == Self.version || first == Self.legacyVersion else {
@@ -55,20 +60,17 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
         guard bytes.count == expected else {
             throw OHKError(.anchorCorrupt, "anchor is \(bytes.count) bytes, expected \(expected) (truncated or corrupt)")
         }
-        let parsed = try bytes.withUnsafeBytes { raw -> (UUID?, UInt64, UInt64) in
-            var r = ByteReader(raw, offset: 1)
-            let id: UUID? = first == Self.version ? try r.uuid() : nil
-            let pos = try r.u64()
-            let hor = first == Self.version ? try r.u64() : 0
-            let sum = try r.u32()
-            guard sum == Self.checksum(Array(bytes[0..<expected - 4])) else {
-                throw OHKError(.anchorCorrupt, "anchor checksum does not match (corrupt anchor)")
-            }
-            return (id, pos, hor)
+        var r = ByteReader(bytes, offset: 1)
+        let id: UUID? = first == Self.version ? try r.uuid() : nil
+        let pos = try r.u64()
+        let hor = first == Self.version ? try r.u64() : 0
+        let sum = try r.u32()
+        guard sum == Self.checksum(UnsafeRawBufferPointer(rebasing: bytes[0..<expected - 4])) else {
+            throw OHKError(.anchorCorrupt, "anchor checksum does not match (corrupt anchor)")
         }
-        storeID = parsed.0
-        position = parsed.1
-        horizon = parsed.2
+        storeID = id
+        position = pos
+        horizon = hor
     }
 
     public var base64: String { Data(bytes).base64EncodedString() }
@@ -94,7 +96,7 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
     public var description: String { "QueryAnchor(\(position))" }
 
     /// FNV-1a, enough to tell a damaged anchor from a real one.
-    static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    static func checksum<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
         var h: UInt32 = 2_166_136_261
         for b in bytes { h = (h ^ UInt32(b)) &* 16_777_619 }
         return h
