@@ -44,8 +44,8 @@ final class BatchHandle: Handle {
             var column = SampleColumnPointers()
             column.sourceID = ids.baseAddress
             batch.fill(column)
+            localSource = [UInt32](repeating: .max, count: Int(ids.max() ?? 0) + 1)
             for id in ids {
-                if Int(id) >= localSource.count { localSource += repeatElement(.max, count: Int(id) + 1 - localSource.count) }
                 if localSource[Int(id)] == .max {
                     localSource[Int(id)] = UInt32(sourceIDs.count)
                     sourceIDs.append(id)
@@ -81,7 +81,7 @@ final class BatchHandle: Handle {
         self.deleted = deleted
         self.localSource = localSource
         self.sources = sources
-        types = typeTable.map { Interned.cString($0.identifier) }
+        types = names.identifiers(typeTable)
         self.strings = strings
     }
 

@@ -6,12 +6,27 @@ import OpenHealthKitCore
 /// every batch read from it are gone (a source's id never changes). A
 /// batch made its own copies before: three `strdup`s and `free`s per source
 /// per batch, a tenth of a short query through C.
+/// Types too, found by identity (hashing the identifier string was a
+/// third of making a batch).
 final class CNames: @unchecked Sendable {
     private let lock = Lock()
     private var sources: [ohk_source?] = []
+    private var types: [(SampleType, UnsafePointer<CChar>)] = []
     private var strings = CStringArena()
 
     deinit { strings.freeAll() }
+
+    /// The identifier of each of `batchTypes` as a C string.
+    func identifiers(_ batchTypes: [SampleType]) -> [UnsafePointer<CChar>] {
+        lock.locked {
+            batchTypes.map { t in
+                if let known = types.first(where: { $0.0 === t }) { return known.1 }
+                let c = Interned.cString(t.identifier)
+                types.append((t, c))
+                return c
+            }
+        }
+    }
 
     /// The C form of each of `ids` (store source ids present in `batch`).
     func sources(_ ids: [UInt32], in batch: SampleBatch) -> [ohk_source] {

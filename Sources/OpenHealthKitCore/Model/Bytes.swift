@@ -4,6 +4,11 @@ import FoundationEssentials
 struct ByteWriter {
     var bytes: [UInt8] = []
 
+    init() {}
+
+    /// A writer that will not reallocate below `capacity` bytes.
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
     mutating func u8(_ v: UInt8) { bytes.append(v) }
     mutating func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }

@@ -30,7 +30,7 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var bytes: [UInt8] {
-        var w = ByteWriter()
+        var w = ByteWriter(capacity: Self.size)
         if let storeID {
             w.u8(Self.version)
             w.uuid(storeID)
