@@ -110,14 +110,27 @@ public struct HKAnchoredObjectQueryDescriptor<Sample: HKSample>: @unchecked Send
         }
     }
 
+    // Specialized for the three sample classes: unspecialized, this generic
+    // code looked up generic metadata on every call.
+    @_specialize(where Sample == HKQuantitySample)
+    @_specialize(where Sample == HKCategorySample)
+    @_specialize(where Sample == HKSample)
     private func prepare(_ healthStore: HKHealthStore) throws(HKError) -> (Store, [QueryDescriptor], Int) {
         let store = try healthStore.core()
         let limit = limit ?? HKObjectQueryNoLimit
         guard limit >= 0 else { throw .invalid("limit must be nil or positive, got \(limit)") }
-        let descriptors = try predicates.map { p throws(HKError) in try p.core(in: store) }
+        // A loop, not `map`: this generic type's `map` with a typed-throws
+        // closure instantiated generic metadata on every call (a fifth of
+        // a delta query through this API).
+        var descriptors: [QueryDescriptor] = []
+        descriptors.reserveCapacity(predicates.count)
+        for p in predicates { descriptors.append(try p.core(in: store)) }
         return (store, descriptors, limit)
     }
 
+    @_specialize(where Sample == HKQuantitySample)
+    @_specialize(where Sample == HKCategorySample)
+    @_specialize(where Sample == HKSample)
     static func convert(_ r: AnchoredQueryResult, _ conversion: ResultConversion) -> Result {
         // Every sample matches one of the predicates, so it is a `Sample`.
         Result(addedSamples: conversion.samples(r.samples, as: Sample.self),
