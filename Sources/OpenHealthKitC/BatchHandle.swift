@@ -37,19 +37,14 @@ final class BatchHandle: Handle {
         var localSource: [UInt32] = []  // store source id → index in the table, UInt32.max unknown
         var sourceIDs: [UInt32] = []    // index in the table → store source id
 
-        // The source table: one pass over the records' source ids (the
-        // core writes them as a column, cheaper than a closure per sample).
+        // The source table: one pass over the records' source ids.
         let batch = r.samples
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: batch.count) { ids in
-            var column = SampleColumnPointers()
-            column.sourceID = ids.baseAddress
-            batch.fill(column)
-            localSource = [UInt32](repeating: .max, count: Int(ids.max() ?? 0) + 1)
-            for id in ids {
-                if localSource[Int(id)] == .max {
-                    localSource[Int(id)] = UInt32(sourceIDs.count)
-                    sourceIDs.append(id)
-                }
+        batch.forEach { f in
+            let id = Int(f.sourceID)
+            if id >= localSource.count { localSource += repeatElement(.max, count: id + 1 - localSource.count) }
+            if localSource[id] == .max {
+                localSource[id] = UInt32(sourceIDs.count)
+                sourceIDs.append(f.sourceID)
             }
         }
         var sources = names.sources(sourceIDs, in: batch)
