@@ -1,5 +1,6 @@
 import Foundation
 import OpenHealthKitCore
+import Synchronization
 
 /// The store of health samples: saves, deletes, and runs queries.
 ///
@@ -11,8 +12,9 @@ import OpenHealthKitCore
 /// queue.
 public final class HKHealthStore: NSObject, @unchecked Sendable {
     private let opened: Result<(key: String, store: Store), HKError>
-    private let closed = NSLock()
-    private var isClosed = false
+    /// Set once by `close` (an atomic: every call reads it, and a lock was
+    /// a twentieth of a delta query through this API).
+    private let closed = Atomic<Bool>(false)
     /// The HealthKit objects results share (types, sources, devices).
     let conversion = ResultConversion()
 
@@ -43,7 +45,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
 
     /// The engine, or why the store could not be opened.
     func core() throws(HKError) -> Store {
-        guard !closed.withLock({ isClosed }) else { throw HKError(.errorDatabaseInaccessible, "the health store was closed") }
+        guard !closed.load(ordering: .acquiring) else { throw HKError(.errorDatabaseInaccessible, "the health store was closed") }
         return try opened.get().store
     }
 
@@ -60,10 +62,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     /// and its running queries stop. Not in HealthKit, whose stores live
     /// as long as the process; dropping the last reference does the same.
     public func close() {
-        let first = closed.withLock { () -> Bool in
-            defer { isClosed = true }
-            return !isClosed
-        }
+        let first = !closed.exchange(true, ordering: .acquiringAndReleasing)
         if first, case .success(let opened) = opened { OpenStores.release(opened.key) }
     }
 

@@ -27,7 +27,12 @@ final class ResultConversion: @unchecked Sendable {
     }
 
     private struct Shared {
-        var types: [ObjectIdentifier: TypeEntry] = [:]
+        /// Few (the types a store's queries read): a scan by identity
+        /// costs less than hashing, and copying the table copies no
+        /// dictionary storage.
+        var types: [TypeEntry] = []
+
+        func entry(_ t: SampleType) -> TypeEntry? { types.first { $0.core === t } }
         /// By the store's id (small, dense integers): an array, not a hash.
         var revisions: [HKSourceRevision?] = []
         var devices: [HKDevice?] = []
@@ -54,10 +59,10 @@ final class ResultConversion: @unchecked Sendable {
         var known = lock.withLock { shared }
         var added = false
         let types = batch.types.map { t in
-            if let k = known.types[ObjectIdentifier(t)] { return k }
+            if let k = known.entry(t) { return k }
             added = true
             let made = TypeEntry(t)
-            known.types[ObjectIdentifier(t)] = made
+            known.types.append(made)
             return made
         }
         var out: [HKSample] = []
@@ -99,7 +104,7 @@ final class ResultConversion: @unchecked Sendable {
         }
         if added {
             lock.withLock {
-                shared.types.merge(known.types) { old, _ in old }
+                for k in known.types where shared.entry(k.core) == nil { shared.types.append(k) }
                 for (i, r) in known.revisions.enumerated() where r != nil { Self.put(r, at: i, in: &shared.revisions) }
                 for (i, d) in known.devices.enumerated() where d != nil { Self.put(d, at: i, in: &shared.devices) }
             }
@@ -115,9 +120,9 @@ final class ResultConversion: @unchecked Sendable {
     /// A changed type of an observer, as the store's shared type object.
     func type(_ t: SampleType) -> HKSampleType {
         lock.withLock {
-            if let k = shared.types[ObjectIdentifier(t)] { return k.type }
+            if let k = shared.entry(t) { return k.type }
             let made = TypeEntry(t)
-            shared.types[ObjectIdentifier(t)] = made
+            shared.types.append(made)
             return made.type
         }
     }
