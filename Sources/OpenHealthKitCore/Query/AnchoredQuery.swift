@@ -222,7 +222,7 @@ extension Store {
         }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let guess = from > 1 ? 64 : txn.entries(t.records)
+        let guess = from > 1 ? 64 : txn.entries(t.records)  // as `expectedCount` guesses a walk
         var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: limit > 0 ? min(limit, guess) : guess),
                           limit: limit)
         taken.readahead = Readahead(enabled: true)
