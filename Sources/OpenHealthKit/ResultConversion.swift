@@ -1,5 +1,6 @@
 import Foundation
 import OpenHealthKitCore
+import Synchronization
 
 /// The core's query results as HealthKit objects. Types, source
 /// revisions and devices are immutable, so one object of each serves
@@ -26,7 +27,7 @@ final class ResultConversion: @unchecked Sendable {
         }
     }
 
-    private struct Shared {
+    private struct Shared: @unchecked Sendable {  // its objects are immutable
         /// Few (the types a store's queries read): a scan by identity
         /// costs less than hashing, and copying the table copies no
         /// dictionary storage.
@@ -38,8 +39,9 @@ final class ResultConversion: @unchecked Sendable {
         var devices: [HKDevice?] = []
     }
 
-    private let lock = NSLock()
-    private var shared = Shared()
+    /// (A `Mutex`, not an `NSLock`: taken on every query, its uncontended
+    /// path is an atomic in place instead of a call into an object.)
+    private let shared = Mutex(Shared())
 
     /// The batch as `S` objects; every sample of the batch must be an `S`
     /// (the query's descriptors were checked to be of `S`'s kind).
@@ -56,7 +58,7 @@ final class ResultConversion: @unchecked Sendable {
     /// The batch's samples, each an HKQuantitySample or HKCategorySample.
     func samples(_ batch: SampleBatch) -> [HKSample] {
         // A copy to read without the lock; what this batch adds is merged back.
-        var known = lock.withLock { shared }
+        var known = shared.withLock { $0 }
         var added = false
         let types = batch.types.map { t in
             if let k = known.entry(t) { return k }
@@ -103,7 +105,7 @@ final class ResultConversion: @unchecked Sendable {
             out.append(sample)
         }
         if added {
-            lock.withLock {
+            shared.withLock { shared in
                 for k in known.types where shared.entry(k.core) == nil { shared.types.append(k) }
                 for (i, r) in known.revisions.enumerated() where r != nil { Self.put(r, at: i, in: &shared.revisions) }
                 for (i, d) in known.devices.enumerated() where d != nil { Self.put(d, at: i, in: &shared.devices) }
@@ -119,7 +121,7 @@ final class ResultConversion: @unchecked Sendable {
 
     /// A changed type of an observer, as the store's shared type object.
     func type(_ t: SampleType) -> HKSampleType {
-        lock.withLock {
+        shared.withLock { shared in
             if let k = shared.entry(t) { return k.type }
             let made = TypeEntry(t)
             shared.types.append(made)
