@@ -8,12 +8,23 @@ extension Store {
     /// follow rule 14; the result says per sample what happened. Any
     /// collection will do: a lazy one lets an import save 100,000 samples
     /// without holding them all in memory.
-    @discardableResult
+    @discardableResult @inlinable
     public func save<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome] {
-        try write(reservingRoomFor: samples.count) { w in
+        // Iterated here, in the caller's module, where `C` is known: through
+        // the generic type inside the library, each element cost generic
+        // metadata lookups (a fifth of a bulk save with a lazy collection).
+        try save(count: samples.count) { each in for s in samples { try each(s) } }
+    }
+
+    /// `save(_:)` of the `count` samples `forEach` hands to its argument.
+    /// (A walk from the start each time: a transaction that outgrew the map
+    /// runs again.)
+    @usableFromInline
+    func save(count: Int, _ forEach: ((Sample) throws -> Void) throws -> Void) throws -> [SaveOutcome] {
+        try write(reservingRoomFor: count) { w in
             var outcomes: [SaveOutcome] = []
-            outcomes.reserveCapacity(samples.count)
-            for s in samples {
+            outcomes.reserveCapacity(count)
+            try forEach { s in
                 try validateType(s.type)
                 try s.validate()
                 outcomes.append(try save(s, &w))
@@ -27,19 +38,26 @@ extension Store {
     /// not yet pruned) or met earlier in `samples` is skipped, its outcome
     /// nil, instead of failing the save: what an import that may run twice,
     /// or resume after an interruption, needs. Otherwise as `save(_:)`.
-    @discardableResult
+    @discardableResult @inlinable
     public func saveNew<C: Collection<Sample>>(_ samples: C) throws -> [SaveOutcome?] {
-        try write(reservingRoomFor: samples.count) { w in
+        // Walked in the caller's module, as in `save(_:)`.
+        try saveNew(count: samples.count) { each in for s in samples { try each(s) } }
+    }
+
+    /// `saveNew(_:)` of the `count` samples `forEach` hands to its argument.
+    @usableFromInline
+    func saveNew(count: Int, _ forEach: ((Sample) throws -> Void) throws -> Void) throws -> [SaveOutcome?] {
+        try write(reservingRoomFor: count) { w in
             var outcomes: [SaveOutcome?] = []
-            outcomes.reserveCapacity(samples.count)
-            var seen = Set<UUID>(minimumCapacity: samples.count)
-            for s in samples {
+            outcomes.reserveCapacity(count)
+            var seen = Set<UUID>(minimumCapacity: count)
+            try forEach { s in
                 try validateType(s.type)
                 try s.validate()
                 // `seen` covers this transaction's own (unflushed) index entries.
                 guard seen.insert(s.uuid).inserted, try !w.holdsUUID(s.uuid) else {
                     outcomes.append(nil)
-                    continue
+                    return
                 }
                 outcomes.append(try save(s, &w))
             }

@@ -15,6 +15,19 @@ import Testing
         #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 10_000)
     }
 
+    /// A `saveNew` that outgrows the map runs again from its first sample:
+    /// every sample saved once, none reported as already held.
+    @Test func saveNewSurvivesTheMapGrowing() throws {
+        let store = try makeStore(mapSize: 64 << 10)
+        let before = store.env.mapSize
+        for round in 0..<20 {
+            let outcomes = try store.saveNew((0..<500).lazy.map { try! stepSample(Double($0), minute: round * 500 + $0) })
+            #expect(outcomes.count == 500 && outcomes.allSatisfy { $0 != nil })
+        }
+        #expect(store.env.mapSize > before)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 10_000)
+    }
+
     /// `releaseMappedPages` only unmaps: reads and writes afterwards see
     /// everything, across a map growth too.
     @Test func releasingMappedPagesLosesNothing() throws {
