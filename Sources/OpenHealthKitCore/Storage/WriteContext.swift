@@ -202,22 +202,11 @@ struct WriteContext {
         pendingUUIDs.append(PendingUUID(high: key.0, low: key.1, value: Schema.pack(type: typeID, seq: seq)))
     }
 
-    /// An index entry waiting for `flushUUIDs`: the UUID as two big-endian
-    /// halves (its bytes' memcmp order) and the packed value. 24 bytes: the
-    /// sort of a bulk transaction's entries moves less than with the UUID
-    /// kept beside its key.
-    private struct PendingUUID {
-        let high, low, value: UInt64
-        var uuid: UUID {
-            withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-        }
-    }
-
     /// Inserts the pending index entries in key order (memcmp order of
     /// the bytes, which is the big-endian integers' order).
     mutating func flushUUIDs() throws {
         guard !pendingUUIDs.isEmpty else { return }
-        pendingUUIDs.sort { a, b in a.high != b.high ? a.high < b.high : a.low < b.low }
+        pendingUUIDs.sortByUUID()
         for p in pendingUUIDs {
             let (typeID, seq) = Schema.unpack(p.value)
             guard try putUUID(p.uuid, typeID: typeID, seq: seq, noOverwrite: true) else {
