@@ -195,6 +195,8 @@ public struct Sample: Hashable, Sendable {
 
     /// The sync identifier and version (rule 14): both or neither.
     func syncInfo() throws -> (identifier: String, version: Double)? {
+        // Most samples have no metadata: two key hashes saved per sample.
+        guard !metadata.isEmpty else { return nil }
         let id = metadata[MetadataKey.syncIdentifier]
         let version = metadata[MetadataKey.syncVersion]
         switch (id, version) {
