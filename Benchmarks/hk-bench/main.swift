@@ -159,7 +159,6 @@ if phases.contains("4") {
     var hkAnchor: HKQueryAnchor
     if let a1 { hkAnchor = a1 } else { hkAnchor = try await descriptor(nil).result(for: store).newAnchor }
     var coreAnchor = try core.currentAnchor()
-    var hkLat: [Double] = [], coreLat: [Double] = []
     // By place in the round: [0] right after the save, [1] second.
     var hkAt: [[Double]] = [[], []], coreAt: [[Double]] = [[], []]
     var bad = 0
@@ -175,15 +174,13 @@ if phases.contains("4") {
             let t = now()
             if path == 0 {
                 let r = try await descriptor(hkAnchor).result(for: store)
-                hkLat.append((now() - t) * 1e6)
-                hkAt[place].append(hkLat.last!)
+                hkAt[place].append((now() - t) * 1e6)
                 for s in r.addedSamples { fp &+= Workload.hash(s.uuid) }
                 if r.addedSamples.count != 10 || !r.deletedObjects.isEmpty { bad += 1 }
                 hkAnchor = r.newAnchor
             } else {
                 let r = try core.anchoredQuery(type: Workload.steps, anchor: coreAnchor)
-                coreLat.append((now() - t) * 1e6)
-                coreAt[place].append(coreLat.last!)
+                coreAt[place].append((now() - t) * 1e6)
                 for k in 0..<r.samples.count { fp &+= Workload.hash(r.samples.uuid(at: k)) }
                 if r.samples.count != 10 || !r.deletedObjects.isEmpty { bad += 1 }
                 coreAnchor = r.newAnchor
@@ -191,8 +188,7 @@ if phases.contains("4") {
             if fp != want { bad += 1 }
         }
     }
-    hkLat.sort()
-    coreLat.sort()
+    let hkLat = (hkAt[0] + hkAt[1]).sorted(), coreLat = (coreAt[0] + coreAt[1]).sorted()
     for i in 0..<2 { hkAt[i].sort(); coreAt[i].sort() }
     let ratio = percentile(hkAt[0], 0.5) / percentile(coreAt[0], 0.5)
     let ratioAll = percentile(hkLat, 0.5) / percentile(coreLat, 0.5)

@@ -1,13 +1,13 @@
 import COpenHealthKit
 import OpenHealthKitCore
 
-/// The C strings of one store's sources, by the store's source id, made
-/// the first time a batch needs them and kept until the store handle and
-/// every batch read from it are gone (a source's id never changes). A
-/// batch made its own copies before: three `strdup`s and `free`s per source
-/// per batch, a tenth of a short query through C.
-/// Types too, found by identity (hashing the identifier string was a
-/// third of making a batch).
+/// The C strings of one store's sources (by the store's source id) and
+/// types (by identity), made the first time a batch needs them and kept
+/// until the store handle and every batch read from it are gone (a
+/// source's id never changes). A batch made its own before: three
+/// `strdup`s and `free`s per source per batch, a tenth of a short query
+/// through C, and a hash of each type's identifier, a third of making a
+/// batch.
 final class CNames: @unchecked Sendable {
     private let lock = Lock()
     private var sources: [ohk_source?] = []

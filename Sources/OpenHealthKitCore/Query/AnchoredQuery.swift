@@ -222,9 +222,8 @@ extension Store {
         }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let guess = from > 1 ? 64 : txn.entries(t.records)  // as `expectedCount` guesses a walk
-        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: limit > 0 ? min(limit, guess) : guess),
-                          limit: limit)
+        let expected = Self.capped(Self.walkGuess(from: from) { txn.entries(t.records) }, limit)
+        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), limit: limit)
         taken.readahead = Readahead(enabled: true)
         var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
@@ -245,9 +244,8 @@ extension Store {
 
     /// How many records the batch should have room for: index plans know
     /// their size and zone plans a bound (a record at most per position);
-    /// a nil-anchor walk reads everything, a walk from an anchor usually
-    /// little. (A buffer sized for the whole type made a 1 % query of
-    /// 10 M samples map and unmap 400 MB.)
+    /// a walk as `walkGuess`. (A buffer sized for the whole type made a 1 %
+    /// query of 10 M samples map and unmap 400 MB.)
     private func expectedCount(_ txn: Txn, _ streams: [Stream], from: UInt64, limit: Int) -> Int {
         var known: Int? = 0
         for s in streams {
@@ -257,15 +255,16 @@ extension Store {
             case .walk: known = nil
             }
         }
-        let guess: Int
-        if known == nil && from > 1 {
-            guess = 64
-        } else {
-            let stored = streams.reduce(0) { $0 + txn.entries($1.trees.records) }
-            guess = known.map { min($0, stored) } ?? stored
-        }
-        return limit > 0 ? min(limit, guess) : guess
+        let stored = { streams.reduce(0) { $0 + txn.entries($1.trees.records) } }
+        return Self.capped(known.map { min($0, stored()) } ?? Self.walkGuess(from: from, stored: stored), limit)
     }
+
+    /// The records a walk from `from` makes room for: from the start all
+    /// `stored`, from an anchor (a delta) usually few.
+    private static func walkGuess(from: UInt64, stored: () -> Int) -> Int { from > 1 ? 64 : stored() }
+
+    /// `count`, at most `limit` (0: no limit).
+    private static func capped(_ count: Int, _ limit: Int) -> Int { limit > 0 ? min(limit, count) : count }
 
     /// How one stream reads (the planner's choice, issue 4).
     private enum Plan {
@@ -557,10 +556,14 @@ extension Store {
     /// The id and trees of `type`, nil when the store has never held one
     /// of its samples (one lock for both in the common case).
     private func storedTrees(_ type: SampleType, _ txn: Txn) throws -> (UInt16, TypeTrees)? {
-        let cached = cache.withLock { c in c.typeID(of: type).map { ($0, c.typeTrees[$0]) } }
-        guard let typeID = try cached?.0 ?? existingTypeID(type, txn) else { return nil }
-        guard let t = cached?.1 ?? cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
-        return (typeID, t)
+        if let (typeID, trees) = cache.withLock({ c in c.typeID(of: type).map { ($0, c.typeTrees[$0]) } }) {
+            guard let trees else { throw NeedTree(typeID: typeID) }
+            return (typeID, trees)
+        }
+        // Not in this process's cache: another process may have saved the type.
+        guard let typeID = try existingTypeID(type, txn) else { return nil }
+        guard let trees = cache.withLock({ $0.typeTrees[typeID] }) else { throw NeedTree(typeID: typeID) }
+        return (typeID, trees)
     }
 
     /// Opens a type tree another process created (a write transaction, so
