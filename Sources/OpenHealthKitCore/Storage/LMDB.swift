@@ -391,6 +391,24 @@ struct Cursor {
         return (key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }
 
+    /// Writes `value` at `key` through the cursor. Keys written in
+    /// ascending order stay cheap: LMDB looks at the cursor's page before
+    /// searching from the root, which `Txn.put` always does. Returns false
+    /// when `noOverwrite` and the key exists.
+    @discardableResult
+    func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
+             noOverwrite: Bool = false, append: Bool = false) throws -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        var flags: UInt32 = 0
+        if noOverwrite { flags |= UInt32(MDB_NOOVERWRITE) }
+        if append { flags |= UInt32(MDB_APPEND) }
+        let rc = mdb_cursor_put(cursor, &k, &v, flags)
+        if rc == MDB_KEYEXIST { return false }
+        try lmdbCheck(rc, "write failed")
+        return true
+    }
+
     /// Deletes the entry under the cursor.
     func deleteCurrent() throws {
         try lmdbCheck(mdb_cursor_del(cursor, 0), "cursor delete failed")

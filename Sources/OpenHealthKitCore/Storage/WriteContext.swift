@@ -19,6 +19,11 @@ struct WriteContext {
     private var pendingUUIDs: [PendingUUID] = []
     /// The zone map's blocks this transaction appended to.
     private var pendingZones = PendingZones()
+    /// Cursors on the type trees this transaction appended to. A put
+    /// through a cursor starts on the cursor's page, where a type's next
+    /// record and start entry almost always go; `Txn.put` searches from
+    /// the root every time. LMDB closes them when the transaction ends.
+    private var appendCursors: [(typeID: UInt16, records: Cursor, starts: Cursor)] = []
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
         self.txn = txn
@@ -104,9 +109,19 @@ struct WriteContext {
     /// Writes a record of type `typeID` at the new position `seq`, with
     /// its start index entry, and notes it for the zone map.
     mutating func append(_ record: [UInt8], typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        try txn.put(t.records, u64: seq, record, append: true)
-        try Self.putStart(txn, t, start: start, seq: seq)
+        let (records, starts) = try appendCursors(typeID, t)
+        try withUnsafeBytes(of: seq.bigEndian) { s in
+            _ = try record.withUnsafeBytes { r in try records.put(s, r, append: true) }
+            _ = try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in try starts.put(k, s) }
+        }
         pendingZones.note(type: typeID, seq: seq, start: start)
+    }
+
+    private mutating func appendCursors(_ typeID: UInt16, _ t: TypeTrees) throws -> (Cursor, Cursor) {
+        for c in appendCursors where c.typeID == typeID { return (c.records, c.starts) }
+        let c = (typeID: typeID, records: try txn.cursor(t.records), starts: try txn.cursor(t.starts))
+        appendCursors.append(c)
+        return (c.records, c.starts)
     }
 
     static func putStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
@@ -207,9 +222,13 @@ struct WriteContext {
     mutating func flushUUIDs() throws {
         guard !pendingUUIDs.isEmpty else { return }
         pendingUUIDs.sortByUUID()
+        let cursor = try txn.cursor(trees.uuids)
+        defer { cursor.close() }
         for p in pendingUUIDs {
-            let (typeID, seq) = Schema.unpack(p.value)
-            guard try putUUID(p.uuid, typeID: typeID, seq: seq, noOverwrite: true) else {
+            let inserted = try withUnsafeBytes(of: (p.high.bigEndian, p.low.bigEndian)) { k in
+                try withUnsafeBytes(of: p.value.littleEndian) { v in try cursor.put(k, v, noOverwrite: true) }
+            }
+            guard inserted else {
                 throw OHKError(.duplicateUUID, "a sample with UUID \(p.uuid) already exists in the store")
             }
         }
