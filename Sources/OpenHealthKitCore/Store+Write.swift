@@ -86,8 +86,10 @@ extension Store {
         let (typeID, typeTrees) = try w.tree(for: s.type)
         let seq = w.nextSeq()
         w.addUUID(s.uuid, typeID: typeID, seq: seq)
-        let record = RecordCodec.encodeSample(s, sourceID: try w.sourceID(s.source), deviceID: try w.deviceID(s.device))
-        try w.append(record, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
+        let sourceID = try w.sourceID(s.source), deviceID = try w.deviceID(s.device)
+        w.record.bytes.removeAll(keepingCapacity: true)
+        RecordCodec.encodeSample(s, sourceID: sourceID, deviceID: deviceID, into: &w.record)
+        try w.appendRecord(typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in

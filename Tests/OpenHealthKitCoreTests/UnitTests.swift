@@ -41,6 +41,22 @@ import Testing
         #expect(try HealthUnit("kcal/(kg*hr)").description == "kcal/(kg*hr)")
     }
 
+    @Test func oneUnitSpelledTwoWaysConvertsExactly() throws {
+        // Same dimension, scale and offset: the value comes back unchanged,
+        // not through a multiply and a divide.
+        #expect(try HealthUnit("mL/min·kg").convert(1.1, to: HealthUnit("ml/(kg*min)")) == 1.1)
+        #expect(try HealthUnit("count").convert(7.3, to: HealthUnit("count")) == 7.3)
+    }
+
+    @Test func dimensionsCompareAndHashByEveryExponent() throws {
+        let perMin = try HealthUnit("count/min").dimension, perSecond = try HealthUnit("count/s").dimension
+        let kg = try HealthUnit("kg").dimension, lb = try HealthUnit("lb").dimension
+        let m = try HealthUnit("m").dimension, area = try HealthUnit("m^2").dimension
+        #expect(perMin == perSecond && kg == lb)
+        #expect(kg != m && m != area && perMin != kg)
+        #expect(Set([perMin, perSecond, kg, lb, m, area]).count == 4)
+    }
+
     @Test func malformedUnitsAreErrorsWithPosition() {
         for bad in ["", "kgg", "count/", "(kg", "kg^0", "kg^x", "mol<abc>/L", "degC/s", "foo", "kg)"] {
             #expect(errorCode { _ = try HealthUnit(bad) } == .invalidUnit, "\(bad)")

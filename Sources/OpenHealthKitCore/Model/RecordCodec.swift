@@ -21,20 +21,31 @@ enum RecordCodec {
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
 
     static func encodeSample(_ s: Sample, sourceID: UInt32, deviceID: UInt32) -> [UInt8] {
-        var w = ByteWriter()
-        w.bytes.reserveCapacity(headSize)
-        var flags: UInt32 = s.metadata.isEmpty ? 0 : flagMetadata
-        w.uuid(s.uuid)
-        w.f64(s.startDate.timeIntervalSinceReferenceDate)
-        w.f64(s.endDate.timeIntervalSinceReferenceDate)
-        switch s.value {
-        case .quantity(let v): w.f64(v)
-        case .category(let v): w.u64(UInt64(bitPattern: Int64(v))); flags |= flagCategory
-        }
-        w.u32(sourceID)
-        w.u32((deviceID & deviceMask) | flags)
-        if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
+        var w = ByteWriter(capacity: headSize)
+        encodeSample(s, sourceID: sourceID, deviceID: deviceID, into: &w)
         return w.bytes
+    }
+
+    /// Appends the record of `s` to `w` (a save reuses one writer for all
+    /// its samples instead of allocating an array each).
+    static func encodeSample(_ s: Sample, sourceID: UInt32, deviceID: UInt32, into w: inout ByteWriter) {
+        var flags: UInt32 = s.metadata.isEmpty ? 0 : flagMetadata
+        let value: UInt64
+        switch s.value {
+        case .quantity(let v): value = v.bitPattern
+        case .category(let v): value = UInt64(bitPattern: Int64(v)); flags |= flagCategory
+        }
+        // The head in one append rather than six.
+        withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
+            head.storeBytes(of: s.uuid.uuid, toByteOffset: 0, as: uuid_t.self)
+            head.storeBytes(of: s.startDate.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
+            head.storeBytes(of: s.endDate.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: 24, as: UInt64.self)
+            head.storeBytes(of: value.littleEndian, toByteOffset: 32, as: UInt64.self)
+            head.storeBytes(of: sourceID.littleEndian, toByteOffset: 40, as: UInt32.self)
+            head.storeBytes(of: ((deviceID & deviceMask) | flags).littleEndian, toByteOffset: 44, as: UInt32.self)
+            w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
+        }
+        if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
     }
 
     /// A tombstone keeps uuid, dates, source, deletion date, and the sync

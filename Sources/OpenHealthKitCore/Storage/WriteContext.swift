@@ -24,6 +24,8 @@ struct WriteContext {
     /// record and start entry almost always go; `Txn.put` searches from
     /// the root every time. LMDB closes them when the transaction ends.
     private var appendCursors: [(typeID: UInt16, records: Cursor, starts: Cursor)] = []
+    /// The record being saved, encoded in one buffer reused for every sample.
+    var record = ByteWriter(capacity: 256)
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
         self.txn = txn
@@ -110,11 +112,23 @@ struct WriteContext {
     /// its start index entry, and notes it for the zone map.
     mutating func append(_ record: [UInt8], typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
         let (records, starts) = try appendCursors(typeID, t)
+        try record.withUnsafeBytes { r in try Self.put(r, records, starts, start: start, seq: seq) }
+        pendingZones.note(type: typeID, seq: seq, start: start)
+    }
+
+    /// `append` of the record encoded in `record`.
+    mutating func appendRecord(typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
+        let (records, starts) = try appendCursors(typeID, t)
+        try record.bytes.withUnsafeBytes { r in try Self.put(r, records, starts, start: start, seq: seq) }
+        pendingZones.note(type: typeID, seq: seq, start: start)
+    }
+
+    private static func put(_ record: UnsafeRawBufferPointer, _ records: Cursor, _ starts: Cursor,
+                            start: Double, seq: UInt64) throws {
         try withUnsafeBytes(of: seq.bigEndian) { s in
-            _ = try record.withUnsafeBytes { r in try records.put(s, r, append: true) }
+            _ = try records.put(s, record, append: true)
             _ = try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in try starts.put(k, s) }
         }
-        pendingZones.note(type: typeID, seq: seq, start: start)
     }
 
     private mutating func appendCursors(_ typeID: UInt16, _ t: TypeTrees) throws -> (Cursor, Cursor) {
