@@ -175,7 +175,7 @@ extension Store {
             if let rec = try w.txn.get(t.records, u64: seq) {
                 let view = RecordView(bytes: rec)
                 let (uuid, start) = (view.uuid, view.start)
-                _ = try withUnsafeBytes(of: uuid.uuid) { try w.txn.delete(trees.uuids, $0) }
+                try w.uuidIndex.remove(PendingUUID(uuid))
                 try w.txn.delete(t.records, u64: seq)
                 try WriteContext.deleteStart(w.txn, t, start: start, seq: seq)
             }
@@ -194,7 +194,7 @@ extension Store {
         try operation {
             let committed = cache.withLock { $0 }
             let (result, added) = try env.write(reservingRoomFor: objects) { txn -> (T, CacheAdditions) in
-                var w = try WriteContext(txn, trees, cache: committed)
+                var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
                 return (r, w.added)

@@ -62,6 +62,8 @@ public final class Store: @unchecked Sendable {
     private var isClosed = false
     /// Forces a query plan (tests compare the plans; nil: by cost).
     var planOverride: QueryPlan?
+    /// When saves write runs of the UUID index (tests make runs small).
+    var uuidTuning = UUIDIndex.Tuning()
 
     /// Opens the store in `directory`, creating it (and the directory) if
     /// needed. Refuses a store written by a newer format.
@@ -206,7 +208,7 @@ public final class Store: @unchecked Sendable {
             }
         }
         if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
-        if format == 2 { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
+        if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 
     /// Reads the interned tables and opens every type tree.

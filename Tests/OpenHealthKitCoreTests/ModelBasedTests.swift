@@ -108,15 +108,17 @@ import Glibc
         }
     }
 
-    static func runCase(seed: UInt64, operations: Int) throws {
+    static func runCase(seed: UInt64, operations: Int, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
         var r = Rng(state: seed)
         let store = try makeStore()
+        store.uuidTuning = uuidTuning
         defer { store.close() }
         var m = Model()
         var anchors: [(QueryAnchor, UInt64)] = []  // anchor, horizon when handed out
         var consumerAnchor: QueryAnchor?
         var consumerSet: Set<UUID> = []
         var nextMinute = 0
+        var pruned: [UUID] = []  // free to be saved again
 
         func newObject() -> Object {
             nextMinute += 1
@@ -128,6 +130,11 @@ import Glibc
             switch r.int(10) {
             case 0, 1, 2:  // save a batch
                 var batch = (0..<(1 + r.int(4))).map { _ in newObject() }
+                if !pruned.isEmpty, r.chance(0.2) {
+                    let o = batch[0]
+                    batch[0] = Object(uuid: pruned.remove(at: r.int(pruned.count)), type: o.type, minute: o.minute,
+                                      value: o.value, source: o.source, sync: o.sync)
+                }
                 if r.chance(0.1), let dup = m.known.randomElement(using: &r) {
                     let o = batch[0]
                     batch.append(Object(uuid: dup, type: o.type, minute: o.minute, value: o.value, source: o.source, sync: nil))
@@ -162,6 +169,7 @@ import Glibc
                     if let newest = dropped.map(\.seq).max() { m.horizon = max(m.horizon, newest) }
                     m.entries.removeAll(where: \.tomb)
                     for d in dropped { m.known.remove(d.object.uuid) }
+                    pruned += dropped.map(\.object.uuid)
                 }
             case 6, 7:  // a checked query
                 let typeSet = [[0], [1], [0, 1]][r.int(3)]
@@ -221,6 +229,18 @@ import Glibc
             return
         }
         for c in 0..<UInt64(1000) { try Self.runCase(seed: 0xC0FFEE &+ c, operations: 30) }
+    }
+
+    /// The same with the UUID index's runs tiny: every save of two or more
+    /// samples writes a run, and a fourth run merges them all (`UUIDIndex`).
+    @Test func randomInterleavingsMatchTheModelWithUUIDRuns() throws {
+        let tiny = UUIDIndex.Tuning(runThreshold: 2, maxRuns: 3)
+        let env = getenv("OHK_MODEL_SEED").map { String(cString: $0) }
+        if let env, let seed = UInt64(env) {
+            try Self.runCase(seed: seed, operations: 60, uuidTuning: tiny)
+            return
+        }
+        for c in 0..<UInt64(600) { try Self.runCase(seed: 0xBEEF &+ c, operations: 40, uuidTuning: tiny) }
     }
 }
 

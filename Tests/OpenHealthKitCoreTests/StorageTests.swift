@@ -45,6 +45,44 @@ import Testing
         #expect(try store.statistics().samples == 6000)
     }
 
+    /// Large saves put their UUIDs in runs of the UUID index (`UUIDIndex`),
+    /// with the default sizes: duplicates are still refused whichever part
+    /// holds the UUID, deletes and UUID predicates find run entries, a
+    /// pruned UUID may be saved again, and one run past `maxRuns` merges
+    /// them all.
+    @Test func uuidsInRunsAreFoundRefusedAndFreedLikeTheRest() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        let size = UUIDIndex.Tuning().runThreshold
+        var batches: [[Sample]] = []
+        for b in 0..<UUIDIndex.Tuning().maxRuns {
+            batches.append(try (0..<size).map { try stepSample(Double($0 % 1000), minute: b * size + $0) })
+            try store.save(batches[b])
+        }
+        let runs = { try store.env.read { txn in var i = UUIDIndex(txn, store.trees); return try i.runIDs().count } }
+        #expect(try runs() == UUIDIndex.Tuning().maxRuns)
+        let head = try store.currentAnchor().position
+        // A duplicate from a run, in a large save and in a small one.
+        var big = try (0..<size).map { try stepSample(1, minute: 900_000 + $0) }
+        big[size / 2] = batches[3][17]
+        #expect(errorCode { try store.save(big) } == .duplicateUUID)
+        #expect(errorCode { try store.save([batches[0][5]]) } == .duplicateUUID)
+        #expect(try store.currentAnchor().position == head)
+        // One more run merges them all into one.
+        try store.save(try (0..<size).map { try stepSample(2, minute: 2_000_000 + $0) })
+        #expect(try runs() == 1)
+        #expect(errorCode { try store.save([batches[1][9]]) } == .duplicateUUID)
+        // Delete through the index, find by UUID predicate, prune, save again.
+        let victim = batches[2][42]
+        try store.delete(uuids: [victim.uuid])
+        let found = try store.anchoredQuery(type: steps, predicate: .uuids([victim.uuid, batches[4][7].uuid]), anchor: nil)
+        #expect(found.sampleUUIDs == [batches[4][7].uuid] && found.deletedUUIDs == [victim.uuid])
+        #expect(errorCode { try store.save([victim]) } == .duplicateUUID)
+        #expect(try store.pruneAll() == 1)
+        try store.save([victim])
+        #expect(try store.anchoredQuery(type: steps, predicate: .uuids([victim.uuid]), anchor: nil).sampleUUIDs == [victim.uuid])
+        store.close()
+    }
+
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)

@@ -421,9 +421,10 @@ extension Store {
             guard 4 * Double(candidates.count) < changes else { return nil }
         }
         var positions: [UInt64] = []
+        var index = UUIDIndex(txn, trees)
         for u in candidates {
-            guard let v = try withUnsafeBytes(of: u.uuid, { try txn.get(trees.uuids, $0) }) else { continue }
-            let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
+            guard let v = try index.get(PendingUUID(u)) else { continue }
+            let (typeID, seq) = Schema.unpack(v)
             if typeID == s.typeID && seq >= from { positions.append(seq) }
         }
         positions.sort()

@@ -409,6 +409,27 @@ struct Cursor {
         return true
     }
 
+    /// The value at exactly `key` (any length), or nil. Keys asked in
+    /// ascending order stay cheap, as with `find`.
+    func findRaw(_ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_SET_KEY)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cursor read failed")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    /// Makes room for a `count`-byte value at `key` and returns it, to be
+    /// filled before the next write in this transaction (`MDB_RESERVE`).
+    func reserve(_ key: UnsafeRawBufferPointer, count: Int, append: Bool = false) throws -> UnsafeMutableRawBufferPointer {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: count, mv_data: nil)
+        let flags = UInt32(MDB_RESERVE) | (append ? UInt32(MDB_APPEND) : 0)
+        try lmdbCheck(mdb_cursor_put(cursor, &k, &v, flags), "write failed")
+        return UnsafeMutableRawBufferPointer(start: v.mv_data, count: count)
+    }
+
     /// Deletes the entry under the cursor.
     func deleteCurrent() throws {
         try lmdbCheck(mdb_cursor_del(cursor, 0), "cursor delete failed")

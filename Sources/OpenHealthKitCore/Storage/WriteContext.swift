@@ -26,11 +26,13 @@ struct WriteContext {
     private var appendCursors: [(typeID: UInt16, records: Cursor, starts: Cursor)] = []
     /// The record being saved, encoded in one buffer reused for every sample.
     var record = ByteWriter(capacity: 256)
+    var uuidIndex: UUIDIndex
 
-    init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache) throws {
+    init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
         self.txn = txn
         self.trees = trees
         committed = cache
+        uuidIndex = UUIDIndex(txn, trees, tuning: uuidTuning)
         (head, horizon) = try txn.position(trees)
         mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
         now = Date()
@@ -213,7 +215,7 @@ struct WriteContext {
         let newSeq = nextSeq()
         try Self.deleteStart(txn, t, start: start, seq: seq)
         try append(tomb, typeID: typeID, t, start: start, seq: newSeq)
-        try putUUID(uuid, typeID: typeID, seq: newSeq, noOverwrite: false)
+        try putUUID(uuid, typeID: typeID, seq: newSeq)
         var w = ByteWriter()
         w.u16(typeID)
         w.f64(now.timeIntervalSinceReferenceDate)
@@ -231,45 +233,29 @@ struct WriteContext {
         pendingUUIDs.append(PendingUUID(high: key.0, low: key.1, value: Schema.pack(type: typeID, seq: seq)))
     }
 
-    /// Inserts the pending index entries in key order (memcmp order of
+    /// Inserts the pending index entries, in key order (memcmp order of
     /// the bytes, which is the big-endian integers' order).
     mutating func flushUUIDs() throws {
         guard !pendingUUIDs.isEmpty else { return }
         pendingUUIDs.sortByUUID()
-        let cursor = try txn.cursor(trees.uuids)
-        defer { cursor.close() }
-        for p in pendingUUIDs {
-            let inserted = try withUnsafeBytes(of: (p.high.bigEndian, p.low.bigEndian)) { k in
-                try withUnsafeBytes(of: p.value.littleEndian) { v in try cursor.put(k, v, noOverwrite: true) }
-            }
-            guard inserted else {
-                throw OHKError(.duplicateUUID, "a sample with UUID \(p.uuid) already exists in the store")
-            }
-        }
+        try uuidIndex.insert(pendingUUIDs)
         pendingUUIDs.removeAll(keepingCapacity: true)
     }
 
-    /// Returns false when `noOverwrite` and the uuid is already stored.
-    @discardableResult
-    func putUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64, noOverwrite: Bool) throws -> Bool {
-        try withUnsafeBytes(of: uuid.uuid) { k in
-            try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in
-                try txn.put(trees.uuids, k, v, noOverwrite: noOverwrite)
-            }
-        }
+    /// Points `uuid`'s index entry at a new position (its tombstone's).
+    func putUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64) throws {
+        try uuidIndex.update(PendingUUID(uuid, value: Schema.pack(type: typeID, seq: seq)))
     }
 
     mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
         try flushUUIDs()
-        return try withUnsafeBytes(of: uuid.uuid) { k in
-            try txn.get(trees.uuids, k).map { Schema.unpack(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
-        }
+        return try uuidIndex.get(PendingUUID(uuid)).map(Schema.unpack)
     }
 
     /// Whether the index holds `uuid`, leaving this transaction's pending
     /// entries where they are (unlike `lookupUUID`, which flushes them).
-    func holdsUUID(_ uuid: UUID) throws -> Bool {
-        try withUnsafeBytes(of: uuid.uuid) { k in try txn.get(trees.uuids, k) != nil }
+    mutating func holdsUUID(_ uuid: UUID) throws -> Bool {
+        try uuidIndex.get(PendingUUID(uuid)) != nil
     }
 
     func bundleIdentifier(_ sourceID: UInt32) throws -> String? {
