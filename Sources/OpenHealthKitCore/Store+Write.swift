@@ -24,6 +24,7 @@ extension Store {
         try write(reservingRoomFor: count) { w in
             var outcomes: [SaveOutcome] = []
             outcomes.reserveCapacity(count)
+            w.expectSamples(count)
             try forEach { s in
                 try validateType(s.type)
                 try s.validate()

@@ -328,12 +328,19 @@ struct RunReader {
         return find(key) != nil
     }
 
-    /// Binary search of the current chunk from `index` on.
+    /// Searches the current chunk from `index` on: a few steps first (a
+    /// bulk save's keys are about as dense as a run's, so the next one is
+    /// usually a step or two on), then by halves.
     private mutating func find(_ key: PendingUUID) -> UInt64? {
-        var lo = index, hi = chunk.count / UUIDIndex.entrySize
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if Self.entry(chunk, mid) < key { lo = mid + 1 } else { hi = mid }
+        let count = chunk.count / UUIDIndex.entrySize
+        var lo = index, steps = 0
+        while lo < count, steps < 4, Self.entry(chunk, lo) < key { lo += 1; steps += 1 }
+        if steps == 4 {
+            var hi = count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Self.entry(chunk, mid) < key { lo = mid + 1 } else { hi = mid }
+            }
         }
         index = lo
         guard lo < chunk.count / UUIDIndex.entrySize else { return nil }

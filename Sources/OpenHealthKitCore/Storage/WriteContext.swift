@@ -223,6 +223,9 @@ struct WriteContext {
         return uuid
     }
 
+    /// Makes room for the index entries of `count` samples at once.
+    mutating func expectSamples(_ count: Int) { pendingUUIDs.reserveCapacity(count) }
+
     /// Indexes a newly saved sample; a UUID already stored (or twice in
     /// this transaction) fails the transaction with `.duplicateUUID`.
     mutating func addUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64) {
