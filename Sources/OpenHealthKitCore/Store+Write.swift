@@ -51,6 +51,7 @@ extension Store {
         try write(reservingRoomFor: count) { w in
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(count)
+            w.expectSamples(count)
             var seen = Set<UUID>(minimumCapacity: count)
             try forEach { s in
                 try validateType(s.type)

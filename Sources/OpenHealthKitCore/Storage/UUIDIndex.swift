@@ -201,11 +201,23 @@ struct UUIDIndex {
         }
     }
 
-    /// Merges every run into one (the newest entry of a UUID wins), then
-    /// deletes the old runs.
+    /// Merges the newest runs into one (the newest entry of a UUID wins),
+    /// then deletes them: at least two, and on while their total reaches
+    /// the next older run's size. Runs so grow older and larger, about
+    /// doubling, and an entry is rewritten a few times in all, not once
+    /// per merge (merging every run each time made a 10 M-sample import
+    /// half as fast as a 1 M one).
     private mutating func mergeRuns() throws {
-        let ids = try runIDs()
-        guard ids.count > 1 else { return }
+        let all = try runIDs()
+        guard all.count > 1 else { return }
+        let sizes = try runSizes()
+        var first = all.count - 2
+        var total = sizes[all[first], default: 0] + sizes[all[first + 1], default: 0]
+        while first > 0, total >= sizes[all[first - 1], default: 0] {
+            first -= 1
+            total += sizes[all[first], default: 0]
+        }
+        let ids = Array(all[first...])
         // Each run is read into memory chunk by chunk: the merged run's
         // appends may rewrite the leaf that holds a small chunk.
         var readers: [RunCopy] = []
@@ -232,10 +244,24 @@ struct UUIDIndex {
             }
         }
         if !out.isEmpty { try out.withUnsafeBufferPointer { try writeRun(newID, $0) } }
-        while let (k, _) = try c.nextRaw(MDB_FIRST), RunReader.runID(k) < newID {
+        let seekFirst = { try RunReader.withChunkKey(ids[0], high: 0, low: 0) { try c.seekRaw(atLeast: $0) } }
+        while let (k, _) = try seekFirst(), RunReader.runID(k) < newID {
             try c.deleteCurrent()
         }
-        self.ids = [newID]
+        self.ids = Array(all[..<first]) + [newID]
+    }
+
+    /// The number of entries of each run.
+    private func runSizes() throws -> [UInt32: Int] {
+        var sizes: [UInt32: Int] = [:]
+        let c = try txn.cursor(runTree)
+        defer { c.close() }
+        var op = MDB_FIRST
+        while let (k, v) = try c.nextRaw(op) {
+            op = MDB_NEXT
+            sizes[RunReader.runID(k), default: 0] += v.count / Self.entrySize
+        }
+        return sizes
     }
 
     static func duplicate(_ p: PendingUUID) -> OHKError {
