@@ -22,6 +22,22 @@ struct StaleTree: Error {}
     throw OHKError(.storage, "\(what()): \(String(cString: mdb_strerror(rc)))")
 }
 
+/// `mdb_put` or `mdb_cursor_put` (`call`) of `key` and `value`; false when
+/// `noOverwrite` and the key exists.
+@inline(__always)
+private func lmdbPut(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, noOverwrite: Bool, append: Bool,
+                     _ call: (UnsafeMutablePointer<MDB_val>, UnsafeMutablePointer<MDB_val>, UInt32) -> Int32) throws -> Bool {
+    var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+    var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+    var flags: UInt32 = 0
+    if noOverwrite { flags |= UInt32(MDB_NOOVERWRITE) }
+    if append { flags |= UInt32(MDB_APPEND) }
+    let rc = call(&k, &v, flags)
+    if rc == MDB_KEYEXIST { return false }
+    try lmdbCheck(rc, "write failed")
+    return true
+}
+
 /// One LMDB environment (a store directory). Transactions of any thread
 /// hold `resizeLock` shared; growing the map takes it exclusively, since
 /// LMDB allows `mdb_env_set_mapsize` only with no transaction active in the
@@ -242,15 +258,7 @@ struct Txn {
     @discardableResult
     func put(_ dbi: MDB_dbi, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
              noOverwrite: Bool = false, append: Bool = false) throws -> Bool {
-        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        var flags: UInt32 = 0
-        if noOverwrite { flags |= UInt32(MDB_NOOVERWRITE) }
-        if append { flags |= UInt32(MDB_APPEND) }
-        let rc = mdb_put(txn, dbi, &k, &v, flags)
-        if rc == MDB_KEYEXIST { return false }
-        try lmdbCheck(rc, "write failed")
-        return true
+        try lmdbPut(key, value, noOverwrite: noOverwrite, append: append) { mdb_put(txn, dbi, $0, $1, $2) }
     }
 
     @discardableResult
@@ -398,15 +406,7 @@ struct Cursor {
     @discardableResult
     func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer,
              noOverwrite: Bool = false, append: Bool = false) throws -> Bool {
-        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        var flags: UInt32 = 0
-        if noOverwrite { flags |= UInt32(MDB_NOOVERWRITE) }
-        if append { flags |= UInt32(MDB_APPEND) }
-        let rc = mdb_cursor_put(cursor, &k, &v, flags)
-        if rc == MDB_KEYEXIST { return false }
-        try lmdbCheck(rc, "write failed")
-        return true
+        try lmdbPut(key, value, noOverwrite: noOverwrite, append: append) { mdb_cursor_put(cursor, $0, $1, $2) }
     }
 
     /// The value at exactly `key` (any length), or nil. Keys asked in
