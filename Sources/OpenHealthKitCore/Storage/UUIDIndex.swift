@@ -78,6 +78,8 @@ struct UUIDIndex {
     mutating func runIDs() throws -> [UInt32] {
         if let ids { return ids }
         var found: [UInt32] = []
+        // Most stores never saw a bulk save: no cursor for them.
+        guard txn.entries(runTree) > 0 else { ids = found; return found }
         let c = try txn.cursor(runTree)
         defer { c.close() }
         var next = try c.nextRaw(MDB_FIRST)
