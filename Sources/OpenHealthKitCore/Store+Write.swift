@@ -89,9 +89,9 @@ extension Store {
         let seq = w.nextSeq()
         w.addUUID(s.uuid, typeID: typeID, seq: seq)
         let sourceID = try w.sourceID(s.source), deviceID = try w.deviceID(s.device)
-        w.record.bytes.removeAll(keepingCapacity: true)
-        RecordCodec.encodeSample(s, sourceID: sourceID, deviceID: deviceID, into: &w.record)
-        try w.appendRecord(typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
+        w.encoded.bytes.removeAll(keepingCapacity: true)
+        RecordCodec.encodeSample(s, sourceID: sourceID, deviceID: deviceID, into: &w.encoded)
+        try w.append(w.encoded.bytes, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in

@@ -47,7 +47,8 @@ private func lmdbPut(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPoin
 /// The map is writable (`MDB_WRITEMAP`): a write transaction's pages are
 /// written in place in the page cache instead of in malloc'd copies, so a
 /// 100,000-sample transaction no longer holds ~100 MB of anonymous memory
-/// (its random UUID index entries dirty most of the index's leaves). The
+/// (before `UUIDIndex` wrote runs, its random UUID index entries dirtied
+/// most of the index's leaves). The
 /// file becomes as long as the map, sparse; `DiskRoom` guards against a
 /// full disk. The kernel's readahead is off (`MDB_NORDAHEAD`): with it,
 /// faults on the map build large page-cache folios, and every commit then

@@ -1,8 +1,9 @@
 import FoundationEssentials
 
-/// A UUID index entry waiting for `WriteContext.flushUUIDs`: the UUID as
-/// two big-endian halves (its bytes' memcmp order, the index's key order)
-/// and the packed value. 24 bytes: the sort of a bulk transaction's
+/// A UUID index entry waiting for `WriteContext.flushUUIDs` (and, in
+/// `UUIDIndex`, a run's entry or a key to look up): the UUID as two
+/// big-endian halves (its bytes' memcmp order, the index's key order) and
+/// the packed value. 24 bytes: the sort of a bulk transaction's
 /// entries moves less than with the UUID kept beside its key.
 struct PendingUUID {
     let high, low, value: UInt64

@@ -25,7 +25,7 @@ struct WriteContext {
     /// the root every time. LMDB closes them when the transaction ends.
     private var appendCursors: [(typeID: UInt16, records: Cursor, starts: Cursor)] = []
     /// The record being saved, encoded in one buffer reused for every sample.
-    var record = ByteWriter(capacity: 256)
+    var encoded = ByteWriter(capacity: 256)
     var uuidIndex: UUIDIndex
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
@@ -114,23 +114,11 @@ struct WriteContext {
     /// its start index entry, and notes it for the zone map.
     mutating func append(_ record: [UInt8], typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
         let (records, starts) = try appendCursors(typeID, t)
-        try record.withUnsafeBytes { r in try Self.put(r, records, starts, start: start, seq: seq) }
-        pendingZones.note(type: typeID, seq: seq, start: start)
-    }
-
-    /// `append` of the record encoded in `record`.
-    mutating func appendRecord(typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        let (records, starts) = try appendCursors(typeID, t)
-        try record.bytes.withUnsafeBytes { r in try Self.put(r, records, starts, start: start, seq: seq) }
-        pendingZones.note(type: typeID, seq: seq, start: start)
-    }
-
-    private static func put(_ record: UnsafeRawBufferPointer, _ records: Cursor, _ starts: Cursor,
-                            start: Double, seq: UInt64) throws {
         try withUnsafeBytes(of: seq.bigEndian) { s in
-            _ = try records.put(s, record, append: true)
+            _ = try record.withUnsafeBytes { r in try records.put(s, r, append: true) }
             _ = try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in try starts.put(k, s) }
         }
+        pendingZones.note(type: typeID, seq: seq, start: start)
     }
 
     private mutating func appendCursors(_ typeID: UInt16, _ t: TypeTrees) throws -> (Cursor, Cursor) {
@@ -229,11 +217,7 @@ struct WriteContext {
     /// Indexes a newly saved sample; a UUID already stored (or twice in
     /// this transaction) fails the transaction with `.duplicateUUID`.
     mutating func addUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64) {
-        let key = withUnsafeBytes(of: uuid.uuid) { b in
-            (UInt64(bigEndian: b.loadUnaligned(as: UInt64.self)),
-             UInt64(bigEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-        pendingUUIDs.append(PendingUUID(high: key.0, low: key.1, value: Schema.pack(type: typeID, seq: seq)))
+        pendingUUIDs.append(PendingUUID(uuid, value: Schema.pack(type: typeID, seq: seq)))
     }
 
     /// Inserts the pending index entries, in key order (memcmp order of
