@@ -47,10 +47,10 @@ import Testing
 
     /// Large saves put their UUIDs in runs of the UUID index (`UUIDIndex`),
     /// with the default sizes: duplicates are still refused whichever part
-    /// holds the UUID, deletes and UUID predicates find run entries, a
-    /// pruned UUID may be saved again, and one run past `maxRuns` merges
-    /// them all.
-    @Test func uuidsInRunsAreFoundRefusedAndFreedLikeTheRest() throws {
+    /// holds the UUID (rule 13), deletes (rule 15) and UUID predicates find
+    /// run entries, a pruned UUID (rule 16) may be saved again, and one run
+    /// past `maxRuns` merges them all.
+    @Test func rules13_15_16_uuidsInRunsAreRefusedDeletedAndPrunedLikeTheRest() throws {
         let store = try makeStore(mapSize: 256 << 20)
         let size = UUIDIndex.Tuning().runThreshold
         var batches: [[Sample]] = []
