@@ -1,10 +1,12 @@
 /* What Swift cannot call directly: the futex system call (syscall() is
- * variadic) and atomics on a word in shared memory (a file mapping that
- * several processes see). Header-only: static inline, nothing to link. */
+ * variadic), atomics on a word in shared memory (a file mapping that
+ * several processes see), and open-file-description locks (fcntl() is
+ * variadic too). Header-only: static inline, nothing to link. */
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
@@ -12,18 +14,36 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Sleeps while *word == expected, at most `timeout` (NULL: no bound).
+/* Sleeps while *word == expected, until a wake names one of `bits`.
  * Shared (not FUTEX_PRIVATE): the word lives in a file mapping. Returns 0
- * when woken or when *word already differed, else errno (ETIMEDOUT, EINTR). */
-static inline int ohk_futex_wait(uint32_t *word, uint32_t expected, const struct timespec *timeout) {
-    long rc = syscall(SYS_futex, word, FUTEX_WAIT, expected, timeout, NULL, 0);
+ * when woken or when *word already differed, else errno (EINTR). */
+static inline int ohk_futex_wait_bits(uint32_t *word, uint32_t expected, uint32_t bits) {
+    long rc = syscall(SYS_futex, word, FUTEX_WAIT_BITSET, expected, NULL, NULL, bits);
     if (rc == 0) return 0;
     return errno == EAGAIN ? 0 : errno;
 }
 
-/* Wakes every thread of every process sleeping on `word`. */
-static inline void ohk_futex_wake_all(uint32_t *word) {
-    syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+/* Wakes every thread of every process sleeping on `word` with a bit of
+ * `bits` (a plain FUTEX_WAIT sleeper has them all). */
+static inline void ohk_futex_wake_bits(uint32_t *word, uint32_t bits) {
+    syscall(SYS_futex, word, FUTEX_WAKE_BITSET, INT_MAX, NULL, NULL, bits);
+}
+
+#ifndef F_OFD_SETLK
+#define F_OFD_SETLK 37
+#endif
+
+/* Takes a write lock on byte `offset` of `fd`'s file without waiting: an
+ * open-file-description lock, held until the descriptor is closed (or the
+ * process dies), and exclusive between descriptors of any processes,
+ * including two of one process. Returns 0, or errno (EAGAIN: held). */
+static inline int ohk_try_lock_byte(int fd, long offset) {
+    struct flock l = {0};
+    l.l_type = F_WRLCK;
+    l.l_whence = SEEK_SET;
+    l.l_start = offset;
+    l.l_len = 1;
+    return fcntl(fd, F_OFD_SETLK, &l) == 0 ? 0 : errno;
 }
 
 static inline uint32_t ohk_atomic_load_u32(const uint32_t *word) {

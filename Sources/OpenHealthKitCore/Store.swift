@@ -140,8 +140,8 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Schedules this process's live queries right after one of its own
-    /// commits, one thread wake-up sooner than through the watcher (which
-    /// also wakes; the second look finds nothing new and calls nobody).
+    /// commits, one thread wake-up sooner than through the watcher, which
+    /// this process's commits do not wake (`ChangeSignal`).
     func wakeLiveQueries() {
         guard let queries = live.withLock({ $0.watcher?.registered }) else { return }
         for q in queries { q.storeChanged() }
@@ -149,6 +149,9 @@ public final class Store: @unchecked Sendable {
 
     /// How many live queries run (for tests).
     var liveQueryCount: Int { live.withLock { $0.watcher?.registered.count ?? 0 } }
+
+    /// How many times the watcher woke to a changed counter (for tests).
+    var watcherLooks: Int { live.withLock { $0.watcher?.looks ?? 0 } }
 
     func liveQueryStopped(_ query: LiveQuery) {
         live.withLock { $0.watcher?.unregister(query) }

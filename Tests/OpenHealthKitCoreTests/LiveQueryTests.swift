@@ -239,6 +239,34 @@ import Testing
         observer.stop()
     }
 
+    /// A process's own commits reach its live queries directly and do not
+    /// wake the store's watcher thread, which wakes for other processes'
+    /// commits. (A third thread woken on two cores just when the query's
+    /// thread should run put the in-process observer at 30 µs, not −3.)
+    @Test func rule10_ownCommitsSkipTheWatcherOtherProcessesWakeIt() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let events = Waiter()
+        let observer = ObserverQuery(type: steps) { _, _, done in
+            done()
+            events.add("calls")
+        }
+        try store.execute(observer)
+        for i in 1...50 {
+            try store.save([stepSample(Double(i))])
+            #expect(events.wait { events.value("calls") >= i })
+        }
+        // At most one look: the thread may first sleep after the first
+        // commit, and then finds the counter changed.
+        let looks = store.watcherLooks
+        #expect(looks <= 1)
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        #expect(events.wait { store.watcherLooks > looks })
+        observer.stop()
+    }
+
     /// Cancelling the task that iterates stops the query.
     @Test func rule09_cancellingTheConsumingTaskStopsTheQuery() async throws {
         let store = try makeStore()

@@ -1,12 +1,13 @@
 import Glibc
 
 /// One thread per store with live queries: it sleeps on the store's
-/// change signal and, after every commit (of any process), tells each
-/// registered query to look for changes. It never runs a handler and never
-/// waits for one, so no handler can block it.
+/// change signal and, after a commit of another process, tells each
+/// registered query to look for changes (this process's commits tell them
+/// directly). It never runs a handler and never waits for one, so no
+/// handler can block it.
 final class ChangeWatcher: @unchecked Sendable {
     private let signal: ChangeSignal
-    private let state = Locked<(queries: [ObjectIdentifier: LiveQuery], stopping: Bool)>(([:], false))
+    private let state = Locked<(queries: [ObjectIdentifier: LiveQuery], stopping: Bool, looks: Int)>(([:], false, 0))
     private var thread: pthread_t?
 
     /// Starts watching. The counter is read here, before any query can
@@ -26,6 +27,7 @@ final class ChangeWatcher: @unchecked Sendable {
             let now = signal.value
             guard now != seen else { continue }  // spurious wake
             seen = now
+            state.withLock { $0.looks += 1 }
             for q in queries { q.storeChanged() }
         }
     }
@@ -33,6 +35,8 @@ final class ChangeWatcher: @unchecked Sendable {
     func register(_ q: LiveQuery) { state.withLock { $0.queries[ObjectIdentifier(q)] = q } }
     func unregister(_ q: LiveQuery) { state.withLock { _ = $0.queries.removeValue(forKey: ObjectIdentifier(q)) } }
     var registered: [LiveQuery] { state.withLock { Array($0.queries.values) } }
+    /// How many times the thread woke to a changed counter (for tests).
+    var looks: Int { state.withLock { $0.looks } }
 
     /// Stops the thread and waits for it (never call from the thread).
     /// Bumps the counter rather than only waking: a wake sent before the
@@ -40,7 +44,7 @@ final class ChangeWatcher: @unchecked Sendable {
     /// Other processes' watchers then look once and find nothing new.
     func stop() {
         state.withLock { $0.stopping = true }
-        signal.bump()
+        signal.bumpAll()
         if let t = thread { pthread_join(t, nil) }
         thread = nil
     }

@@ -3,13 +3,12 @@ import Glibc
 /// What long-running queries share (DESIGN rules 9, 10 and 12).
 ///
 /// Threading model: the store's `ChangeWatcher` thread calls
-/// `storeChanged()` after every commit (a process's own commits call it
-/// directly); that only marks the query pending and wakes the query's own
-/// thread (one per running query: a condition-variable wake is the
-/// shortest path to the handler, measured against a dispatch queue). There
-/// the query reads
-/// what changed since its anchor (a read transaction, no lock held) and
-/// calls its handler. So handlers run on library threads, one at a time per
+/// `storeChanged()` after another process's commit (this process's own
+/// commits call it directly); that only marks the query pending and wakes
+/// the query's own thread (one per running query: a condition-variable
+/// wake is the shortest path to the handler, measured against a dispatch
+/// queue). There the query reads what changed since its anchor (a read
+/// transaction, no lock held) and calls its handler. So handlers run on library threads, one at a time per
 /// query, and never under a lock: a handler may save, query, start another
 /// query, stop its own, or close the store. `stop()` from another thread
 /// waits for a running handler to return; from inside the handler it
