@@ -191,19 +191,19 @@ extension Store {
 
     /// One write transaction with its context, for `objects` objects (the
     /// room the disk must have, `DiskRoom`); publishes the entries it
-    /// added to the cache after commit.
+    /// added to the cache after commit, then tells the live queries.
     func write<T>(reservingRoomFor objects: Int = 1, _ body: (inout WriteContext) throws -> T) throws -> T {
         try operation {
             let committed = cache.withLock { $0 }
-            let (result, added) = try env.write(reservingRoomFor: objects) { txn -> (T, CacheAdditions) in
+            let (result, added, note) = try env.write(reservingRoomFor: objects) { txn -> (T, CacheAdditions, CommitNote?) in
                 var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
-                return (r, w.added)
+                return (r, w.added, w.note)
             }
             cache.withLock { $0.merge(added) }
             signal.bump()
-            wakeLiveQueries()
+            wakeLiveQueries(note)
             return result
         }
     }

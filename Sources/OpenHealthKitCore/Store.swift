@@ -141,11 +141,16 @@ public final class Store: @unchecked Sendable {
 
     /// Schedules this process's live queries right after one of its own
     /// commits, one thread wake-up sooner than through the watcher, which
-    /// this process's commits do not wake (`ChangeSignal`).
-    func wakeLiveQueries() {
+    /// this process's commits do not wake (`ChangeSignal`), with what the
+    /// commit changed.
+    func wakeLiveQueries(_ note: CommitNote?) {
         guard let queries = live.withLock({ $0.watcher?.registered }) else { return }
-        for q in queries { q.storeChanged() }
+        for q in queries { q.storeChanged(note) }
     }
+
+    /// The id of `type` if this process knows the store has one (without
+    /// reading the store).
+    func knownTypeID(_ type: SampleType) -> UInt16? { cache.withLock { $0.typeID(of: type) } }
 
     /// How many live queries run (for tests).
     var liveQueryCount: Int { live.withLock { $0.watcher?.registered.count ?? 0 } }

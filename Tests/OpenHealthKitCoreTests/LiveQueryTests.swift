@@ -267,6 +267,54 @@ import Testing
         observer.stop()
     }
 
+    /// An observer without predicates is told the types this process's
+    /// commits changed without reading the store (`CommitNote`), and gets
+    /// the same calls it would get by reading: one per commit that
+    /// changed a matching type, with exactly the types changed. After a
+    /// prune, which moves the horizon, and after another process's
+    /// commit, it reads the store.
+    @Test func rule10_anObserverIsToldWhatThisProcessesCommitsChanged() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let calls = Locked<[Set<SampleType>]>([])
+        let events = Waiter()
+        let observer = ObserverQuery(descriptors: [QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)]) { _, r, done in
+            calls.withLock { $0.append(try! r.get()) }
+            done()
+            events.add("calls")
+        }
+        try store.execute(observer)
+        func hr() throws -> Sample {
+            try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"), start: t0, end: t0, source: appA)
+        }
+        func waitForCalls(_ n: Int) { #expect(events.wait { events.value("calls") >= n }) }
+        let first = try stepSample(1)
+        try store.save([first])
+        waitForCalls(1)
+        try store.save([try hr()])
+        waitForCalls(2)
+        try store.save([try stepSample(2), try hr()])
+        waitForCalls(3)
+        try store.save([try Sample.quantity(bodyMass, value: 70, unit: HealthUnit("kg"), start: t0, end: t0, source: appA)])
+        try store.save([try stepSample(3)])  // one call: body mass is not observed
+        waitForCalls(4)
+        try store.delete([first])
+        waitForCalls(5)
+        // The first look at start is the only read so far.
+        #expect(observer.storeReads == 1)
+        try store.pruneAll()  // no new position: no call, but a read
+        try store.save([try hr()])
+        waitForCalls(6)
+        #expect(observer.storeReads == 2)
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "1"])
+        #expect(writer.status == 0)
+        waitForCalls(7)
+        #expect(observer.storeReads == 3)
+        #expect(calls.withLock { $0 } == [[steps], [heartRate], [steps, heartRate], [steps], [steps], [heartRate], [steps]])
+        observer.stop()
+    }
+
     /// Cancelling the task that iterates stops the query.
     @Test func rule09_cancellingTheConsumingTaskStopsTheQuery() async throws {
         let store = try makeStore()

@@ -49,7 +49,7 @@ public final class AnchoredObjectQuery: LiveQuery, @unchecked Sendable {
         }
     }
 
-    override func poll(_ store: Store) {
+    override func poll(_ store: Store, note: CommitNote?) {
         if !snapshotDone {
             snapshotDone = true
             do {

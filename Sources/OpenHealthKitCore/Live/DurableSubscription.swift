@@ -81,7 +81,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         }
     }
 
-    override func poll(_ store: Store) {
+    override func poll(_ store: Store, note: CommitNote?) {
         let now = Date().timeIntervalSinceReferenceDate
         let (busy, from, waitUntil) = state.withLock { s -> (Bool, QueryAnchor?, Double?) in
             if s.outstanding != nil { return (true, nil, nil) }  // a timer or the acknowledgement resumes

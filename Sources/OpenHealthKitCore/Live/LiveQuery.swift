@@ -8,7 +8,8 @@ import Glibc
 /// the query's own thread (one per running query: a condition-variable
 /// wake is the shortest path to the handler, measured against a dispatch
 /// queue). There the query reads what changed since its anchor (a read
-/// transaction, no lock held) and calls its handler. So handlers run on library threads, one at a time per
+/// transaction, no lock held; an observer that its own process's commit
+/// told what changed, `CommitNote`, need not) and calls its handler. So handlers run on library threads, one at a time per
 /// query, and never under a lock: a handler may save, query, start another
 /// query, stop its own, or close the store. `stop()` from another thread
 /// waits for a running handler to return; from inside the handler it
@@ -20,6 +21,9 @@ public class LiveQuery: @unchecked Sendable {
     private var executed = false
     private var stopped = false
     private var pending = false
+    /// What the pending commits changed, when this process made them and
+    /// each began where the one before ended; nil: read the store.
+    private var pendingNote: CommitNote?
     private var threadStarted = false
     /// The thread running a handler of this query, if any.
     private var handlerThread: pthread_t?
@@ -46,10 +50,16 @@ public class LiveQuery: @unchecked Sendable {
         try prepare(store)
     }
 
-    /// Called by the watcher after a commit, and once at start.
-    final func storeChanged() {
+    /// Called by the watcher after a commit, and once at start; by this
+    /// process's commits with what they changed.
+    final func storeChanged(_ note: CommitNote? = nil) {
         monitor.locked {
             guard !stopped else { return }
+            if pending {
+                pendingNote = pendingNote.flatMap { earlier in note.flatMap { earlier.followed(by: $0) } }
+            } else {
+                pendingNote = note
+            }
             pending = true
             if !threadStarted {
                 threadStarted = true
@@ -63,18 +73,20 @@ public class LiveQuery: @unchecked Sendable {
     /// The query's thread: polls after each change until stopped.
     private func run() {
         while true {
-            let go = monitor.locked { () -> Bool in
+            let (go, note) = monitor.locked { () -> (Bool, CommitNote?) in
                 while !stopped && !pending { monitor.wait() }
                 pending = false
-                return !stopped
+                defer { pendingNote = nil }
+                return (!stopped, pendingNote)
             }
             guard go, let store else { return }
-            poll(store)
+            poll(store, note: note)
         }
     }
 
-    /// Reads what changed and delivers it (subclasses).
-    func poll(_ store: Store) {}
+    /// Reads what changed and delivers it (subclasses); `note`, when
+    /// there is one, says what this process's commits changed.
+    func poll(_ store: Store, note: CommitNote?) {}
 
     /// Runs `body` (a handler call) unless the query is stopped; returns
     /// false when it did not run.

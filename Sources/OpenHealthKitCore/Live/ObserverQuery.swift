@@ -9,12 +9,17 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
 
     public let descriptors: [QueryDescriptor]
     private let handler: Handler
+    /// No descriptor has a predicate: any change of a type matches.
+    private let typesOnly: Bool
     // Set by `prepare` before the first poll, then touched only on the queue.
     private var anchor: QueryAnchor?
+    /// How many times it read the store to find what changed (for tests).
+    private(set) var storeReads = 0
 
     public init(descriptors: [QueryDescriptor], handler: @escaping Handler) {
         self.descriptors = descriptors
         self.handler = handler
+        typesOnly = descriptors.allSatisfy { $0.predicate == nil }
         super.init()
     }
 
@@ -31,14 +36,34 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
         anchor = try store.currentAnchor()
     }
 
-    override func poll(_ store: Store) {
+    override func poll(_ store: Store, note: CommitNote?) {
         do {
-            let (types, newAnchor) = try store.changedTypes(descriptors, since: anchor)
-            anchor = newAnchor
+            let types: Set<SampleType>
+            if let note, let known = typesChanged(by: note, store) {
+                types = known
+                anchor = QueryAnchor(storeID: store.storeID, position: note.head, horizon: note.horizon)
+            } else {
+                storeReads += 1
+                (types, anchor) = try store.changedTypes(descriptors, since: anchor)
+            }
             if !types.isEmpty { deliver { handler(self, .success(types), {}) } }
         } catch {
             deliver { handler(self, .failure(OHKError(error)), {}) }
             stop()
         }
+    }
+
+    /// The matching types `note`'s commits changed, without reading the
+    /// store: what `Store.changedTypes` would find when the anchor is
+    /// where they began and no descriptor has a predicate (a predicate
+    /// needs the records). nil otherwise.
+    private func typesChanged(by note: CommitNote, _ store: Store) -> Set<SampleType>? {
+        guard typesOnly, let a = anchor, a.storeID == store.storeID,
+              a.position == note.startHead, a.horizon == note.horizon else { return nil }
+        var changed = Set<SampleType>()
+        for d in descriptors {
+            if let id = store.knownTypeID(d.type), note.typeIDs.contains(id) { changed.insert(d.type) }
+        }
+        return changed
     }
 }

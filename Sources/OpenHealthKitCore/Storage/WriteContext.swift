@@ -11,6 +11,8 @@ struct WriteContext {
     var added = CacheAdditions()
     var head: UInt64
     var horizon: UInt64
+    /// The head and horizon when the transaction began.
+    private let startHead: UInt64, startHorizon: UInt64
     let now: Date
     private var recentSources: [(Source, UInt32)] = []
     /// Index entries of the samples saved in this transaction, inserted in
@@ -34,6 +36,7 @@ struct WriteContext {
         committed = cache
         uuidIndex = UUIDIndex(txn, trees, tuning: uuidTuning)
         (head, horizon) = try txn.position(trees)
+        (startHead, startHorizon) = (head, horizon)
         mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
         now = Date()
     }
@@ -48,6 +51,15 @@ struct WriteContext {
         try pendingZones.flush(txn, trees.zones)
         if mappedThroughHead { try txn.setMetaU64(trees, .zoneHead, head) }
         try txn.setPosition(trees, head: head, horizon: horizon)
+    }
+
+    /// What the transaction changed, for this process's live queries;
+    /// nil when it moved the horizon. Call after `finish`.
+    var note: CommitNote? {
+        guard horizon == startHorizon else { return nil }
+        // Every new position is written through `append`, which keeps a
+        // cursor per type: those are the types changed.
+        return CommitNote(startHead: startHead, head: head, horizon: horizon, typeIDs: appendCursors.map(\.typeID))
     }
 
     mutating func nextSeq() -> UInt64 {
