@@ -8,9 +8,7 @@ import OpenHealthKitCore
 enum AnchorValue {
     static func make(_ a: QueryAnchor) -> ohk_anchor {
         var v = ohk_anchor()
-        let bytes = a.bytes
-        precondition(bytes.count <= Int(OHK_ANCHOR_SIZE))
-        withUnsafeMutableBytes(of: &v.data) { $0.copyBytes(from: bytes) }
+        _ = withUnsafeMutableBytes(of: &v.data) { a.encode(into: $0) }
         return v
     }
 

@@ -2,6 +2,7 @@ import COpenHealthKit
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import Synchronization
 
 /// A query result laid out for C: contiguous sample and deleted-object
 /// records, a type table and a source table, and per-sample metadata and
@@ -23,8 +24,10 @@ final class BatchHandle: Handle {
     var borrowed = false
 
     private var strings = CStringArena()
-    /// Lazily made parts, guarded by `lock` (a batch may be read from many threads).
-    private let lock = Lock()
+    /// Lazily made parts, guarded by `lock` (a batch may be read from many
+    /// threads). A `Mutex` lives inside the batch: a `Lock` was two more
+    /// allocations per batch.
+    private let lock = Mutex(())
     private var records: UnsafeMutableBufferPointer<ohk_sample_record>?
     private var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
     private var devices: [Int: ohk_device] = [:]
@@ -131,7 +134,7 @@ final class BatchHandle: Handle {
         lazyStrings.freeAll()
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.locked(body) }
+    private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock { _ in try body() } }
 
     private func checkIndex(_ i: UInt64) throws -> Int {
         let count = result.samples.count
@@ -183,10 +186,13 @@ final class BatchHandle: Handle {
 func descriptors(_ p: UnsafePointer<ohk_descriptor>?, _ count: UInt64, _ store: Store) throws -> [QueryDescriptor] {
     let b = try buffer(p, count, "descriptors")
     guard !b.isEmpty else { throw CError(.invalidArgument, "a query needs at least one descriptor") }
-    return try b.enumerated().map { i, d in
-        QueryDescriptor(type: try sampleType(d.type, store, "descriptors[\(i)].type"),
-                        predicate: try d.predicate.map { try PredicateHandle.get($0, "descriptors[\(i)].predicate") })
+    var ds: [QueryDescriptor] = []
+    ds.reserveCapacity(b.count)
+    for (i, d) in b.enumerated() {
+        ds.append(QueryDescriptor(type: try sampleType(d.type, store, "descriptors[\(i)].type"),
+                                  predicate: try d.predicate.map { try PredicateHandle.get($0, "descriptors[\(i)].predicate") }))
     }
+    return ds
 }
 
 /// Positions in a batch's type or source table. Tables are short (a few

@@ -30,18 +30,32 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var bytes: [UInt8] {
-        var w = ByteWriter(capacity: Self.size)
-        if let storeID {
-            w.u8(Self.version)
-            w.uuid(storeID)
-            w.u64(position)
-            w.u64(horizon)
-        } else {
-            w.u8(Self.legacyVersion)
-            w.u64(position)
+        var out = [UInt8](repeating: 0, count: Self.size)
+        let n = out.withUnsafeMutableBytes { encode(into: $0) }
+        out.removeLast(Self.size - n)
+        return out
+    }
+
+    /// Writes `bytes` into `out` (room for `size` bytes) and returns how
+    /// many it wrote; without an allocation, for the C API's anchors.
+    public func encode(into out: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(out.count >= Self.size, "an anchor needs \(Self.size) bytes")
+        var n = 0
+        func put<T>(_ v: T) {
+            withUnsafeBytes(of: v) { (out.baseAddress! + n).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            n += MemoryLayout<T>.size
         }
-        w.u32(Self.checksum(w.bytes))
-        return w.bytes
+        if let storeID {
+            put(Self.version)
+            put(storeID.uuid)
+            put(position.littleEndian)
+            put(horizon.littleEndian)
+        } else {
+            put(Self.legacyVersion)
+            put(position.littleEndian)
+        }
+        put(Self.checksum(UnsafeRawBufferPointer(rebasing: out[0..<n])).littleEndian)
+        return n
     }
 
     /// Reads an anchor's bytes; a truncated, corrupt or unknown-version one
