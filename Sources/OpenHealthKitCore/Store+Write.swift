@@ -195,13 +195,14 @@ extension Store {
     func write<T>(reservingRoomFor objects: Int = 1, _ body: (inout WriteContext) throws -> T) throws -> T {
         try operation {
             let committed = cache.withLock { $0 }
-            let (result, added, note) = try env.write(reservingRoomFor: objects) { txn -> (T, CacheAdditions, CommitNote?) in
+            let (result, added, note, position) = try env.write(reservingRoomFor: objects) { txn in
                 var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
-                return (r, w.added, w.note)
+                return (r, w.added, w.note, (txnID: txn.id, head: w.head, horizon: w.horizon))
             }
             cache.withLock { $0.merge(added) }
+            lastCommit.withLock { if position.txnID > $0.txnID { $0 = position } }
             signal.bump()
             wakeLiveQueries(note)
             return result

@@ -321,6 +321,26 @@ import Testing
         observer.stop()
     }
 
+    /// Rule 5: a read of this process's latest commit takes the head from
+    /// memory (`Store.position`); after another process commits, reads
+    /// see that commit's head, not the remembered one.
+    @Test func rule05_anAnchorAfterAnotherProcessesCommitIsAtItsHead() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        try store.save([try stepSample(1), try stepSample(2)])
+        let mine = try store.currentAnchor()
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        let theirs = try store.currentAnchor()
+        #expect(theirs.position > mine.position)
+        let r = try store.anchoredQuery(type: steps, anchor: mine)
+        #expect(r.samples.count + r.deletedObjects.count > 0)
+        #expect(r.newAnchor == theirs)
+        try store.save([try stepSample(3)])
+        #expect(try store.currentAnchor().position == theirs.position + 1)
+    }
+
     /// Cancelling the task that iterates stops the query.
     @Test func rule09_cancellingTheConsumingTaskStopsTheQuery() async throws {
         let store = try makeStore()

@@ -45,7 +45,7 @@ extension Store {
     func changedTypes(_ descriptors: [QueryDescriptor], since anchor: QueryAnchor?) throws -> (Set<SampleType>, QueryAnchor) {
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in
-            let (head, horizon) = try txn.position(trees)
+            let (head, horizon) = try position(txn)
             let from = try startPosition(anchor, head: head, horizon: horizon)
             let names = NameLookup(store: self, txn: txn)
             var changed = Set<SampleType>()
@@ -149,7 +149,7 @@ extension Store {
 
     private func scan(_ txn: Txn, _ groups: [Group],
                       anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
-        let (head, horizon) = try txn.position(trees)
+        let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         var opened: [Stream] = []
@@ -213,7 +213,7 @@ extension Store {
     /// Every object of `type` after `anchor`, in store order: a walk of
     /// its change order.
     private func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
-        let (head, horizon) = try txn.position(trees)
+        let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         guard let (_, t) = try storedTrees(type, txn) else {

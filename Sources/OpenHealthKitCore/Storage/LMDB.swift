@@ -226,6 +226,10 @@ final class Environment: @unchecked Sendable {
 struct Txn {
     let txn: OpaquePointer
 
+    /// The snapshot's id: the id of the commit a read sees, or of the
+    /// commit a write transaction will make. Ids only grow.
+    var id: Int { mdb_txn_id(txn) }
+
     /// `fixedDuplicates`: several fixed-size values per key, stored packed
     /// (`MDB_DUPSORT | MDB_DUPFIXED`).
     func openTree(_ name: String, create: Bool, fixedDuplicates: Bool = false) throws -> MDB_dbi? {
