@@ -28,7 +28,7 @@ extension Store {
     /// of the samples.
     public func statistics() throws -> StoreStatistics {
         try readRetryingTrees { txn in
-            let (head, horizon) = try txn.position(trees)
+            let (head, horizon) = try position(txn)
             // Tombstones share their type's record tree: count them apart.
             var deleted: [UInt16: Int] = [:]
             let tombs = try txn.cursor(trees.tombs)

@@ -9,7 +9,7 @@ extension Store {
             try env.read { txn in
                 let cursor = try txn.cursor(trees.subs)
                 defer { cursor.close() }
-                let (_, horizon) = try txn.position(trees)
+                let (_, horizon) = try position(txn)
                 var out: [SubscriptionInfo] = []
                 var op = MDB_FIRST
                 while let (k, v) = try cursor.nextRaw(op) {
