@@ -191,22 +191,27 @@ extension Store {
 
     /// One write transaction with its context, for `objects` objects (the
     /// room the disk must have, `DiskRoom`); publishes the entries it
-    /// added to the cache after commit, then tells the live queries.
+    /// added to the cache after commit, tells the live queries, then the
+    /// commit hook, outside the store's lifecycle lock (the hook may close
+    /// the store).
     func write<T>(reservingRoomFor objects: Int = 1, _ body: (inout WriteContext) throws -> T) throws -> T {
-        try operation {
+        let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
             let committed = cache.withLock { $0 }
-            let (result, added, note, position) = try env.write(reservingRoomFor: objects) { txn in
+            let (result, added, note, position, changed) = try env.write(reservingRoomFor: objects) { txn in
                 var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
-                return (r, w.added, w.note, (txnID: txn.id, head: w.head, horizon: w.horizon))
+                return (r, w.added, w.note, (txnID: txn.id, head: w.head, horizon: w.horizon), w.changedTypeIDs)
             }
             cache.withLock { $0.merge(added) }
             lastCommit.withLock { if position.txnID > $0.txnID { $0 = position } }
             signal.bump()
             wakeLiveQueries(note)
-            return result
+            guard !changed.isEmpty, let hook = commitHook.withLock({ $0 }) else { return (result, nil) }
+            return (result, (hook, commit(changed, head: position.head, horizon: position.horizon)))
         }
+        if let (hook, commit) = hookCall { hook(commit) }
+        return result
     }
 
     func validateType(_ type: SampleType) throws {

@@ -56,6 +56,8 @@ public final class Store: @unchecked Sendable {
     /// The head and horizon of this process's latest commit, by its
     /// transaction id (`position(_:)`).
     let lastCommit = Locked<(txnID: Int, head: UInt64, horizon: UInt64)>((-1, 0, 0))
+    /// Called after each of this handle's commits (`setCommitHook`).
+    let commitHook = Locked<CommitHook?>(nil)
     /// Started with the first live query; stopped by close, after which
     /// no live query starts (`closing`).
     private let live = Locked<(watcher: ChangeWatcher?, closing: Bool)>((nil, false))
@@ -121,10 +123,14 @@ public final class Store: @unchecked Sendable {
             l.watcher = nil
         }
         pthread_rwlock_wrlock(lifecycle)
-        defer { pthread_rwlock_unlock(lifecycle) }
-        guard !isClosed else { return }
-        isClosed = true
-        env.close()
+        if !isClosed {
+            isClosed = true
+            env.close()
+        }
+        pthread_rwlock_unlock(lifecycle)
+        // Released outside every lock: its owner's clean-up may call us.
+        let hook = commitHook.withLock { h in defer { h = nil }; return h }
+        withExtendedLifetime(hook) {}
     }
 
     /// Starts a long-running query (`AnchoredObjectQuery`, `ObserverQuery`).

@@ -7,6 +7,8 @@ struct StoreCache {
     /// yet), custom types by identifier.
     private var standardTypeIDs = [UInt16](repeating: 0, count: TypeCatalogue.standard.count)
     private var customTypeIDs: [String: UInt16] = [:]
+    /// Id → standard type, for telling a commit hook what changed.
+    private var standardTypesByID: [UInt16: SampleType] = [:]
     var typeTrees = TypeTreeTable()
     var customTypes: [String: SampleType] = [:]
     /// Source and device → id, for interning on save.
@@ -23,9 +25,16 @@ struct StoreCache {
         return customTypeIDs[type.identifier]
     }
 
+    /// The type with store id `id`; nil for an id the store never gave.
+    func type(id: UInt16) -> SampleType? {
+        if let t = standardTypesByID[id] { return t }
+        return customTypeIDs.first { $0.value == id }.flatMap { customTypes[$0.key] }
+    }
+
     mutating func setTypeID(_ id: UInt16, for identifier: String) {
         if let t = TypeCatalogue.standard[identifier] {
             standardTypeIDs[t.catalogueIndex] = id
+            standardTypesByID[id] = t
         } else {
             customTypeIDs[identifier] = id
         }

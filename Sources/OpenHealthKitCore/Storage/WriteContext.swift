@@ -57,10 +57,13 @@ struct WriteContext {
     /// nil when it moved the horizon. Call after `finish`.
     var note: CommitNote? {
         guard horizon == startHorizon else { return nil }
-        // Every new position is written through `append`, which keeps a
-        // cursor per type: those are the types changed.
-        return CommitNote(startHead: startHead, head: head, horizon: horizon, typeIDs: appendCursors.map(\.typeID))
+        return CommitNote(startHead: startHead, head: head, horizon: horizon, typeIDs: changedTypeIDs)
     }
+
+    /// The ids of the types the transaction saved or deleted samples of,
+    /// in the order it first wrote each: every new position is written
+    /// through `append`, which keeps a cursor per type.
+    var changedTypeIDs: [UInt16] { appendCursors.map(\.typeID) }
 
     mutating func nextSeq() -> UInt64 {
         head += 1
