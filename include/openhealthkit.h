@@ -543,6 +543,30 @@ int32_t ohk_query_stop(ohk_query *query);
  */
 void ohk_query_free(ohk_query *query);
 
+/* ---- Commit hooks */
+
+/**
+ * Sets `hook`, called after each commit made through this store handle
+ * that saved or deleted samples, with the types it changed and the
+ * store's anchor after it (SQLite's sqlite3_commit_hook, for a writer
+ * that acts on its own commits at once). It runs on the thread that
+ * committed, after the commit is durable and this process's live
+ * queries have been told, before ohk_store_save, ohk_store_delete_uuids
+ * or ohk_store_delete_matching returns, under no lock of the library:
+ * it may call the library, including saving (the hook then runs again,
+ * nested) and replacing or removing itself. Threads saving at once may
+ * run it at once; the anchors order their commits. Failed writes,
+ * prunes, subscription acknowledgements and other processes' commits
+ * do not call it (an observer query hears those). Setting a hook
+ * replaces the previous one, whose destroy(user_data) runs after its
+ * last call (at once unless it is running on another thread); hook NULL
+ * removes it (user_data and destroy are then ignored). Closing the store
+ * removes it. destroy(user_data) also runs when this call fails.
+ * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (store NULL or not a store),
+ * OHK_ERR_CLOSED. Any thread; never blocks on a write.
+ */
+int32_t ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *user_data, ohk_destroy_fn destroy);
+
 #ifdef __cplusplus
 }
 #endif

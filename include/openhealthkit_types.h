@@ -261,6 +261,13 @@ typedef void (*ohk_results_fn)(ohk_query *query, int32_t status, const ohk_batch
 typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *const *types,
                                 uint64_t type_count, void *user_data);
 
+/* A commit hook's notice (ohk_store_set_commit_hook): a commit made through
+ * `store` saved or deleted samples of `types` (type_count identifiers, in
+ * the order the commit first wrote each); `anchor` is the store's anchor
+ * right after it. Both are borrowed for the call. */
+typedef void (*ohk_commit_fn)(ohk_store *store, const char *const *types, uint64_t type_count,
+                              const ohk_anchor *anchor, void *user_data);
+
 #ifdef __cplusplus
 }
 #endif

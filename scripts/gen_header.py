@@ -30,6 +30,7 @@ FILES = [
     ("QueryAPI.swift", "Anchored queries and batches"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
+    ("CommitHookAPI.swift", "Commit hooks"),
 ]
 
 PROLOGUE = """\

@@ -7,9 +7,13 @@
  *   make c-bench BENCH_N=1000000     (builds build/bench/ohk_peer and runs it)
  *
  * Mapping: the harness's integer anchors are tokens for the opaque
- * ohk_anchor values this peer hands out; the in-process observer is an
- * ohk observer query; the cross-process poll compares the store's current
- * anchor and, when it moved, asks for one step-count change after it.
+ * ohk_anchor values this peer hands out. The harness's commit listener
+ * ("called after each durable commit made through this handle", which the
+ * peers call at the end of their save) is an ohk commit hook, called the
+ * same way; with OHK_PEER_OBSERVER=query it is an ohk observer query
+ * instead, whose callback runs on a library thread (one more thread hop
+ * before the harness's own). The cross-process poll compares the store's
+ * current anchor and, when it moved, asks for one step-count change after it.
  * Decoded samples carry seq 0 (the C API does not expose change positions).
  * With no anchor the workload counts live samples only; see op_query.
  */
@@ -35,7 +39,8 @@ struct store {
     ohk_sample_input *inputs;
     ohk_metadata_entry *meta;
     size_t cap_inputs;
-    /* in-process observation */
+    /* in-process observation: a commit hook, or an observer query */
+    int use_observer_query;
     ohk_query *observer;
     commit_listener_fn listener;
     void *listener_ctx;
@@ -79,8 +84,11 @@ static store_t *op_open(const char *dir, int create, int sync_full)
         return NULL;
     }
     s->durable = o.durable;
-    snprintf(s->describe, sizeof s->describe, "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s",
-             o.durable ? "true" : "false");
+    const char *observer = getenv("OHK_PEER_OBSERVER");
+    s->use_observer_query = observer && strcmp(observer, "query") == 0;
+    snprintf(s->describe, sizeof s->describe,
+             "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s,\"listener\":\"%s\"",
+             o.durable ? "true" : "false", s->use_observer_query ? "ohk_query_observer" : "ohk_store_set_commit_hook");
     return s;
 }
 
@@ -210,6 +218,25 @@ static int op_anchor_now(store_t *s, uint64_t *anchor)
     return 0;
 }
 
+/* The harness's type bits of the changed `types`. */
+static uint32_t type_mask(const char *const *types, uint64_t n)
+{
+    uint32_t mask = 0;
+    for (uint64_t i = 0; i < n; i++)
+        mask |= strcmp(types[i], TYPE_ID[TYPE_STEPS]) == 0 ? TYPE_BIT(TYPE_STEPS) : TYPE_BIT(TYPE_HEART_RATE);
+    return mask;
+}
+
+/* The commit hook, on the saving thread before ohk_store_save returns:
+ * tell the harness, as the peers do at the end of their save. */
+static void committed(ohk_store *db, const char *const *types, uint64_t n, const ohk_anchor *a, void *user_data)
+{
+    (void)db;
+    (void)a;
+    store_t *s = user_data;
+    s->listener(s->listener_ctx, type_mask(types, n));
+}
+
 /* The observer query's callback, on a library thread: tell the harness. */
 static void observed(ohk_query *q, int32_t status, const char *const *types, uint64_t n, void *user_data)
 {
@@ -219,23 +246,28 @@ static void observed(ohk_query *q, int32_t status, const char *const *types, uin
         fail("observer", status);
         return;
     }
-    uint32_t mask = 0;
-    for (uint64_t i = 0; i < n; i++)
-        mask |= strcmp(types[i], TYPE_ID[TYPE_STEPS]) == 0 ? TYPE_BIT(TYPE_STEPS) : TYPE_BIT(TYPE_HEART_RATE);
     if (s->listener)
-        s->listener(s->listener_ctx, mask);
+        s->listener(s->listener_ctx, type_mask(types, n));
 }
 
 static void op_set_commit_listener(store_t *s, commit_listener_fn fn, void *ctx)
 {
+    int32_t rc = ohk_store_set_commit_hook(s->db, NULL, NULL, NULL);
+    if (rc != OHK_OK)
+        fail("commit hook", rc);
     ohk_query_free(s->observer); /* waits for a running callback */
     s->observer = NULL;
     s->listener = fn;
     s->listener_ctx = ctx;
     if (!fn)
         return;
+    if (!s->use_observer_query) {
+        if ((rc = ohk_store_set_commit_hook(s->db, committed, s, NULL)) != OHK_OK)
+            fail("commit hook", rc);
+        return;
+    }
     ohk_descriptor d[2] = { { TYPE_ID[0], NULL }, { TYPE_ID[1], NULL } };
-    int32_t rc = ohk_query_observer(&s->observer, s->db, d, 2, observed, s, NULL);
+    rc = ohk_query_observer(&s->observer, s->db, d, 2, observed, s, NULL);
     if (rc != OHK_OK)
         fail("observer", rc);
 }

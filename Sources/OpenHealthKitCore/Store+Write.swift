@@ -201,7 +201,9 @@ extension Store {
                 var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
-                return (r, w.added, w.note, (txnID: txn.id, head: w.head, horizon: w.horizon), w.changedTypeIDs)
+                let note = w.note
+                return (r, w.added, note, (txnID: txn.id, head: w.head, horizon: w.horizon),
+                        note?.typeIDs ?? w.changedTypeIDs)
             }
             cache.withLock { $0.merge(added) }
             lastCommit.withLock { if position.txnID > $0.txnID { $0 = position } }

@@ -1,8 +1,9 @@
-/* The C API tests (cmocka): one executable, four groups. */
+/* The C API tests (cmocka): one executable, five groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
 int run_nulls(void);
+int run_hooks(void);
 
 int main(void)
 {
@@ -10,5 +11,6 @@ int main(void)
     failed += run_data();
     failed += run_live();
     failed += run_nulls();
+    failed += run_hooks();
     return failed != 0;
 }

@@ -11,6 +11,8 @@
 static void on_results(ohk_query *q, int32_t s, const ohk_batch *b, void *u) { (void)q; (void)s; (void)b; (void)u; }
 static void on_observe(ohk_query *q, int32_t s, const char *const *t, uint64_t n, void *u)
 { (void)q; (void)s; (void)t; (void)n; (void)u; }
+static void on_commit(ohk_store *s, const char *const *t, uint64_t n, const ohk_anchor *a, void *u)
+{ (void)s; (void)t; (void)n; (void)a; (void)u; }
 
 static void every_pointer_parameter(void **state)
 {
@@ -202,6 +204,9 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_store_remove_subscription(NULL, "n"));
     REQ(ohk_store_remove_subscription(st, NULL));
     REQ(ohk_query_stop(NULL));
+    REQ(ohk_store_set_commit_hook(NULL, on_commit, NULL, NULL));
+    OPT(ohk_store_set_commit_hook(st, NULL, NULL, NULL)); /* no hook: removes it */
+    OPT(ohk_store_set_commit_hook(st, on_commit, NULL, NULL)); /* user_data, destroy optional */
 
     /* The free functions and the rest take NULL quietly. */
     ohk_string_free(NULL);

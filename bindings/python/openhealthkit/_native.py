@@ -151,6 +151,7 @@ DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
 ohk_destroy_fn = CFUNCTYPE(None, c_void_p)
 ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch), c_void_p)
 ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
+ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64, POINTER(ohk_anchor), c_void_p)
 
 P = POINTER
 # Owned strings (to free with ohk_string_free) stay raw pointers: char * and char **.
@@ -221,6 +222,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_remove_subscription": (c_int32, [P(ohk_store), c_char_p]),
     "ohk_query_stop": (c_int32, [P(ohk_query)]),
     "ohk_query_free": (None, [P(ohk_query)]),
+    "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
 }
 
 

@@ -14,12 +14,13 @@ from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta
 from typing import Any, Union
 
-from . import _native as n
+from . import _native as n, hooks
 from ._convert import ValueArena, make_uuid, unix_time, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult
 from .catalogue import Aggregation, SampleType
 from .catalogue import sample_type as catalogue_type
+from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
 from .samples import DeletedObject, Sample, Source
@@ -279,6 +280,28 @@ class HealthStore:
         pruned = ctypes.c_uint64()
         n.check(n.lib.ohk_store_prune_all(pruned, self._handle))
         return pruned.value
+
+    # ---- commit hooks
+
+    def set_commit_hook(self, hook: CommitHook | None) -> None:
+        """Calls ``hook(types, anchor)`` after each commit made through this
+        store that saved or deleted samples: the identifiers of the types
+        it changed, and the store's anchor right after it (SQLite's commit
+        hook). It runs on the saving thread, after the commit is durable,
+        before ``save`` or ``delete`` returns, and may call the store
+        (a save from inside it calls it again). Failed writes, prunes and
+        other processes' commits do not call it (``observe`` hears those).
+        A new hook replaces the old one; ``None`` removes it, and so does
+        ``close()``. An exception it raises goes to ``sys.unraisablehook``;
+        the commit stands."""
+        if hook is None:
+            n.check(n.lib.ohk_store_set_commit_hook(self._handle, n.ohk_commit_fn(), None, n.ohk_destroy_fn()))
+            return
+        if not callable(hook):
+            raise TypeError(f"hook must be callable or None, not {hook!r}")
+        # On failure the library runs the destroy callback, which forgets the key.
+        n.check(n.lib.ohk_store_set_commit_hook(self._handle, hooks.on_commit, hooks.register(hook),
+                                                hooks.on_destroy))
 
     # ---- one-shot anchored queries
 

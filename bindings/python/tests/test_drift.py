@@ -22,7 +22,7 @@ BASES = {
     "void": None, "bool": ctypes.c_bool, "int32_t": ctypes.c_int32, "int64_t": ctypes.c_int64,
     "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64, "double": ctypes.c_double,
     "ohk_results_fn": n.ohk_results_fn, "ohk_observer_fn": n.ohk_observer_fn,
-    "ohk_destroy_fn": n.ohk_destroy_fn,
+    "ohk_destroy_fn": n.ohk_destroy_fn, "ohk_commit_fn": n.ohk_commit_fn,
 }
 
 
