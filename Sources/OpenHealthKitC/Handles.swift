@@ -10,10 +10,11 @@ class Handle {
 }
 
 /// The live handles. One lock for all: every call that takes a handle
-/// looks it up once (a hash lookup), far below the cost of the call.
+/// looks it up once (a multiply and a probe or two), far below the cost
+/// of the call.
 enum Registry {
     private static let lock = Lock()
-    nonisolated(unsafe) private static var live: Set<UnsafeMutableRawPointer> = []
+    nonisolated(unsafe) private static var live = PointerSet()
 
     private static func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.locked(body) }
 
@@ -29,7 +30,7 @@ enum Registry {
     static func get<H: Handle>(_ pointer: UnsafeRawPointer?, _: H.Type, _ what: @autoclosure () -> String) throws -> H {
         guard let pointer else { throw CError(.invalidArgument, "\(what()) is NULL") }
         let handle: Handle = try locked {
-            guard live.contains(UnsafeMutableRawPointer(mutating: pointer)) else {
+            guard live.contains(pointer) else {
                 throw CError(.closed, "\(what()) is not a live \(H.kindName) (closed, freed, or never made by this library)")
             }
             return Unmanaged<Handle>.fromOpaque(pointer).takeUnretainedValue()

@@ -85,6 +85,36 @@ static void closed_and_wrong_handles(void **state)
     EXPECT(OHK_ERR_CLOSED, ohk_store_current_anchor(&a, (ohk_store *)&junk));
 }
 
+/* Many handles at once, freed in an interleaved order: every live one
+ * still works and every freed one is OHK_ERR_CLOSED (the registry grows
+ * and closes the gaps its removals leave). */
+static void many_live_and_freed_handles(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 3));
+    enum { COUNT = 300 };
+    ohk_batch *b[COUNT];
+    ohk_anchor a;
+    for (int i = 0; i < COUNT; i++)
+        b[i] = query_type(f->store, STEPS, NULL, 1);
+    for (int i = 0; i < COUNT; i += 3)
+        ohk_batch_free(b[i]);
+    for (int i = 1; i < COUNT; i += 3)
+        ohk_batch_free(b[i]);
+    for (int i = 0; i < COUNT; i++) {
+        if (i % 3 == 2) {
+            OK(ohk_batch_anchor(&a, b[i]));
+            assert_int_equal(sample_count(b[i]), 1);
+        } else {
+            EXPECT(OHK_ERR_CLOSED, ohk_batch_anchor(&a, b[i]));
+        }
+    }
+    for (int i = 2; i < COUNT; i += 3)
+        ohk_batch_free(b[i]);
+    for (int i = 0; i < COUNT; i++)
+        EXPECT(OHK_ERR_CLOSED, ohk_batch_anchor(&a, b[i]));
+}
+
 static void open_refuses_bad_options(void **state)
 {
     fixture *f = *state;
@@ -280,6 +310,7 @@ int run_basics(void)
         cmocka_unit_test(version_and_abi),
         cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
         cmocka_unit_test(closed_and_wrong_handles),
+        cmocka_unit_test_setup_teardown(many_live_and_freed_handles, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(stores_of_other_formats_are_refused, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
