@@ -33,7 +33,7 @@ extension Store {
     }
 
     /// What a hook is told of a commit that appended to `typeIDs`.
-    func commit(_ typeIDs: [UInt16], head: UInt64, horizon: UInt64) -> StoreCommit {
+    func storeCommit(_ typeIDs: [UInt16], head: UInt64, horizon: UInt64) -> StoreCommit {
         let types = cache.withLock { c in typeIDs.compactMap { c.type(id: $0) } }
         return StoreCommit(types: types, anchor: QueryAnchor(storeID: storeID, position: head, horizon: horizon))
     }

@@ -210,7 +210,7 @@ extension Store {
             signal.bump()
             wakeLiveQueries(note)
             guard !changed.isEmpty, let hook = commitHook.withLock({ $0 }) else { return (result, nil) }
-            return (result, (hook, commit(changed, head: position.head, horizon: position.horizon)))
+            return (result, (hook, storeCommit(changed, head: position.head, horizon: position.horizon)))
         }
         if let (hook, commit) = hookCall { hook(commit) }
         return result

@@ -9,9 +9,10 @@ import Glibc
 /// wake is the shortest path to the handler, measured against a dispatch
 /// queue). There the query reads what changed since its anchor (a read
 /// transaction, no lock held; an observer that its own process's commit
-/// told what changed, `CommitNote`, need not) and calls its handler. So handlers run on library threads, one at a time per
-/// query, and never under a lock: a handler may save, query, start another
-/// query, stop its own, or close the store. `stop()` from another thread
+/// told what changed, `CommitNote`, need not) and calls its handler. So
+/// handlers run on library threads, one at a time per query, and never
+/// under a lock: a handler may save, query, start another query, stop its
+/// own, or close the store. `stop()` from another thread
 /// waits for a running handler to return; from inside the handler it
 /// returns at once (the handler is the one running). Two handlers must
 /// not stop each other's queries at the same moment: each would wait for

@@ -371,7 +371,7 @@ struct RunReader {
             }
         }
         index = lo
-        guard lo < chunk.count / UUIDIndex.entrySize else { return nil }
+        guard lo < count else { return nil }
         let e = Self.entry(chunk, lo)
         return e == key ? e.value : nil
     }
