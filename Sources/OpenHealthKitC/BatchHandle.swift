@@ -13,13 +13,14 @@ final class BatchHandle: Handle {
     override class var kindName: String { "ohk_batch" }
 
     let result: AnchoredQueryResult
+    /// The deleted objects' records (no allocation when there are none).
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
-    let types: [UnsafePointer<CChar>]
-    let sources: [ohk_source]
-    /// Holds the C strings of the samples' sources.
-    private let names: CNames
-    /// Store source id → index in `sources`.
-    private let localSource: [UInt32]
+    /// The batch's types: the samples', then any only deleted objects
+    /// have. Their C strings come from `names` when asked for.
+    let types: [SampleType]
+    let sources: BatchSources
+    /// Holds the C strings of the samples' sources and of the types.
+    let names: CNames
     /// Lent to a callback: the caller must not free it.
     var borrowed = false
 
@@ -37,35 +38,27 @@ final class BatchHandle: Handle {
     init(_ r: AnchoredQueryResult, names: CNames) {
         result = r
         self.names = names
-        var localSource: [UInt32] = []  // store source id → index in the table, UInt32.max unknown
-        var sourceIDs: [UInt32] = []    // index in the table → store source id
-
-        // The source table: one pass over the records' source ids.
         let batch = r.samples
-        batch.forEach { f in
-            let id = Int(f.sourceID)
-            if id >= localSource.count { localSource += repeatElement(.max, count: id + 1 - localSource.count) }
-            if localSource[id] == .max {
-                localSource[id] = UInt32(sourceIDs.count)
-                sourceIDs.append(f.sourceID)
-            }
-        }
-        var sources = names.sources(sourceIDs, in: batch)
+        var sources = BatchSources(batch, names: names)
         var typeTable = batch.types
 
         // Deleted objects carry their type and source by value: index them
         // into the same tables (sources they add get strings of this batch).
         var strings = CStringArena()
-        let deleted = UnsafeMutableBufferPointer<ohk_deleted_record>.allocate(capacity: r.deletedObjects.count)
+        var deleted = UnsafeMutableBufferPointer<ohk_deleted_record>(start: nil, count: 0)
         if !r.deletedObjects.isEmpty {
+            deleted = .allocate(capacity: r.deletedObjects.count)
             var typeIndex = TableIndex(typeTable)
-            var sourceIndex = TableIndex(sourceIDs.map { batch.source(id: $0) ?? Source(bundleIdentifier: "", name: "") })
+            var sourceIndex = TableIndex(sources.storeIDs().map {
+                batch.source(id: $0) ?? Source(bundleIdentifier: "", name: "")
+            })
             for (k, d) in r.deletedObjects.enumerated() {
                 let t = typeIndex.index(of: d.type) { $0 === $1 || $0 == $1 }
-                let s = sourceIndex.index(of: d.source) { $0 == $1 }
+                var s = sourceIndex.index(of: d.source) { $0 == $1 }
                 if Int(s) == sources.count {
-                    sources.append(ohk_source(bundle_identifier: strings.add(d.source.bundleIdentifier),
-                                              name: strings.add(d.source.name), version: strings.add(d.source.version)))
+                    s = sources.append(ohk_source(bundle_identifier: strings.add(d.source.bundleIdentifier),
+                                                  name: strings.add(d.source.name),
+                                                  version: strings.add(d.source.version)))
                 }
                 deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
                                                 end: UnixTime.seconds(d.endDate),
@@ -77,9 +70,8 @@ final class BatchHandle: Handle {
             typeTable = typeIndex.items
         }
         self.deleted = deleted
-        self.localSource = localSource
         self.sources = sources
-        types = names.identifiers(typeTable)
+        types = typeTable
         self.strings = strings
     }
 
@@ -97,7 +89,7 @@ final class BatchHandle: Handle {
                 if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
                 made[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
                                             end: UnixTime.fromReference(f.endTime), value: value,
-                                            type_index: UInt32(f.typeIndex), source_index: localSource[Int(f.sourceID)],
+                                            type_index: UInt32(f.typeIndex), source_index: sources.number(ofStoreID: f.sourceID),
                                             flags: flags, reserved: 0)
                 i += 1
             }
@@ -120,15 +112,14 @@ final class BatchHandle: Handle {
         out.flags = c.flags  // the core's bits are OHK_SAMPLE_*'s (Tests/c compares them with the records')
         result.samples.fill(out)
         if let p = c.source_index {
-            localSource.withUnsafeBufferPointer { local in
-                for i in 0..<result.samples.count { p[i] = local[Int(p[i])] }
-            }
+            for i in 0..<result.samples.count { p[i] = sources.number(ofStoreID: p[i]) }
         }
     }
 
     deinit {
         records?.deallocate()
         deleted.deallocate()
+        sources.free()
         for m in metadata.values { m.deallocate() }
         strings.freeAll()
         lazyStrings.freeAll()

@@ -18,28 +18,35 @@ final class CNames: @unchecked Sendable {
 
     /// The identifier of each of `batchTypes` as a C string.
     func identifiers(_ batchTypes: [SampleType]) -> [UnsafePointer<CChar>] {
-        lock.locked {
-            batchTypes.map { t in
-                if let known = types.first(where: { $0.0 === t }) { return known.1 }
-                let c = Interned.cString(t.identifier)
-                types.append((t, c))
-                return c
-            }
-        }
+        lock.locked { batchTypes.map(lockedIdentifier) }
     }
 
-    /// The C form of each of `ids` (store source ids present in `batch`).
-    func sources(_ ids: [UInt32], in batch: SampleBatch) -> [ohk_source] {
+    /// The identifier of `type` as a C string.
+    func identifier(_ type: SampleType) -> UnsafePointer<CChar> { lock.locked { lockedIdentifier(type) } }
+
+    private func lockedIdentifier(_ t: SampleType) -> UnsafePointer<CChar> {
+        if let known = types.first(where: { $0.0 === t }) { return known.1 }
+        let c = Interned.cString(t.identifier)
+        types.append((t, c))
+        return c
+    }
+
+    /// Writes the C form of each store source id with a number in
+    /// `numbers` (`idLimit` entries, `.max` for none) to `entries[number]`.
+    func sources(_ numbers: UnsafePointer<UInt32>, _ idLimit: Int,
+                 into entries: UnsafeMutablePointer<ohk_source>, in batch: SampleBatch) {
         lock.locked {
-            ids.map { id in
-                let i = Int(id)
-                if i < sources.count, let s = sources[i] { return s }
-                let s = batch.source(id: id) ?? Source(bundleIdentifier: "", name: "")
+            for i in 0..<idLimit where numbers[i] != .max {
+                if i < sources.count, let s = sources[i] {
+                    entries[Int(numbers[i])] = s
+                    continue
+                }
+                let s = batch.source(id: UInt32(i)) ?? Source(bundleIdentifier: "", name: "")
                 let c = ohk_source(bundle_identifier: strings.add(s.bundleIdentifier), name: strings.add(s.name),
                                    version: strings.add(s.version))
                 if i >= sources.count { sources += repeatElement(nil, count: i + 1 - sources.count) }
                 sources[i] = c
-                return c
+                entries[Int(numbers[i])] = c
             }
         }
     }

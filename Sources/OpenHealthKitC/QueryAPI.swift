@@ -21,9 +21,16 @@ import OpenHealthKitCore
     cCall {
         let result = try out(out_batch, "out_batch")
         let h = try StoreHandle.handle(store)
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store)
         guard limit <= UInt64(Int.max) else { throw CError(.invalidArgument, "limit \(limit) is too large") }
-        let r = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
+        let r: AnchoredQueryResult
+        if descriptor_count == 1, let d = descriptors?.pointee, d.predicate == nil {
+            // One type, no predicate (every delta): no descriptor array.
+            r = try h.store.anchoredQuery(type: try sampleType(d.type, h.store, "descriptors[0].type"),
+                                          anchor: try AnchorValue.read(anchor), limit: Int(limit))
+        } else {
+            let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store)
+            r = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
+        }
         result.pointee = Registry.add(BatchHandle(r, names: h.names))
     }
 }
@@ -105,7 +112,8 @@ import OpenHealthKitCore
                               _ batch: UnsafePointer<ohk_batch>?, _ type_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_identifier, "out_identifier")
-        result.pointee = try entry(try BatchHandle.get(batch).types, type_index, "type_index")
+        let b = try BatchHandle.get(batch)
+        result.pointee = b.names.identifier(try entry(b.types, type_index, "type_index"))
     }
 }
 
@@ -122,7 +130,11 @@ import OpenHealthKitCore
                                 _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_source, "out_source")
-        result.pointee = try entry(try BatchHandle.get(batch).sources, source_index, "source_index")
+        let sources = try BatchHandle.get(batch).sources
+        guard Int(source_index) < sources.count else {
+            throw CError(.invalidArgument, "source_index \(source_index) is out of range 0..<\(sources.count)")
+        }
+        result.pointee = sources[Int(source_index)]
     }
 }
 

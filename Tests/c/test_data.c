@@ -122,6 +122,53 @@ static void save_then_query_reads_every_field(void **state)
     ohk_batch_free(b);
 }
 
+/* A batch numbers sources in the order its samples first use them, not by
+ * the store's ids: a later source first gets 0. Records and columns agree. */
+static void sources_are_numbered_by_first_use(void **state)
+{
+    fixture *f = *state;
+    static const char *const names[3] = { "com.example.a", "com.example.b", "com.example.c" };
+    ohk_sample_input in[3];
+    for (int i = 0; i < 3; i++) { /* store source ids 1, 2, 3 */
+        in[i] = steps_input(i);
+        in[i].source.bundle_identifier = in[i].source.name = names[i];
+    }
+    OK(ohk_store_save(f->store, in, 3, NULL));
+    ohk_anchor a;
+    OK(ohk_store_current_anchor(&a, f->store));
+    for (int i = 0; i < 3; i++) { /* c, a, c: c first */
+        in[i] = steps_input(3 + i);
+        in[i].source.bundle_identifier = in[i].source.name = names[i == 1 ? 0 : 2];
+    }
+    OK(ohk_store_save(f->store, in, 3, NULL));
+
+    ohk_batch *b = query_type(f->store, STEPS, &a, 0);
+    const ohk_sample_record *r;
+    uint64_t n, sources = 0;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, 3);
+    assert_int_equal(r[0].source_index, 0);
+    assert_int_equal(r[1].source_index, 1);
+    assert_int_equal(r[2].source_index, 0);
+    OK(ohk_batch_source_count(&sources, b));
+    assert_int_equal(sources, 2);
+    ohk_source src;
+    OK(ohk_batch_source(&src, b, 0));
+    assert_string_equal(src.bundle_identifier, "com.example.c");
+    OK(ohk_batch_source(&src, b, 1));
+    assert_string_equal(src.bundle_identifier, "com.example.a");
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_source(&src, b, 2));
+
+    uint32_t column[3];
+    ohk_sample_columns cols;
+    memset(&cols, 0, sizeof cols);
+    cols.source_index = column;
+    OK(ohk_batch_sample_columns(&n, &cols, 3, b));
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(column[i], r[i].source_index);
+    ohk_batch_free(b);
+}
+
 static void limit_and_anchor_continue_where_they_stopped(void **state)
 {
     fixture *f = *state;
@@ -394,6 +441,7 @@ int run_data(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(save_then_query_reads_every_field, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),

@@ -15,7 +15,16 @@ extension Store {
     /// An anchored object query on one type (see the descriptor form).
     public func anchoredQuery(type: SampleType, predicate: SamplePredicate? = nil,
                               anchor: QueryAnchor?, limit: Int = 0) throws -> AnchoredQueryResult {
-        try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: anchor, limit: limit)
+        guard predicate == nil else {
+            return try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: anchor, limit: limit)
+        }
+        // One type without a predicate (every delta an observer or a
+        // long-running query reads): its change order from the anchor,
+        // without the planner's and the filter's objects, which were a
+        // quarter of such a query's time after a durable save.
+        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
+        try validateType(type)
+        return try readRetryingTrees { txn in try walk(txn, type, anchor: anchor, limit: limit) }
     }
 
     /// The objects matching any descriptor that were saved or deleted after
@@ -25,16 +34,10 @@ extension Store {
     /// another store, a corrupt one, one from the future, or an expired one.
     public func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?,
                               limit: Int = 0) throws -> AnchoredQueryResult {
-        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
         if descriptors.count == 1 && descriptors[0].predicate == nil {
-            // One type without a predicate (every delta an observer or a
-            // long-running query reads): its change order from the anchor,
-            // without the planner's and the filter's objects, which were a
-            // quarter of such a query's time after a durable save.
-            let type = descriptors[0].type
-            try validateType(type)
-            return try readRetryingTrees { txn in try walk(txn, type, anchor: anchor, limit: limit) }
+            return try anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit)
         }
+        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
     }

@@ -10,6 +10,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     let typeIndex: [UInt8]
     /// Types, sources and devices of the records in this batch.
     let names: BatchNames
+    /// The largest source id of the records (0 when there are none): ids
+    /// are dense from 1, so a table of this many + 1 entries maps them all.
+    public let maxSourceID: UInt32
     /// The batch's types; `SampleFields.typeIndex` indexes this.
     public var types: [SampleType] { names.types }
 
@@ -34,6 +37,12 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     public func uuid(at i: Int) -> UUID { withRecord(i) { r, _ in r.uuid } }
     public func hasDevice(at i: Int) -> Bool { withRecord(i) { r, _ in r.deviceID != 0 } }
     public func type(at i: Int) -> SampleType { typeIndex.isEmpty ? types[0] : types[Int(typeIndex[i])] }
+
+    /// Calls `body` with each sample's source id, in order (cheaper than
+    /// `forEach` for code that tabulates sources).
+    public func forEachSourceID(_ body: (UInt32) throws -> Void) rethrows {
+        try records.forEachRecord { _, raw in try body(RecordView(bytes: raw).sourceID) }
+    }
 
     /// Reads every sample's fields without materialising `Sample`s.
     public func forEach(_ body: (SampleFields) throws -> Void) rethrows {
@@ -176,6 +185,6 @@ struct SampleBatchBuilder {
     func build(types: [SampleType], names: NameLookup) -> SampleBatch {
         names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)
         return SampleBatch(records: records.finish(), typeIndex: typeIndex,
-                           names: BatchNames(types: types, table: names.table))
+                           names: BatchNames(types: types, table: names.table), maxSourceID: maxSourceID)
     }
 }
