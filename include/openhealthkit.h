@@ -400,6 +400,14 @@ int32_t ohk_batch_source_count(uint64_t *out_count, const ohk_batch *batch);
 int32_t ohk_batch_source(ohk_source *out_source, const ohk_batch *batch, uint32_t source_index);
 
 /**
+ * The batch's whole source table in one call: *out_sources points at
+ * *out_count contiguous entries, numbered as records' source_index (NULL
+ * when there are none), borrowed from the batch with their strings.
+ * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
+ */
+int32_t ohk_batch_sources(const ohk_source **out_sources, uint64_t *out_count, const ohk_batch *batch);
+
+/**
  * Sample `sample_index`'s metadata: *out_entries points at *out_count
  * entries sorted by key (NULL and 0 when it has none), borrowed from the
  * batch. Decoded on first access. Returns OHK_OK,

@@ -177,14 +177,9 @@ static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint
     uint64_t n, nd;
     ohk_batch_samples(&r, &n, b);
     ohk_batch_deleted(&del, &nd, b);
-    uint64_t n_sources = 0;
-    ohk_batch_source_count(&n_sources, b);
-    const char *sources[64];
-    for (uint64_t i = 0; i < n_sources && i < 64; i++) {
-        ohk_source src;
-        ohk_batch_source(&src, b, (uint32_t)i);
-        sources[i] = src.bundle_identifier;
-    }
+    const ohk_source *sources;
+    uint64_t n_sources;
+    ohk_batch_sources(&sources, &n_sources, b);
     double scale = q->type == TYPE_HEART_RATE ? 60.0 : 1.0; /* canonical count/s -> count/min */
     for (uint64_t i = 0; i < n; i++) {
         decoded_sample_t ds;
@@ -193,7 +188,7 @@ static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint
         ds.start_ms = (int64_t)llround(r[i].start * 1000.0);
         ds.end_ms = (int64_t)llround(r[i].end * 1000.0);
         ds.value = r[i].value * scale;
-        ds.source = r[i].source_index < 64 ? sources[r[i].source_index] : NULL;
+        ds.source = r[i].source_index < n_sources ? sources[r[i].source_index].bundle_identifier : NULL;
         sink->on_sample(sink->ctx, &ds);
     }
     /* The workload's nil anchor means live samples only; OpenHealthKit's

@@ -130,12 +130,22 @@ import OpenHealthKitCore
                                 _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_source, "out_source")
-        let sources = try BatchHandle.get(batch).sources
+        let sources = try BatchHandle.get(batch).sources.entries
         guard Int(source_index) < sources.count else {
             throw CError(.invalidArgument, "source_index \(source_index) is out of range 0..<\(sources.count)")
         }
         result.pointee = sources[Int(source_index)]
     }
+}
+
+/// The batch's whole source table in one call: *out_sources points at
+/// *out_count contiguous entries, numbered as records' source_index (NULL
+/// when there are none), borrowed from the batch with their strings.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
+@c public func ohk_batch_sources(_ out_sources: UnsafeMutablePointer<UnsafePointer<ohk_source>?>?,
+                                 _ out_count: UnsafeMutablePointer<UInt64>?,
+                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall { try lend(out_sources, "out_sources", out_count) { try BatchHandle.get(batch).sources.entries } }
 }
 
 /// Sample `sample_index`'s metadata: *out_entries points at *out_count

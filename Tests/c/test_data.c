@@ -158,6 +158,11 @@ static void sources_are_numbered_by_first_use(void **state)
     OK(ohk_batch_source(&src, b, 1));
     assert_string_equal(src.bundle_identifier, "com.example.a");
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_source(&src, b, 2));
+    const ohk_source *all; /* the whole table in one call, by the same numbers */
+    OK(ohk_batch_sources(&all, &sources, b));
+    assert_int_equal(sources, 2);
+    assert_string_equal(all[0].bundle_identifier, "com.example.c");
+    assert_string_equal(all[1].name, "com.example.a");
 
     uint32_t column[3];
     ohk_sample_columns cols;
@@ -166,6 +171,15 @@ static void sources_are_numbered_by_first_use(void **state)
     OK(ohk_batch_sample_columns(&n, &cols, 3, b));
     for (int i = 0; i < 3; i++)
         assert_int_equal(column[i], r[i].source_index);
+    ohk_anchor head;
+    OK(ohk_batch_anchor(&head, b));
+    ohk_batch_free(b);
+
+    b = query_type(f->store, STEPS, &head, 0); /* empty: no table */
+    all = (const ohk_source *)&head;
+    OK(ohk_batch_sources(&all, &sources, b));
+    assert_null(all);
+    assert_int_equal(sources, 0);
     ohk_batch_free(b);
 }
 
@@ -243,6 +257,10 @@ static void delete_prune_and_expired_anchor(void **state)
     assert_int_equal(d[3].source_index, 0);
     OK(ohk_batch_source(&src, b, 0));
     assert_string_equal(src.bundle_identifier, "com.example.c");
+    const ohk_source *all;
+    OK(ohk_batch_sources(&all, &sources, b));
+    assert_int_equal(sources, 1);
+    assert_string_equal(all[0].name, "C tests");
     ohk_batch_free(b);
     b = query_type(f->store, STEPS, NULL, 0);
     assert_int_equal(sample_count(b), 6);

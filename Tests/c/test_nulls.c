@@ -164,6 +164,10 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_batch_source_count(&n, NULL));
     REQ(ohk_batch_source(NULL, b, 0));
     REQ(ohk_batch_source(&src, NULL, 0));
+    const ohk_source *sources;
+    REQ(ohk_batch_sources(NULL, &n, b));
+    REQ(ohk_batch_sources(&sources, NULL, b));
+    REQ(ohk_batch_sources(&sources, &n, NULL));
     REQ(ohk_batch_metadata(NULL, &n, b, 0));
     REQ(ohk_batch_metadata(&meta, NULL, b, 0));
     REQ(ohk_batch_metadata(&meta, &n, NULL, 0));

@@ -207,6 +207,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_batch_type": (c_int32, [P(c_char_p), P(ohk_batch), c_uint32]),
     "ohk_batch_source_count": (c_int32, [P(c_uint64), P(ohk_batch)]),
     "ohk_batch_source": (c_int32, [P(ohk_source), P(ohk_batch), c_uint32]),
+    "ohk_batch_sources": (c_int32, [P(P(ohk_source)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_metadata": (c_int32, [P(P(ohk_metadata_entry)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_batch_device": (c_int32, [P(ohk_device), P(ohk_batch), c_uint64]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

@@ -120,15 +120,11 @@ def _type_table(handle: Any) -> list[str]:
 
 
 def _source_table(handle: Any) -> list[Source]:
+    entries = ctypes.POINTER(n.ohk_source)()
     count = ctypes.c_uint64()
-    n.check(n.lib.ohk_batch_source_count(count, handle))
-    source = n.ohk_source()
-    sources = []
-    for index in range(count.value):
-        n.check(n.lib.ohk_batch_source(source, handle, index))
-        sources.append(Source(source.bundle_identifier.decode("utf-8"), source.name.decode("utf-8"),
-                              n.decode(source.version)))
-    return sources
+    n.check(n.lib.ohk_batch_sources(entries, count, handle))
+    return [Source(e.bundle_identifier.decode("utf-8"), e.name.decode("utf-8"), n.decode(e.version))
+            for e in (entries[i] for i in range(count.value))]
 
 
 def _sample_count(handle: Any) -> int:
