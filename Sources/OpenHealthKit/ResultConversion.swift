@@ -129,7 +129,7 @@ final class ResultConversion: @unchecked Sendable {
         }
     }
 
-    static func deleted(_ objects: [DeletedObject]) -> [HKDeletedObject] {
+    static func deleted(_ objects: DeletedObjects) -> [HKDeletedObject] {
         objects.map(HKDeletedObject.init)
     }
 }

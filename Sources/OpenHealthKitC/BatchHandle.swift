@@ -15,8 +15,8 @@ final class BatchHandle: Handle {
     let result: AnchoredQueryResult
     /// The deleted objects' records (no allocation when there are none).
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
-    /// The batch's types: the samples', then any only deleted objects
-    /// have. Their C strings come from `names` when asked for.
+    /// The batch's types (of samples and deleted objects alike); their C
+    /// strings come from `names` when asked for.
     let types: [SampleType]
     let sources: BatchSources
     /// Holds the C strings of the samples' sources and of the types.
@@ -39,39 +39,26 @@ final class BatchHandle: Handle {
         result = r
         self.names = names
         let batch = r.samples
-        var sources = BatchSources(batch, names: names)
-        var typeTable = batch.types
-
-        // Deleted objects carry their type and source by value: index them
-        // into the same tables (sources they add get strings of this batch).
+        let sources = BatchSources(batch, r.deletedObjects, names: names)
         var strings = CStringArena()
         var deleted = UnsafeMutableBufferPointer<ohk_deleted_record>(start: nil, count: 0)
         if !r.deletedObjects.isEmpty {
             deleted = .allocate(capacity: r.deletedObjects.count)
-            var typeIndex = TableIndex(typeTable)
-            var sourceIndex = TableIndex(sources.storeIDs().map {
-                batch.source(id: $0) ?? Source(bundleIdentifier: "", name: "")
-            })
-            for (k, d) in r.deletedObjects.enumerated() {
-                let t = typeIndex.index(of: d.type) { $0 === $1 || $0 == $1 }
-                var s = sourceIndex.index(of: d.source) { $0 == $1 }
-                if Int(s) == sources.count {
-                    s = sources.append(ohk_source(bundle_identifier: strings.add(d.source.bundleIdentifier),
-                                                  name: strings.add(d.source.name),
-                                                  version: strings.add(d.source.version)))
-                }
-                deleted[k] = ohk_deleted_record(uuid: d.uuid.uuid, start: UnixTime.seconds(d.startDate),
-                                                end: UnixTime.seconds(d.endDate),
-                                                deletion_date: UnixTime.seconds(d.deletionDate),
-                                                type_index: t, source_index: s,
-                                                sync_identifier: strings.add(d.syncIdentifier),
-                                                sync_version: d.syncVersion ?? .nan)
+            var k = 0
+            r.deletedObjects.forEach { f in
+                deleted[k] = ohk_deleted_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
+                                                end: UnixTime.fromReference(f.endTime),
+                                                deletion_date: UnixTime.fromReference(f.deletionTime),
+                                                type_index: UInt32(f.typeIndex),
+                                                source_index: sources.number(ofStoreID: f.sourceID),
+                                                sync_identifier: strings.add(f.syncIdentifier),
+                                                sync_version: f.syncVersion ?? .nan)
+                k += 1
             }
-            typeTable = typeIndex.items
         }
         self.deleted = deleted
         self.sources = sources
-        types = typeTable
+        types = batch.types
         self.strings = strings
     }
 
@@ -184,37 +171,4 @@ func descriptors(_ p: UnsafePointer<ohk_descriptor>?, _ count: UInt64, _ store: 
                                   predicate: try d.predicate.map { try PredicateHandle.get($0, "descriptors[\(i)].predicate") }))
     }
     return ds
-}
-
-/// Positions in a batch's type or source table. Tables are short (a few
-/// types and sources), so a scan with a cheap equality (identical strings
-/// compare at once) beats hashing strings per object; long ones get a
-/// dictionary.
-struct TableIndex<T: Hashable> {
-    private(set) var items: [T]
-    private var map: [T: UInt32]?
-
-    init(_ items: [T]) {
-        self.items = items
-        if items.count > Self.scanLimit { indexAll() }
-    }
-
-    private static var scanLimit: Int { 16 }
-
-    private mutating func indexAll() {
-        map = Dictionary(items.enumerated().map { ($1, UInt32($0)) }, uniquingKeysWith: { a, _ in a })
-    }
-
-    mutating func index(of x: T, same: (T, T) -> Bool) -> UInt32 {
-        if let map {
-            if let i = map[x] { return i }
-        } else if let i = items.firstIndex(where: { same($0, x) }) {
-            return UInt32(i)
-        }
-        items.append(x)
-        let i = UInt32(items.count - 1)
-        map?[x] = i
-        if map == nil, items.count > Self.scanLimit { indexAll() }
-        return i
-    }
 }

@@ -33,15 +33,16 @@ final class CNames: @unchecked Sendable {
 
     /// Writes the C form of each store source id with a number in
     /// `numbers` (`idLimit` entries, `.max` for none) to `entries[number]`.
+    /// `source` resolves ids not seen before.
     func sources(_ numbers: UnsafePointer<UInt32>, _ idLimit: Int,
-                 into entries: UnsafeMutablePointer<ohk_source>, in batch: SampleBatch) {
+                 into entries: UnsafeMutablePointer<ohk_source>, source: (UInt32) -> Source?) {
         lock.locked {
             for i in 0..<idLimit where numbers[i] != .max {
                 if i < sources.count, let s = sources[i] {
                     entries[Int(numbers[i])] = s
                     continue
                 }
-                let s = batch.source(id: UInt32(i)) ?? Source(bundleIdentifier: "", name: "")
+                let s = source(UInt32(i)) ?? Source(bundleIdentifier: "", name: "")
                 let c = ohk_source(bundle_identifier: strings.add(s.bundleIdentifier), name: strings.add(s.name),
                                    version: strings.add(s.version))
                 if i >= sources.count { sources += repeatElement(nil, count: i + 1 - sources.count) }

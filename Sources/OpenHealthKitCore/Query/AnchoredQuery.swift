@@ -6,7 +6,7 @@ public struct AnchoredQueryResult: Sendable {
     /// Matching samples saved after the anchor, in store order.
     public let samples: SampleBatch
     /// Matching objects deleted after the anchor, in store order.
-    public let deletedObjects: [DeletedObject]
+    public let deletedObjects: DeletedObjects
     /// Where the next query should start (rule 5).
     public let newAnchor: QueryAnchor
 }
@@ -231,7 +231,7 @@ extension Store {
         var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
             taken.readahead.note(raw.baseAddress)
-            if try keep(seq, RecordView(bytes: raw), type, 0, &taken, names) { break }
+            if try keep(seq, RecordView(bytes: raw), 0, &taken) { break }
             entry = try cursor.next()
         }
         return result(taken, types: [type], head: head, horizon: horizon, names)
@@ -241,7 +241,8 @@ extension Store {
     private func result(_ taken: Taken, types: [SampleType], head: UInt64, horizon: UInt64,
                         _ names: NameLookup) -> AnchoredQueryResult {
         let position = taken.returned == taken.limit && taken.limit > 0 ? taken.lastReturned : head
-        return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names), deletedObjects: taken.deleted,
+        return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names),
+                                   deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: types, names: names)),
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
     }
 
@@ -364,7 +365,8 @@ extension Store {
     /// checks.)
     private struct Taken {
         var batch: SampleBatchBuilder
-        var deleted: [DeletedObject] = []
+        /// Made at the first tombstone (a delta usually has none).
+        var deleted: SampleBatchBuilder?
         var returned = 0
         var lastReturned: UInt64 = 0
         let limit: Int
@@ -379,16 +381,16 @@ extension Store {
         t.readahead.note(raw.baseAddress)
         let r = RecordView(bytes: raw)
         guard include(r, s) else { return false }
-        return try keep(seq, r, s.type, i, &t, names)
+        return try keep(seq, r, i, &t)
     }
 
     /// Adds a matching object of type number `i` to the result; returns
     /// true when the limit is reached.
     @inline(__always)
-    private func keep(_ seq: UInt64, _ r: RecordView, _ type: SampleType, _ i: Int,
-                      _ t: inout Taken, _ names: NameLookup) throws -> Bool {
+    private func keep(_ seq: UInt64, _ r: RecordView, _ i: Int, _ t: inout Taken) throws -> Bool {
         if r.isTombstone {
-            t.deleted.append(try deletedObject(r, type: type, names))
+            if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
+            try t.deleted!.append(r, typeIndex: i)
         } else {
             try t.batch.append(r, typeIndex: i)
         }
@@ -544,20 +546,6 @@ extension Store {
         guard let p = s.program else { return true }
         let t = p.evaluate(r, s.context!)
         return t == .yes || (r.isTombstone && t == .unknown)
-    }
-
-    private func deletedObject(_ r: RecordView, type: SampleType, _ names: NameLookup) throws -> DeletedObject {
-        guard r.isWellFormed else { throw OHKError(.storage, "corrupt deleted object in the store") }
-        var syncID: String?
-        var syncVersion: Double?
-        if case .string(let s)? = r.metadataValue(MetadataKey.syncIdentifier) { syncID = s }
-        if case .number(let v)? = r.metadataValue(MetadataKey.syncVersion) { syncVersion = v }
-        return DeletedObject(uuid: r.uuid, type: type,
-                             startDate: Date(timeIntervalSinceReferenceDate: r.start),
-                             endDate: Date(timeIntervalSinceReferenceDate: r.end),
-                             source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
-                             deletionDate: Date(timeIntervalSinceReferenceDate: r.deletionDate),
-                             syncIdentifier: syncID, syncVersion: syncVersion)
     }
 
     /// The id and trees of `type`, nil when the store has never held one
