@@ -136,6 +136,12 @@ import Testing
         try store.save([d])
         let next = try store.anchoredQuery([QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)], anchor: r.newAnchor)
         #expect(next.sampleUUIDs == [d.uuid])
+        // Deleted objects of both types come from the one anchor, each with its own type and source.
+        try store.delete(uuids: [b.uuid, a.uuid])
+        let gone = try store.anchoredQuery([QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)], anchor: next.newAnchor)
+        #expect(Set(gone.deletedUUIDs) == [a.uuid, b.uuid] && gone.samples.isEmpty)
+        let hr = gone.deletedObjects.first { $0.uuid == b.uuid }, step = gone.deletedObjects.first { $0.uuid == a.uuid }
+        #expect(hr?.type == heartRate && hr?.source == appB && step?.type == steps && step?.source == appA)
     }
 
     @Test func rule07_limitCountsSamplesAndDeletedObjectsTogether() throws {
