@@ -25,18 +25,23 @@ struct BatchSources {
         let block = malloc(max(mapBytes + capacity * MemoryLayout<ohk_source>.stride, 1))!
         let numbers = block.bindMemory(to: UInt32.self, capacity: idLimit)
         numbers.initialize(repeating: .max, count: idLimit)
+        // Non-escaping closures: a closure value kept in a variable boxed
+        // `count` on the heap, with an exclusivity check per access.
         var count: UInt32 = 0
-        let number = { (id: UInt32) in
-            if numbers[Int(id)] == .max {
-                numbers[Int(id)] = count
-                count += 1
-            }
-        }
-        samples.forEachSourceID(number)
-        deleted.forEachSourceID(number)
+        samples.forEachSourceID { Self.number($0, numbers, &count) }
+        deleted.forEachSourceID { Self.number($0, numbers, &count) }
         let entries = (block + mapBytes).bindMemory(to: ohk_source.self, capacity: capacity)
         names.sources(numbers, idLimit, into: entries) { samples.source(id: $0) ?? deleted.source(id: $0) }
         (self.block, self.mapBytes, self.count) = (block, mapBytes, Int(count))
+    }
+
+    /// Gives `id` the next number unless it has one.
+    @inline(__always)
+    private static func number(_ id: UInt32, _ numbers: UnsafeMutablePointer<UInt32>, _ count: inout UInt32) {
+        if numbers[Int(id)] == .max {
+            numbers[Int(id)] = count
+            count += 1
+        }
     }
 
     /// Frees the block; the table must not be used afterwards.
