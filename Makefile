@@ -19,7 +19,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench \
+.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench
 
 # Installs what is missing (quick when already present).
@@ -135,6 +135,18 @@ c-bench: lib
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
 	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
+
+# The C delta query's fixed costs without the disk (Benchmarks/c/delta_loop.c):
+# make c-delta-loop [BENCH_N=100000] [LOOP_MODE=sweep:2]. For A/B runs of two
+# library builds, run build/bench/delta_loop with LD_LIBRARY_PATH at each.
+LOOP_MODE ?= hot
+c-delta-loop: lib
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/delta_loop \
+	  Benchmarks/c/delta_loop.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lm
+	rm -rf $(BENCH_DIR)-loop
+	build/bench/delta_loop $(BENCH_DIR)-loop $(BENCH_N) $(LOOP_MODE)
+	rm -rf $(BENCH_DIR)-loop
 
 # Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
 # sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
