@@ -9,7 +9,7 @@ import Synchronization
 /// devices decoded on first access. Everything it hands out lives as long
 /// as the batch. The sample records are laid out on first request: a
 /// reader of columns (`fillColumns`) never pays for them.
-final class BatchHandle: Handle {
+final class BatchHandle: Handle, @unchecked Sendable {
     override class var kindName: String { "ohk_batch" }
 
     let result: AnchoredQueryResult
@@ -17,7 +17,7 @@ final class BatchHandle: Handle {
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
     /// The batch's types (of samples and deleted objects alike); their C
     /// strings come from `names` when asked for.
-    let types: [SampleType]
+    var types: [SampleType] { result.samples.types }
     let sources: BatchSources
     /// Holds the C strings of the samples' sources and of the types.
     let names: CNames
@@ -58,7 +58,6 @@ final class BatchHandle: Handle {
         }
         self.deleted = deleted
         self.sources = sources
-        types = batch.types
         self.strings = strings
     }
 

@@ -5,6 +5,8 @@ import Synchronization
 /// The registry knows which addresses are live, so a closed, freed or
 /// foreign pointer gets a status instead of a crash, and a handle of the
 /// wrong kind is named in the message.
+/// Every handle may be used from any thread (the C contract), hence
+/// `@unchecked Sendable`, restated by each kind.
 class Handle: @unchecked Sendable {
     /// The C type name, for messages ("ohk_store").
     class var kindName: String { "handle" }

@@ -3,7 +3,7 @@ import Glibc
 import OpenHealthKitCore
 
 /// A running long-running query, observer or durable subscription.
-final class QueryHandle: Handle {
+final class QueryHandle: Handle, @unchecked Sendable {
     override class var kindName: String { "ohk_query" }
     let context: CallbackContext
     /// The C strings of the store's sources, for the batches it delivers.

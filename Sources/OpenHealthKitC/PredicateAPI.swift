@@ -2,7 +2,7 @@ import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore
 
-final class PredicateHandle: Handle {
+final class PredicateHandle: Handle, @unchecked Sendable {
     override class var kindName: String { "ohk_predicate" }
     let predicate: SamplePredicate
     init(_ p: SamplePredicate) { predicate = p }

@@ -130,11 +130,7 @@ import OpenHealthKitCore
                                 _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
     cCall {
         let result = try out(out_source, "out_source")
-        let sources = try BatchHandle.get(batch).sources.entries
-        guard Int(source_index) < sources.count else {
-            throw CError(.invalidArgument, "source_index \(source_index) is out of range 0..<\(sources.count)")
-        }
-        result.pointee = sources[Int(source_index)]
+        result.pointee = try entry(try BatchHandle.get(batch).sources.entries, source_index, "source_index")
     }
 }
 
@@ -184,7 +180,8 @@ private func lend<T>(_ out_items: UnsafeMutablePointer<UnsafePointer<T>?>?, _ wh
 }
 
 /// `table[index]`, or an invalid-argument error naming the index.
-private func entry<T>(_ table: [T], _ index: UInt32, _ name: String) throws -> T {
+private func entry<Table: RandomAccessCollection<Table.Element>>(_ table: Table, _ index: UInt32,
+                                                                 _ name: String) throws -> Table.Element where Table.Index == Int {
     guard Int(index) < table.count else {
         throw CError(.invalidArgument, "\(name) \(index) is out of range 0..<\(table.count)")
     }

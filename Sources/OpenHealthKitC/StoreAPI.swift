@@ -2,7 +2,7 @@ import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore
 
-final class StoreHandle: Handle {
+final class StoreHandle: Handle, @unchecked Sendable {
     override class var kindName: String { "ohk_store" }
     let store: Store
     /// The C strings of the store's sources, for its batches.

@@ -22,7 +22,7 @@ extension Store {
         // long-running query reads): its change order from the anchor,
         // without the planner's and the filter's objects, which were a
         // quarter of such a query's time after a durable save.
-        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
+        try Self.validate(limit: limit)
         try validateType(type)
         return try readRetryingTrees { txn in try walk(txn, type, anchor: anchor, limit: limit) }
     }
@@ -37,9 +37,14 @@ extension Store {
         if descriptors.count == 1 && descriptors[0].predicate == nil {
             return try anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit)
         }
-        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
+        try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
+    }
+
+    /// A query's limit: 0 (none, `HKObjectQueryNoLimit`) or positive.
+    private static func validate(limit: Int) throws {
+        guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
     }
 
     /// The types among `descriptors` with a matching change after

@@ -31,9 +31,9 @@ public struct DeletedObjects: RandomAccessCollection, Sendable {
 
     /// Reads every object's fields without building `DeletedObject`s.
     public func forEach(_ body: (DeletedFields) throws -> Void) rethrows {
-        try tombstones?.records.forEachRecord { i, raw in
-            let t = tombstones!.typeIndex.isEmpty ? 0 : Int(tombstones!.typeIndex[i])
-            try body(DeletedFields(record: RecordView(bytes: raw), typeIndex: t))
+        guard let t = tombstones else { return }
+        try t.records.forEachRecord { i, raw in
+            try body(DeletedFields(record: RecordView(bytes: raw), typeIndex: t.typeIndex.isEmpty ? 0 : Int(t.typeIndex[i])))
         }
     }
 }
