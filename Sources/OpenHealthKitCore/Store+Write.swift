@@ -177,7 +177,7 @@ extension Store {
             if let rec = try w.txn.get(t.records, u64: seq) {
                 let view = RecordView(bytes: rec)
                 let (uuid, start) = (view.uuid, view.start)
-                try w.uuidIndex.remove(PendingUUID(uuid))
+                try w.uuidIndex.remove(PendingUUID(uuid), value: Schema.pack(type: typeID, seq: seq))
                 try w.txn.delete(t.records, u64: seq)
                 try WriteContext.deleteStart(w.txn, t, start: start, seq: seq)
             }
@@ -198,7 +198,7 @@ extension Store {
         let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
             let committed = cache.withLock { $0 }
             let (result, added, note, position, changed) = try env.write(reservingRoomFor: objects) { txn in
-                var w = try WriteContext(txn, trees, cache: committed, uuidTuning: uuidTuning)
+                var w = try WriteContext(txn, trees, cache: committed, uuidHash: uuidHash, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()
                 let note = w.note

@@ -69,6 +69,9 @@ public final class Store: @unchecked Sendable {
     var planOverride: QueryPlan?
     /// When saves write runs of the UUID index (tests make runs small).
     var uuidTuning = UUIDIndex.Tuning()
+    /// The UUID index's hash, keyed by the store id (tests make every UUID
+    /// collide).
+    var uuidHash: UUIDHash
 
     /// Opens the store in `directory`, creating it (and the directory) if
     /// needed. Refuses a store written by a newer format.
@@ -82,15 +85,18 @@ public final class Store: @unchecked Sendable {
         do {
             let opened = try env.write { txn -> (FixedTrees, UUID, StoreCache) in
                 var dbis: [String: MDB_dbi] = [:]
-                for name in Schema.fixedTrees { dbis[name] = try txn.openTree(name, create: true) }
+                for name in Schema.fixedTrees {
+                    dbis[name] = try txn.openTree(name, create: true, fixedDuplicates: Schema.fixedDuplicateTrees.contains(name))
+                }
                 let trees = FixedTrees(dbis)
                 let id = try Self.initialiseMeta(txn, trees)
                 let cache = try Self.loadCache(txn, trees)
-                try Self.upgrade(txn, trees, cache)
+                try Self.upgrade(txn, trees, cache, hash: UUIDHash(storeID: id))
                 return (trees, id, cache)
             }
             trees = opened.0
             storeID = opened.1
+            uuidHash = UUIDHash(storeID: opened.1)
             cache = Locked(opened.2)
         } catch {
             env.close()
@@ -215,7 +221,7 @@ public final class Store: @unchecked Sendable {
     /// Brings a store of an older readable format up to this one, and maps
     /// what a format-2 library (open on the store while it was upgraded)
     /// appended past the zone map's head.
-    private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache) throws {
+    private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache, hash: UUIDHash) throws {
         let (head, _) = try txn.position(trees)
         let format = try txn.metaU64(trees, .format)
         let mapped = format == 2 ? 0 : try txn.metaU64(trees, .zoneHead)
@@ -225,6 +231,7 @@ public final class Store: @unchecked Sendable {
             }
         }
         if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
+        if format < 5 { try UUIDIndex.adopt(txn, trees, hash: hash) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 

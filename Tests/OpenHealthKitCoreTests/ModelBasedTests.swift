@@ -108,10 +108,12 @@ import Glibc
         }
     }
 
-    static func runCase(seed: UInt64, operations: Int, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
+    static func runCase(seed: UInt64, operations: Int, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning(),
+                        oneUUIDBucket: Bool = false) throws {
         var r = Rng(state: seed)
         let store = try makeStore()
         store.uuidTuning = uuidTuning
+        store.uuidHash = UUIDHash(storeID: store.storeID, collideAll: oneUUIDBucket)
         defer { store.close() }
         var m = Model()
         var anchors: [(QueryAnchor, UInt64)] = []  // anchor, horizon when handed out
@@ -241,6 +243,18 @@ import Glibc
             return
         }
         for c in 0..<UInt64(600) { try Self.runCase(seed: 0xBEEF &+ c, operations: 40, uuidTuning: tiny) }
+    }
+
+    /// The same with every UUID in one bucket of the index's hash, with
+    /// one filter (`UUIDHash.collideAll`): each entry found is confirmed
+    /// against its record, so UUIDs are told apart by the records alone,
+    /// across types, for tombstones, and beside runs (rules 13, 15, 16).
+    @Test func randomInterleavingsMatchTheModelWithEveryUUIDInOneBucket() throws {
+        let tiny = UUIDIndex.Tuning(runThreshold: 2, maxRuns: 3)
+        for c in 0..<UInt64(300) {
+            try Self.runCase(seed: 0xB0C4 &+ c, operations: 40, oneUUIDBucket: true)
+            try Self.runCase(seed: 0xB0C5 &+ c, operations: 40, uuidTuning: tiny, oneUUIDBucket: true)
+        }
     }
 }
 

@@ -58,7 +58,7 @@ import Testing
             batches.append(try (0..<size).map { try stepSample(Double($0 % 1000), minute: b * size + $0) })
             try store.save(batches[b])
         }
-        let runs = { try store.env.read { txn in var i = UUIDIndex(txn, store.trees); return try i.runIDs().count } }
+        let runs = { try store.env.read { txn in var i = UUIDIndex(txn, store.trees, hash: store.uuidHash) { _ in nil }; return try i.runIDs().count } }
         #expect(try runs() == UUIDIndex.Tuning().maxRuns)
         let head = try store.currentAnchor().position
         // A duplicate from a run, in a large save and in a small one.
@@ -93,6 +93,54 @@ import Testing
         try old.env.write { txn in try txn.setMetaU64(old.trees, .format, 1) }
         old.close()
         #expect(errorCode { _ = try makeStore(directory: dir + "-old") } == .storeFormatTooOld)
+    }
+
+    /// A format-4 store keeps its UUID index in a B-tree keyed by UUID
+    /// (`uuids`; `UInt64.max` marks a pruned UUID that a run holds). Opened,
+    /// its entries move to `uuid_hashes` and `uuid_gone` and the old tree
+    /// goes; duplicates are refused as before (rule 13), deletes find run
+    /// and hashed entries (rule 15), and pruned UUIDs may be saved again
+    /// (rule 16).
+    @Test func aFormat4StoresUUIDIndexMovesToHashedBucketsWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(mapSize: 64 << 20, directory: dir)
+        store.uuidTuning = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 8)
+        let run = try (0..<60).map { try stepSample(1, minute: $0) }
+        try store.save(run)
+        let small = try (0..<10).map { try stepSample(2, minute: 100 + $0) }
+        try store.save(small)
+        try store.delete(uuids: [run[0].uuid, small[0].uuid])
+        #expect(try store.pruneAll() == 2)  // run[0] is marked gone; small[0] has no entry left
+        try store.delete(uuids: [run[1].uuid])  // its tombstone's entry hides the run's
+        let hashed = small.dropFirst().map(\.uuid) + [run[1].uuid]
+        try store.env.write { txn in
+            let old = try #require(try txn.openTree("uuids", create: true))
+            var index = UUIDIndex(txn, store.trees, hash: store.uuidHash) { try txn.openTree(Schema.typeTreeName($0), create: false) }
+            for u in hashed {
+                let value = try #require(try index.get(PendingUUID(u)))
+                try PendingUUID(u).withKeyBytes { k in try withUnsafeBytes(of: value.littleEndian) { _ = try txn.put(old, k, $0) } }
+            }
+            try PendingUUID(run[0].uuid).withKeyBytes { k in try withUnsafeBytes(of: UInt64.max) { _ = try txn.put(old, k, $0) } }
+            try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidHashes, 0), "drop")
+            try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidGone, 0), "drop")
+            try txn.setMetaU64(store.trees, .format, 4)
+        }
+        store.close()
+        store = try makeStore(mapSize: 64 << 20, directory: dir)
+        defer { store.close() }
+        let (format, oldTree, entries) = try store.env.read { txn in
+            (try txn.metaU64(store.trees, .format), try txn.openTree("uuids", create: false),
+             (txn.entries(store.trees.uuidHashes), txn.entries(store.trees.uuidGone)))
+        }
+        #expect(format == UInt64(Schema.format) && oldTree == nil)
+        #expect(entries == (hashed.count, 1))
+        for again in [small[3], run[5], run[1]] { #expect(errorCode { try store.save([again]) } == .duplicateUUID) }
+        try store.save([run[0], small[0]])
+        try store.delete(uuids: [small[4].uuid, run[7].uuid])
+        let found = try store.anchoredQuery(type: steps, predicate: .uuids([small[4].uuid, run[7].uuid, run[1].uuid, run[0].uuid]),
+                                            anchor: nil)
+        #expect(found.sampleUUIDs == [run[0].uuid])
+        #expect(Set(found.deletedUUIDs) == [small[4].uuid, run[7].uuid, run[1].uuid])
     }
 
     /// A format-2 store (no zone map) gets its zone map when opened, and

@@ -434,7 +434,8 @@ extension Store {
             guard 4 * Double(candidates.count) < changes else { return nil }
         }
         var positions: [UInt64] = []
-        var index = UUIDIndex(txn, trees)
+        // Entries of other types are never confirmed: they are not wanted.
+        var index = UUIDIndex(txn, trees, hash: uuidHash) { $0 == s.typeID ? s.trees.records : nil }
         for u in candidates {
             guard let v = try index.get(PendingUUID(u)) else { continue }
             let (typeID, seq) = Schema.unpack(v)

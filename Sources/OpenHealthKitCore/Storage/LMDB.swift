@@ -384,6 +384,18 @@ struct Cursor {
         return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
+    /// In a tree of duplicates, positions at the first value of `key` that
+    /// is at least `value` (`MDB_GET_BOTH_RANGE`) and returns it; nil when
+    /// there is none. `nextRaw(MDB_NEXT_DUP)` then steps through the rest.
+    func seekDuplicate(_ key: UnsafeRawBufferPointer, atLeast value: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_BOTH_RANGE)
+        if rc == MDB_NOTFOUND { return nil }
+        try lmdbCheck(rc, "cursor seek failed")
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
     /// Raw key/value stepping for trees whose keys are not UInt64.
     func nextRaw(_ op: MDB_cursor_op) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()

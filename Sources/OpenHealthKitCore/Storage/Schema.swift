@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 4). One LMDB environment per store
+/// The store's on-disk layout (format 5). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -12,8 +12,9 @@ import FoundationEssentials
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
 /// | `s<id>`       | start-time bucket            | change sequences (duplicates): the start index of `r<id>` |
 /// | `zones`       | type id · position >> 12     | least and greatest start there: the zone map (`ZoneMap`) |
-/// | `uuids`       | uuid                         | type id << 48 · sequence, or `absent` (`UUIDIndex`) |
+/// | `uuid_hashes` | bucket of the uuid's hash    | filter · type id << 48 · sequence (duplicates; `UUIDIndex`) |
 /// | `uuid_runs`   | run id · first uuid          | a chunk of a sorted run of the UUID index |
+/// | `uuid_gone`   | uuid                         | empty: a pruned UUID that a run still holds |
 /// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
 /// | `sources`     | source id                    | bundle id, name, version               |
 /// | `source_keys` | encoded source               | source id                              |
@@ -27,10 +28,15 @@ enum Schema {
     /// opened (so a format-2 library, which would not keep it, refuses the
     /// store afterwards). 4: the UUID index's runs (`UUIDIndex`), which a
     /// format-3 library would not read; nothing to build on upgrade.
-    /// Format 1 (development only) is refused.
-    static let format: UInt32 = 4
-    static let fixedTrees = ["meta", "types", "custom", "uuids", "uuid_runs", "tombs", "sources", "source_keys",
-                             "devices", "device_keys", "sync", "subs", "zones"]
+    /// 5: the UUID index's B-tree keyed by UUID (`uuids`) becomes hashed
+    /// buckets (`uuid_hashes`) and pruned marks (`uuid_gone`), moved over
+    /// when an older store is opened. Format 1 (development only) is
+    /// refused.
+    static let format: UInt32 = 5
+    static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
+                             "source_keys", "devices", "device_keys", "sync", "subs", "zones"]
+    /// The fixed trees of fixed-size duplicates.
+    static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
     static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
 
@@ -91,13 +97,15 @@ struct TypeTrees: Sendable {
 
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
-    let meta, types, custom, uuids, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs, zones: MDB_dbi
+    let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
+        zones: MDB_dbi
 
     init(_ dbis: [String: MDB_dbi]) {
         meta = dbis["meta"]!
         types = dbis["types"]!
         custom = dbis["custom"]!
-        uuids = dbis["uuids"]!
+        uuidHashes = dbis["uuid_hashes"]!
+        uuidGone = dbis["uuid_gone"]!
         uuidRuns = dbis["uuid_runs"]!
         tombs = dbis["tombs"]!
         sources = dbis["sources"]!

@@ -2,15 +2,25 @@ import CLMDB
 import FoundationEssentials
 
 /// The UUID index (UUID → type id and change sequence, packed), kept in
-/// two parts:
+/// three parts:
 ///
-/// - `uuids`, a B-tree. Saves of a few samples insert here, and every
-///   later change of an entry goes here: a deletion's new position, or
-///   `absent` once the deleted object is pruned.
+/// - `uuid_hashes`: saves of a few samples insert here, and every later
+///   change of an entry goes here (a deletion's new position). A UUID's
+///   hash (`UUIDHash`) picks one of 65,536 buckets, the tree's 2-byte
+///   keys; each bucket holds 10-byte entries packed as fixed-size
+///   duplicates: a 2-byte filter from the same hash, then the packed value
+///   (big-endian). The UUID itself is not stored: an entry whose filter
+///   matches is confirmed by reading its record, which begins with the
+///   UUID (a tombstone's too). About 17 bytes a UUID on disk, where a
+///   B-tree keyed by the UUID took 50 (random keys fill its leaves to
+///   about 70 %, and each entry carried a 16-byte key and an 8-byte node
+///   header).
 /// - `uuid_runs`: sorted runs. A save of many samples writes its entries
 ///   as one new run, packed in chunks of `chunkEntries` (key: run id and
 ///   the chunk's first UUID, big-endian; value: 24-byte entries, the UUID's
 ///   bytes then the packed value, little-endian).
+/// - `uuid_gone`: UUIDs a run holds whose deleted objects were pruned,
+///   hiding the runs' stale entries (key: the UUID; empty value).
 ///
 /// Why runs: random UUIDs land on every leaf of a B-tree, so a save with
 /// more UUIDs than the tree has leaves copied (and the kernel faulted in)
@@ -18,13 +28,16 @@ import FoundationEssentials
 /// million samples. A run is written once, packed, in new pages. More
 /// than `maxRuns` runs are merged into one.
 ///
-/// Reads look in `uuids` first, whose entry for a UUID is always the
-/// newest (a save into a run first removes an `absent` mark of the same
-/// UUID), then in the runs, newest first.
+/// Reads look in `uuid_hashes` first, whose entry for a UUID is always
+/// the newest, then in `uuid_gone`, then in the runs, newest first.
 struct UUIDIndex {
     let txn: Txn
-    let main: MDB_dbi
-    let runTree: MDB_dbi
+    let hashes, gone, runTree: MDB_dbi
+    let hash: UUIDHash
+    /// The record tree of a type id, to confirm a filter's match; nil
+    /// when the caller has no use for entries of that type (they are then
+    /// never reported as found).
+    let records: (UInt16) throws -> MDB_dbi?
     /// The runs' ids, oldest first; read on first use.
     private var ids: [UInt32]?
 
@@ -38,15 +51,19 @@ struct UUIDIndex {
         var maxRuns = 8
     }
 
-    /// The value of a pruned UUID in `uuids`, hiding a stale run entry.
-    static let absent = UInt64.max
     static let chunkEntries = 2048
     static let entrySize = 24
+    /// A `uuid_hashes` entry: filter, then the packed value.
+    static let hashedEntrySize = 10
 
-    init(_ txn: Txn, _ trees: FixedTrees, tuning: Tuning = Tuning()) {
+    init(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash, tuning: Tuning = Tuning(),
+         records: @escaping (UInt16) throws -> MDB_dbi?) {
         self.txn = txn
+        self.hash = hash
         self.tuning = tuning
-        main = trees.uuids
+        self.records = records
+        hashes = trees.uuidHashes
+        gone = trees.uuidGone
         runTree = trees.uuidRuns
     }
 
@@ -54,12 +71,44 @@ struct UUIDIndex {
 
     /// The value the index holds for `key`, nil when none.
     mutating func get(_ key: PendingUUID) throws -> UInt64? {
-        if let v = try mainValue(key) { return v == Self.absent ? nil : v }
+        let c = try txn.cursor(hashes)
+        defer { c.close() }
+        if let v = try hashedValue(key, c) { return v }
+        if try isGone(key) { return nil }
         return try runValue(key)
     }
 
-    private func mainValue(_ key: PendingUUID) throws -> UInt64? {
-        try key.withKeyBytes { k in try txn.get(main, k).map { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) } }
+    /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
+    /// filter, the one whose record has its UUID.
+    private func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {
+        let slot = hash.slot(key)
+        return try Self.withBucket(slot) { bucket in
+            try Self.withHashedEntry(slot, 0) { least in
+                var entry = try c.seekDuplicate(bucket, atLeast: least)
+                while let e = entry, e.count == Self.hashedEntrySize, Self.filter(of: e) == UInt16(truncatingIfNeeded: slot) {
+                    let value = Self.value(of: e)
+                    if try recordHolds(key, value) { return value }
+                    entry = try c.nextRaw(MDB_NEXT_DUP)?.1
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Whether the record at `value` (packed type id and sequence) is `key`'s.
+    private func recordHolds(_ key: PendingUUID, _ value: UInt64) throws -> Bool {
+        let (typeID, seq) = Schema.unpack(value)
+        guard let tree = try records(typeID) else { return false }
+        guard let r = try txn.get(tree, u64: seq), r.count >= 16 else {
+            throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
+        }
+        return UInt64(bigEndian: r.loadUnaligned(as: UInt64.self)) == key.high
+            && UInt64(bigEndian: r.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == key.low
+    }
+
+    private func isGone(_ key: PendingUUID) throws -> Bool {
+        guard txn.entries(gone) > 0 else { return false }
+        return try key.withKeyBytes { try txn.get(gone, $0) } != nil
     }
 
     /// The newest run's value for `key`.
@@ -104,44 +153,51 @@ struct UUIDIndex {
         if pending.count >= tuning.runThreshold {
             try insertRun(pending)
         } else {
-            try insertInMain(pending)
+            try insertHashed(pending)
         }
     }
 
-    private mutating func insertInMain(_ pending: [PendingUUID]) throws {
+    private mutating func insertHashed(_ pending: [PendingUUID]) throws {
         let hasRuns = !(try runIDs().isEmpty)
-        let c = try txn.cursor(main)
+        // In bucket order, the cursor moves forward through the tree.
+        var order = pending.indices.map { (slot: hash.slot(pending[$0]), index: $0) }
+        order.sort { $0.slot < $1.slot }
+        let c = try txn.cursor(hashes)
         defer { c.close() }
-        for p in pending {
-            try p.withKeyBytes { k in
-                try withUnsafeBytes(of: p.value.littleEndian) { v in
-                    if try c.put(k, v, noOverwrite: true) {
-                        // Not in `uuids`: a run may hold it.
-                        if hasRuns, try runValue(p) != nil { throw Self.duplicate(p) }
-                    } else {
-                        // Only a pruned UUID's mark may be replaced.
-                        guard try mainValue(p) == Self.absent else { throw Self.duplicate(p) }
-                        try c.put(k, v)
-                    }
-                }
-            }
+        for (slot, i) in order {
+            let p = pending[i]
+            if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
+            // A run may hold it, unless it was pruned since.
+            if hasRuns, try !unmarkGone(p), try runValue(p) != nil { throw Self.duplicate(p) }
+            try put(slot, p.value, c)
+        }
+    }
+
+    /// Removes `key`'s mark in `uuid_gone`; whether there was one.
+    private func unmarkGone(_ key: PendingUUID) throws -> Bool {
+        guard txn.entries(gone) > 0 else { return false }
+        return try key.withKeyBytes { try txn.delete(gone, $0) }
+    }
+
+    private func put(_ slot: UInt32, _ value: UInt64, _ c: Cursor) throws {
+        try Self.withBucket(slot) { k in
+            try Self.withHashedEntry(slot, value) { v in _ = try c.put(k, v) }
         }
     }
 
     private mutating func insertRun(_ pending: [PendingUUID]) throws {
         let ids = try runIDs()
-        // Which of `pending` does `uuids` hold? An `absent` mark frees the
-        // UUID (and must go, or it would hide the new entry); any other
-        // value is a duplicate. Sorted keys keep the cursor on its page.
+        // Which of `pending` does the index hold outside the runs? A UUID
+        // in `uuid_hashes` is a duplicate; one in `uuid_gone` was pruned,
+        // and its mark must go (or it would hide the new entry).
         var marked: [Bool] = []
-        if txn.entries(main) > 0 {
+        if txn.entries(hashes) > 0 || txn.entries(gone) > 0 {
             marked = Array(repeating: false, count: pending.count)
-            let c = try txn.cursor(main)
+            let c = try txn.cursor(hashes)
             defer { c.close() }
             for (i, p) in pending.enumerated() {
-                guard let v = try p.withKeyBytes({ try c.findRaw($0) }) else { continue }
-                guard UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)) == Self.absent else { throw Self.duplicate(p) }
-                marked[i] = true
+                if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
+                marked[i] = try isGone(p)
             }
         }
         // The rest must be in no run; each run is walked once, in order.
@@ -155,31 +211,85 @@ struct UUIDIndex {
                 }
             }
         }
-        for (i, p) in pending.enumerated() where !marked.isEmpty && marked[i] {
-            _ = try p.withKeyBytes { try txn.delete(main, $0) }
-        }
+        for (i, p) in pending.enumerated() where !marked.isEmpty && marked[i] { _ = try unmarkGone(p) }
         let id = (ids.last ?? 0) + 1
         try pending.withUnsafeBufferPointer { try writeRun(id, $0) }
         self.ids = ids + [id]
         if ids.count + 1 > tuning.maxRuns { try mergeRuns() }
     }
 
-    /// Sets the value of a UUID the index holds (a deletion's new position).
-    func update(_ key: PendingUUID) throws {
-        try key.withKeyBytes { k in
-            try withUnsafeBytes(of: key.value.littleEndian) { v in _ = try txn.put(main, k, v) }
+    /// Points the entry of `uuid`, which was at `old` (packed type id and
+    /// sequence), at `new` (a deletion's new position). An entry in a run
+    /// stays there, hidden by the new one.
+    func move(_ uuid: PendingUUID, from old: UInt64, to new: UInt64) throws {
+        let slot = hash.slot(uuid)
+        try Self.withBucket(slot) { k in
+            _ = try Self.withHashedEntry(slot, old) { v in try txn.delete(hashes, k, value: v) }
+            try Self.withHashedEntry(slot, new) { v in _ = try txn.put(hashes, k, v) }
         }
     }
 
-    /// Forgets `key` (a pruned deleted object): its `uuids` entry goes, or
-    /// becomes `absent` when a run still holds the UUID.
-    mutating func remove(_ key: PendingUUID) throws {
-        if try runValue(key) != nil {
-            try update(PendingUUID(high: key.high, low: key.low, value: Self.absent))
-        } else {
-            _ = try key.withKeyBytes { try txn.delete(main, $0) }
+    /// Forgets `uuid`, whose entry is `value` (a pruned deleted object):
+    /// its `uuid_hashes` entry goes, and a run's entry of it is marked gone.
+    mutating func remove(_ uuid: PendingUUID, value: UInt64) throws {
+        let slot = hash.slot(uuid)
+        _ = try Self.withBucket(slot) { k in
+            try Self.withHashedEntry(slot, value) { v in try txn.delete(hashes, k, value: v) }
+        }
+        if try runValue(uuid) != nil {
+            _ = try uuid.withKeyBytes { k in try txn.put(gone, k, UnsafeRawBufferPointer(start: nil, count: 0)) }
         }
     }
+
+    /// Moves the entries of a format 2–4 store's `uuids` tree (a B-tree
+    /// keyed by UUID, with `UInt64.max` for a pruned UUID a run holds) into
+    /// `uuid_hashes` and `uuid_gone`, then deletes the tree.
+    static func adopt(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash) throws {
+        guard let old = try txn.openTree("uuids", create: false) else { return }
+        let c = try txn.cursor(old)
+        defer { c.close() }
+        var op = MDB_FIRST
+        while let (k, v) = try c.nextRaw(op) {
+            op = MDB_NEXT
+            guard k.count == 16, v.count == 8 else { throw OHKError(.storage, "corrupt entry in the UUID index") }
+            let value = UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
+            let key = PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
+                                  low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value)
+            if value == UInt64.max {
+                try txn.put(trees.uuidGone, k, UnsafeRawBufferPointer(start: nil, count: 0))
+            } else {
+                let slot = hash.slot(key)
+                try withBucket(slot) { b in try withHashedEntry(slot, value) { e in _ = try txn.put(trees.uuidHashes, b, e) } }
+            }
+        }
+        try lmdbCheck(mdb_drop(txn.txn, old, 1), "cannot delete the old UUID index")
+    }
+
+    // MARK: Entries of `uuid_hashes`
+
+    /// The 2-byte bucket key of `slot`.
+    static func withBucket<T>(_ slot: UInt32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try withUnsafeBytes(of: UInt16(truncatingIfNeeded: slot >> 16).bigEndian, body)
+    }
+
+    /// The 10 bytes of an entry: `slot`'s filter, then `value`, big-endian.
+    static func withHashedEntry<T>(_ slot: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try withUnsafeTemporaryAllocation(byteCount: hashedEntrySize, alignment: 1) { e in
+            e.storeBytes(of: UInt16(truncatingIfNeeded: slot).bigEndian, toByteOffset: 0, as: UInt16.self)
+            e.storeBytes(of: value.bigEndian, toByteOffset: 2, as: UInt64.self)
+            return try body(UnsafeRawBufferPointer(e))
+        }
+    }
+
+    static func filter(of entry: UnsafeRawBufferPointer) -> UInt16 {
+        UInt16(bigEndian: entry.loadUnaligned(as: UInt16.self))
+    }
+
+    static func value(of entry: UnsafeRawBufferPointer) -> UInt64 {
+        UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
+    }
+
+    // MARK: Runs
 
     /// Writes `entries` (sorted) as run `id`, which is greater than every
     /// run's, so each chunk appends.
@@ -286,132 +396,5 @@ extension PendingUUID {
 
     func withKeyBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try withUnsafeBytes(of: (high.bigEndian, low.bigEndian), body)
-    }
-}
-
-/// Walks one run's chunks in order, in place in the map.
-struct RunReader {
-    let cursor: Cursor
-    let id: UInt32
-    private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
-    private var index = 0
-    private var started = false
-
-    init(_ cursor: Cursor, _ id: UInt32) {
-        self.cursor = cursor
-        self.id = id
-    }
-
-    /// The 20 bytes of a chunk's key: run id, then the first UUID.
-    static func withChunkKey<T>(_ id: UInt32, high: UInt64, low: UInt64,
-                                _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        let words = (id.bigEndian, UInt32(truncatingIfNeeded: high >> 32).bigEndian, UInt32(truncatingIfNeeded: high).bigEndian,
-                     UInt32(truncatingIfNeeded: low >> 32).bigEndian, UInt32(truncatingIfNeeded: low).bigEndian)
-        return try withUnsafeBytes(of: words, body)
-    }
-
-    static func runID(_ key: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
-    }
-
-    static func entry(_ chunk: UnsafeRawBufferPointer, _ i: Int) -> PendingUUID {
-        let at = i * UUIDIndex.entrySize
-        return PendingUUID(high: UInt64(bigEndian: chunk.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
-                           low: UInt64(bigEndian: chunk.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)),
-                           value: UInt64(littleEndian: chunk.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self)))
-    }
-
-    /// The chunk of this run that would hold `key`: the last one whose
-    /// first UUID is at most `key`.
-    mutating func seek(_ key: PendingUUID) throws -> Bool {
-        let found = try Self.withChunkKey(id, high: key.high, low: key.low) { try cursor.seekRaw(atLeast: $0) }
-        var at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?
-        if let (k, v) = found, Self.runID(k) == id,
-           UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self)) == key.high,
-           UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt64.self)) == key.low {
-            at = (k, v)
-        } else {
-            at = try cursor.nextRaw(found == nil ? MDB_LAST : MDB_PREV)
-        }
-        guard let (k, v) = at, Self.runID(k) == id else { return false }
-        chunk = v
-        index = 0
-        started = true
-        return true
-    }
-
-    /// The value of `key` in this run, or nil.
-    mutating func value(of key: PendingUUID) throws -> UInt64? {
-        guard try seek(key) else { return nil }
-        return find(key)
-    }
-
-    /// Moves forward to `key` (keys asked in ascending order) and says
-    /// whether the run holds it.
-    mutating func advance(to key: PendingUUID) throws -> Bool {
-        let count = chunk.count / UUIDIndex.entrySize
-        if !started || count == 0 || Self.entry(chunk, count - 1) < key {
-            guard try seek(key) else { return false }
-        }
-        return find(key) != nil
-    }
-
-    /// Searches the current chunk from `index` on: a few steps first (a
-    /// bulk save's keys are about as dense as a run's, so the next one is
-    /// usually a step or two on), then by halves.
-    private mutating func find(_ key: PendingUUID) -> UInt64? {
-        let count = chunk.count / UUIDIndex.entrySize
-        var lo = index, steps = 0
-        while lo < count, steps < 4, Self.entry(chunk, lo) < key { lo += 1; steps += 1 }
-        if steps == 4 {
-            var hi = count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if Self.entry(chunk, mid) < key { lo = mid + 1 } else { hi = mid }
-            }
-        }
-        index = lo
-        guard lo < count else { return nil }
-        let e = Self.entry(chunk, lo)
-        return e == key ? e.value : nil
-    }
-}
-
-/// One run read in order, a chunk at a time copied out of the map (for
-/// merging, which writes into the same tree).
-struct RunCopy {
-    private let cursor: Cursor
-    private let id: UInt32
-    private var chunk: [UInt8] = []
-    private var index = 0
-    private(set) var head: PendingUUID?
-
-    init(_ txn: Txn, _ tree: MDB_dbi, _ id: UInt32) throws {
-        cursor = try txn.cursor(tree)
-        self.id = id
-        let first = try RunReader.withChunkKey(id, high: 0, low: 0) { try cursor.seekRaw(atLeast: $0) }
-        try load(first)
-    }
-
-    private mutating func load(_ at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?) throws {
-        guard let (k, v) = at, RunReader.runID(k) == id, v.count >= UUIDIndex.entrySize else {
-            head = nil
-            cursor.close()
-            return
-        }
-        chunk = Array(v)
-        index = 0
-        head = chunk.withUnsafeBytes { RunReader.entry($0, 0) }
-    }
-
-    mutating func advance() throws {
-        index += 1
-        if index < chunk.count / UUIDIndex.entrySize {
-            head = chunk.withUnsafeBytes { RunReader.entry($0, index) }
-        } else {
-            // The cursor stays on this run's last chunk; other cursors'
-            // appends past it do not move it.
-            try load(try cursor.nextRaw(MDB_NEXT))
-        }
     }
 }

@@ -30,11 +30,16 @@ struct WriteContext {
     var encoded = ByteWriter(capacity: 256)
     var uuidIndex: UUIDIndex
 
-    init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
+    init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidHash: UUIDHash,
+         uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
         self.txn = txn
         self.trees = trees
         committed = cache
-        uuidIndex = UUIDIndex(txn, trees, tuning: uuidTuning)
+        // Index entries of any type are confirmed against their records;
+        // LMDB hands back the handle of a tree already open.
+        uuidIndex = UUIDIndex(txn, trees, hash: uuidHash, tuning: uuidTuning) { id in
+            try cache.typeTrees[id]?.records ?? txn.openTree(Schema.typeTreeName(id), create: false)
+        }
         (head, horizon) = try txn.position(trees)
         (startHead, startHorizon) = (head, horizon)
         mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
@@ -218,7 +223,7 @@ struct WriteContext {
         let newSeq = nextSeq()
         try Self.deleteStart(txn, t, start: start, seq: seq)
         try append(tomb, typeID: typeID, t, start: start, seq: newSeq)
-        try putUUID(uuid, typeID: typeID, seq: newSeq)
+        try uuidIndex.move(PendingUUID(uuid), from: Schema.pack(type: typeID, seq: seq), to: Schema.pack(type: typeID, seq: newSeq))
         var w = ByteWriter()
         w.u16(typeID)
         w.f64(now.timeIntervalSinceReferenceDate)
@@ -242,11 +247,6 @@ struct WriteContext {
         pendingUUIDs.sortByUUID()
         try uuidIndex.insert(pendingUUIDs)
         pendingUUIDs.removeAll(keepingCapacity: true)
-    }
-
-    /// Points `uuid`'s index entry at a new position (its tombstone's).
-    func putUUID(_ uuid: UUID, typeID: UInt16, seq: UInt64) throws {
-        try uuidIndex.update(PendingUUID(uuid, value: Schema.pack(type: typeID, seq: seq)))
     }
 
     mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {

@@ -1,0 +1,129 @@
+import CLMDB
+import FoundationEssentials
+
+/// Walks one run's chunks in order, in place in the map.
+struct RunReader {
+    let cursor: Cursor
+    let id: UInt32
+    private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var index = 0
+    private var started = false
+
+    init(_ cursor: Cursor, _ id: UInt32) {
+        self.cursor = cursor
+        self.id = id
+    }
+
+    /// The 20 bytes of a chunk's key: run id, then the first UUID.
+    static func withChunkKey<T>(_ id: UInt32, high: UInt64, low: UInt64,
+                                _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        let words = (id.bigEndian, UInt32(truncatingIfNeeded: high >> 32).bigEndian, UInt32(truncatingIfNeeded: high).bigEndian,
+                     UInt32(truncatingIfNeeded: low >> 32).bigEndian, UInt32(truncatingIfNeeded: low).bigEndian)
+        return try withUnsafeBytes(of: words, body)
+    }
+
+    static func runID(_ key: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
+    }
+
+    static func entry(_ chunk: UnsafeRawBufferPointer, _ i: Int) -> PendingUUID {
+        let at = i * UUIDIndex.entrySize
+        return PendingUUID(high: UInt64(bigEndian: chunk.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                           low: UInt64(bigEndian: chunk.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)),
+                           value: UInt64(littleEndian: chunk.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self)))
+    }
+
+    /// The chunk of this run that would hold `key`: the last one whose
+    /// first UUID is at most `key`.
+    mutating func seek(_ key: PendingUUID) throws -> Bool {
+        let found = try Self.withChunkKey(id, high: key.high, low: key.low) { try cursor.seekRaw(atLeast: $0) }
+        var at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?
+        if let (k, v) = found, Self.runID(k) == id,
+           UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 4, as: UInt64.self)) == key.high,
+           UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 12, as: UInt64.self)) == key.low {
+            at = (k, v)
+        } else {
+            at = try cursor.nextRaw(found == nil ? MDB_LAST : MDB_PREV)
+        }
+        guard let (k, v) = at, Self.runID(k) == id else { return false }
+        chunk = v
+        index = 0
+        started = true
+        return true
+    }
+
+    /// The value of `key` in this run, or nil.
+    mutating func value(of key: PendingUUID) throws -> UInt64? {
+        guard try seek(key) else { return nil }
+        return find(key)
+    }
+
+    /// Moves forward to `key` (keys asked in ascending order) and says
+    /// whether the run holds it.
+    mutating func advance(to key: PendingUUID) throws -> Bool {
+        let count = chunk.count / UUIDIndex.entrySize
+        if !started || count == 0 || Self.entry(chunk, count - 1) < key {
+            guard try seek(key) else { return false }
+        }
+        return find(key) != nil
+    }
+
+    /// Searches the current chunk from `index` on: a few steps first (a
+    /// bulk save's keys are about as dense as a run's, so the next one is
+    /// usually a step or two on), then by halves.
+    private mutating func find(_ key: PendingUUID) -> UInt64? {
+        let count = chunk.count / UUIDIndex.entrySize
+        var lo = index, steps = 0
+        while lo < count, steps < 4, Self.entry(chunk, lo) < key { lo += 1; steps += 1 }
+        if steps == 4 {
+            var hi = count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if Self.entry(chunk, mid) < key { lo = mid + 1 } else { hi = mid }
+            }
+        }
+        index = lo
+        guard lo < count else { return nil }
+        let e = Self.entry(chunk, lo)
+        return e == key ? e.value : nil
+    }
+}
+
+/// One run read in order, a chunk at a time copied out of the map (for
+/// merging, which writes into the same tree).
+struct RunCopy {
+    private let cursor: Cursor
+    private let id: UInt32
+    private var chunk: [UInt8] = []
+    private var index = 0
+    private(set) var head: PendingUUID?
+
+    init(_ txn: Txn, _ tree: MDB_dbi, _ id: UInt32) throws {
+        cursor = try txn.cursor(tree)
+        self.id = id
+        let first = try RunReader.withChunkKey(id, high: 0, low: 0) { try cursor.seekRaw(atLeast: $0) }
+        try load(first)
+    }
+
+    private mutating func load(_ at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?) throws {
+        guard let (k, v) = at, RunReader.runID(k) == id, v.count >= UUIDIndex.entrySize else {
+            head = nil
+            cursor.close()
+            return
+        }
+        chunk = Array(v)
+        index = 0
+        head = chunk.withUnsafeBytes { RunReader.entry($0, 0) }
+    }
+
+    mutating func advance() throws {
+        index += 1
+        if index < chunk.count / UUIDIndex.entrySize {
+            head = chunk.withUnsafeBytes { RunReader.entry($0, index) }
+        } else {
+            // The cursor stays on this run's last chunk; other cursors'
+            // appends past it do not move it.
+            try load(try cursor.nextRaw(MDB_NEXT))
+        }
+    }
+}
