@@ -231,7 +231,14 @@ public final class Store: @unchecked Sendable {
             }
         }
         if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
-        if format < 5 { try UUIDIndex.adopt(txn, trees, hash: hash) }
+        if format < 5 {
+            try UUIDIndex.adopt(txn, trees, hash: hash)
+            // Format 5's start buckets are four times as wide.
+            for (_, t) in cache.typeTrees {
+                try lmdbCheck(mdb_drop(txn.txn, t.starts, 0), "cannot empty a start index")
+                try WriteContext.buildStarts(txn, t)
+            }
+        }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 

@@ -100,7 +100,7 @@ import Testing
     /// its entries move to `uuid_hashes` and `uuid_gone` and the old tree
     /// goes; duplicates are refused as before (rule 13), deletes find run
     /// and hashed entries (rule 15), and pruned UUIDs may be saved again
-    /// (rule 16).
+    /// (rule 16). Its start index, in 1,024-second buckets, is rebuilt.
     @Test func aFormat4StoresUUIDIndexMovesToHashedBucketsWhenOpened() throws {
         let dir = temporaryDirectory()
         var store = try makeStore(mapSize: 64 << 20, directory: dir)
@@ -123,6 +123,20 @@ import Testing
             try PendingUUID(run[0].uuid).withKeyBytes { k in try withUnsafeBytes(of: UInt64.max) { _ = try txn.put(old, k, $0) } }
             try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidHashes, 0), "drop")
             try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidGone, 0), "drop")
+            // Format 4's start index: buckets of 1,024 seconds.
+            let stepsID = try #require(store.knownTypeID(steps))
+            let t = try #require(store.cache.withLock { $0.typeTrees[stepsID] })
+            try lmdbCheck(mdb_drop(txn.txn, t.starts, 0), "drop")
+            let c = try txn.cursor(t.records)
+            defer { c.close() }
+            var entry = try c.first()
+            while let (seq, raw) = entry {
+                let bucket = Int64((RecordView(bytes: raw).start / 1024).rounded(.down))
+                try withUnsafeBytes(of: (UInt64(bitPattern: bucket) ^ 1 << 63).bigEndian) { k in
+                    try withUnsafeBytes(of: seq.bigEndian) { _ = try txn.put(t.starts, k, $0) }
+                }
+                entry = try c.next()
+            }
             try txn.setMetaU64(store.trees, .format, 4)
         }
         store.close()
@@ -141,6 +155,14 @@ import Testing
                                             anchor: nil)
         #expect(found.sampleUUIDs == [run[0].uuid])
         #expect(Set(found.deletedUUIDs) == [small[4].uuid, run[7].uuid, run[1].uuid])
+        // The start index was rebuilt in format 5's buckets.
+        let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(30 * 60)),
+                                         .startDate(.lessThan, t0.addingTimeInterval(105 * 60))])
+        store.planOverride = .startIndex
+        let indexed = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
+        store.planOverride = .changeOrder
+        let walked = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
+        #expect(indexed.sampleUUIDs == walked.sampleUUIDs && indexed.samples.count == 30 + 4)
     }
 
     /// A format-2 store (no zone map) gets its zone map when opened, and

@@ -12,7 +12,7 @@ import FoundationEssentials
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
 /// | `s<id>`       | start-time bucket            | change sequences (duplicates): the start index of `r<id>` |
 /// | `zones`       | type id · position >> 12     | least and greatest start there: the zone map (`ZoneMap`) |
-/// | `uuid_hashes` | bucket of the uuid's hash    | filter · type id << 48 · sequence (duplicates; `UUIDIndex`) |
+/// | `uuid_hashes` | bucket of the uuid's hash    | hash bits · type id · sequence (duplicates; `UUIDIndex`) |
 /// | `uuid_runs`   | run id · first uuid          | a chunk of a sorted run of the UUID index |
 /// | `uuid_gone`   | uuid                         | empty: a pruned UUID that a run still holds |
 /// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
@@ -29,9 +29,12 @@ enum Schema {
     /// store afterwards). 4: the UUID index's runs (`UUIDIndex`), which a
     /// format-3 library would not read; nothing to build on upgrade.
     /// 5: the UUID index's B-tree keyed by UUID (`uuids`) becomes hashed
-    /// buckets (`uuid_hashes`) and pruned marks (`uuid_gone`), moved over
-    /// when an older store is opened. Format 1 (development only) is
-    /// refused.
+    /// buckets (`uuid_hashes`) and pruned marks (`uuid_gone`), and start
+    /// buckets grow from 1,024 to 4,096 seconds; both are rebuilt when an
+    /// older store is opened. A format-4 library still open on the store
+    /// then fails its saves and deletes (its `uuids` tree is gone) and may
+    /// miss samples in start-date queries until it reopens the store, which
+    /// it then refuses. Format 1 (development only) is refused.
     static let format: UInt32 = 5
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones"]
@@ -42,9 +45,11 @@ enum Schema {
 
     /// The start index groups starts in buckets of this many seconds: one
     /// key per bucket, the bucket's change sequences packed as fixed-size
-    /// duplicates (about 10 bytes a sample instead of 26 for a key each).
-    /// The index only narrows a query; the predicate still decides.
-    static let startBucketSeconds = 1024.0
+    /// duplicates (about 11 bytes a sample at one a minute, where a key
+    /// each took 26; 1,024-second buckets took 14, their keys' overhead
+    /// shared by fewer samples). The index only narrows a query, by whole
+    /// buckets at its ends; the predicate still decides.
+    static let startBucketSeconds = 4096.0
 
     /// The start-index key of a start time: its bucket, in an
     /// order-preserving big-endian form.
@@ -68,6 +73,8 @@ enum Schema {
         /// The position up to which the zone map holds every record (a
         /// format-2 library still open on the store appends past it).
         case zoneHead = "zone_head"
+        /// How many buckets the UUID index's hash has (`UUIDBuckets`).
+        case uuidBuckets = "uuid_buckets"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -79,6 +86,7 @@ enum Schema {
             case .nextSource: Self.keys[4]
             case .nextDevice: Self.keys[5]
             case .zoneHead: Self.keys[6]
+            case .uuidBuckets: Self.keys[7]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }

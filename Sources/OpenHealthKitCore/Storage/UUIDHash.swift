@@ -1,8 +1,9 @@
 import FoundationEssentials
 
-/// Where a UUID's entry goes in `uuid_hashes` (`UUIDIndex`): a 32-bit hash
-/// of the UUID, keyed by the store's id, split into the bucket (the tree's
-/// 2-byte key) and the filter (the entry's first 2 bytes).
+/// A UUID's 32-bit hash for `uuid_hashes` (`UUIDIndex`), keyed by the
+/// store's id. Its top bits pick the bucket; its low `keptBits` are kept
+/// in the entry, to tell a bucket's UUIDs apart before reading records and
+/// to split the bucket later.
 ///
 /// Why a hash and not the UUID's own bytes: time-ordered UUIDs (versions 1,
 /// 6 and 7) share their first bytes, and would crowd a few buckets. Why
@@ -10,18 +11,21 @@ import FoundationEssentials
 /// many share one bucket and filter, which costs a record read each.
 struct UUIDHash: Sendable {
     private let k0, k1: UInt64
-    /// Tests: every UUID in one bucket with one filter, so that every
-    /// lookup reads records to tell UUIDs apart.
+    /// Tests: every UUID has one hash, so that every lookup reads records
+    /// to tell UUIDs apart.
     let collideAll: Bool
+
+    /// The bits of the hash an entry keeps.
+    static let keptBits: UInt32 = 22
+    static let keptMask: UInt32 = 1 << keptBits - 1
 
     init(storeID: UUID, collideAll: Bool = false) {
         let key = PendingUUID(storeID)
         (k0, k1, self.collideAll) = (key.high, key.low, collideAll)
     }
 
-    /// The bucket in the high 16 bits, the filter in the low 16.
     @inline(__always)
-    func slot(_ u: PendingUUID) -> UInt32 {
+    func callAsFunction(_ u: PendingUUID) -> UInt32 {
         if collideAll { return 0 }
         let a = (u.high ^ k0) &* 0xBF58_476D_1CE4_E5B9
         let b = (u.low ^ k1) &* 0x94D0_49BB_1331_11EB
@@ -35,5 +39,37 @@ struct UUIDHash: Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// How many buckets `uuid_hashes` has, and which one holds a hash: linear
+/// hashing. With `count` = 2^level + next, buckets below `next` were split
+/// in this round and are picked by level + 1 top bits of the hash, the
+/// rest by `level` bits. A bucket's key is its top bits followed by zeros,
+/// so splitting one keeps half its entries under the same key and moves
+/// those with the next bit set to a new key.
+struct UUIDBuckets: Equatable {
+    /// Never fewer: with `level` ≥ 10, the bit a split looks at (31 − level)
+    /// is among the 22 an entry keeps.
+    static let minimum: UInt64 = 1024
+    var count: UInt64
+
+    var level: UInt32 { UInt32(63 - count.leadingZeroBitCount) }
+    /// The next bucket to split (of those picked by `level` bits).
+    var next: UInt32 { UInt32(count - 1 << level) }
+
+    /// The key of the bucket holding `hash`.
+    func key(of hash: UInt32) -> UInt32 {
+        var bits = level
+        if hash >> (32 - bits) < next { bits += 1 }
+        return bits == 32 ? hash : (hash >> (32 - bits)) << (32 - bits)
+    }
+
+    /// The next split: the bucket that splits, the bit that decides which of
+    /// its entries move, and the key they move to.
+    var split: (key: UInt32, bit: UInt32, to: UInt32) {
+        let bit: UInt32 = 1 << (31 - level)
+        let key = next << (32 - level)
+        return (key, bit, key | bit)
     }
 }

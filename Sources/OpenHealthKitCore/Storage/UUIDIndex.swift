@@ -6,15 +6,16 @@ import FoundationEssentials
 ///
 /// - `uuid_hashes`: saves of a few samples insert here, and every later
 ///   change of an entry goes here (a deletion's new position). A UUID's
-///   hash (`UUIDHash`) picks one of 65,536 buckets, the tree's 2-byte
-///   keys; each bucket holds 10-byte entries packed as fixed-size
-///   duplicates: a 2-byte filter from the same hash, then the packed value
-///   (big-endian). The UUID itself is not stored: an entry whose filter
-///   matches is confirmed by reading its record, which begins with the
-///   UUID (a tombstone's too). About 17 bytes a UUID on disk, where a
-///   B-tree keyed by the UUID took 50 (random keys fill its leaves to
-///   about 70 %, and each entry carried a 16-byte key and an 8-byte node
-///   header).
+///   hash (`UUIDHash`) picks a bucket, the tree's 4-byte key; the buckets
+///   grow in number with the entries, about 32 entries each (`UUIDBuckets`,
+///   linear hashing), so that a bucket stays inside its leaf. Each bucket
+///   holds 10-byte entries packed as fixed-size duplicates: the hash's low
+///   22 bits, then the packed value (`withEntry`). The UUID itself is not
+///   stored: an entry whose bits match is confirmed by reading its record,
+///   which begins with the UUID (a tombstone's too). About 15 bytes a UUID
+///   on disk, where a B-tree keyed by the UUID took 50 (random keys fill
+///   its leaves to about 70 %, and each entry carried a 16-byte key and an
+///   8-byte node header).
 /// - `uuid_runs`: sorted runs. A save of many samples writes its entries
 ///   as one new run, packed in chunks of `chunkEntries` (key: run id and
 ///   the chunk's first UUID, big-endian; value: 24-byte entries, the UUID's
@@ -32,40 +33,48 @@ import FoundationEssentials
 /// the newest, then in `uuid_gone`, then in the runs, newest first.
 struct UUIDIndex {
     let txn: Txn
-    let hashes, gone, runTree: MDB_dbi
+    let trees: FixedTrees
     let hash: UUIDHash
-    /// The record tree of a type id, to confirm a filter's match; nil
-    /// when the caller has no use for entries of that type (they are then
-    /// never reported as found).
+    /// The record tree of a type id, to confirm a hash's match; nil when
+    /// the caller has no use for entries of that type (they are then never
+    /// reported as found).
     let records: (UInt16) throws -> MDB_dbi?
     /// The runs' ids, oldest first; read on first use.
     private var ids: [UInt32]?
+    /// The buckets of `uuid_hashes`; read on first use.
+    private var buckets: UUIDBuckets?
 
     let tuning: Tuning
 
-    /// When runs are written and merged (tests make both small).
+    /// When runs are written and merged, and buckets split (tests make
+    /// them small).
     struct Tuning: Sendable {
         /// Saves of at least this many new UUIDs write a run.
         var runThreshold = 20_000
         /// More runs than this are merged into one.
         var maxRuns = 8
+        /// A bucket splits when there are more entries than this many per
+        /// bucket.
+        var bucketLoad: UInt64 = 64
     }
 
     static let chunkEntries = 2048
     static let entrySize = 24
-    /// A `uuid_hashes` entry: filter, then the packed value.
+    /// A `uuid_hashes` entry: the hash's kept bits, then the packed value.
     static let hashedEntrySize = 10
 
     init(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash, tuning: Tuning = Tuning(),
          records: @escaping (UInt16) throws -> MDB_dbi?) {
         self.txn = txn
+        self.trees = trees
         self.hash = hash
         self.tuning = tuning
         self.records = records
-        hashes = trees.uuidHashes
-        gone = trees.uuidGone
-        runTree = trees.uuidRuns
     }
+
+    private var hashes: MDB_dbi { trees.uuidHashes }
+    private var gone: MDB_dbi { trees.uuidGone }
+    private var runTree: MDB_dbi { trees.uuidRuns }
 
     // MARK: Reading
 
@@ -79,13 +88,14 @@ struct UUIDIndex {
     }
 
     /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
-    /// filter, the one whose record has its UUID.
-    private func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {
-        let slot = hash.slot(key)
-        return try Self.withBucket(slot) { bucket in
-            try Self.withHashedEntry(slot, 0) { least in
+    /// hash bits, the one whose record has its UUID.
+    private mutating func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {
+        let h = hash(key)
+        let kept = h & UUIDHash.keptMask
+        return try Self.withKey(try bucketKey(of: h)) { bucket in
+            try Self.withEntry(kept, 0) { least in
                 var entry = try c.seekDuplicate(bucket, atLeast: least)
-                while let e = entry, e.count == Self.hashedEntrySize, Self.filter(of: e) == UInt16(truncatingIfNeeded: slot) {
+                while let e = entry, e.count == Self.hashedEntrySize, Self.kept(of: e) == kept {
                     let value = Self.value(of: e)
                     if try recordHolds(key, value) { return value }
                     entry = try c.nextRaw(MDB_NEXT_DUP)?.1
@@ -104,6 +114,11 @@ struct UUIDIndex {
         }
         return UInt64(bigEndian: r.loadUnaligned(as: UInt64.self)) == key.high
             && UInt64(bigEndian: r.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) == key.low
+    }
+
+    private mutating func bucketKey(of h: UInt32) throws -> UInt32 {
+        if buckets == nil { buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, try txn.metaU64(trees, .uuidBuckets))) }
+        return buckets!.key(of: h)
     }
 
     private func isGone(_ key: PendingUUID) throws -> Bool {
@@ -159,18 +174,21 @@ struct UUIDIndex {
 
     private mutating func insertHashed(_ pending: [PendingUUID]) throws {
         let hasRuns = !(try runIDs().isEmpty)
-        // In bucket order, the cursor moves forward through the tree.
-        var order = pending.indices.map { (slot: hash.slot(pending[$0]), index: $0) }
-        order.sort { $0.slot < $1.slot }
+        // In hash order, the cursor moves forward through the tree.
+        var order = pending.indices.map { (hash: hash(pending[$0]), index: $0) }
+        order.sort { $0.hash < $1.hash }
         let c = try txn.cursor(hashes)
         defer { c.close() }
-        for (slot, i) in order {
+        for (h, i) in order {
             let p = pending[i]
             if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
             // A run may hold it, unless it was pruned since.
-            if hasRuns, try !unmarkGone(p), try runValue(p) != nil { throw Self.duplicate(p) }
-            try put(slot, p.value, c)
+            if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
+            try Self.withKey(try bucketKey(of: h)) { k in
+                try Self.withEntry(h & UUIDHash.keptMask, p.value) { v in _ = try c.put(k, v) }
+            }
         }
+        try grow()
     }
 
     /// Removes `key`'s mark in `uuid_gone`; whether there was one.
@@ -179,9 +197,37 @@ struct UUIDIndex {
         return try key.withKeyBytes { try txn.delete(gone, $0) }
     }
 
-    private func put(_ slot: UInt32, _ value: UInt64, _ c: Cursor) throws {
-        try Self.withBucket(slot) { k in
-            try Self.withHashedEntry(slot, value) { v in _ = try c.put(k, v) }
+    /// Splits buckets until they hold `bucketLoad` entries each on average.
+    private mutating func grow() throws {
+        _ = try bucketKey(of: 0)
+        var b = buckets!
+        let entries = UInt64(txn.entries(hashes))
+        guard entries > b.count * tuning.bucketLoad else { return }
+        let c = try txn.cursor(hashes)
+        defer { c.close() }
+        while entries > b.count * tuning.bucketLoad {
+            try split(b, c)
+            b.count += 1
+        }
+        buckets = b
+        try txn.setMetaU64(trees, .uuidBuckets, b.count)
+    }
+
+    /// Moves the entries of `b`'s next bucket to split whose hash has the
+    /// split's bit set.
+    private func split(_ b: UUIDBuckets, _ c: Cursor) throws {
+        let (from, bit, to) = b.split
+        var moving: [(kept: UInt32, value: UInt64)] = []
+        try Self.withKey(from) { k in
+            var entry = try c.findRaw(k)
+            while let e = entry, e.count == Self.hashedEntrySize {
+                if Self.kept(of: e) & bit != 0 { moving.append((Self.kept(of: e), Self.value(of: e))) }
+                entry = try c.nextRaw(MDB_NEXT_DUP)?.1
+            }
+            for m in moving { _ = try Self.withEntry(m.kept, m.value) { try txn.delete(hashes, k, value: $0) } }
+        }
+        try Self.withKey(to) { k in
+            for m in moving { try Self.withEntry(m.kept, m.value) { _ = try c.put(k, $0) } }
         }
     }
 
@@ -221,20 +267,20 @@ struct UUIDIndex {
     /// Points the entry of `uuid`, which was at `old` (packed type id and
     /// sequence), at `new` (a deletion's new position). An entry in a run
     /// stays there, hidden by the new one.
-    func move(_ uuid: PendingUUID, from old: UInt64, to new: UInt64) throws {
-        let slot = hash.slot(uuid)
-        try Self.withBucket(slot) { k in
-            _ = try Self.withHashedEntry(slot, old) { v in try txn.delete(hashes, k, value: v) }
-            try Self.withHashedEntry(slot, new) { v in _ = try txn.put(hashes, k, v) }
+    mutating func move(_ uuid: PendingUUID, from old: UInt64, to new: UInt64) throws {
+        let h = hash(uuid)
+        try Self.withKey(try bucketKey(of: h)) { k in
+            _ = try Self.withEntry(h & UUIDHash.keptMask, old) { try txn.delete(hashes, k, value: $0) }
+            try Self.withEntry(h & UUIDHash.keptMask, new) { _ = try txn.put(hashes, k, $0) }
         }
     }
 
     /// Forgets `uuid`, whose entry is `value` (a pruned deleted object):
     /// its `uuid_hashes` entry goes, and a run's entry of it is marked gone.
     mutating func remove(_ uuid: PendingUUID, value: UInt64) throws {
-        let slot = hash.slot(uuid)
-        _ = try Self.withBucket(slot) { k in
-            try Self.withHashedEntry(slot, value) { v in try txn.delete(hashes, k, value: v) }
+        let h = hash(uuid)
+        _ = try Self.withKey(try bucketKey(of: h)) { k in
+            try Self.withEntry(h & UUIDHash.keptMask, value) { try txn.delete(hashes, k, value: $0) }
         }
         if try runValue(uuid) != nil {
             _ = try uuid.withKeyBytes { k in try txn.put(gone, k, UnsafeRawBufferPointer(start: nil, count: 0)) }
@@ -246,6 +292,9 @@ struct UUIDIndex {
     /// `uuid_hashes` and `uuid_gone`, then deletes the tree.
     static func adopt(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash) throws {
         guard let old = try txn.openTree("uuids", create: false) else { return }
+        // As many buckets as the entries need: no splits.
+        let buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, UInt64(txn.entries(old)) / Tuning().bucketLoad))
+        try txn.setMetaU64(trees, .uuidBuckets, buckets.count)
         let c = try txn.cursor(old)
         defer { c.close() }
         var op = MDB_FIRST
@@ -253,13 +302,14 @@ struct UUIDIndex {
             op = MDB_NEXT
             guard k.count == 16, v.count == 8 else { throw OHKError(.storage, "corrupt entry in the UUID index") }
             let value = UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
-            let key = PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
-                                  low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value)
             if value == UInt64.max {
                 try txn.put(trees.uuidGone, k, UnsafeRawBufferPointer(start: nil, count: 0))
-            } else {
-                let slot = hash.slot(key)
-                try withBucket(slot) { b in try withHashedEntry(slot, value) { e in _ = try txn.put(trees.uuidHashes, b, e) } }
+                continue
+            }
+            let h = hash(PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
+                                     low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value))
+            try withKey(buckets.key(of: h)) { b in
+                try withEntry(h & UUIDHash.keptMask, value) { _ = try txn.put(trees.uuidHashes, b, $0) }
             }
         }
         try lmdbCheck(mdb_drop(txn.txn, old, 1), "cannot delete the old UUID index")
@@ -267,26 +317,31 @@ struct UUIDIndex {
 
     // MARK: Entries of `uuid_hashes`
 
-    /// The 2-byte bucket key of `slot`.
-    static func withBucket<T>(_ slot: UInt32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try withUnsafeBytes(of: UInt16(truncatingIfNeeded: slot >> 16).bigEndian, body)
+    /// A bucket's 4-byte key.
+    static func withKey<T>(_ key: UInt32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try withUnsafeBytes(of: key.bigEndian, body)
     }
 
-    /// The 10 bytes of an entry: `slot`'s filter, then `value`, big-endian.
-    static func withHashedEntry<T>(_ slot: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try withUnsafeTemporaryAllocation(byteCount: hashedEntrySize, alignment: 1) { e in
-            e.storeBytes(of: UInt16(truncatingIfNeeded: slot).bigEndian, toByteOffset: 0, as: UInt16.self)
-            e.storeBytes(of: value.bigEndian, toByteOffset: 2, as: UInt64.self)
+    /// An entry: one 80-bit big-endian number, the hash's `kept` bits
+    /// (22) above the packed value's 58 (a type id is below 1024: 10 bits,
+    /// then the sequence's 48), so that a bucket's entries sort by hash.
+    static func withEntry<T>(_ kept: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        precondition(value >> 58 == 0, "type id out of range")
+        let high = UInt16(truncatingIfNeeded: kept >> 6), low = UInt64(kept & 63) << 58 | value
+        return try withUnsafeTemporaryAllocation(byteCount: hashedEntrySize, alignment: 1) { e in
+            e.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt16.self)
+            e.storeBytes(of: low.bigEndian, toByteOffset: 2, as: UInt64.self)
             return try body(UnsafeRawBufferPointer(e))
         }
     }
 
-    static func filter(of entry: UnsafeRawBufferPointer) -> UInt16 {
-        UInt16(bigEndian: entry.loadUnaligned(as: UInt16.self))
+    static func kept(of entry: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(UInt16(bigEndian: entry.loadUnaligned(as: UInt16.self))) << 6
+            | UInt32(UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self)) >> 58)
     }
 
     static func value(of entry: UnsafeRawBufferPointer) -> UInt64 {
-        UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
+        UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self)) & (1 << 58 - 1)
     }
 
     // MARK: Runs

@@ -118,16 +118,19 @@ struct WriteContext {
             throw OHKError(.storage, "cannot open the start index of type id \(id)")
         }
         let t = TypeTrees(records: records, starts: starts)
-        if txn.entries(starts) == 0 && txn.entries(records) > 0 {
-            let cursor = try txn.cursor(records)
-            defer { cursor.close() }
-            var entry = try cursor.first()
-            while let (seq, raw) = entry {
-                try putStart(txn, t, start: RecordView(bytes: raw).start, seq: seq)
-                entry = try cursor.next()
-            }
-        }
+        if txn.entries(starts) == 0 && txn.entries(records) > 0 { try buildStarts(txn, t) }
         return t
+    }
+
+    /// Fills a type's empty start index from its records.
+    static func buildStarts(_ txn: Txn, _ t: TypeTrees) throws {
+        let cursor = try txn.cursor(t.records)
+        defer { cursor.close() }
+        var entry = try cursor.first()
+        while let (seq, raw) = entry {
+            try putStart(txn, t, start: RecordView(bytes: raw).start, seq: seq)
+            entry = try cursor.next()
+        }
     }
 
     /// Writes a record of type `typeID` at the new position `seq`, with
