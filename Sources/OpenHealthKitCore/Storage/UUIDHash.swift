@@ -8,7 +8,7 @@ import FoundationEssentials
 /// Why a hash and not the UUID's own bytes: time-ordered UUIDs (versions 1,
 /// 6 and 7) share their first bytes, and would crowd a few buckets. Why
 /// keyed: UUIDs come from callers, and with a public hash anyone could make
-/// many share one bucket and filter, which costs a record read each.
+/// many share one hash, which costs a record read each.
 struct UUIDHash: Sendable {
     private let k0, k1: UInt64
     /// Tests: every UUID has one hash, so that every lookup reads records

@@ -7,15 +7,16 @@ import FoundationEssentials
 /// - `uuid_hashes`: saves of a few samples insert here, and every later
 ///   change of an entry goes here (a deletion's new position). A UUID's
 ///   hash (`UUIDHash`) picks a bucket, the tree's 4-byte key; the buckets
-///   grow in number with the entries, about 32 entries each (`UUIDBuckets`,
-///   linear hashing), so that a bucket stays inside its leaf. Each bucket
-///   holds 10-byte entries packed as fixed-size duplicates: the hash's low
-///   22 bits, then the packed value (`withEntry`). The UUID itself is not
-///   stored: an entry whose bits match is confirmed by reading its record,
-///   which begins with the UUID (a tombstone's too). About 15 bytes a UUID
-///   on disk, where a B-tree keyed by the UUID took 50 (random keys fill
-///   its leaves to about 70 %, and each entry carried a 16-byte key and an
-///   8-byte node header).
+///   grow in number with the entries, `bucketLoad` entries each on average
+///   at most (`UUIDBuckets`, linear hashing), so that a bucket stays inside
+///   its leaf. Each bucket holds 10-byte entries packed as fixed-size
+///   duplicates: the hash's low 22 bits, then the packed value
+///   (`withEntry`). The UUID itself is not stored: an entry whose bits
+///   match is confirmed by reading its record, which begins with the UUID
+///   (a tombstone's too). About 15 bytes a UUID on disk at a million, where
+///   a B-tree keyed by the UUID took 50 (random keys fill its leaves to
+///   about 70 %, and each entry carried a 16-byte key and an 8-byte node
+///   header).
 /// - `uuid_runs`: sorted runs. A save of many samples writes its entries
 ///   as one new run, packed in chunks of `chunkEntries` (key: run id and
 ///   the chunk's first UUID, big-endian; value: 24-byte entries, the UUID's
