@@ -156,13 +156,20 @@ import Testing
         #expect(found.sampleUUIDs == [run[0].uuid])
         #expect(Set(found.deletedUUIDs) == [small[4].uuid, run[7].uuid, run[1].uuid])
         // The start index was rebuilt in format 5's buckets.
-        let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(30 * 60)),
-                                         .startDate(.lessThan, t0.addingTimeInterval(105 * 60))])
-        store.planOverride = .startIndex
-        let indexed = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
+        let (indexed, walked) = try stepsStartingIn(30..<105, store, by: .startIndex)
+        #expect(indexed == walked && indexed.count == 30 + 4)
+    }
+
+    /// The steps that start in `minutes` (after `t0`), found by `plan` and by
+    /// the walk of the change order.
+    private func stepsStartingIn(_ minutes: Range<Int>, _ store: Store, by plan: QueryPlan) throws -> (planned: [UUID], walked: [UUID]) {
+        let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(Double(minutes.lowerBound) * 60)),
+                                         .startDate(.lessThan, t0.addingTimeInterval(Double(minutes.upperBound) * 60))])
+        defer { store.planOverride = nil }
+        store.planOverride = plan
+        let planned = try store.anchoredQuery(type: steps, predicate: range, anchor: nil).sampleUUIDs
         store.planOverride = .changeOrder
-        let walked = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
-        #expect(indexed.sampleUUIDs == walked.sampleUUIDs && indexed.samples.count == 30 + 4)
+        return (planned, try store.anchoredQuery(type: steps, predicate: range, anchor: nil).sampleUUIDs)
     }
 
     /// A format-2 store (no zone map) gets its zone map when opened, and
@@ -186,13 +193,8 @@ import Testing
         defer { store.close() }
         #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         #expect(try store.env.read { txn in txn.entries(store.trees.zones) } == zonesWritten)
-        let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(100 * 60)),
-                                         .startDate(.lessThan, t0.addingTimeInterval(5000 * 60))])
-        store.planOverride = .zoneMap
-        let zoned = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
-        store.planOverride = .changeOrder
-        let walked = try store.anchoredQuery(type: steps, predicate: range, anchor: nil)
-        #expect(zoned.sampleUUIDs == walked.sampleUUIDs && zoned.samples.count == 4900)
+        let (zoned, walked) = try stepsStartingIn(100..<5000, store, by: .zoneMap)
+        #expect(zoned == walked && zoned.count == 4900)
     }
 
     /// A format-2 library open on a store while another process upgrades
