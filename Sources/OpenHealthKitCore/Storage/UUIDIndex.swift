@@ -13,7 +13,7 @@ import FoundationEssentials
 ///   duplicates: the hash's low 22 bits, then the packed value
 ///   (`withEntry`). The UUID itself is not stored: an entry whose bits
 ///   match is confirmed by reading its record, which begins with the UUID
-///   (a tombstone's too). About 15 bytes a UUID on disk at a million, where
+///   (a tombstone's too). About 17 bytes a UUID on disk at a million, where
 ///   a B-tree keyed by the UUID took 50 (random keys fill its leaves to
 ///   about 70 %, and each entry carried a 16-byte key and an 8-byte node
 ///   header).
