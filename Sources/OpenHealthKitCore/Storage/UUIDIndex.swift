@@ -118,8 +118,15 @@ struct UUIDIndex {
     }
 
     private mutating func bucketKey(of h: UInt32) throws -> UInt32 {
-        if buckets == nil { buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, try txn.metaU64(trees, .uuidBuckets))) }
-        return buckets!.key(of: h)
+        try currentBuckets().key(of: h)
+    }
+
+    /// The buckets of `uuid_hashes`, read from meta on first use.
+    private mutating func currentBuckets() throws -> UUIDBuckets {
+        if let buckets { return buckets }
+        let b = UUIDBuckets(count: max(UUIDBuckets.minimum, try txn.metaU64(trees, .uuidBuckets)))
+        buckets = b
+        return b
     }
 
     private func isGone(_ key: PendingUUID) throws -> Bool {
@@ -200,8 +207,7 @@ struct UUIDIndex {
 
     /// Splits buckets until they hold `bucketLoad` entries each on average.
     private mutating func grow() throws {
-        _ = try bucketKey(of: 0)
-        var b = buckets!
+        var b = try currentBuckets()
         let entries = UInt64(txn.entries(hashes))
         guard entries > b.count * tuning.bucketLoad else { return }
         let c = try txn.cursor(hashes)
