@@ -92,17 +92,14 @@ struct UUIDIndex {
     /// hash bits, the one whose record has its UUID.
     private mutating func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {
         let h = hash(key)
-        let kept = h & UUIDHash.keptMask
-        return try Self.withKey(try bucketKey(of: h)) { bucket in
-            try Self.withEntry(kept, 0) { least in
-                var entry = try c.seekDuplicate(bucket, atLeast: least)
-                while let e = entry, e.count == Self.hashedEntrySize, Self.kept(of: e) == kept {
-                    let value = Self.value(of: e)
-                    if try recordHolds(key, value) { return value }
-                    entry = try c.nextRaw(MDB_NEXT_DUP)?.1
-                }
-                return nil
+        return try Self.withPlace(try bucketKey(of: h), h, 0) { bucket, least in
+            var entry = try c.seekDuplicate(bucket, atLeast: least)
+            while let e = entry, e.count == Self.hashedEntrySize, Self.kept(of: e) == h & UUIDHash.keptMask {
+                let value = Self.value(of: e)
+                if try recordHolds(key, value) { return value }
+                entry = try c.nextRaw(MDB_NEXT_DUP)?.1
             }
+            return nil
         }
     }
 
@@ -192,9 +189,7 @@ struct UUIDIndex {
             if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
             // A run may hold it, unless it was pruned since.
             if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
-            try Self.withKey(try bucketKey(of: h)) { k in
-                try Self.withEntry(h & UUIDHash.keptMask, p.value) { v in _ = try c.put(k, v) }
-            }
+            try Self.withPlace(try bucketKey(of: h), h, p.value) { _ = try c.put($0, $1) }
         }
         try grow()
     }
@@ -276,9 +271,9 @@ struct UUIDIndex {
     /// stays there, hidden by the new one.
     mutating func move(_ uuid: PendingUUID, from old: UInt64, to new: UInt64) throws {
         let h = hash(uuid)
-        try Self.withKey(try bucketKey(of: h)) { k in
-            _ = try Self.withEntry(h & UUIDHash.keptMask, old) { try txn.delete(hashes, k, value: $0) }
-            try Self.withEntry(h & UUIDHash.keptMask, new) { _ = try txn.put(hashes, k, $0) }
+        try Self.withPlace(try bucketKey(of: h), h, old) { k, entry in
+            _ = try txn.delete(hashes, k, value: entry)
+            try Self.withEntry(h, new) { _ = try txn.put(hashes, k, $0) }
         }
     }
 
@@ -286,9 +281,7 @@ struct UUIDIndex {
     /// its `uuid_hashes` entry goes, and a run's entry of it is marked gone.
     mutating func remove(_ uuid: PendingUUID, value: UInt64) throws {
         let h = hash(uuid)
-        _ = try Self.withKey(try bucketKey(of: h)) { k in
-            try Self.withEntry(h & UUIDHash.keptMask, value) { try txn.delete(hashes, k, value: $0) }
-        }
+        _ = try Self.withPlace(try bucketKey(of: h), h, value) { try txn.delete(hashes, $0, value: $1) }
         if try runValue(uuid) != nil {
             _ = try uuid.withKeyBytes { k in try txn.put(gone, k, UnsafeRawBufferPointer(start: nil, count: 0)) }
         }
@@ -315,25 +308,30 @@ struct UUIDIndex {
             }
             let h = hash(PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
                                      low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value))
-            try withKey(buckets.key(of: h)) { b in
-                try withEntry(h & UUIDHash.keptMask, value) { _ = try txn.put(trees.uuidHashes, b, $0) }
-            }
+            try withPlace(buckets.key(of: h), h, value) { _ = try txn.put(trees.uuidHashes, $0, $1) }
         }
         try lmdbCheck(mdb_drop(txn.txn, old, 1), "cannot delete the old UUID index")
     }
 
     // MARK: Entries of `uuid_hashes`
 
+    /// A bucket's key and the entry of hash `h` and `value`.
+    static func withPlace<T>(_ key: UInt32, _ h: UInt32, _ value: UInt64,
+                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        try withKey(key) { k in try withEntry(h, value) { try body(k, $0) } }
+    }
+
     /// A bucket's 4-byte key.
     static func withKey<T>(_ key: UInt32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         try withUnsafeBytes(of: key.bigEndian, body)
     }
 
-    /// An entry: one 80-bit big-endian number, the hash's `kept` bits
-    /// (22) above the packed value's 58 (a type id is below 1024: 10 bits,
+    /// An entry: one 80-bit big-endian number, the kept bits (22) of hash
+    /// `h` above the packed value's 58 (a type id is below 1024: 10 bits,
     /// then the sequence's 48), so that a bucket's entries sort by hash.
-    static func withEntry<T>(_ kept: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    static func withEntry<T>(_ h: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
         precondition(value >> 58 == 0, "type id out of range")
+        let kept = h & UUIDHash.keptMask
         let high = UInt16(truncatingIfNeeded: kept >> 6), low = UInt64(kept & 63) << 58 | value
         return try withUnsafeTemporaryAllocation(byteCount: hashedEntrySize, alignment: 1) { e in
             e.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt16.self)
