@@ -26,6 +26,9 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
     let offset: Double
 
     public init(_ text: String) throws {
+        guard text.utf8.count <= UnitLimits.textBytes else {
+            throw OHKError(.invalidUnit, "unit string of \(text.utf8.count) bytes is longer than the limit of \(UnitLimits.textBytes)")
+        }
         var parser = UnitParser(text)
         let factors = try parser.parseAll()
         try self.init(factors: factors, source: text)
@@ -41,14 +44,17 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
             }
         }
         merged.removeAll { $0.exponent == 0 }
-        var dimension = UnitDimension.none
+        var exponents = [Int](repeating: 0, count: 16)
         var scale = 1.0
         var offset = 0.0
         for f in merged {
             guard let atom = UnitAtoms.resolve(f.atom) else {
                 throw OHKError(.invalidUnit, "unknown unit '\(f.atom)' in '\(source)'")
             }
-            dimension = dimension.adding(atom.dimension, times: f.exponent)
+            guard abs(f.exponent) <= UnitLimits.exponent else {
+                throw OHKError(.invalidUnit, "'\(f.atom)' is raised to the power \(f.exponent) in '\(source)'; powers go up to \(UnitLimits.exponent)")
+            }
+            for lane in 0..<16 { exponents[lane] += Int(atom.dimension.exponents[lane]) * f.exponent }
             scale *= UnitAtoms.power(atom.scale, f.exponent)
             if atom.offset != 0 {
                 guard merged.count == 1, f.exponent == 1 else {
@@ -57,6 +63,13 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
                 offset = atom.offset
             }
         }
+        // Dimensions are kept as 8-bit powers, which must not wrap, and a
+        // scale must be a finite, non-zero number.
+        guard exponents.allSatisfy({ abs($0) <= Int(Int8.max) }), scale.isFinite, scale != 0 else {
+            throw OHKError(.invalidUnit, "'\(source)' is too large or too small a unit")
+        }
+        var dimension = UnitDimension.none
+        for lane in 0..<16 { dimension.exponents[lane] = Int8(exponents[lane]) }
         self.factors = merged
         self.dimension = dimension
         self.scale = scale
@@ -89,7 +102,11 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
         }
         // Same dimension, scale and offset: the same unit, whatever its spelling.
         if scale == target.scale && offset == target.offset { return value }
-        return ((value + offset) * scale) / target.scale - target.offset
+        let converted = ((value + offset) * scale) / target.scale - target.offset
+        guard converted.isFinite || !value.isFinite else {
+            throw OHKError(.invalidValue, "\(value) \(self) is out of range in '\(target)'")
+        }
+        return converted
     }
 
     public static func == (a: HealthUnit, b: HealthUnit) -> Bool { a.factors == b.factors }
@@ -117,11 +134,25 @@ public struct UnitDimension: Hashable, Sendable {
     public func hash(into h: inout Hasher) { h.combine(exponents) }
 }
 
+/// What a unit string may hold (docs/predicates.md, "Limits"): HealthKit's
+/// own units are a few characters with powers of 1 to 3, and these bounds
+/// keep hostile strings to a bounded time and stack.
+public enum UnitLimits {
+    /// Bytes of a unit string (UTF-8).
+    public static let textBytes = 256
+    /// Parentheses nested in each other.
+    public static let nesting = 16
+    /// The largest power of a unit, written (`m^3`) or as it results
+    /// (`(m^2)^3`, `m*m*m`).
+    public static let exponent = 32
+}
+
 /// Recursive-descent parser for the grammar documented on `HealthUnit`.
 struct UnitParser {
     let chars: [Character]
     let text: String
     var i = 0
+    var depth = 0
 
     init(_ text: String) {
         self.text = text
@@ -169,8 +200,11 @@ struct UnitParser {
         guard i < chars.count else { throw error("expected a unit") }
         var inner: [HealthUnit.Factor]
         if chars[i] == "(" {
+            guard depth < UnitLimits.nesting else { throw error("parentheses nested deeper than \(UnitLimits.nesting)") }
             i += 1
+            depth += 1
             inner = try parseUnit()
+            depth -= 1
             skipSpaces()
             guard i < chars.count, chars[i] == ")" else { throw error("expected ')'") }
             i += 1
@@ -183,7 +217,14 @@ struct UnitParser {
         if i < chars.count, chars[i] == "^" {
             i += 1
             let e = try parseInteger()
-            inner = inner.map { .init(atom: $0.atom, exponent: $0.exponent * e) }
+            inner = try inner.map { f in
+                // Both are at most the limit, so the product cannot overflow.
+                let power = f.exponent * e
+                guard abs(power) <= UnitLimits.exponent else {
+                    throw error("'\(f.atom)' raised to the power \(power); powers go up to \(UnitLimits.exponent)")
+                }
+                return .init(atom: f.atom, exponent: power)
+            }
         }
         return inner
     }
@@ -212,8 +253,17 @@ struct UnitParser {
     private mutating func parseInteger() throws -> Int {
         let start = i
         if i < chars.count, chars[i] == "-" { i += 1 }
-        while i < chars.count, chars[i].isNumber { i += 1 }
-        guard let n = Int(String(chars[start..<i])), n != 0 else { throw error("expected a non-zero integer exponent") }
+        while i < chars.count, chars[i].isASCII, chars[i].isNumber { i += 1 }
+        let digits = String(chars[start..<i])
+        guard let n = Int(digits), n != 0 else {
+            // Digits that do not fit an Int are a power out of range too.
+            let tooLong = Int(digits) == nil && digits.contains { $0.isNumber }
+            throw error(tooLong ? "the power \(digits) is out of range; powers go up to \(UnitLimits.exponent)"
+                                : "expected a non-zero integer exponent")
+        }
+        guard abs(n) <= UnitLimits.exponent else {
+            throw error("the power \(n) is out of range; powers go up to \(UnitLimits.exponent)")
+        }
         return n
     }
 }

@@ -14,8 +14,23 @@ struct PredicateToken: Equatable {
     let offset: Int
 }
 
+/// What predicate text may hold (docs/predicates.md, "Limits"): past
+/// these, text is refused with `.invalidPredicate` before any work that
+/// grows with it, so hostile text costs a bounded time and stack.
+public enum PredicateLimits {
+    /// Bytes of text (UTF-8): room for an IN list of some 25,000 UUIDs.
+    public static let textBytes = 1 << 20
+    /// Parentheses, NOT, AND(…)/OR(…) and {…} lists nested in each other.
+    public static let nesting = 256
+    /// The largest parameter number, `$n`.
+    public static let parameter = 65_535
+}
+
 enum PredicateLexer {
     static func tokens(_ text: String) throws -> [PredicateToken] {
+        guard text.utf8.count <= PredicateLimits.textBytes else {
+            throw OHKError(.invalidPredicate, "predicate text of \(text.utf8.count) bytes is longer than the limit of \(PredicateLimits.textBytes)")
+        }
         let b = Array(text.utf8)
         var out: [PredicateToken] = []
         var i = 0
@@ -41,7 +56,13 @@ enum PredicateLexer {
             } else if c == 36 {  // $n
                 i += 1
                 var n = 0
-                while i < b.count, isDigit(b[i]) { n = n * 10 + Int(b[i] - 48); i += 1 }
+                while i < b.count, isDigit(b[i]) {
+                    n = n * 10 + Int(b[i] - 48)
+                    i += 1
+                    guard n <= PredicateLimits.parameter else {
+                        throw OHKError(.invalidPredicate, "at offset \(start): parameter numbers go up to $\(PredicateLimits.parameter)")
+                    }
+                }
                 guard i > start + 1, n >= 1 else { throw fail("expected a parameter number after $") }
                 out.append(.init(kind: .parameter(n), offset: start))
             } else if isDigit(c) || ((c == 45 || c == 43) && i + 1 < b.count && isDigit(b[i + 1])) {

@@ -32,6 +32,8 @@ struct PredicateParser {
     let type: SampleType?
     private var pos = 0
     private var used = Set<Int>()
+    /// How deep the descent is (`nested`).
+    private var depth = 0
 
     init(tokens: [PredicateToken], arguments: [PredicateValue], type: SampleType?) {
         self.tokens = tokens
@@ -79,6 +81,17 @@ struct PredicateParser {
         return false
     }
 
+    /// Runs one level of nesting: deeper than `PredicateLimits.nesting`
+    /// is an error, not a stack overflow.
+    private mutating func nested<T>(_ body: (inout PredicateParser) throws -> T) throws -> T {
+        guard depth < PredicateLimits.nesting else {
+            throw error("nesting deeper than \(PredicateLimits.nesting) levels")
+        }
+        depth += 1
+        defer { depth -= 1 }
+        return try body(&self)
+    }
+
     private mutating func expectSymbol(_ s: String) throws {
         guard isSymbol(peek.kind, s) else { throw error("expected '\(s)'") }
         pos += 1
@@ -107,7 +120,7 @@ struct PredicateParser {
     private mutating func parseNot() throws -> SamplePredicate {
         if isKeyword(peek.kind, "NOT") || isSymbol(peek.kind, "!") {
             pos += 1
-            return .not(try parseNot())
+            return .not(try nested { try $0.parseNot() })
         }
         return try parsePrimary()
     }
@@ -115,7 +128,7 @@ struct PredicateParser {
     private mutating func parsePrimary() throws -> SamplePredicate {
         if isSymbol(peek.kind, "(") {
             pos += 1
-            let p = try parseOr()
+            let p = try nested { try $0.parseOr() }
             try expectSymbol(")")
             return p
         }
@@ -128,8 +141,8 @@ struct PredicateParser {
             try expectSymbol("(")
             var items: [SamplePredicate] = []
             if !isSymbol(peek.kind, ")") {
-                items.append(try parseOr())
-                while isSymbol(peek.kind, ",") { pos += 1; items.append(try parseOr()) }
+                items.append(try nested { try $0.parseOr() })
+                while isSymbol(peek.kind, ",") { pos += 1; items.append(try nested { try $0.parseOr() }) }
             }
             try expectSymbol(")")
             return word.uppercased() == "AND" ? .and(items) : .or(items)
@@ -246,8 +259,8 @@ struct PredicateParser {
         case .symbol("{"):
             var items: [PredicateValue] = []
             if !isSymbol(peek.kind, "}") {
-                items.append(try parseValue(unitAllowed: unitAllowed))
-                while isSymbol(peek.kind, ",") { pos += 1; items.append(try parseValue(unitAllowed: unitAllowed)) }
+                items.append(try nested { try $0.parseValue(unitAllowed: unitAllowed) })
+                while isSymbol(peek.kind, ",") { pos += 1; items.append(try nested { try $0.parseValue(unitAllowed: unitAllowed) }) }
             }
             try expectSymbol("}")
             return .list(items)

@@ -1,0 +1,79 @@
+import FoundationEssentials
+import Testing
+@testable import OpenHealthKitCore
+
+/// Rules 17 and 18 (docs/semantics.md) for text built to hurt: every case here crashed, hung or
+/// overflowed the stack before the limits of docs/predicates.md ("Limits").
+/// Each is a clear error, and the bound itself is not off by one.
+@Suite struct HostileInputTests {
+    private func predicateError(_ text: String) -> OHKError? {
+        do { _ = try SamplePredicate(text); return nil } catch let e as OHKError { return e } catch { return nil }
+    }
+
+    private func unitError(_ text: String) -> OHKError? {
+        do { _ = try HealthUnit(text); return nil } catch let e as OHKError { return e } catch { return nil }
+    }
+
+    @Test func aParameterNumberPastTheLimitIsAnErrorNotAnOverflow() {
+        let e = predicateError("quantity > $9223372036854775808")
+        #expect(e?.code == .invalidPredicate && e?.message.contains("parameter numbers go up to") == true)
+        #expect(predicateError("quantity > $\(PredicateLimits.parameter + 1)")?.code == .invalidPredicate)
+        // Within the limit, an unbound parameter is the usual error.
+        #expect(predicateError("quantity > $\(PredicateLimits.parameter)")?.message.contains("has no value") == true)
+    }
+
+    @Test func nestingPastTheLimitIsAnErrorNotAStackOverflow() {
+        let depth = PredicateLimits.nesting
+        func parens(_ n: Int) -> String { String(repeating: "(", count: n) + "quantity > 1 count" + String(repeating: ")", count: n) }
+        #expect(predicateError(parens(depth)) == nil)
+        #expect(predicateError(parens(depth + 1))?.message.contains("nesting deeper than") == true)
+        #expect(predicateError(parens(30_000))?.code == .invalidPredicate)
+        let nots = String(repeating: "NOT ", count: 30_000) + "quantity > 1 count"
+        #expect(predicateError(nots)?.code == .invalidPredicate)
+        let ands = String(repeating: "AND(", count: 30_000) + "quantity > 1 count" + String(repeating: ")", count: 30_000)
+        #expect(predicateError(ands)?.code == .invalidPredicate)
+        let lists = "uuid IN " + String(repeating: "{", count: 30_000) + String(repeating: "}", count: 30_000)
+        #expect(predicateError(lists)?.code == .invalidPredicate)
+    }
+
+    @Test func textPastTheLengthLimitIsRefusedBeforeItIsRead() {
+        let long = "sourceName == '" + String(repeating: "x", count: PredicateLimits.textBytes) + "'"
+        #expect(predicateError(long)?.message.contains("longer than the limit") == true)
+    }
+
+    @Test func hugePowersOfUnitsAreErrorsNotHangsOrInfinity() {
+        for text in ["ms^123456789012", "kg^123456789012345590", "(kg^2)^2147483647", "m^99999999999999999999999",
+                     "m^33", "(m^8)^8", "m^200"] {
+            #expect(unitError(text)?.code == .invalidUnit, "\(text)")
+        }
+        // A power that wrapped the 8-bit dimension made m^256 dimensionless.
+        #expect(unitError(Array(repeating: "m^32", count: 8).joined(separator: "*"))?.code == .invalidUnit)
+        // At the limit, a unit is a unit.
+        #expect(unitError("m^\(UnitLimits.exponent)") == nil)
+        #expect(unitError("(m^2)^3") == nil)
+    }
+
+    @Test func unitNestingAndLengthPastTheLimitsAreErrors() {
+        func parens(_ n: Int) -> String { String(repeating: "(", count: n) + "kg" + String(repeating: ")", count: n) }
+        #expect(unitError(parens(UnitLimits.nesting)) == nil)
+        #expect(unitError(parens(UnitLimits.nesting + 1))?.code == .invalidUnit)
+        #expect(unitError(parens(30_000))?.code == .invalidUnit)
+        #expect(unitError(String(repeating: "m*", count: 200) + "m")?.code == .invalidUnit)
+    }
+
+    @Test func aConversionThatOverflowsIsAnErrorNotInfinity() throws {
+        let teragram = try HealthUnit("Tg"), picogram = try HealthUnit("pg")
+        #expect(errorCode { _ = try teragram.convert(1e300, to: picogram) } == .invalidValue)
+        #expect(try teragram.convert(1, to: picogram) == 1e24)
+    }
+
+    @Test func aSaveWithAHostileUnitFailsAtOnceAndWritesNothing() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        #expect(errorCode {
+            try store.save([try Sample.quantity(steps, value: 1, unit: HealthUnit("count^123456789012"),
+                                                start: t0, end: t0, source: appA)])
+        } == .invalidUnit)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.isEmpty)
+    }
+}
