@@ -94,7 +94,7 @@ let package = Package(
         // The other process of the cross-process tests.
         .executableTarget(
             name: "ohk-test-writer",
-            dependencies: ["OpenHealthKitCore"],
+            dependencies: ["OpenHealthKitCore", "CSystem"],
             path: "Tests/ohk-test-writer"
         ),
         // Processes and temporary directories for the test targets.

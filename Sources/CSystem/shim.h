@@ -46,6 +46,13 @@ static inline int ohk_try_lock_byte(int fd, long offset) {
     return fcntl(fd, F_OFD_SETLK, &l) == 0 ? 0 : errno;
 }
 
+/* fcntl(F_GETLK): whether another process holds a record lock that
+ * conflicts with `*l`; on return l->l_type is F_UNLCK or the holder's
+ * (with l->l_pid). Returns 0 or errno. */
+static inline int ohk_get_lock(int fd, struct flock *l) {
+    return fcntl(fd, F_GETLK, l) == 0 ? 0 : errno;
+}
+
 static inline uint32_t ohk_atomic_load_u32(const uint32_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }

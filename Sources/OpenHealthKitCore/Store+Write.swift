@@ -21,7 +21,7 @@ extension Store {
     /// runs again.)
     @usableFromInline
     func save(count: Int, _ forEach: ((Sample) throws -> Void) throws -> Void) throws -> [SaveOutcome] {
-        try write(reservingRoomFor: count) { w in
+        try write { w in
             var outcomes: [SaveOutcome] = []
             outcomes.reserveCapacity(count)
             w.expectSamples(count)
@@ -48,7 +48,7 @@ extension Store {
     /// `saveNew(_:)` of the `count` samples `forEach` hands to its argument.
     @usableFromInline
     func saveNew(count: Int, _ forEach: ((Sample) throws -> Void) throws -> Void) throws -> [SaveOutcome?] {
-        try write(reservingRoomFor: count) { w in
+        try write { w in
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(count)
             w.expectSamples(count)
@@ -105,7 +105,7 @@ extension Store {
     /// nothing (rule 15). An unknown or already deleted UUID fails the whole
     /// delete with `.notFound`.
     public func delete(uuids: [UUID]) throws {
-        try write(reservingRoomFor: uuids.count) { w in
+        try write { w in
             for u in uuids {
                 guard let (typeID, seq) = try w.lookupUUID(u) else {
                     throw OHKError(.notFound, "no sample with UUID \(u)")
@@ -141,7 +141,6 @@ extension Store {
                 entry = try cursor.next()
             }
             cursor.close()
-            try env.room.reserve(objects: victims.count)
             for seq in victims { _ = try w.tombstone(typeID: typeID, seq: seq) }
             return victims.count
         }
@@ -189,15 +188,14 @@ extension Store {
         return dropped
     }
 
-    /// One write transaction with its context, for `objects` objects (the
-    /// room the disk must have, `DiskRoom`); publishes the entries it
+    /// One write transaction with its context; publishes the entries it
     /// added to the cache after commit, tells the live queries, then the
     /// commit hook, outside the store's lifecycle lock (the hook may close
     /// the store).
-    func write<T>(reservingRoomFor objects: Int = 1, _ body: (inout WriteContext) throws -> T) throws -> T {
+    func write<T>(_ body: (inout WriteContext) throws -> T) throws -> T {
         let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
             let committed = cache.withLock { $0 }
-            let (result, added, note, position, changed) = try env.write(reservingRoomFor: objects) { txn in
+            let (result, added, note, position, changed) = try env.write(durable: options.durable) { txn in
                 var w = try WriteContext(txn, trees, cache: committed, uuidHash: uuidHash, uuidTuning: uuidTuning)
                 let r = try body(&w)
                 try w.finish()

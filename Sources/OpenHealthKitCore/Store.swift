@@ -4,13 +4,15 @@ import Glibc
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
-    /// Initial size of the memory map; it grows by itself when full.
+    /// Initial size of the memory map; it grows by itself when full. A
+    /// store this process already has open keeps its map.
     public var mapSize: Int = 256 << 20
     /// Deleted objects older than this are pruned (rule 16); nil keeps them
     /// until `prune` is called. Default 90 days.
     public var tombstoneRetention: Double? = 90 * 86_400
     /// Each save or delete is on disk when it returns (fsync). Turn off only
-    /// for scratch stores.
+    /// for scratch stores. Handles on one store in a process share its
+    /// environment: a durable one stays durable beside a non-durable one.
     public var durable: Bool = true
 
     public init() {}
@@ -81,9 +83,9 @@ public final class Store: @unchecked Sendable {
         self.directory = directory
         self.options = options
         signal = try ChangeSignal(directory: directory)
-        env = try Environment(path: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable)
+        env = try OpenEnvironments.acquire(directory: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable)
         do {
-            let opened = try env.write { txn -> (FixedTrees, UUID, StoreCache) in
+            let opened = try env.write(durable: options.durable) { txn -> (FixedTrees, UUID, StoreCache) in
                 var dbis: [String: MDB_dbi] = [:]
                 for name in Schema.fixedTrees {
                     dbis[name] = try txn.openTree(name, create: true, fixedDuplicates: Schema.fixedDuplicateTrees.contains(name))
@@ -99,7 +101,7 @@ public final class Store: @unchecked Sendable {
             uuidHash = UUIDHash(storeID: opened.1)
             cache = Locked(opened.2)
         } catch {
-            env.close()
+            OpenEnvironments.release(env)
             throw error
         }
         lifecycle = .allocate(capacity: 1)
@@ -131,7 +133,7 @@ public final class Store: @unchecked Sendable {
         pthread_rwlock_wrlock(lifecycle)
         if !isClosed {
             isClosed = true
-            env.close()
+            OpenEnvironments.release(env)
         }
         pthread_rwlock_unlock(lifecycle)
         // Released outside every lock: its owner's clean-up may call us.
@@ -293,7 +295,7 @@ public final class Store: @unchecked Sendable {
         }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {
-            try env.write { txn in
+            try env.write(durable: options.durable) { txn in
                 let key = Array(identifier.utf8)
                 if let raw = try txn.get(trees.custom, key) {
                     guard try TableCodec.decodeKind(raw) == kind else {

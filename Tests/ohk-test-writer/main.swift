@@ -6,9 +6,13 @@
 //     opens the durable subscription NAME on step counts, prints the
 //     UUIDs of its first delivery and END; then with `ack` acknowledges,
 //     prints ACKED and exits, with `noack` waits to be killed.
+//   ohk-test-writer lock-holder DIR
+//     prints the pid of a process holding LMDB's liveness lock (byte 0 of
+//     DIR/lock.mdb), or "none": a process cannot see its own record locks.
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import CSystem
 
 func fail(_ message: String, _ status: Int32) -> Never {
     message.withCString { _ = write(2, $0, strlen($0)) }
@@ -40,6 +44,18 @@ if args.count == 5, args[1] == "subscribe" {
     } catch {
         fail("ohk-test-writer: \(error)\n", 1)
     }
+}
+if args.count == 3, args[1] == "lock-holder" {
+    let fd = open(args[2] + "/lock.mdb", O_RDONLY)
+    guard fd >= 0 else { fail("cannot open lock.mdb\n", 1) }
+    var probe = flock()
+    probe.l_type = Int16(F_WRLCK)
+    probe.l_whence = Int16(SEEK_SET)
+    probe.l_start = 0
+    probe.l_len = 1
+    guard ohk_get_lock(fd, &probe) == 0 else { fail("F_GETLK failed\n", 1) }
+    say(probe.l_type == Int16(F_UNLCK) ? "none" : String(probe.l_pid))
+    exit(0)
 }
 guard args.count == 3, let count = Int(args[2]) else {
     fail("usage: ohk-test-writer DIR COUNT\n", 2)

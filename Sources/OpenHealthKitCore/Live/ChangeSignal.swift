@@ -38,15 +38,13 @@ final class ChangeSignal: @unchecked Sendable {
 
     init(directory: String) throws {
         let path = directory + "/changes"
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // Written through a shared map: its block must exist (no SIGBUS on
+        // a full disk). No record locks are taken on this file, so the
+        // helper's descriptor may close.
+        try allocateBlocks(path, bytes: Self.size)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else {
             throw OHKError(.storage, "cannot open \(path): \(String(cString: strerror(errno)))")
-        }
-        var st = stat()
-        if fstat(fd, &st) == 0, st.st_size < Self.size, ftruncate(fd, off_t(Self.size)) != 0 {
-            let message = String(cString: strerror(errno))
-            Glibc.close(fd)
-            throw OHKError(.storage, "cannot size \(path): \(message)")
         }
         let p = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         guard let p, p != MAP_FAILED else {

@@ -567,10 +567,11 @@ extension Store {
         return (typeID, trees)
     }
 
-    /// Opens a type tree another process created (a write transaction, so
-    /// no other transaction of this process opens trees at the same time).
+    /// Opens a type tree another process (or handle) created: a write
+    /// transaction, so no other transaction of this process opens trees at
+    /// the same time. It changes nothing, so it needs no sync.
     func openTypeTree(_ typeID: UInt16) throws {
-        let t = try env.write { txn in try WriteContext.openTypeTrees(txn, typeID, create: false) }
+        let t = try env.write(durable: false) { txn in try WriteContext.openTypeTrees(txn, typeID, create: false) }
         cache.withLock { $0.typeTrees[typeID] = t }
     }
 }
