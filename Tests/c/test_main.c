@@ -1,9 +1,10 @@
-/* The C API tests (cmocka): one executable, five groups. */
+/* The C API tests (cmocka): one executable, six groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
 int run_nulls(void);
 int run_hooks(void);
+int run_reliability(void);
 
 int main(void)
 {
@@ -12,5 +13,6 @@ int main(void)
     failed += run_live();
     failed += run_nulls();
     failed += run_hooks();
+    failed += run_reliability();
     return failed != 0;
 }

@@ -1,0 +1,128 @@
+/* Rules 19 and 20 (docs/semantics.md) through the C API: one environment
+ * per store per process, and a full disk that is an error, never SIGBUS.
+ * The disk test mounts a small tmpfs and needs root; it is skipped where
+ * mounting is not allowed. */
+#include "support.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mount.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The pid holding LMDB's liveness lock (byte 0 of lock.mdb) as a child
+ * process sees it, 0 for none: a process cannot see its own locks. */
+static pid_t lock_holder(const char *dir)
+{
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/lock.mdb", dir);
+        int fd = open(path, O_RDONLY);
+        struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+        pid_t holder = -1;
+        if (fd >= 0 && fcntl(fd, F_GETLK, &probe) == 0)
+            holder = probe.l_type == F_UNLCK ? 0 : probe.l_pid;
+        if (write(pipefd[1], &holder, sizeof holder) != sizeof holder)
+            _exit(2);
+        _exit(0);
+    }
+    close(pipefd[1]);
+    pid_t holder = -1;
+    assert_int_equal(read(pipefd[0], &holder, sizeof holder), sizeof holder);
+    close(pipefd[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return holder;
+}
+
+static void closing_one_of_two_handles_keeps_the_process_lock(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ohk-ctest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    ohk_store_options o;
+    OK(ohk_store_options_init(&o));
+    o.durable = false;
+    ohk_store *first = NULL, *second = NULL;
+    OK(ohk_store_open(&first, dir, &o));
+    OK(ohk_store_open(&second, dir, &o));
+    ohk_store_close(first);
+    assert_int_equal(lock_holder(dir), getpid());
+    free(save_steps(second, 0, 3));
+    ohk_store_close(second);
+    assert_int_equal(lock_holder(dir), 0);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void a_save_larger_than_the_free_space_fails_and_writes_nothing(void **state)
+{
+    (void)state;
+    char disk[] = "/tmp/ohk-ctmpfs-XXXXXX";
+    assert_non_null(mkdtemp(disk));
+    if (mount("tmpfs", disk, "tmpfs", 0, "size=32m") != 0) {
+        rmdir(disk);
+        skip();
+    }
+    char dir[64], filler[64];
+    snprintf(dir, sizeof dir, "%s/store", disk);
+    snprintf(filler, sizeof filler, "%s/filler", disk);
+    ohk_store_options o;
+    OK(ohk_store_options_init(&o));
+    ohk_store *store = NULL;
+    OK(ohk_store_open(&store, dir, &o));
+    free(save_steps(store, 0, 1));
+    /* Leave 6 MB free, then save 200 samples of 50 KB of metadata each. */
+    int fd = open(filler, O_WRONLY | O_CREAT, 0644);
+    static char chunk[1 << 16];
+    memset(chunk, 1, sizeof chunk);
+    for (;;) {
+        struct statvfs s;
+        statvfs(disk, &s);
+        uint64_t free_bytes = (uint64_t)s.f_bavail * s.f_frsize;
+        if (free_bytes <= (6u << 20) || write(fd, chunk, sizeof chunk) <= 0)
+            break;
+    }
+    close(fd);
+    char *notes = malloc(50001);
+    memset(notes, 'x', 50000);
+    notes[50000] = '\0';
+    ohk_metadata_entry entry = {.key = "Notes", .value = {.kind = OHK_VALUE_STRING, .string = notes}};
+    ohk_sample_input heavy[200];
+    for (int i = 0; i < 200; i++) {
+        heavy[i] = steps_input(i + 1);
+        heavy[i].metadata = &entry;
+        heavy[i].metadata_count = 1;
+    }
+    EXPECT(OHK_ERR_STORAGE, ohk_store_save(store, heavy, 200, NULL));
+    assert_non_null(strstr(ohk_last_error_message(), "not enough disk space"));
+    ohk_batch *all = query_type(store, STEPS, NULL, 0);
+    assert_int_equal(sample_count(all), 1);
+    ohk_batch_free(all);
+    /* With room again, the same save goes through whole. */
+    unlink(filler);
+    OK(ohk_store_save(store, heavy, 200, NULL));
+    all = query_type(store, STEPS, NULL, 0);
+    assert_int_equal(sample_count(all), 201);
+    ohk_batch_free(all);
+    ohk_store_close(store);
+    free(notes);
+    umount2(disk, MNT_DETACH);
+    rmdir(disk);
+}
+
+int run_reliability(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(closing_one_of_two_handles_keeps_the_process_lock),
+        cmocka_unit_test(a_save_larger_than_the_free_space_fails_and_writes_nothing),
+    };
+    return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);
+}
