@@ -255,7 +255,8 @@ void ohk_predicate_free(ohk_predicate *predicate);
 /**
  * HealthKit's predicateForSamples(withStart:end:options:): samples that
  * overlap [*start, *end) (NULL bound: open), or with
- * OHK_DATE_STRICT_START / OHK_DATE_STRICT_END, that start / end inside it.
+ * OHK_DATE_STRICT_START / OHK_DATE_STRICT_END, whose start / end is in
+ * the same half-open [*start, *end) (HKQuery.h); with both, both.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (unknown option bits),
  * OHK_ERR_INVALID_VALUE, OHK_ERR_INVALID_DATE_RANGE. Any thread.
  */
@@ -434,7 +435,8 @@ int32_t ohk_anchor_from_bytes(ohk_anchor *out_anchor, const uint8_t *bytes, uint
 /**
  * Writes an anchor's persistent bytes to `buffer` (capacity bytes) and
  * their length to *out_length; OHK_ANCHOR_SIZE bytes always suffice.
- * "No anchor" has length 0. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+ * "No anchor" (a zeroed ohk_anchor) has no bytes: OHK_ERR_INVALID_ARGUMENT
+ * (keep its absence instead). Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
  * OHK_ERR_ANCHOR_CORRUPT, or OHK_ERR_BUFFER_TOO_SMALL (*out_length then
  * holds the size needed). Any thread.
  */
@@ -442,15 +444,18 @@ int32_t ohk_anchor_to_bytes(uint8_t *buffer, uint64_t capacity, uint64_t *out_le
 
 /**
  * Reads an anchor from its text form (ohk_anchor_to_text: base64 of its
- * bytes). The empty string is "no anchor". Returns OHK_OK,
- * OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any thread.
+ * bytes). The empty string is a truncated anchor, OHK_ERR_ANCHOR_CORRUPT,
+ * like empty bytes: "no anchor" is NULL where a query takes an anchor.
+ * Returns OHK_OK, OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any
+ * thread.
  */
 int32_t ohk_anchor_from_text(ohk_anchor *out_anchor, const char *text);
 
 /**
  * Writes an anchor's text form, NUL-terminated, to `buffer` (capacity
- * bytes; OHK_ANCHOR_TEXT_SIZE always suffices). "No anchor" is "".
- * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_ANCHOR_CORRUPT,
+ * bytes; OHK_ANCHOR_TEXT_SIZE always suffices). "No anchor" has no text:
+ * OHK_ERR_INVALID_ARGUMENT. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+ * OHK_ERR_ANCHOR_CORRUPT,
  * OHK_ERR_BUFFER_TOO_SMALL. Any thread.
  */
 int32_t ohk_anchor_to_text(char *buffer, uint64_t capacity, const ohk_anchor *anchor);

@@ -26,6 +26,15 @@ enum AnchorValue {
         guard p != nil else { throw CError(.invalidArgument, "\(what()) is NULL") }
         return try read(p)
     }
+
+    /// A real anchor in `p`: "no anchor" has no persistent form (rule 2:
+    /// absence is spelled as absence), so it is refused here.
+    static func persistent(_ p: UnsafePointer<ohk_anchor>?, _ what: @autoclosure () -> String) throws -> QueryAnchor {
+        guard let a = try required(p, what()) else {
+            throw CError(.invalidArgument, "\(what()) is \"no anchor\", which has no bytes or text: keep its absence instead (NULL)")
+        }
+        return a
+    }
 }
 
 /// Reads an anchor from its persistent bytes (ohk_anchor_to_bytes).
@@ -42,7 +51,8 @@ enum AnchorValue {
 
 /// Writes an anchor's persistent bytes to `buffer` (capacity bytes) and
 /// their length to *out_length; OHK_ANCHOR_SIZE bytes always suffice.
-/// "No anchor" has length 0. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+/// "No anchor" (a zeroed ohk_anchor) has no bytes: OHK_ERR_INVALID_ARGUMENT
+/// (keep its absence instead). Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
 /// OHK_ERR_ANCHOR_CORRUPT, or OHK_ERR_BUFFER_TOO_SMALL (*out_length then
 /// holds the size needed). Any thread.
 @c public func ohk_anchor_to_bytes(_ buffer: UnsafeMutablePointer<UInt8>?, _ capacity: UInt64,
@@ -50,36 +60,39 @@ enum AnchorValue {
                                    _ anchor: UnsafePointer<ohk_anchor>?) -> Int32 {
     cCall {
         let length = try out(out_length, "out_length")
-        let bytes = try AnchorValue.required(anchor, "anchor")?.bytes ?? []
+        let bytes = try AnchorValue.persistent(anchor, "anchor").bytes
         length.pointee = UInt64(bytes.count)
         guard UInt64(bytes.count) <= capacity else {
             throw CError(status: Int32(OHK_ERR_BUFFER_TOO_SMALL), "the anchor needs \(bytes.count) bytes, the buffer has \(capacity)")
         }
-        if !bytes.isEmpty { try out(buffer, "buffer").update(from: bytes, count: bytes.count) }
+        try out(buffer, "buffer").update(from: bytes, count: bytes.count)
     }
 }
 
 /// Reads an anchor from its text form (ohk_anchor_to_text: base64 of its
-/// bytes). The empty string is "no anchor". Returns OHK_OK,
-/// OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any thread.
+/// bytes). The empty string is a truncated anchor, OHK_ERR_ANCHOR_CORRUPT,
+/// like empty bytes: "no anchor" is NULL where a query takes an anchor.
+/// Returns OHK_OK, OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any
+/// thread.
 @c public func ohk_anchor_from_text(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
                                     _ text: UnsafePointer<CChar>?) -> Int32 {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         let t = try string(text, "text")
-        result.pointee = t.isEmpty ? ohk_anchor() : AnchorValue.make(try QueryAnchor(base64: t))
+        result.pointee = AnchorValue.make(try QueryAnchor(base64: t))
     }
 }
 
 /// Writes an anchor's text form, NUL-terminated, to `buffer` (capacity
-/// bytes; OHK_ANCHOR_TEXT_SIZE always suffices). "No anchor" is "".
-/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_ANCHOR_CORRUPT,
+/// bytes; OHK_ANCHOR_TEXT_SIZE always suffices). "No anchor" has no text:
+/// OHK_ERR_INVALID_ARGUMENT. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+/// OHK_ERR_ANCHOR_CORRUPT,
 /// OHK_ERR_BUFFER_TOO_SMALL. Any thread.
 @c public func ohk_anchor_to_text(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt64,
                                   _ anchor: UnsafePointer<ohk_anchor>?) -> Int32 {
     cCall {
         let b = try out(buffer, "buffer")
-        let text = try AnchorValue.required(anchor, "anchor")?.base64 ?? ""
+        let text = try AnchorValue.persistent(anchor, "anchor").base64
         let utf8 = Array(text.utf8CString)
         guard UInt64(utf8.count) <= capacity else {
             throw CError(status: Int32(OHK_ERR_BUFFER_TOO_SMALL), "the anchor's text needs \(utf8.count) bytes, the buffer has \(capacity)")

@@ -74,7 +74,8 @@ private func comparison(_ op: Int32) throws -> Comparison {
 
 /// HealthKit's predicateForSamples(withStart:end:options:): samples that
 /// overlap [*start, *end) (NULL bound: open), or with
-/// OHK_DATE_STRICT_START / OHK_DATE_STRICT_END, that start / end inside it.
+/// OHK_DATE_STRICT_START / OHK_DATE_STRICT_END, whose start / end is in
+/// the same half-open [*start, *end) (HKQuery.h); with both, both.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (unknown option bits),
 /// OHK_ERR_INVALID_VALUE, OHK_ERR_INVALID_DATE_RANGE. Any thread.
 @c public func ohk_predicate_date_range(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,

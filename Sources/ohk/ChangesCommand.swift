@@ -85,7 +85,10 @@ struct ChangesCommand: ParsableCommand {
         guard let file = anchorFile, let text = readFile(file) else {
             throw ValidationError("--anchor-file \(anchorFile ?? "") does not exist yet; start with --since none")
         }
-        return try parseAnchor(text.split(whereSeparator: \.isWhitespace).first.map(String.init) ?? "")
+        guard let first = text.split(whereSeparator: \.isWhitespace).first else {
+            throw ValidationError("--anchor-file \(file) is empty (truncated?); remove it, or start with --since none")
+        }
+        return try parseAnchor(String(first))
     }
 
     private func emit(_ page: AnchoredQueryResult, anchorLine: Bool) {

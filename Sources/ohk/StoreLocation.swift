@@ -62,7 +62,9 @@ func allTypes(in store: Store) throws -> [SampleType] {
 
 /// An anchor from the command line: base64, or `none` for the start.
 func parseAnchor(_ text: String) throws -> QueryAnchor? {
-    if text == "none" || text.isEmpty { return nil }
+    if text == "none" { return nil }
+    // Rule 2: an empty anchor is a truncated one, never "no anchor".
+    guard !text.isEmpty else { throw ValidationError("the anchor is empty (truncated?); for no anchor say 'none'") }
     do {
         return try QueryAnchor(base64: text)
     } catch {

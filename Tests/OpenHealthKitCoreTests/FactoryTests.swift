@@ -52,8 +52,68 @@ import Testing
         }
         #expect(try q([]) == [inside.uuid, instant.uuid, before.uuid])            // end >= s && start < e
         #expect(try q(.strictStartDate) == [inside.uuid, instant.uuid])            // start in [s, e)
-        #expect(try q(.strictEndDate) == [inside.uuid])                            // end in (s, e]
-        #expect(try q([.strictStartDate, .strictEndDate]) == [inside.uuid, instant.uuid])  // start >= s && end <= e
+        #expect(try q(.strictEndDate) == [instant.uuid, before.uuid])              // end in [s, e)
+        #expect(try q([.strictStartDate, .strictEndDate]) == [instant.uuid])       // both
+    }
+
+    /// Rule 8b: both strict options are HKQuery.h's half-open interval
+    /// [s, e) ("the sample's end date must fall in the time period (>=
+    /// startDate, < endDate)"), for samples and for deleted objects (whose
+    /// dates are kept, so the predicate is definite for them), through the
+    /// value, the text syntax and every plan. Minutes from t0; s = 10, e = 20.
+    @Test func rule08b_strictDatesAreTheHalfOpenIntervalOfHKQueryH() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let cases: [(name: String, start: Double, end: Double)] = [
+            ("endsAtS", 5, 10), ("endsAtE", 15, 20), ("startsAtE", 20, 25), ("instantAtS", 10, 10),
+            ("instantAtE", 20, 20), ("inside", 12, 18), ("spanning", 5, 25),
+        ]
+        var byName: [String: Sample] = [:]
+        for c in cases {
+            byName[c.name] = try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: t0.addingTimeInterval(c.start * 60),
+                                                 end: t0.addingTimeInterval(c.end * 60), source: appA)
+        }
+        try store.save(cases.map { byName[$0.name]! })
+        let afterSaves = try store.currentAnchor()
+        let s = t0.addingTimeInterval(600), e = t0.addingTimeInterval(1200)
+        // What HKQuery.h's definitions select, written out per case.
+        let expected: [(start: Date?, end: Date?, options: DateRangeOptions, names: Set<String>)] = [
+            (s, e, [], ["endsAtS", "endsAtE", "instantAtS", "inside", "spanning"]),
+            (s, e, .strictStartDate, ["endsAtE", "instantAtS", "inside"]),
+            (s, e, .strictEndDate, ["endsAtS", "instantAtS", "inside"]),
+            (s, e, [.strictStartDate, .strictEndDate], ["instantAtS", "inside"]),
+            (nil, e, .strictEndDate, ["endsAtS", "instantAtS", "inside"]),
+            (s, nil, .strictEndDate, Set(cases.map(\.name))),
+            (nil, e, [.strictStartDate, .strictEndDate], ["endsAtS", "instantAtS", "inside"]),
+            (s, nil, [.strictStartDate, .strictEndDate], ["endsAtE", "startsAtE", "instantAtS", "instantAtE", "inside"]),
+        ]
+        func names(_ uuids: [UUID]) -> Set<String> { Set(uuids.compactMap { u in byName.first { $0.value.uuid == u }?.key }) }
+        func text(_ d: Date?) -> String { d.map { ISODate.format($0) } ?? "nil" }
+        for row in expected {
+            let p = SamplePredicate.dateRange(start: row.start, end: row.end, options: row.options)
+            var options: [String] = []
+            if row.options.contains(.strictStartDate) { options.append("strictStartDate") }
+            if row.options.contains(.strictEndDate) { options.append("strictEndDate") }
+            let parsed = try SamplePredicate("DATERANGE(\(([text(row.start), text(row.end)] + options).joined(separator: ", ")))")
+            #expect(parsed == p)
+            for plan: QueryPlan in [.changeOrder, .startIndex, .zoneMap] {
+                store.planOverride = plan
+                #expect(names(try store.anchoredQuery(type: steps, predicate: p, anchor: nil).sampleUUIDs) == row.names, "\(p) \(plan)")
+                // NOT of a definite answer is definite: the complement.
+                let complement = Set(cases.map(\.name)).subtracting(row.names)
+                #expect(names(try store.anchoredQuery(type: steps, predicate: .not(p), anchor: nil).sampleUUIDs) == complement, "NOT \(p) \(plan)")
+            }
+            store.planOverride = nil
+        }
+        // Deleted objects keep their dates: the same sets, as deletions.
+        try store.delete(uuids: cases.map { byName[$0.name]!.uuid })
+        for row in expected {
+            let p = SamplePredicate.dateRange(start: row.start, end: row.end, options: row.options)
+            let r = try store.anchoredQuery(type: steps, predicate: p, anchor: afterSaves)
+            #expect(r.samples.isEmpty && names(r.deletedUUIDs) == row.names, "deleted, \(p)")
+            let negated = try store.anchoredQuery(type: steps, predicate: .not(p), anchor: afterSaves)
+            #expect(names(negated.deletedUUIDs) == Set(cases.map(\.name)).subtracting(row.names), "deleted, NOT \(p)")
+        }
     }
 
     @Test func devicesMatchOnEveryFieldNilIncluded() throws {

@@ -251,6 +251,9 @@ import Testing
         #expect(StartRange.of(.and([.startDate(.greaterThanOrEqual, a), .startDate(.lessThan, b)])) == StartRange(lo: ta, hi: tb))
         #expect(StartRange.of(.dateRange(start: a, end: b, options: .strictStartDate)) == StartRange(lo: ta, hi: tb))
         #expect(StartRange.of(.dateRange(start: a, end: b, options: [])) == StartRange(hi: tb))
+        // strictEndDate: start <= end < e bounds the start too (rule 8b).
+        #expect(StartRange.of(.dateRange(start: a, end: b, options: .strictEndDate)) == StartRange(hi: tb))
+        #expect(StartRange.of(.dateRange(start: a, end: nil, options: .strictEndDate)) == nil)
         #expect(StartRange.of(.or([.startDate(.equal, a), .sources(["x"])])) == nil)
         #expect(StartRange.of(.not(.startDate(.lessThan, a))) == nil)
         #expect(StartRange.of([.startDate(.lessThan, a), nil]) == nil)

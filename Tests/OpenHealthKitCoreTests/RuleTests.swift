@@ -33,6 +33,7 @@ import Testing
         flipped[20] ^= 0x40
         #expect(errorCode { _ = try QueryAnchor(bytes: flipped) } == .anchorCorrupt)
         #expect(errorCode { _ = try QueryAnchor(bytes: []) } == .anchorCorrupt)
+        #expect(errorCode { _ = try QueryAnchor(base64: "") } == .anchorCorrupt)  // empty text: truncated, not "no anchor"
         #expect(errorCode { _ = try QueryAnchor(base64: "not base64!") } == .anchorCorrupt)
         let future = QueryAnchor(storeID: store.storeID, position: a.position + 5, horizon: 0)
         #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: future) } == .anchorFromFuture)

@@ -298,7 +298,8 @@ import Testing
         #expect(try q(.dateRange(start: h1, end: nil, options: [])) == [b.uuid])
         #expect(try q(.dateRange(start: t0, end: h1, options: [])) == [a.uuid])
         #expect(try q(.dateRange(start: t0, end: h1, options: .strictStartDate)) == [a.uuid])
-        #expect(try q(.dateRange(start: t0, end: t0.addingTimeInterval(7200), options: .strictEndDate)) == [b.uuid])
+        // strictEndDate is end ∈ [s, e) (rule 8b): a ends at s, b at e.
+        #expect(try q(.dateRange(start: t0, end: t0.addingTimeInterval(7200), options: .strictEndDate)) == [a.uuid])
         #expect(try q(.or([.uuids([a.uuid]), .sources([appB.bundleIdentifier])])) == [a.uuid, b.uuid])
         #expect(try q(.not(.sources([appA.bundleIdentifier]))) == [b.uuid])
         let cat = try Sample.category(sleep, value: 4, start: t0, end: t0, source: appA)

@@ -71,6 +71,19 @@ import OpenHealthKitCore
         #expect(one.compactMap(\.added).map(\.type) == ["HKQuantityTypeIdentifierStepCount"])
     }
 
+    /// Rule 2: an empty anchor, given or in a file, is a truncated one (an
+    /// error), never "from the start"; `none` is.
+    @Test func anEmptyAnchorIsAnErrorNotTheStart() throws {
+        let store = try importedStore()
+        let empty = ohk(["query", "BodyMass", "--anchor", "", "--store", store], mergeStderr: true)
+        #expect(empty.status != 0 && empty.output.contains("the anchor is empty"))
+        let file = temporaryDirectory() + "/state.anchor"
+        #expect(close(open(file, O_CREAT | O_WRONLY, 0o644)) == 0)
+        let fromFile = ohk(["changes", "--anchor-file", file, "--store", store], mergeStderr: true)
+        #expect(fromFile.status != 0 && fromFile.output.contains("is empty"))
+        #expect(ohk(["query", "BodyMass", "--anchor", "none", "--store", store]).status == 0)
+    }
+
     @Test func queryPrintsSamplesAndTheNewAnchor() throws {
         let store = try importedStore()
         let r = ohk(["query", "BodyMass", "--where", "source == \"Renpho\"", "--format", "json", "--store", store])

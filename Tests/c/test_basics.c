@@ -278,8 +278,13 @@ static void anchors(void **state)
     assert_int_equal(order, OHK_ORDER_SAME);
     EXPECT(OHK_ERR_BUFFER_TOO_SMALL, ohk_anchor_to_text(text, 8, &b));
     EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_text(&back, "not an anchor!"));
-    OK(ohk_anchor_to_text(text, sizeof text, &none));
-    assert_string_equal(text, "");
+    /* Rule 2: "no anchor" is absence (NULL), with no bytes or text of its
+     * own; empty bytes and empty text are a truncated anchor. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_to_text(text, sizeof text, &none));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_to_bytes(bytes, sizeof bytes, &len, &none));
+    EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_text(&back, ""));
+    assert_non_null(strstr(ohk_last_error_message(), "empty"));
+    EXPECT(OHK_ERR_ANCHOR_CORRUPT, ohk_anchor_from_bytes(&back, bytes, 0));
 
     /* An anchor of another store is refused, by compare and by queries. */
     void *os = NULL;

@@ -455,10 +455,47 @@ static void predicates_from_text_and_parts(void **state)
     ohk_predicate_free(mc);
 }
 
+/* Rule 8b (HKQuery.h): OHK_DATE_STRICT_END selects samples whose end is
+ * in [start, end), for samples and deleted objects. Sample i runs from
+ * T0 + 60 i for a minute; the range is [T0 + 600, T0 + 1200). */
+static void rule08b_strict_end_date_is_half_open(void **state)
+{
+    fixture *f = *state;
+    uint8_t *uuids = save_steps(f->store, 0, 30);
+    ohk_anchor after_saves;
+    OK(ohk_store_current_anchor(&after_saves, f->store));
+    double s = T0 + 600, e = T0 + 1200;
+    ohk_predicate *range;
+    OK(ohk_predicate_date_range(&range, &s, &e, OHK_DATE_STRICT_END));
+    ohk_descriptor d = { STEPS, range };
+    ohk_batch *b = NULL;
+    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    const ohk_sample_record *rec;
+    uint64_t n = 0;
+    OK(ohk_batch_samples(&rec, &n, b));
+    /* Ends 600 (sample 9, at s) through 1140 (sample 18); sample 19 ends at e. */
+    assert_int_equal(n, 10);
+    for (uint64_t k = 0; k < n; k++)
+        assert_true(rec[k].end >= s && rec[k].end < e);
+    assert_true(rec[0].end == s);
+    ohk_batch_free(b);
+    OK(ohk_store_delete_uuids(f->store, uuids, 30));
+    OK(ohk_store_query(&b, f->store, &d, 1, &after_saves, 0));
+    const ohk_deleted_record *gone;
+    OK(ohk_batch_deleted(&gone, &n, b));
+    assert_int_equal(n, 10);
+    for (uint64_t k = 0; k < n; k++)
+        assert_true(gone[k].end >= s && gone[k].end < e);
+    ohk_batch_free(b);
+    ohk_predicate_free(range);
+    free(uuids);
+}
+
 int run_data(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(save_then_query_reads_every_field, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule08b_strict_end_date_is_half_open, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),

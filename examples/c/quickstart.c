@@ -26,17 +26,20 @@ static int check(int32_t status, const char *what)
     return 0;
 }
 
-/* Reads the anchor text saved by the previous run; "no anchor" if none. */
+/* Reads the anchor text saved by the previous run. No file is "no
+ * anchor" (a zeroed ohk_anchor); an empty file is a truncated anchor,
+ * which the library refuses rather than reading it as the start. */
 static void load_anchor(const char *path, ohk_anchor *anchor)
 {
-    char text[OHK_ANCHOR_TEXT_SIZE] = "";
+    memset(anchor, 0, sizeof *anchor);
     FILE *f = fopen(path, "r");
-    if (f) {
-        if (!fgets(text, sizeof text, f))
-            text[0] = '\0';
-        fclose(f);
-        text[strcspn(text, "\n")] = '\0';
-    }
+    if (!f)
+        return;
+    char text[OHK_ANCHOR_TEXT_SIZE] = "";
+    if (!fgets(text, sizeof text, f))
+        text[0] = '\0';
+    fclose(f);
+    text[strcspn(text, "\n")] = '\0';
     check(ohk_anchor_from_text(anchor, text), "reading the saved anchor");
 }
 

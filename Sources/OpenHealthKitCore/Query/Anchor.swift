@@ -66,7 +66,9 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads an anchor from bytes in place (no copy: the C API's path).
     public init(bytes: UnsafeRawBufferPointer) throws {
-        guard let first = bytes.first else { throw OHKError(.anchorCorrupt, "anchor is empty") }
+        guard let first = bytes.first else {
+            throw OHKError(.anchorCorrupt, "anchor is empty (truncated); no anchor is nil, not empty bytes or text")
+        }
         let expected = first == Self.legacyVersion ? Self.legacySize : Self.size
         guard first == Self.version || first == Self.legacyVersion else {
             throw OHKError(.anchorCorrupt, "anchor has unknown format version \(first)")

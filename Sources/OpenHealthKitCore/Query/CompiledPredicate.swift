@@ -135,9 +135,9 @@ extension CompiledPredicate.Program {
         switch nodes[i] {
         case .dateRange(let lo, let hi, let options):
             let start = r.start, end = r.end
-            let afterLo = options.contains(.strictStartDate) ? start >= lo
-                : options.contains(.strictEndDate) ? end > lo : end >= lo
-            let beforeHi = options.contains(.strictEndDate) ? end <= hi : start < hi
+            // Rule 8b, as `SamplePredicate.evaluate` (start <= end).
+            let afterLo = options.contains(.strictStartDate) ? start >= lo : end >= lo
+            let beforeHi = options.contains(.strictEndDate) ? end < hi : start < hi
             return Truth(afterLo && beforeHi)
         case .start(let op, let t):
             return Truth(op.holds(r.start, t))

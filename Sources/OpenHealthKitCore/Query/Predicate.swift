@@ -20,9 +20,9 @@ public enum Comparison: Hashable, Sendable {
 public struct DateRangeOptions: OptionSet, Hashable, Sendable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
-    /// The sample's start must fall in [start, end).
+    /// The sample's start must fall in [start, end) (HKQuery.h).
     public static let strictStartDate = DateRangeOptions(rawValue: 1)
-    /// The sample's end must fall in (start, end].
+    /// The sample's end must fall in [start, end) (HKQuery.h).
     public static let strictEndDate = DateRangeOptions(rawValue: 2)
 }
 
@@ -68,9 +68,10 @@ extension SamplePredicate {
 /// A filter over samples and deleted objects, the one predicate value the
 /// engine evaluates (HealthKit's predicate factories map onto it).
 public indirect enum SamplePredicate: Hashable, Sendable {
-    /// `predicateForSamples(withStart:end:options:)`. Without options a
-    /// sample matches when it overlaps: `end >= start && start < end`
-    /// (Apple's documented equivalent format). Nil bounds are open.
+    /// `predicateForSamples(withStart:end:options:)` (rule 8b). Without
+    /// options a sample matches when it overlaps [s, e): `end >= s && start
+    /// < e`; `strictStartDate`: `s <= start < e`; `strictEndDate`: `s <=
+    /// end < e`; both: both. Nil bounds are open.
     case dateRange(start: Date?, end: Date?, options: DateRangeOptions)
     case startDate(Comparison, Date)
     case endDate(Comparison, Date)
@@ -154,12 +155,13 @@ extension SamplePredicate {
         case .dateRange(let s, let e, let options):
             let start = r.start, end = r.end
             var ok = true
+            // A sample's start is at or before its end, so each option's
+            // half-open interval leaves one comparison per bound.
             if let s = s?.timeIntervalSinceReferenceDate {
-                ok = ok && (options.contains(.strictStartDate) ? start >= s
-                            : options.contains(.strictEndDate) ? end > s : end >= s)
+                ok = ok && (options.contains(.strictStartDate) ? start >= s : end >= s)
             }
             if let e = e?.timeIntervalSinceReferenceDate {
-                ok = ok && (options.contains(.strictEndDate) ? end <= e : start < e)
+                ok = ok && (options.contains(.strictEndDate) ? end < e : start < e)
             }
             return Truth(ok)
         case .startDate(let op, let d):

@@ -30,12 +30,13 @@ struct StartRange: Equatable {
             case .notEqual: return nil
             }
         case .dateRange(let s, let e, let options):
-            // strictStartDate: start ∈ [s, e); overlap: start < e.
+            // strictStartDate: start ∈ [s, e); overlap: start < e;
+            // strictEndDate: start <= end < e, so start < e as well.
             let hi = e?.timeIntervalSinceReferenceDate ?? .infinity
             if options.contains(.strictStartDate) {
                 return StartRange(lo: s?.timeIntervalSinceReferenceDate ?? -.infinity, hi: hi)
             }
-            return hi < .infinity && !options.contains(.strictEndDate) ? StartRange(hi: hi) : nil
+            return hi < .infinity ? StartRange(hi: hi) : nil
         case .and(let ps):
             let bounded = ps.compactMap(of)
             guard !bounded.isEmpty else { return nil }

@@ -14,7 +14,10 @@ class Anchor:
     Pass it to the next query to get only what changed after it. Keep it
     with ``bytes(anchor)`` or ``str(anchor)`` (base64) and read it back with
     :meth:`from_bytes` or :meth:`from_str`. ``Anchor.NONE`` (falsy) is "no
-    anchor": everything from the beginning. Anchors of one store compare
+    anchor": everything from the beginning. It has no bytes or text
+    (``bytes()`` and ``str()`` raise InvalidArgumentError): keep its absence
+    as absence, such as ``None``, and empty bytes or text read back as a
+    truncated anchor (AnchorCorruptError). Anchors of one store compare
     with ``<``; anchors of two stores raise AnchorWrongStoreError.
     """
 
@@ -27,7 +30,7 @@ class Anchor:
     @classmethod
     def from_bytes(cls, data: bytes) -> "Anchor":
         """The anchor of persistent bytes from ``bytes(anchor)``;
-        AnchorCorruptError when they do not decode. ``b""`` is NONE."""
+        AnchorCorruptError when they do not decode, ``b""`` included."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"anchor bytes must be bytes, not {type(data).__name__}")
         data = bytes(data)
@@ -38,7 +41,7 @@ class Anchor:
     @classmethod
     def from_str(cls, text: str) -> "Anchor":
         """The anchor of its text form (``str(anchor)``); AnchorCorruptError
-        when it does not decode."""
+        when it does not decode, ``""`` included."""
         struct = n.ohk_anchor()
         n.check(n.lib.ohk_anchor_from_text(struct, n.encode(text, "anchor text")))
         return cls(struct)

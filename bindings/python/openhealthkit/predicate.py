@@ -60,7 +60,8 @@ class Predicate:
                    strict_start: bool = False, strict_end: bool = False) -> "Predicate":
         """HKQuery.predicateForSamples(withStart:end:options:): samples that
         overlap [start, end) (None: open), or with strict_start / strict_end
-        that start / end inside it."""
+        whose start / end is in the same half-open [start, end), as
+        HealthKit's HKQuery.h defines them; with both, both."""
         bounds = [None if moment is None else ctypes.c_double(unix_time(moment, what))
                   for moment, what in ((start, "start"), (end, "end"))]
         options = (1 if strict_start else 0) | (2 if strict_end else 0)

@@ -24,7 +24,28 @@ def test_rule_1_anchor_is_opaque_bytes_with_base64_text_and_total_order(store):
     assert ohk.Anchor.from_bytes(bytes(second)) == second
     assert ohk.Anchor.from_str(str(second)) == second
     assert str(second) == __import__("base64").b64encode(bytes(second)).decode()
-    assert ohk.Anchor.NONE < first and not ohk.Anchor.NONE and bytes(ohk.Anchor.NONE) == b""
+    assert ohk.Anchor.NONE < first and not ohk.Anchor.NONE
+
+
+def test_rule_2_no_anchor_is_absence_and_empty_anchors_are_truncated(store):
+    """NONE has no bytes or text to persist (absence is kept as absence:
+    None); empty bytes or text read back as a truncated anchor, never as a
+    silent full result."""
+    store.save(steps(0))
+    with pytest.raises(ohk.InvalidArgumentError, match="no anchor"):
+        bytes(ohk.Anchor.NONE)
+    with pytest.raises(ohk.InvalidArgumentError, match="no anchor"):
+        str(ohk.Anchor.NONE)
+    with pytest.raises(ohk.AnchorCorruptError, match="empty"):
+        ohk.Anchor.from_str("")
+    with pytest.raises(ohk.AnchorCorruptError, match="empty"):
+        ohk.Anchor.from_bytes(b"")
+    with pytest.raises(ohk.AnchorCorruptError):
+        store.query(STEPS, "")
+    with pytest.raises(ohk.AnchorCorruptError):
+        store.query(STEPS, b"")
+    assert len(store.query(STEPS, None).samples) == 1
+    assert repr(ohk.Anchor.NONE) == "Anchor.NONE"
 
 
 def test_rule_2_bad_anchors_raise_errors_that_say_which(store, tmp_path):
@@ -114,6 +135,37 @@ def test_rule_8_predicate_judges_deleted_objects_in_three_valued_logic(store):
     assert gone.sync_identifier == "a" and gone.sync_version == 1
     assert gone.metadata == {"HKMetadataKeySyncIdentifier": "a", "HKMetadataKeySyncVersion": 1}
     assert gone.start_date == small.start_date and gone.source == ohk.DEFAULT_SOURCE
+
+
+def test_rule_8b_strict_dates_are_the_half_open_interval_of_hkquery_h(store):
+    """HKQuery.h: with strict_end the sample's end falls in [s, e), with
+    strict_start its start; both options, both. Samples are one minute
+    long; s = T0 + 10 min, e = T0 + 20 min; deleted objects alike."""
+    by_minute = {i: steps(i) for i in (9, 10, 15, 19, 20)}
+    store.save(list(by_minute.values()))
+    _, _, after_saves = store.query(STEPS)
+    s, e = T0 + timedelta(minutes=10), T0 + timedelta(minutes=20)
+    expected = {
+        (False, True): {9, 10, 15},       # ends at s: in; ends at e: out
+        (True, False): {10, 15, 19},      # starts at s: in; starts at e: out
+        (True, True): {10, 15},
+        (False, False): {9, 10, 15, 19},  # overlap; starting at e: out
+    }
+
+    def minutes(objects):
+        return {i for i, x in by_minute.items() if x.uuid in uuids(objects)}
+
+    for (strict_start, strict_end), wanted in expected.items():
+        p = ohk.Predicate.date_range(s, e, strict_start=strict_start, strict_end=strict_end)
+        assert minutes(store.query(STEPS, predicate=p).samples) == wanted
+        assert minutes(store.query(STEPS, predicate=~p).samples) == set(by_minute) - wanted
+    open_start = ohk.Predicate.date_range(None, e, strict_end=True)
+    assert minutes(store.query(STEPS, predicate=open_start).samples) == {9, 10, 15}
+    store.delete(list(by_minute.values()))
+    for (strict_start, strict_end), wanted in expected.items():
+        p = ohk.Predicate.date_range(s, e, strict_start=strict_start, strict_end=strict_end)
+        assert minutes(store.query(STEPS, after_saves, predicate=p).deleted) == wanted
+        assert minutes(store.query(STEPS, after_saves, predicate=~p).deleted) == set(by_minute) - wanted
 
 
 def test_rule_13_save_is_all_or_nothing_and_rejects_bad_samples(store):
