@@ -112,6 +112,8 @@ import Testing
         }
         let all: Set = [early.uuid, late.uuid, tagged.uuid]
         #expect(try await select(HKQuery.predicateForSamples(withStart: day0, end: day0 + 3600, options: .strictStartDate)) == [early.uuid])
+        // Rule 8b: the end in [s, e) (HKQuery.h); early ends at s, tagged at e.
+        #expect(try await select(HKQuery.predicateForSamples(withStart: day0 + 60, end: day0 + 3660, options: .strictEndDate)) == [early.uuid])
         #expect(try await select(HKQuery.predicateForSamples(withStart: day0 + 3600, end: nil)) == [late.uuid, tagged.uuid])
         #expect(try await select(HKQuery.predicateForObject(with: late.uuid)) == [late.uuid])
         #expect(try await select(HKQuery.predicateForObjects(with: [late.uuid, early.uuid])) == [late.uuid, early.uuid])
