@@ -20,7 +20,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
-        python-lib py-test py-install-check py-bench import-bench
+        python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -77,8 +77,10 @@ test: deps
 	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
+	$(MAKE) fuzz-smoke
 
 c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all
@@ -172,6 +174,30 @@ import-bench: deps
 catalogue:
 	python3 scripts/gen_catalogue.py
 	python3 scripts/gen_identifiers.py
+
+# Fuzzing (Fuzz/ohk-fuzz, libFuzzer with AddressSanitizer): every target
+# for FUZZ_TIME seconds from the seed corpus in Fuzz/corpus; one line of
+# figures per target. A long run: make fuzz FUZZ_TIME=3600
+# (docs/reliability.md). `make test` runs fuzz-smoke: FUZZ_RUNS inputs a
+# target from the seed corpus with a fixed seed, the same every time.
+FUZZ_TIME ?= 60
+FUZZ_RUNS ?= 100000
+FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
+fuzz-build: deps
+	$(SWIFT) build -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
+	  -Xswiftc -DOHK_FUZZING -Xswiftc -enable-testing -Xswiftc -use-ld=lld
+
+fuzz: fuzz-build
+	scripts/fuzz.sh $(FUZZ_BIN) time $(FUZZ_TIME)
+
+fuzz-smoke: fuzz-build
+	scripts/fuzz.sh $(FUZZ_BIN) runs $(FUZZ_RUNS)
+
+# The seed corpus (and any crash input added to it) through each target,
+# built without the fuzzer: part of the ordinary test run.
+fuzz-replay: deps
+	$(SWIFT) build --product ohk-fuzz
+	for t in predicate unit anchor record export; do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
 
 clean:
 	rm -rf .build .build-lib build

@@ -97,6 +97,14 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "CSystem"],
             path: "Tests/ohk-test-writer"
         ),
+        // Fuzz targets (make fuzz builds them with libFuzzer; built plainly,
+        // the program replays a corpus through one of them).
+        .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
+        .executableTarget(
+            name: "ohk-fuzz",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "CFuzzer"],
+            path: "Fuzz/ohk-fuzz"
+        ),
         // Processes and temporary directories for the test targets.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

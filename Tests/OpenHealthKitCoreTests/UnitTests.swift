@@ -12,6 +12,18 @@ import Testing
         }
     }
 
+    /// Units are equal by atoms and powers, whatever their order: the
+    /// canonical text puts the numerator first (a fuzzing find).
+    @Test func aUnitEqualsItsCanonicalTextWhateverTheOrderOfItsFactors() throws {
+        for text in ["kcal/(kg/hr)", "1/(s/m)", "m/(kg/(s*g))"] {
+            let u = try HealthUnit(text)
+            let back = try HealthUnit(u.description)
+            #expect(back == u && back.hashValue == u.hashValue, "\(text) -> \(u)")
+        }
+        #expect(try HealthUnit("kcal*hr/kg") == HealthUnit("hr*kcal/kg"))
+        #expect(try HealthUnit("kcal*hr/kg") != HealthUnit("kcal/(hr*kg)"))
+    }
+
     @Test func kilogramIsPounds() throws {
         let lb = try HealthUnit("kg").convert(1, to: HealthUnit("lb"))
         #expect(abs(lb - 2.20462262) < 1e-8)

@@ -109,8 +109,16 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
         return converted
     }
 
-    public static func == (a: HealthUnit, b: HealthUnit) -> Bool { a.factors == b.factors }
-    public func hash(into h: inout Hasher) { h.combine(factors) }
+    /// The same atoms with the same powers, in any order: `kcal/(kg/hr)`
+    /// prints as `kcal*hr/kg`, which must read back equal (found by fuzzing).
+    public static func == (a: HealthUnit, b: HealthUnit) -> Bool {
+        a.factors == b.factors || (a.factors.count == b.factors.count && a.factors.allSatisfy(b.factors.contains))
+    }
+
+    public func hash(into h: inout Hasher) {
+        // Order-independent, as == is: a sum of the factors' own hashes.
+        h.combine(factors.reduce(0) { $0 &+ $1.hashValue })
+    }
 }
 
 /// Powers of the base dimensions; two units convert iff their dimensions match.

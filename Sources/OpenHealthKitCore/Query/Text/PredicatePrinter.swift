@@ -83,13 +83,18 @@ enum PredicatePrinter {
     /// Swift's shortest form that reads back to the same Double.
     private static func number(_ n: Double) -> String { n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : String(n) }
 
+    /// `s` in double quotes, `\` and `"` escaped. By Unicode scalar, as
+    /// the lexer reads: a backslash followed by a combining mark is one
+    /// Character, which a Character comparison missed (found by fuzzing).
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for c in s {
+        var out = String.UnicodeScalarView()
+        out.append("\"")
+        for c in s.unicodeScalars {
             if c == "\\" || c == "\"" { out.append("\\") }
             out.append(c)
         }
-        return out + "\""
+        out.append("\"")
+        return String(out)
     }
 
     private static func isWord(_ s: String) -> Bool {
