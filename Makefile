@@ -20,7 +20,8 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
-        python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke
+        python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
+        reliability reliability-smoke
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -81,6 +82,7 @@ test: deps
 	$(MAKE) c-test
 	$(MAKE) py-test
 	$(MAKE) fuzz-smoke
+	$(MAKE) reliability-smoke
 
 c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all
@@ -198,6 +200,18 @@ fuzz-smoke: fuzz-build
 fuzz-replay: deps
 	$(SWIFT) build --product ohk-fuzz
 	for t in predicate unit anchor record export; do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
+
+# The crash and stress suite (Tests/ohk-reliability): SIGKILLs of writers
+# and durable-subscription consumers at random moments, threads and
+# processes writing beside live watchers, the double open, full disks
+# (tmpfs, root). One summary line. `make test` runs reliability-smoke.
+RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10
+reliability: deps
+	$(SWIFT) build -c release --product ohk-reliability
+	.build/release/ohk-reliability $(RELIABILITY_ARGS)
+
+reliability-smoke: deps
+	$(MAKE) reliability RELIABILITY_ARGS="--writer-kills 60 --consumer-kills 40 --stress 5 --double-open 3 --disk-full 2"
 
 clean:
 	rm -rf .build .build-lib build

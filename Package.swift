@@ -105,6 +105,12 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "CFuzzer"],
             path: "Fuzz/ohk-fuzz"
         ),
+        // The crash and stress suite (make reliability).
+        .executableTarget(
+            name: "ohk-reliability",
+            dependencies: ["OpenHealthKitCore"],
+            path: "Tests/ohk-reliability"
+        ),
         // Processes and temporary directories for the test targets.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

@@ -1,0 +1,59 @@
+// The crash and stress suite (make reliability): SIGKILLs of writers and
+// of durable-subscription consumers at random moments, writer threads and
+// processes beside live watchers, the double open, and full disks. Prints
+// one summary line; exits 1 if anything acknowledged was lost, duplicated
+// or left in part, or a process died of a signal.
+//
+//   ohk-reliability [--writer-kills N] [--consumer-kills N] [--stress S]
+//                   [--double-open N] [--disk-full N] [--seed N]
+//
+// The same program is its own child processes (writer, consumer,
+// heavy-writer, fill-disk; see Children.swift).
+import FoundationEssentials
+import Glibc
+
+let args = Array(CommandLine.arguments.dropFirst())
+do {
+    switch args.first {
+    case "writer": try Child.writer(directory: args[1], seed: UInt64(args[2])!)
+    case "consumer": try Child.consumer(directory: args[1], name: args[2])
+    case "heavy-writer": try Child.heavyWriter(directory: args[1])
+    case "fill-disk": Child.fillDisk(args[1])
+    default: break
+    }
+} catch {
+    fail("\(args.first ?? ""): \(error)")
+}
+
+func option(_ name: String, _ fallback: Int) -> Int {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count, let v = Int(args[i + 1]) else { return fallback }
+    return v
+}
+
+var rng = Rng(state: UInt64(option("--seed", 1)))
+let started = now()
+do {
+    let writersDir = scratchDirectory(), consumersDir = scratchDirectory(), stressDir = scratchDirectory()
+    defer { for d in [writersDir, consumersDir, stressDir] { removeTree(d) } }
+    let writers = try writerKills(rounds: option("--writer-kills", 600), directory: writersDir, rng: &rng)
+    let consumers = try consumerKills(rounds: option("--consumer-kills", 400), directory: consumersDir, rng: &rng)
+    let load = try stress(seconds: Double(option("--stress", 30)), directory: stressDir)
+    let doubles = try doubleOpen(rounds: option("--double-open", 20), rng: &rng)
+    let disks = try diskFull(rounds: option("--disk-full", 10))
+    var problems = writers.problems + consumers.problems + load.problems + doubles.problems + (disks?.figures.problems ?? [])
+    if let d = disks, d.signals > 0 { problems.append("\(d.signals) processes died of a signal on a full disk") }
+    for p in problems.prefix(20) { print("problem: \(p)") }
+    let diskText = disks.map { "disk full \($0.rounds) rounds (refused \($0.refused), signals \($0.signals), lost \($0.figures.lost))" }
+        ?? "disk full skipped (no tmpfs: needs root)"
+    let ok = writers.clean && consumers.clean && doubles.clean && problems.isEmpty && load.watchersEqual == load.watchers
+        && (disks.map { $0.signals == 0 && $0.figures.clean } ?? true)
+    print("reliability: \(ok ? "ok" : "FAILED"); "
+        + "writer kills \(writers.kills) (lost \(writers.lost), partial \(writers.partial), duplicated \(writers.duplicated)); "
+        + "consumer kills \(consumers.kills) (lost \(consumers.lost), redelivered after ack \(consumers.duplicated)); "
+        + "stress \(option("--stress", 30)) s: \(load.saves) saves by 2 threads and 2 processes, \(load.watchersEqual)/\(load.watchers) watchers equal to the store; "
+        + "double open \(doubles.kills) rounds (lost \(doubles.lost), partial \(doubles.partial)); "
+        + "\(diskText); \(Int(now() - started)) s")
+    exit(ok ? 0 : 1)
+} catch {
+    fail("\(error)")
+}
