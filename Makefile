@@ -21,7 +21,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
-        reliability reliability-smoke
+        reliability reliability-smoke test-sanitize
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -200,6 +200,15 @@ fuzz-smoke: fuzz-build
 fuzz-replay: deps
 	$(SWIFT) build --product ohk-fuzz
 	for t in predicate unit anchor record export; do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
+
+# The Swift suites under ThreadSanitizer, then AddressSanitizer (each in
+# its own build folder; about 15 minutes on two cores, not part of make test).
+test-sanitize: deps
+	$(SWIFT) build --build-tests --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) test --skip-build --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
+	  $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize=address
 
 # The crash and stress suite (Tests/ohk-reliability): SIGKILLs of writers
 # and durable-subscription consumers at random moments, threads and

@@ -3,9 +3,11 @@ import OpenHealthKitCore
 
 /// One core store per directory in this process, shared by every
 /// `HKHealthStore` on it: programs written for HealthKit make
-/// `HKHealthStore()` wherever they need one, and LMDB forbids opening one
-/// environment twice in a process (closing either would drop the other's
-/// locks). The store closes when its last `HKHealthStore` closes or goes.
+/// `HKHealthStore()` wherever they need one, and one `Store` keeps one
+/// watcher thread and one cache for all of them. (Two `Store`s on one
+/// store would be safe too: the core shares the LMDB environment, rule 19
+/// of docs/semantics.md.) The store closes when its last `HKHealthStore`
+/// closes or goes.
 enum OpenStores {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var open: [String: (store: Store, users: Int)] = [:]

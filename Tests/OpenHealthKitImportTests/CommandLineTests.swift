@@ -183,7 +183,7 @@ import OpenHealthKitCore
         let store = temporaryDirectory() + "/store"
         let command = "\(siblingExecutable("ohk")) import \(fixtureB) --store \(store)"
         let tty = run("/usr/bin/script", ["-qec", command, "/dev/null"])
-        #expect(tty.status == 0)
+        #expect(tty.status == 0, "\(tty.output)")
         #expect(tty.output.contains("] 100%"))
         let piped = ohk(["import", fixtureB, "--store", store], mergeStderr: true)
         #expect(piped.status == 0)
