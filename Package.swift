@@ -108,7 +108,7 @@ let package = Package(
         // The crash and stress suite (make reliability).
         .executableTarget(
             name: "ohk-reliability",
-            dependencies: ["OpenHealthKitCore"],
+            dependencies: ["OpenHealthKitCore", "TestSupport"],
             path: "Tests/ohk-reliability"
         ),
         // Processes and temporary directories for the test targets.

@@ -8,18 +8,7 @@ import Glibc
 /// rules; a consumer applying every batch must end with the model's set.
 /// A failure names its seed: rerun with OHK_MODEL_SEED=<seed>.
 @Suite struct ModelBased {
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-        mutating func chance(_ p: Double) -> Bool { Double(next() % 10_000) / 10_000 < p }
-    }
+    typealias Rng = TestSupport.Rng
 
     /// What the model keeps of an object (as a sample or a tombstone).
     struct Object {

@@ -54,6 +54,15 @@ public func spawnWithOutput(_ path: String, _ args: [String], mergeStderr: Bool 
 /// output (with standard error when `mergeStderr`).
 public func run(_ path: String, _ args: [String], mergeStderr: Bool = false) -> (status: Int32, output: String) {
     guard let (pid, fd) = spawnWithOutput(path, args, mergeStderr: mergeStderr) else { return (-1, "spawn failed") }
+    let out = readToEnd(fd)
+    close(fd)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return ((status >> 8) & 0xff, out)
+}
+
+/// Everything `fd` gives until end-of-file, as text.
+public func readToEnd(_ fd: Int32) -> String {
     var out: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 4096)
     while true {
@@ -61,8 +70,5 @@ public func run(_ path: String, _ args: [String], mergeStderr: Bool = false) -> 
         if k <= 0 { break }
         out += chunk[0..<k]
     }
-    close(fd)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    return ((status >> 8) & 0xff, String(decoding: out, as: UTF8.self))
+    return String(decoding: out, as: UTF8.self)
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import TestSupport
 
 /// What a run of kills found.
 struct KillFigures {
@@ -16,20 +17,6 @@ struct KillFigures {
     var problems: [String] = []
 
     var clean: Bool { lost == 0 && partial == 0 && duplicated == 0 && problems.isEmpty }
-}
-
-/// A small deterministic generator (the kill moments of a run can be
-/// replayed with the same seed).
-struct Rng {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 /// SIGKILLs writer processes at random moments of their saves and

@@ -1,8 +1,5 @@
 import Glibc
-
-/// glibc's pipe2, which Swift's Glibc module hides behind _GNU_SOURCE.
-@_silgen_name("pipe2")
-private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
+import TestSupport
 
 /// A child process of this program (`/proc/self/exe` with `args`), its
 /// standard output read line by line.
@@ -15,20 +12,9 @@ final class ChildProcess {
     private(set) var status: Int32 = 0
 
     init(_ args: [String]) {
-        var fds: [Int32] = [0, 0]
-        guard systemPipe2(&fds, O_CLOEXEC) == 0 else { fail("pipe2 failed") }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        let exe = "/proc/self/exe"
-        let argv = ([exe] + args).map { strdup($0) } + [nil]
-        defer { for a in argv { free(a) } }
-        var pid = pid_t()
-        guard posix_spawn(&pid, exe, &actions, nil, argv, environ) == 0 else { fail("cannot start a child") }
-        posix_spawn_file_actions_destroy(&actions)
-        close(fds[1])
+        guard let (pid, output) = spawnWithOutput("/proc/self/exe", args) else { fail("cannot start a child") }
         self.pid = pid
-        output = fds[0]
+        self.output = output
     }
 
     deinit {
@@ -89,17 +75,6 @@ func now() -> Double {
     return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
-/// A fresh directory under /tmp.
-func scratchDirectory() -> String {
-    var template = Array("/tmp/ohk-reliability-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-}
-
 func removeTree(_ path: String) {
-    _ = path.withCString { p in
-        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("rm"), strdup("-rf"), strdup(p), nil]
-        defer { for a in argv { free(a) } }
-        var pid = pid_t()
-        if posix_spawnp(&pid, "rm", nil, nil, &argv, environ) == 0 { var s: Int32 = 0; waitpid(pid, &s, 0) }
-    }
+    _ = run("/bin/rm", ["-rf", path])
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import TestSupport
 
 /// Two handles on one store in this process, one closed, then a writer
 /// process beside the other (rule 19): every acknowledged save of both is
@@ -8,7 +9,7 @@ import OpenHealthKitCore
 func doubleOpen(rounds: Int, rng: inout Rng) throws -> KillFigures {
     var f = KillFigures()
     for round in 0..<rounds {
-        let dir = scratchDirectory()
+        let dir = temporaryDirectory()
         defer { removeTree(dir) }
         let first = try Store(directory: dir)
         let second = try Store(directory: dir)
@@ -44,7 +45,7 @@ func diskFull(rounds: Int) throws -> (rounds: Int, signals: Int, refused: Int, f
     var f = KillFigures()
     var signals = 0, refused = 0
     for round in 0..<rounds {
-        let disk = scratchDirectory()
+        let disk = temporaryDirectory()
         guard mount("tmpfs", disk, "tmpfs", 0, "size=16m") == 0 else {
             rmdir(disk)
             return round == 0 ? nil : (round, signals, refused, f)

@@ -11,6 +11,7 @@
 // heavy-writer, fill-disk; see Children.swift).
 import FoundationEssentials
 import Glibc
+import TestSupport
 
 let args = Array(CommandLine.arguments.dropFirst())
 do {
@@ -33,7 +34,7 @@ func option(_ name: String, _ fallback: Int) -> Int {
 var rng = Rng(state: UInt64(option("--seed", 1)))
 let started = now()
 do {
-    let writersDir = scratchDirectory(), consumersDir = scratchDirectory(), stressDir = scratchDirectory()
+    let writersDir = temporaryDirectory(), consumersDir = temporaryDirectory(), stressDir = temporaryDirectory()
     defer { for d in [writersDir, consumersDir, stressDir] { removeTree(d) } }
     let writers = try writerKills(rounds: option("--writer-kills", 600), directory: writersDir, rng: &rng)
     let consumers = try consumerKills(rounds: option("--consumer-kills", 400), directory: consumersDir, rng: &rng)

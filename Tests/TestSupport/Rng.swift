@@ -1,0 +1,19 @@
+/// A small deterministic generator (splitmix64): a failing random test or
+/// run names its seed and replays with it.
+public struct Rng {
+    public var state: UInt64
+
+    public init(state: UInt64) { self.state = state }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    public mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+
+    public mutating func chance(_ p: Double) -> Bool { Double(next() % 10_000) / 10_000 < p }
+}
