@@ -20,7 +20,8 @@ struct OHK: ParsableCommand {
         Exit codes:
           0   success
           1   the store refused the request (unknown type, bad predicate or
-              anchor, storage failure); the message says why
+              anchor, storage failure), or `check` found problems; the
+              message says why
           64  bad command line
           65  import stopped at damaged input (truncated zip, malformed XML);
               what came before the damage was imported, and a new run resumes
@@ -28,6 +29,6 @@ struct OHK: ParsableCommand {
         """,
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
-                      PruneCommand.self]
+                      PruneCommand.self, CheckCommand.self]
     )
 }

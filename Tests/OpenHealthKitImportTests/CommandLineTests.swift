@@ -71,6 +71,13 @@ import OpenHealthKitCore
         #expect(one.compactMap(\.added).map(\.type) == ["HKQuantityTypeIdentifierStepCount"])
     }
 
+    /// `ohk check` on an imported store: ok, with its counts.
+    @Test func checkReportsAnImportedStoreClean() throws {
+        let store = try importedStore()
+        let r = ohk(["check", "--store", store])
+        #expect(r.status == 0 && r.output.hasPrefix("ok: ") && r.output.contains("samples"), "\(r.output)")
+    }
+
     /// Rule 2: an empty anchor, given or in a file, is a truncated one (an
     /// error), never "from the start"; `none` is.
     @Test func anEmptyAnchorIsAnErrorNotTheStart() throws {
@@ -171,7 +178,7 @@ import OpenHealthKitCore
         #expect(ohk(["prune", "--store", store]).status == 64)
         let help = ohk(["--help"]).output
         #expect(help.contains("Exit codes:") && help.contains("Examples:"))
-        for command in ["import", "types", "stats", "query", "changes", "observe", "add", "delete", "prune"] {
+        for command in ["import", "types", "stats", "query", "changes", "observe", "add", "delete", "prune", "check"] {
             let r = ohk([command, "--help"])
             #expect(r.status == 0 && r.output.contains("Example"), "\(command) --help")
         }

@@ -51,7 +51,7 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
             guard let atom = UnitAtoms.resolve(f.atom) else {
                 throw OHKError(.invalidUnit, "unknown unit '\(f.atom)' in '\(source)'")
             }
-            guard abs(f.exponent) <= UnitLimits.exponent else {
+            guard f.exponent.magnitude <= UInt(UnitLimits.exponent) else {
                 throw OHKError(.invalidUnit, "'\(f.atom)' is raised to the power \(f.exponent) in '\(source)'; powers go up to \(UnitLimits.exponent)")
             }
             for lane in 0..<16 { exponents[lane] += Int(atom.dimension.exponents[lane]) * f.exponent }
@@ -65,7 +65,7 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
         }
         // Dimensions are kept as 8-bit powers, which must not wrap, and a
         // scale must be a finite, non-zero number.
-        guard exponents.allSatisfy({ abs($0) <= Int(Int8.max) }), scale.isFinite, scale != 0 else {
+        guard exponents.allSatisfy({ $0.magnitude <= UInt(Int8.max) }), scale.isFinite, scale != 0 else {
             throw OHKError(.invalidUnit, "'\(source)' is too large or too small a unit")
         }
         var dimension = UnitDimension.none
@@ -228,7 +228,7 @@ struct UnitParser {
             inner = try inner.map { f in
                 // Both are at most the limit, so the product cannot overflow.
                 let power = f.exponent * e
-                guard abs(power) <= UnitLimits.exponent else {
+                guard power.magnitude <= UInt(UnitLimits.exponent) else {
                     throw error("'\(f.atom)' raised to the power \(power); powers go up to \(UnitLimits.exponent)")
                 }
                 return .init(atom: f.atom, exponent: power)
@@ -269,7 +269,7 @@ struct UnitParser {
             throw error(tooLong ? "the power \(digits) is out of range; powers go up to \(UnitLimits.exponent)"
                                 : "expected a non-zero integer exponent")
         }
-        guard abs(n) <= UnitLimits.exponent else {
+        guard n.magnitude <= UInt(UnitLimits.exponent) else {
             throw error("the power \(n) is out of range; powers go up to \(UnitLimits.exponent)")
         }
         return n

@@ -1,0 +1,95 @@
+import FoundationEssentials
+import Testing
+@testable import OpenHealthKitCore
+
+/// `Store.verify()` (docs/reliability.md): a store written only through
+/// the library verifies clean, and each broken invariant, made by hand in
+/// a write transaction, is named.
+@Suite struct VerifyTests {
+    /// A store with samples of two types, deletions, a sync replacement, a
+    /// prune and a subscription.
+    private func busyStore() throws -> (Store, [Sample]) {
+        let store = try makeStore()
+        let samples = try (0..<40).map { try stepSample(Double($0), minute: $0) }
+        try store.save(samples)
+        try store.save([try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"), start: t0, end: t0, source: appB)])
+        try store.save([try stepSample(1, minute: 100, metadata: synced("s", 1))])
+        try store.save([try stepSample(2, minute: 101, metadata: synced("s", 2))])
+        try store.delete(uuids: samples[0..<10].map(\.uuid))
+        try store.pruneAll()
+        try store.delete(uuids: samples[10..<15].map(\.uuid))
+        let sub = DurableSubscription(name: "sync", descriptors: [QueryDescriptor(type: steps)]) { _, _, _ in }
+        try store.execute(sub)
+        sub.stop()
+        return (store, samples)
+    }
+
+    @Test func aStoreWrittenByTheLibraryVerifiesClean() throws {
+        let (store, _) = try busyStore()
+        defer { store.close() }
+        let report = try store.verify()
+        #expect(report.isClean, "\(report.problems)")
+        let stats = try store.statistics()
+        #expect(report.samples == stats.samples && report.deletedObjects == stats.deletedObjects)
+        // 43 saved (one a sync replacement), 10 deleted and pruned with the
+        // replaced one, then 5 deleted: 27 live and 5 deleted objects.
+        #expect(report.samples == 27 && report.deletedObjects == 5)
+    }
+
+    /// Breaks the store in `body` (one write transaction, in which it
+    /// calls no public API: that would wait for this transaction), then
+    /// verifies. `body` gets the position of samples[20] (with a limit, a
+    /// query's new anchor is the position of what it returned, rule 5).
+    private func problems(_ body: (Store, [Sample], Txn, TypeTrees, UInt64) throws -> Void) throws -> [String] {
+        let (store, samples) = try busyStore()
+        defer { store.close() }
+        let seq = try store.anchoredQuery(type: steps, predicate: .uuids([samples[20].uuid]), anchor: nil, limit: 1).newAnchor.position
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in try body(store, samples, txn, t, seq) }
+        return try store.verify().problems
+    }
+
+    @Test func aRecordThatDoesNotDecodeIsNamed() throws {
+        let found = try problems { _, _, txn, t, seq in
+            try txn.put(t.records, u64: seq, [1, 2, 3])
+        }
+        #expect(found.contains { $0.contains("does not decode") })
+    }
+
+    @Test func startIndexEntriesMissingOrExtraAreNamed() throws {
+        let missing = try problems { _, _, txn, t, _ in
+            let c = try txn.cursor(t.starts)
+            defer { c.close() }
+            _ = try c.first()
+            try c.deleteCurrent()
+        }
+        #expect(missing.contains { $0.contains("missing from the start index") })
+        let extra = try problems { _, _, txn, t, _ in try WriteContext.putStart(txn, t, start: 0, seq: 999_999) }
+        #expect(extra.contains { $0.contains("entry for no record") })
+    }
+
+    @Test func aDeletionListAndHorizonOutOfStepAreNamed() throws {
+        let unlisted = try problems { store, _, txn, _, _ in
+            let c = try txn.cursor(store.trees.tombs)
+            defer { c.close() }
+            _ = try c.first()
+            try c.deleteCurrent()
+        }
+        #expect(unlisted.contains { $0.contains("missing from the deletion list") })
+        let horizon = try problems { store, _, txn, _, _ in
+            let (head, _) = try txn.position(store.trees)
+            try txn.setPosition(store.trees, head: head, horizon: head + 5)
+        }
+        #expect(horizon.contains { $0.contains("horizon") })
+    }
+
+    @Test func aSampleTheUUIDIndexDoesNotReachIsNamed() throws {
+        let found = try problems { store, samples, txn, _, _ in
+            var index = UUIDIndex(txn, store.trees, hash: store.uuidHash) { id in store.cache.withLock { $0.typeTrees[id]?.records } }
+            let value = try #require(try index.get(PendingUUID(samples[30].uuid)))
+            try index.remove(PendingUUID(samples[30].uuid), value: value)
+        }
+        #expect(found.contains { $0.contains("UUID index does not lead to it") })
+    }
+}
