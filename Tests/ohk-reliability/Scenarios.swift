@@ -64,7 +64,6 @@ func diskFull(rounds: Int) throws -> (rounds: Int, signals: Int, refused: Int, f
         let count = try store.anchoredQuery(type: Child.steps, anchor: nil).samples.count
         if count != saved * Child.batchSize { f.lost += 1; f.problems.append("disk full: \(count) samples for \(saved) saves") }
         store.close()
-        f.kills += 0
     }
     return (rounds, signals, refused, f)
 }
