@@ -1,5 +1,3 @@
-import CLMDB
-
 /// What `Store.verify()` found: the store's objects counted, and every
 /// broken invariant named. Like SQLite's `PRAGMA integrity_check`, it
 /// reports and repairs nothing.
@@ -101,9 +99,7 @@ extension Store {
         // The start index holds exactly those entries.
         let starts = try txn.cursor(t.starts)
         defer { starts.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try starts.nextRaw(op) {
-            op = MDB_NEXT
+        try starts.forEachRaw { k, v in
             if expectedStarts.remove(Array(k) + Array(v)) == nil {
                 report.problem("\(identifier) start index has an entry for no record (\(v.count)-byte value)")
             }
@@ -115,15 +111,13 @@ extension Store {
     private func verifySync(_ txn: Txn, _ report: inout VerifyReport) throws {
         let c = try txn.cursor(trees.sync)
         defer { c.close() }
-        var op = MDB_FIRST
-        while let (_, v) = try c.nextRaw(op) {
-            op = MDB_NEXT
-            guard v.count == 8 else { report.problem("a sync entry has a \(v.count)-byte value"); continue }
+        try c.forEachRaw { _, v in
+            guard v.count == 8 else { report.problem("a sync entry has a \(v.count)-byte value"); return }
             let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
             guard let tree = cache.withLock({ $0.typeTrees[typeID]?.records }), let raw = try txn.get(tree, u64: seq),
                   RecordView(bytes: raw).isWellFormed else {
                 report.problem("a sync entry points at a missing record (type \(typeID), position \(seq))")
-                continue
+                return
             }
             let r = RecordView(bytes: raw)
             if r.isTombstone || r.metadataValue(MetadataKey.syncIdentifier) == nil {
@@ -135,11 +129,9 @@ extension Store {
     private func verifySubscriptions(_ txn: Txn, head: UInt64, _ report: inout VerifyReport) throws {
         let c = try txn.cursor(trees.subs)
         defer { c.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try c.nextRaw(op) {
-            op = MDB_NEXT
+        try c.forEachRaw { k, v in
             let name = String(decoding: k, as: UTF8.self)
-            guard let rec = try? SubscriptionRecord(v) else { report.problem("subscription '\(name)' does not decode"); continue }
+            guard let rec = try? SubscriptionRecord(v) else { report.problem("subscription '\(name)' does not decode"); return }
             if rec.acknowledged > head { report.problem("subscription '\(name)' is acknowledged past the head") }
         }
     }

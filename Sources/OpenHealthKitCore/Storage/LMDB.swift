@@ -428,6 +428,15 @@ struct Cursor {
         return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
+    /// Calls `body` with every entry from the first, each duplicate too.
+    func forEachRaw(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        var op = MDB_FIRST
+        while let (k, v) = try nextRaw(op) {
+            op = MDB_NEXT
+            try body(k, v)
+        }
+    }
+
     /// Raw key/value stepping for trees whose keys are not UInt64.
     func nextRaw(_ op: MDB_cursor_op) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()
