@@ -184,22 +184,23 @@ catalogue:
 # target from the seed corpus with a fixed seed, the same every time.
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?= 100000
+FUZZ_TARGETS := predicate unit anchor record export
 FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
 fuzz-build: deps
 	$(SWIFT) build -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
 	  -Xswiftc -DOHK_FUZZING -Xswiftc -enable-testing -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
-	scripts/fuzz.sh $(FUZZ_BIN) time $(FUZZ_TIME)
+	scripts/fuzz.sh $(FUZZ_BIN) time $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 fuzz-smoke: fuzz-build
-	scripts/fuzz.sh $(FUZZ_BIN) runs $(FUZZ_RUNS)
+	scripts/fuzz.sh $(FUZZ_BIN) runs $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 # The seed corpus (and any crash input added to it) through each target,
 # built without the fuzzer: part of the ordinary test run.
 fuzz-replay: deps
 	$(SWIFT) build --product ohk-fuzz
-	for t in predicate unit anchor record export; do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
+	for t in $(FUZZ_TARGETS); do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
 
 # The Swift suites under ThreadSanitizer, then AddressSanitizer (each in
 # its own build folder; about 15 minutes on two cores, not part of make test).

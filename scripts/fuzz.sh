@@ -9,17 +9,16 @@
 # A crash, leak, timeout (10 s an input) or out-of-memory (1 GB) leaves its
 # input in build/fuzz/crashes/ and makes this exit 1; replay one with
 #   OHK_FUZZ_TARGET=TARGET .build-fuzz/release/ohk-fuzz FILE
-# usage: scripts/fuzz.sh FUZZER time|runs VALUE [TARGET...]
+# usage: scripts/fuzz.sh FUZZER time|runs VALUE TARGET...
 set -uo pipefail
 fuzzer=$1; mode=$2; value=$3; shift 3
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(predicate unit anchor record export)
 mkdir -p build/fuzz/crashes
 total_runs=0; total_crashes=0
 case $mode in
     time) limit=(-max_total_time="$value"); what="in ${value}s" ;;
     runs) limit=(-runs="$value" -seed=1); what="(fixed seed)" ;;
-    *) echo "usage: scripts/fuzz.sh FUZZER time|runs VALUE [TARGET...]" >&2; exit 2 ;;
+    *) echo "usage: scripts/fuzz.sh FUZZER time|runs VALUE TARGET..." >&2; exit 2 ;;
 esac
 for t in "${targets[@]}"; do
     corpus_dir="build/fuzz/corpus/$t"

@@ -67,10 +67,17 @@ extension Store {
         return out
     }
 
+    /// A start-index entry: the bucket key as stored (`Schema.startBucketKey`)
+    /// and the record's position.
+    private struct StartEntry: Hashable {
+        let bucket: UInt64
+        let seq: UInt64
+    }
+
     private func verifyType(_ identifier: String, _ id: UInt16, _ t: TypeTrees, _ txn: Txn, head: UInt64,
                             tombs: [UInt64: UInt16], index: inout UUIDIndex, _ report: inout VerifyReport) throws {
-        // Every record, and the start-index entries it should have.
-        var expectedStarts = Set<[UInt8]>()
+        // Every record, and the start-index entry each should have.
+        var expectedStarts = Set<StartEntry>()
         let records = try txn.cursor(t.records)
         defer { records.close() }
         var entry = try records.first()
@@ -92,7 +99,7 @@ extension Store {
             if try index.get(PendingUUID(r.uuid)) != Schema.pack(type: id, seq: seq) {
                 report.problem("\(at): the UUID index does not lead to it")
             }
-            expectedStarts.insert(withUnsafeBytes(of: Schema.startBucketKey(r.start)) { Array($0) } + withUnsafeBytes(of: seq.bigEndian) { Array($0) })
+            expectedStarts.insert(StartEntry(bucket: Schema.startBucketKey(r.start), seq: seq))
         }
         report.deletedObjects += deleted
         report.samples += txn.entries(t.records) - deleted
@@ -100,8 +107,10 @@ extension Store {
         let starts = try txn.cursor(t.starts)
         defer { starts.close() }
         try starts.forEachRaw { k, v in
-            if expectedStarts.remove(Array(k) + Array(v)) == nil {
+            guard k.count == 8, v.count == 8, expectedStarts.remove(StartEntry(
+                bucket: k.loadUnaligned(as: UInt64.self), seq: UInt64(bigEndian: v.loadUnaligned(as: UInt64.self)))) != nil else {
                 report.problem("\(identifier) start index has an entry for no record (\(v.count)-byte value)")
+                return
             }
         }
         if !expectedStarts.isEmpty { report.problem("\(identifier): \(expectedStarts.count) records missing from the start index") }
@@ -115,11 +124,10 @@ extension Store {
             guard v.count == 8 else { report.problem("a sync entry has a \(v.count)-byte value"); return }
             let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
             guard let tree = cache.withLock({ $0.typeTrees[typeID]?.records }), let raw = try txn.get(tree, u64: seq),
-                  RecordView(bytes: raw).isWellFormed else {
+                  case let r = RecordView(bytes: raw), r.isWellFormed else {
                 report.problem("a sync entry points at a missing record (type \(typeID), position \(seq))")
                 return
             }
-            let r = RecordView(bytes: raw)
             if r.isTombstone || r.metadataValue(MetadataKey.syncIdentifier) == nil {
                 report.problem("a sync entry points at record \(seq), which is deleted or has no sync identifier")
             }

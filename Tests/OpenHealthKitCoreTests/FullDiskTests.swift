@@ -13,7 +13,7 @@ import Testing
     /// The case: 200 samples of 50 KB of metadata each with 6 MB
     /// free killed the process with SIGBUS (an estimate of 1 KB an object
     /// let the write through).
-    @Test func aSaveLargerThanTheFreeSpaceIsRefusedAndWritesNothing() throws {
+    @Test func rule20_aSaveLargerThanTheFreeSpaceIsRefusedAndWritesNothing() throws {
         let disk = try Tmpfs(megabytes: 32)
         defer { disk.remove() }
         let store = try makeStore(durable: true, directory: disk.path + "/store")
@@ -33,7 +33,7 @@ import Testing
 
     /// Saves go through until one is refused; everything saved before it
     /// is there, before and after reopening.
-    @Test func savesUntilTheDiskIsFullKeepEverySaveThatReturned() throws {
+    @Test func rule20_savesUntilTheDiskIsFullKeepEverySaveThatReturned() throws {
         let disk = try Tmpfs(megabytes: 8)
         defer { disk.remove() }
         let dir = disk.path + "/store"
@@ -55,7 +55,7 @@ import Testing
     /// A store on a disk with no byte free opens, answers queries and
     /// watches; a save gets the error (the estimate that guarded the
     /// writable map refused even the open: "may need up to 1 MB").
-    @Test func aStoreOnAFullDiskStillOpensForReading() throws {
+    @Test func rule20_aStoreOnAFullDiskStillOpensForReading() throws {
         let disk = try Tmpfs(megabytes: 8)
         defer { disk.remove() }
         let dir = disk.path + "/store"
@@ -73,7 +73,7 @@ import Testing
 
     /// Another process fills the disk while this one saves: every save
     /// either returns and is kept, or is refused with the error.
-    @Test func anotherProcessFillingTheDiskDuringSaves() throws {
+    @Test func rule20_anotherProcessFillingTheDiskDuringSaves() throws {
         let disk = try Tmpfs(megabytes: 16)
         defer { disk.remove() }
         let store = try makeStore(durable: true, directory: disk.path + "/store")

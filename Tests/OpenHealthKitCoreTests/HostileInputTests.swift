@@ -14,7 +14,7 @@ import Testing
         do { _ = try HealthUnit(text); return nil } catch let e as OHKError { return e } catch { return nil }
     }
 
-    @Test func aParameterNumberPastTheLimitIsAnErrorNotAnOverflow() {
+    @Test func rule18_aParameterNumberPastTheLimitIsAnErrorNotAnOverflow() {
         let e = predicateError("quantity > $9223372036854775808")
         #expect(e?.code == .invalidPredicate && e?.message.contains("parameter numbers go up to") == true)
         #expect(predicateError("quantity > $\(PredicateLimits.parameter + 1)")?.code == .invalidPredicate)
@@ -22,7 +22,7 @@ import Testing
         #expect(predicateError("quantity > $\(PredicateLimits.parameter)")?.message.contains("has no value") == true)
     }
 
-    @Test func nestingPastTheLimitIsAnErrorNotAStackOverflow() {
+    @Test func rule18_nestingPastTheLimitIsAnErrorNotAStackOverflow() {
         let depth = PredicateLimits.nesting
         func parens(_ n: Int) -> String { String(repeating: "(", count: n) + "quantity > 1 count" + String(repeating: ")", count: n) }
         #expect(predicateError(parens(depth)) == nil)
@@ -36,12 +36,12 @@ import Testing
         #expect(predicateError(lists)?.code == .invalidPredicate)
     }
 
-    @Test func textPastTheLengthLimitIsRefusedBeforeItIsRead() {
+    @Test func rule18_textPastTheLengthLimitIsRefusedBeforeItIsRead() {
         let long = "sourceName == '" + String(repeating: "x", count: PredicateLimits.textBytes) + "'"
         #expect(predicateError(long)?.message.contains("longer than the limit") == true)
     }
 
-    @Test func hugePowersOfUnitsAreErrorsNotHangsOrInfinity() {
+    @Test func rule18_hugePowersOfUnitsAreErrorsNotHangsOrInfinity() {
         for text in ["ms^123456789012", "kg^123456789012345590", "(kg^2)^2147483647", "m^99999999999999999999999",
                      "m^33", "(m^8)^8", "m^200",
                      "qc^-009223372036854775808m"] {  // the last is Int.min, where abs() trapped (a fuzzing find)
@@ -54,7 +54,7 @@ import Testing
         #expect(unitError("(m^2)^3") == nil)
     }
 
-    @Test func unitNestingAndLengthPastTheLimitsAreErrors() {
+    @Test func rule18_unitNestingAndLengthPastTheLimitsAreErrors() {
         func parens(_ n: Int) -> String { String(repeating: "(", count: n) + "kg" + String(repeating: ")", count: n) }
         #expect(unitError(parens(UnitLimits.nesting)) == nil)
         #expect(unitError(parens(UnitLimits.nesting + 1))?.code == .invalidUnit)
@@ -62,13 +62,13 @@ import Testing
         #expect(unitError(String(repeating: "m*", count: 200) + "m")?.code == .invalidUnit)
     }
 
-    @Test func aConversionThatOverflowsIsAnErrorNotInfinity() throws {
+    @Test func rule18_aConversionThatOverflowsIsAnErrorNotInfinity() throws {
         let teragram = try HealthUnit("Tg"), picogram = try HealthUnit("pg")
         #expect(errorCode { _ = try teragram.convert(1e300, to: picogram) } == .invalidValue)
         #expect(try teragram.convert(1, to: picogram) == 1e24)
     }
 
-    @Test func aSaveWithAHostileUnitFailsAtOnceAndWritesNothing() throws {
+    @Test func rule18_aSaveWithAHostileUnitFailsAtOnceAndWritesNothing() throws {
         let store = try makeStore()
         defer { store.close() }
         #expect(errorCode {

@@ -41,7 +41,7 @@ static pid_t lock_holder(const char *dir)
     return holder;
 }
 
-static void closing_one_of_two_handles_keeps_the_process_lock(void **state)
+static void rule19_closing_one_of_two_handles_keeps_the_process_lock(void **state)
 {
     (void)state;
     char dir[] = "/tmp/ohk-ctest-XXXXXX";
@@ -62,7 +62,7 @@ static void closing_one_of_two_handles_keeps_the_process_lock(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-static void a_save_larger_than_the_free_space_fails_and_writes_nothing(void **state)
+static void rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing(void **state)
 {
     (void)state;
     char disk[] = "/tmp/ohk-ctmpfs-XXXXXX";
@@ -121,8 +121,8 @@ static void a_save_larger_than_the_free_space_fails_and_writes_nothing(void **st
 int run_reliability(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(closing_one_of_two_handles_keeps_the_process_lock),
-        cmocka_unit_test(a_save_larger_than_the_free_space_fails_and_writes_nothing),
+        cmocka_unit_test(rule19_closing_one_of_two_handles_keeps_the_process_lock),
+        cmocka_unit_test(rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing),
     };
     return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);
 }

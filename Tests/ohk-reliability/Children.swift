@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import TestSupport
 
 /// What the suite's child processes do until they are killed. Each says
 /// on standard output what has been acknowledged to it (a save or delete
@@ -18,14 +19,32 @@ enum Child {
         let store = try Store(directory: directory)
         var b = 0
         while true {
-            try store.save(batch(seed: seed, number: b))
+            let deleted = try writeStep(store, seed: seed, batch: b)
             say("S \(b)")
-            if b % 3 == 2 {
-                try store.delete(uuids: uuids(seed: seed, batch: b - 2))
-                say("D \(b - 2)")
-            }
+            if let d = deleted { say("D \(d)") }
             b += 1
         }
+    }
+
+    /// One step of a writer: saves batch `b`, and after every third one
+    /// deletes the batch saved two before; returns that batch's number.
+    @discardableResult
+    static func writeStep(_ store: Store, seed: UInt64, batch b: Int) throws -> Int? {
+        try store.save(batch(seed: seed, number: b))
+        guard b % 3 == 2 else { return nil }
+        try store.delete(uuids: uuids(seed: seed, batch: b - 2))
+        return b - 2
+    }
+
+    /// The payloads of a child's lines that start with `tag` and a space
+    /// (`S 12` → "12").
+    static func marked(_ lines: [String], _ tag: String) -> [Substring] {
+        lines.compactMap { $0.hasPrefix(tag + " ") ? $0.dropFirst(tag.count + 1) : nil }
+    }
+
+    /// The UUIDs a consumer printed as delivered (`G uuid`).
+    static func delivered(_ lines: [String]) -> [UUID] {
+        marked(lines, "G").compactMap { UUID(uuidString: String($0)) }
     }
 
     /// `consumer DIR NAME`: a durable subscription on step counts; for each
@@ -48,24 +67,19 @@ enum Child {
         (0..<batchSize).map { uuid(seed: seed, index: UInt64(batch * batchSize + $0)) }
     }
 
-    static func batch(seed: UInt64, number: Int) throws -> [Sample] {
+    static func batch(seed: UInt64, number: Int, metadata: [String: MetadataValue] = [:]) throws -> [Sample] {
         let us = uuids(seed: seed, batch: number)
         return try us.enumerated().map { i, u in
             let start = Date(timeIntervalSinceReferenceDate: 700_000_000 + Double(number * batchSize + i) * 60)
             return try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"), start: start,
-                                       end: start.addingTimeInterval(60), source: source, uuid: u)
+                                       end: start.addingTimeInterval(60), source: source, metadata: metadata, uuid: u)
         }
     }
 
-    /// A UUID that follows from (seed, index) alone (splitmix64).
+    /// A UUID that follows from (seed, index) alone.
     static func uuid(seed: UInt64, index: UInt64) -> UUID {
-        func mix(_ x: UInt64) -> UInt64 {
-            var z = x &+ 0x9E37_79B9_7F4A_7C15
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        let a = mix(seed &* 0x1_0000_0001 ^ index), b = mix(a ^ 0xA5A5_A5A5)
+        var rng = Rng(state: seed &* 0x1_0000_0001 ^ index)
+        let a = rng.next(), b = rng.next()
         var bytes = [UInt8](repeating: 0, count: 16)
         for i in 0..<8 { bytes[i] = UInt8(truncatingIfNeeded: a >> (8 * i)); bytes[8 + i] = UInt8(truncatingIfNeeded: b >> (8 * i)) }
         bytes[6] = bytes[6] & 0x0F | 0x40

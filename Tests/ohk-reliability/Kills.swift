@@ -30,18 +30,24 @@ func writerKills(rounds: Int, directory: String, rng: inout Rng) throws -> KillF
     for round in 0..<rounds {
         let seed = UInt64(round) + 1
         let child = ChildProcess(["writer", directory, String(seed)])
-        guard child.wait(seconds: 60, until: { $0.contains { $0.hasPrefix("S ") } }) else {
+        guard child.wait(seconds: 60, until: { !Child.marked($0, "S").isEmpty }) else {
             f.problems.append("writer \(seed) saved nothing in 60 s")
             continue
         }
         usleep(UInt32(rng.int(30_000)))
         let lines = child.kill()
         f.kills += 1
-        let saved = Set(lines.compactMap { $0.hasPrefix("S ") ? Int($0.dropFirst(2)) : nil })
-        let deleted = Set(lines.compactMap { $0.hasPrefix("D ") ? Int($0.dropFirst(2)) : nil })
-        check(store, seed: seed, batches: 0...(saved.max() ?? 0) + 1, saved: saved, deleted: deleted, into: &f)
+        checkWriter(store, seed: seed, lines: lines, into: &f)
     }
     return f
+}
+
+/// Holds the store to what a killed writer printed it had saved and
+/// deleted, and the batch it was in the middle of.
+func checkWriter(_ store: Store, seed: UInt64, lines: [String], into f: inout KillFigures) {
+    let saved = Set(Child.marked(lines, "S").compactMap { Int($0) })
+    let deleted = Set(Child.marked(lines, "D").compactMap { Int($0) })
+    check(store, seed: seed, batches: 0...(saved.max() ?? 0) + 1, saved: saved, deleted: deleted, into: &f)
 }
 
 /// Holds the store to what a writer acknowledged, batch by batch.
@@ -84,7 +90,7 @@ func consumerKills(rounds: Int, directory: String, rng: inout Rng) throws -> Kil
             if line == "A" {
                 acknowledged.formUnion(current)
                 current.removeAll()
-            } else if line.hasPrefix("G "), let u = UUID(uuidString: String(line.dropFirst(2))) {
+            } else if let u = Child.delivered([line]).first {
                 if acknowledged.contains(u) { f.duplicated += 1 }
                 delivered.insert(u)
                 current.append(u)
@@ -96,12 +102,7 @@ func consumerKills(rounds: Int, directory: String, rng: inout Rng) throws -> Kil
         saved.formUnion(Child.uuids(seed: seed, batch: round))
         let child = ChildProcess(["consumer", directory, "reliability"])
         _ = child.wait(seconds: Double(rng.int(60)) / 1000) { _ in false }
-        let got = child.kill()
-        if getenv("OHK_RELIABILITY_DEBUG") != nil {
-            let g = got.filter { $0.hasPrefix("G ") }.count, a = got.filter { $0 == "A" }.count
-            say("round \(round): \(g) G, \(a) A, acknowledged before \(acknowledged.count)")
-        }
-        read(got)
+        read(child.kill())
         f.kills += 1
     }
     // A last consumer, left to deliver everything.
@@ -111,15 +112,10 @@ func consumerKills(rounds: Int, directory: String, rng: inout Rng) throws -> Kil
     let pending = saved.subtracting(delivered)
     _ = last.wait(seconds: 0.2) { _ in false }
     let done = last.wait(seconds: 60) { lines in
-        let got = lines.compactMap { $0.hasPrefix("G ") ? UUID(uuidString: String($0.dropFirst(2))) : nil }
+        let got = Child.delivered(lines)
         return pending.isSubset(of: Set(got)) && (got.isEmpty || lines.last == "A")
     }
-    let lastLines = last.kill()
-    if getenv("OHK_RELIABILITY_DEBUG") != nil {
-        say("last: \(lastLines.filter { $0.hasPrefix("G ") }.count) G, \(lastLines.filter { $0 == "A" }.count) A; pending \(pending.count)")
-        for b in 0..<rounds where !Set(Child.uuids(seed: seed, batch: b)).isSubset(of: delivered.union(lastLines.compactMap { $0.hasPrefix("G ") ? UUID(uuidString: String($0.dropFirst(2))) : nil })) { say("undelivered batch \(b)") }
-    }
-    read(lastLines)
+    read(last.kill())
     if !done { f.problems.append("the last consumer did not deliver everything in 60 s") }
     f.lost += saved.subtracting(delivered).count
     return f

@@ -23,11 +23,8 @@ func doubleOpen(rounds: Int, rng: inout Rng) throws -> KillFigures {
             mine += 1
             child.poll(milliseconds: 0)
         }
-        let lines = child.kill()
         f.kills += 1
-        let saved = Set(lines.compactMap { $0.hasPrefix("S ") ? Int($0.dropFirst(2)) : nil })
-        let deleted = Set(lines.compactMap { $0.hasPrefix("D ") ? Int($0.dropFirst(2)) : nil })
-        check(second, seed: seed, batches: 0...(saved.max() ?? 0) + 1, saved: saved, deleted: deleted, into: &f)
+        checkWriter(second, seed: seed, lines: child.kill(), into: &f)
         check(second, seed: 1, batches: 0...mine - 1, saved: Set(0..<mine), deleted: [], into: &f)
         second.close()
         let fresh = try Store(directory: dir)
@@ -59,7 +56,7 @@ func diskFull(rounds: Int) throws -> (rounds: Int, signals: Int, refused: Int, f
         _ = filler.kill()
         if status & 0x7f != 0 { signals += 1 }
         if child.lines.contains("REFUSED") { refused += 1 }
-        let saved = child.lines.filter { $0.hasPrefix("S ") }.count
+        let saved = Child.marked(child.lines, "S").count
         let store = try Store(directory: dir)
         let count = try store.anchoredQuery(type: Child.steps, anchor: nil).samples.count
         if count != saved * Child.batchSize { f.lost += 1; f.problems.append("disk full: \(count) samples for \(saved) saves") }
@@ -74,13 +71,10 @@ extension Child {
     /// save that returned.
     static func heavyWriter(directory: String) throws -> Never {
         let store = try Store(directory: directory)
-        let notes = MetadataValue.string(String(repeating: "x", count: 50_000))
+        let notes: [String: MetadataValue] = ["Notes": .string(String(repeating: "x", count: 50_000))]
         var b = 0
         while true {
-            let samples = try batch(seed: 77, number: b).map {
-                try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: $0.startDate, end: $0.endDate,
-                                    source: source, metadata: ["Notes": notes], uuid: $0.uuid)
-            }
+            let samples = try batch(seed: 77, number: b, metadata: notes)
             do {
                 try store.save(samples)
             } catch let e as OHKError where e.code == .storage && e.message.contains("not enough disk space") {

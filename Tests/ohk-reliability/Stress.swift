@@ -42,8 +42,7 @@ func stress(seconds: Double, directory: String) throws -> (saves: Int, watchersE
             var b = 0
             while now() < deadline {
                 do {
-                    try store.save(Child.batch(seed: seed, number: b))
-                    if b % 3 == 2 { try store.delete(uuids: Child.uuids(seed: seed, batch: b - 2)) }
+                    try Child.writeStep(store, seed: seed, batch: b)
                     saves.add(1)
                 } catch {
                     saves.problem("thread \(t): \(error)")
@@ -55,7 +54,7 @@ func stress(seconds: Double, directory: String) throws -> (saves: Int, watchersE
     // Read the children's output as it comes, so their pipes never fill.
     while now() < deadline { for p in processes { p.poll(milliseconds: 50) } }
     group.wait()
-    for p in processes { saves.add(p.kill().filter { $0.hasPrefix("S ") }.count) }
+    for p in processes { saves.add(Child.marked(p.kill(), "S").count) }
     var problems = saves.problems
     let head = try store.currentAnchor()
     let truth = Set(try store.anchoredQuery(type: Child.steps, anchor: nil).samples.map(\.uuid))

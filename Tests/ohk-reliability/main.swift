@@ -8,8 +8,7 @@
 //                   [--double-open N] [--disk-full N] [--seed N]
 //
 // The same program is its own child processes (writer, consumer,
-// heavy-writer, fill-disk; see Children.swift). OHK_RELIABILITY_DEBUG=1
-// prints what each consumer round saw.
+// heavy-writer, fill-disk; see Children.swift).
 import FoundationEssentials
 import Glibc
 import TestSupport
