@@ -41,7 +41,9 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
             let types: Set<SampleType>
             if let note, let known = typesChanged(by: note, store) {
                 types = known
-                anchor = QueryAnchor(storeID: store.storeID, position: note.head, horizon: note.horizon)
+                if let a = anchor, a.position < note.head {
+                    anchor = QueryAnchor(storeID: store.storeID, position: note.head, horizon: note.horizon)
+                }
             } else {
                 storeReads += 1
                 (types, anchor) = try store.changedTypes(descriptors, since: anchor)
@@ -56,10 +58,13 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
     /// The matching types `note`'s commits changed, without reading the
     /// store: what `Store.changedTypes` would find when the anchor is
     /// where they began and no descriptor has a predicate (a predicate
-    /// needs the records). nil otherwise.
+    /// needs the records); nothing when an earlier read already passed
+    /// them (the first poll's read can see a commit whose note comes
+    /// after). nil otherwise.
     private func typesChanged(by note: CommitNote, _ store: Store) -> Set<SampleType>? {
-        guard typesOnly, let a = anchor, a.storeID == store.storeID,
-              a.position == note.startHead, a.horizon == note.horizon else { return nil }
+        guard let a = anchor, a.storeID == store.storeID, a.horizon == note.horizon else { return nil }
+        if a.position >= note.head { return [] }
+        guard typesOnly, a.position == note.startHead else { return nil }
         var changed = Set<SampleType>()
         for d in descriptors {
             if let id = store.knownTypeID(d.type), note.typeIDs.contains(id) { changed.insert(d.type) }
