@@ -4,7 +4,11 @@
 SWIFT      ?= swift
 BENCH_N    ?= 1000000
 BENCH_DIR  ?= /work/ohk-bench-store
+# The peer programs (the workload in C on SQLite and raw LMDB) are not part
+# of the repository; the comparisons skip, saying so, when they are absent.
 PEERS      ?= ../shared/bench/peers
+NO_PEERS   := echo "no peer benchmarks at $(PEERS) (the workload's harness, SQLite and raw-LMDB peers): \
+              set PEERS=DIR to a copy of them; skipping the comparison"
 
 PYTHON     ?= python3
 PYPKG      := bindings/python
@@ -14,14 +18,14 @@ ABI        := $(shell sed -n 's/^\#define OHK_ABI_VERSION \([0-9]*\)$$/\1/p' inc
 VERSION    := $(shell sed -n 's/^\#define OHK_VERSION_STRING "\(.*\)"$$/\1/p' include/openhealthkit_types.h)
 LIBDIR     := build/lib
 LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
-# The C library: Swift runtime linked in, only ohk_* exported (see DESIGN.md).
+# The C library: Swift runtime linked in, only ohk_* exported (docs/architecture.md).
 LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswiftc -static-stdlib \
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
-        reliability reliability-smoke test-sanitize
+        reliability reliability-smoke test-sanitize c-bench-run py-bench-peer
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -71,10 +75,12 @@ install: lib
 build: deps
 	$(SWIFT) build
 
-# Every test: the Swift suites, then the C API (header, library, C tests
-# under valgrind and AddressSanitizer, examples, an installed-copy build),
-# then the Python package (pytest, and `pip install` into a fresh venv).
+# Every test: no reference outside the repository, the Swift suites, then
+# the C API (header, library, C tests under valgrind and AddressSanitizer,
+# examples, an installed-copy build), then the Python package (pytest, and
+# `pip install` into a fresh venv), then the fuzz and crash smoke runs.
 test: deps
+	python3 scripts/check_self_contained.py
 	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
@@ -105,7 +111,7 @@ py-install-check: python-lib
 
 # The main job: import an Apple Health export with `ohk`, summarise it, run
 # an anchored query, save a change, and query from the returned anchor.
-QUICKSTART_EXPORT ?= ../shared/data/fixtures/export-small-b.xml
+QUICKSTART_EXPORT ?= Tests/Fixtures/export-small-b.xml
 quickstart: deps
 	$(SWIFT) build -c release --product ohk
 	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
@@ -114,7 +120,7 @@ quickstart: deps
 swift-quickstart: deps
 	$(SWIFT) run swift-quickstart
 
-# The reference workload (../shared/bench/WORKLOAD.md) on the core, release build.
+# The reference workload (docs/benchmarks.md) on the core, release build.
 bench: deps
 	$(SWIFT) build -c release --product ohk-bench
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
@@ -133,6 +139,9 @@ hk-bench: deps
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].
 PHASES ?= 1,1b,2,3,4,5,6,7,8
 c-bench: lib
+	@test -f $(PEERS)/bench.c || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory c-bench-run
+
+c-bench-run:
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -I$(PEERS) -o build/bench/ohk_peer \
 	  Benchmarks/c/ohk_peer.c $(PEERS)/bench.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lpthread -lm
@@ -157,9 +166,12 @@ c-delta-loop: lib
 py-bench: python-lib py-deps
 	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
+	$(PYTHON) $(PYPKG)/bench/bench.py $(BENCH_N) $(BENCH_DIR)-py
+	@test -f $(PEERS)/py_sqlite_peer.py || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory py-bench-peer
+
+py-bench-peer:
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -o build/bench/sqlite_peer $(PEERS)/sqlite_peer.c $(PEERS)/bench.c -lsqlite3 -lpthread
-	$(PYTHON) $(PYPKG)/bench/bench.py $(BENCH_N) $(BENCH_DIR)-py
 	rm -rf $(BENCH_DIR)-sqlite && build/bench/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync full --phases 1 >/dev/null
 	$(PYTHON) $(PEERS)/py_sqlite_peer.py $(BENCH_N) $(BENCH_DIR)-sqlite
 	rm -rf $(BENCH_DIR)-sqlite
@@ -171,7 +183,7 @@ import-bench: deps
 	$(SWIFT) build -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
-# Regenerates the type catalogue from ../shared/data/healthkit-types.md,
+# Regenerates the type catalogue from scripts/healthkit-types.md,
 # and OpenHealthKit's identifier constants from it.
 catalogue:
 	python3 scripts/gen_catalogue.py

@@ -1,4 +1,4 @@
-// The reference workload's data (../shared/bench/WORKLOAD.md, "Details"):
+// The reference workload's data (docs/benchmarks.md, "The workload"):
 // the same samples, UUIDs and fingerprints as the C peers' bench.c.
 import FoundationEssentials
 import OpenHealthKitCore

@@ -1,5 +1,5 @@
 /*
- * ohk_peer.c - the reference workload (../shared/bench/WORKLOAD.md) through
+ * ohk_peer.c - the reference workload (docs/benchmarks.md) through
  * the OpenHealthKit C API, driven by the peers' own harness
  * (../shared/bench/peers/bench.c), so that its JSON lines sit beside the
  * SQLite and raw-LMDB peers' from the same code, phases and checks.

@@ -1,4 +1,4 @@
-// hk-bench: phases 2-4 of the reference workload (../shared/bench/WORKLOAD.md)
+// hk-bench: phases 2-4 of the reference workload (docs/benchmarks.md)
 // through the HealthKit-shaped API (`import OpenHealthKit`), each beside
 // the same phase on the core's API in the same run, one JSON line each.
 //   hk-bench --n 1000000 --dir /path/to/fresh/dir [--runs 5]

@@ -1,4 +1,4 @@
-// ohk-bench: the reference workload (../shared/bench/WORKLOAD.md) on the
+// ohk-bench: the reference workload (docs/benchmarks.md) on the
 // core's Swift API, phases 1, 1b and 2-8, one JSON line per phase.
 //   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,7,8]
 // (`--writer DIR START COUNT` is the second process of phase 7.)

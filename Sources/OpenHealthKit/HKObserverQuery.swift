@@ -7,7 +7,7 @@ public typealias HKObserverQueryCompletionHandler = () -> Void
 /// A query that is told when something matching it is saved or deleted,
 /// by this process or another; it reads nothing itself (run an anchored
 /// query from the handler). It does not fire when it starts, only after a
-/// change (DESIGN rule 10). Handlers run on a background thread.
+/// change (rule 10 of docs/semantics.md). Handlers run on a background thread.
 public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     public typealias UpdateHandler = (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
     public typealias DescriptorsUpdateHandler = (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void

@@ -8,7 +8,7 @@ public struct ImportReport: Sendable {
     /// export): nothing to do. A deleted sample stays deleted.
     public var alreadyStored = 0
     /// Samples that replaced an older version with the same sync
-    /// identifier (DESIGN rule 14); counted in `added` too.
+    /// identifier (rule 14 of docs/semantics.md); counted in `added` too.
     public var replaced = 0
     /// Records not saved because the store holds a newer version of the
     /// same sync identifier (rule 14).

@@ -2,8 +2,8 @@ import Testing
 import TestSupport
 @testable import OpenHealthKitCore
 
-/// The store's change signal: how commits reach live queries (DESIGN
-/// rules 9 and 10) in this process and in others.
+/// The store's change signal: how commits reach live queries (rules 9
+/// and 10 of docs/semantics.md) in this process and in others.
 @Suite struct ChangeSignalTests {
     /// Every opener of a store holds a wake bit of its own while it has
     /// the store open, so that a commit can wake every watcher but its

@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import OpenHealthKitCore
 
-/// DESIGN rules 9, 10 and 12: long-running queries and observers.
+/// Rules 9, 10 and 12 of docs/semantics.md: long-running queries and observers.
 @Suite struct LiveQueries {
     /// Saves and deletes from several threads while a query runs; the
     /// consumer must end with exactly the store's set, nothing twice.

@@ -2,7 +2,7 @@ import FoundationEssentials
 import Testing
 @testable import OpenHealthKitCore
 
-/// One test per semantic rule of DESIGN.md (1–8, 13–17), named after it.
+/// One test per semantic rule of docs/semantics.md (1–8, 13–17), named after it.
 @Suite struct SemanticRules {
     @Test func rule01_anchorIsOpaqueBytesThatRoundTripAndCompare() throws {
         let store = try makeStore()

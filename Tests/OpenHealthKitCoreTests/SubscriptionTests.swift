@@ -3,7 +3,7 @@ import Glibc
 import Testing
 @testable import OpenHealthKitCore
 
-/// DESIGN rule 11: durable subscriptions.
+/// Rule 11 of docs/semantics.md: durable subscriptions.
 @Suite struct DurableSubscriptions {
     /// A consumer killed before acknowledging gets the same changes after
     /// a restart; after acknowledging it does not.

@@ -155,7 +155,7 @@ import OpenHealthKitCore
     }
 
     /// An import killed mid-way leaves whole batches (each one transaction,
-    /// DESIGN rule 13); the next run adds exactly the rest.
+    /// rule 13 of docs/semantics.md); the next run adds exactly the rest.
     @Test func rule13_aKilledImportLeavesWholeBatchesAndTheNextRunResumes() throws {
         let dir = temporaryDirectory()
         generatedExport(dir + "/export.xml", size: "8M", seed: 7)

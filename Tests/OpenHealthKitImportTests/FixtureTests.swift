@@ -97,7 +97,7 @@ import OpenHealthKitCore
         #expect(try samples(store, "HKQuantityTypeIdentifierHeight").isEmpty)
     }
 
-    /// DESIGN rule 14 through imports: a later export's record with the
+    /// Rule 14 of docs/semantics.md through imports: a later export's record with the
     /// same source and sync identifier and a higher sync version replaces
     /// the earlier one; the earlier export imported again changes nothing.
     @Test func rule14_aNewerSyncVersionInALaterExportReplacesTheOlder() throws {

@@ -11,9 +11,9 @@ let repositoryRoot: String = {
     return parts.joined(separator: "/")
 }()
 
-/// The small real exports of ../shared/data/fixtures.
-let fixtureA = repositoryRoot + "/../shared/data/fixtures/export-small-a.xml"
-let fixtureB = repositoryRoot + "/../shared/data/fixtures/export-small-b.xml"
+/// The small real exports in Tests/Fixtures (NOTICE.md there).
+let fixtureA = repositoryRoot + "/Tests/Fixtures/export-small-a.xml"
+let fixtureB = repositoryRoot + "/Tests/Fixtures/export-small-b.xml"
 
 func newStore(_ directory: String = temporaryDirectory() + "/store") throws -> Store {
     var o = StoreOptions()

@@ -1,7 +1,7 @@
-// ../shared/seeds/000_77d9c4017821a174.txt: HKAnchoredObjectQuery and
-// HKQueryAnchor in practice. The seed's Swift is copied as it stands,
-// inside functions that give it the `healthStore` it names; every change
-// is marked `// seed fix:`.
+// A tutorial's example of HKAnchoredObjectQuery and HKQueryAnchor in
+// practice (snapshot, then changes, with the anchor kept between runs). The
+// seed's Swift is copied as it stands, inside functions that give it the
+// `healthStore` it names; every change is marked `// seed fix:`.
 import Foundation
 import OpenHealthKit
 import Testing

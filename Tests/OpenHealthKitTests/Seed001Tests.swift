@@ -1,7 +1,8 @@
-// ../shared/seeds/001_b0727a3e39719241.txt: "Executing Anchored Object
-// Queries". The seed's Swift is copied as it stands, inside a type that
-// holds the `store` and `myAnchor` it names; the places where the seed
-// says "Process the … samples" record what they get (marked `// test:`).
+// The example of Apple's article "Executing Anchored Object Queries"
+// (developer.apple.com/documentation/healthkit). The seed's Swift is copied
+// as it stands, inside a type that holds the `store` and `myAnchor` it
+// names; the places where the seed says "Process the … samples" record what
+// they get (marked `// test:`).
 import Foundation
 import OpenHealthKit
 import Testing

@@ -1,8 +1,8 @@
-// ../shared/seeds/002_2699ebe8a02d9f16.txt: HKAnchoredObjectQueryDescriptor.
-// The seed's Swift is copied as it stands, in functions that give it the
-// `store`, `anchor` and `updateTask` it names; changes are marked
-// `// seed fix:`, and what the test adds where the seed says "Process
-// the … here" is marked `// test`.
+// The examples of Apple's page for HKAnchoredObjectQueryDescriptor. The
+// seed's Swift is copied as it stands, in functions that give it the
+// `store`, `anchor` and `updateTask` it names; changes are marked `// seed
+// fix:`, and what the test adds where the seed says "Process the … here" is
+// marked `// test`.
 import Foundation
 import OpenHealthKit
 import Testing

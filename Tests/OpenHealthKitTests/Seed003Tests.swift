@@ -1,8 +1,8 @@
-// ../shared/seeds/003_e56525be1ba48280.txt: the anchored object queries
-// overview. The seed's code is Swift 2 with its braces lost; it is copied
-// with those repaired (each change marked `// seed fix:`), inside the class
-// whose `anchor` property it uses. What the test adds where the seed says
-// "Process the results..." is marked `// test`.
+// The example of Apple's overview of anchored object queries (HealthKit
+// Programming Guide). The seed's code is Swift 2 with its braces lost; it
+// is copied with those repaired (each change marked `// seed fix:`), inside
+// the class whose `anchor` property it uses. What the test adds where the
+// seed says "Process the results..." is marked `// test`.
 import Foundation
 import OpenHealthKit
 import Testing

@@ -1,5 +1,5 @@
-// ../shared/seeds/004_384aa1cbfff3d12a.txt: HKObserverQuery
-// init(queryDescriptors:updateHandler:) with an inner anchored query. The
+// The example of Apple's page for HKObserverQuery
+// init(queryDescriptors:updateHandler:), with an inner anchored query. The
 // seed's Swift is copied as it stands, in a function that gives it the
 // `store` and `anchor` it names; what the test adds where the seed says
 // "Process ... here" is marked `// test`.

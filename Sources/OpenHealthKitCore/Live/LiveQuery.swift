@@ -1,6 +1,6 @@
 import Glibc
 
-/// What long-running queries share (DESIGN rules 9, 10 and 12).
+/// What long-running queries share (rules 9, 10 and 12 of docs/semantics.md).
 ///
 /// Threading model: the store's `ChangeWatcher` thread calls
 /// `storeChanged()` after another process's commit (this process's own

@@ -159,7 +159,7 @@ public struct Sample: Hashable, Sendable {
         return try canonical.convert(v, to: unit)
     }
 
-    /// Everything a save refuses (DESIGN rules 13, 14, 17).
+    /// Everything a save refuses (rules 13, 14, 17 of docs/semantics.md).
     func validate() throws {
         let s = startDate.timeIntervalSinceReferenceDate, e = endDate.timeIntervalSinceReferenceDate
         guard s.isFinite, e.isFinite else {
@@ -214,7 +214,7 @@ public struct Sample: Hashable, Sendable {
     }
 }
 
-/// What is kept of a deleted sample (DESIGN rule 8).
+/// What is kept of a deleted sample (rule 8 of docs/semantics.md).
 public struct DeletedObject: Hashable, Sendable {
     public let uuid: UUID
     public let type: SampleType

@@ -1,6 +1,6 @@
 import FoundationEssentials
 
-/// A position in a store's change order (DESIGN rule 1): opaque bytes
+/// A position in a store's change order (rule 1 of docs/semantics.md): opaque bytes
 /// holding a format version, the store's UUID, the position, and the
 /// tombstone horizon in force when it was handed out, plus a checksum.
 /// Its text form is base64 of its bytes.

@@ -204,7 +204,7 @@ struct WriteContext {
     }
 
     /// Turns the live sample at (`typeID`, `seq`) into a tombstone at a new
-    /// position: one entry per object, always (DESIGN "Storage").
+    /// position: one entry per object, always (docs/architecture.md).
     mutating func tombstone(typeID: UInt16, seq: UInt64) throws -> UUID {
         try flushUUIDs()
         let t = try tree(id: typeID)

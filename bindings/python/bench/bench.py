@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Phases 2, 3 and 7 of ../shared/bench/WORKLOAD.md from Python, beside
+"""Phases 2, 3 and 7 of the reference workload (docs/benchmarks.md) from Python, beside
 py_sqlite_peer.py (the same phases with Python's sqlite3).
 
 Usage: bench.py N DIR     (DIR: a fresh store directory, removed first)

@@ -79,7 +79,7 @@ class NotFoundError(OpenHealthKitError, KeyError):
 
 
 class AnchorError(OpenHealthKitError, ValueError):
-    """Base of the four ways an anchor can be refused (DESIGN.md rule 2)."""
+    """Base of the four ways an anchor can be refused (rule 2, docs/semantics.md)."""
 
 
 class AnchorWrongStoreError(AnchorError):

@@ -247,7 +247,7 @@ class CategorySample(Sample):
 
 class DeletedObject(_Object):
     """A deleted sample (HKDeletedObject): what a deletion leaves behind
-    (DESIGN.md rule 8): UUID, type, source, start, end, deletion date, and
+    (rule 8, docs/semantics.md): UUID, type, source, start, end, deletion date, and
     the sync identifier and version when the sample had them."""
 
     # _r: (uuid, start, end, deletion_date, type_index, source_index,

@@ -206,7 +206,7 @@ class HealthStore:
 
     def save(self, samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
         """Saves samples in one transaction, all or nothing, durable when it
-        returns (DESIGN.md rule 13). Returns what happened to each, in order."""
+        returns (rule 13, docs/semantics.md). Returns what happened to each, in order."""
         batch = [samples] if isinstance(samples, Sample) else list(samples)
         inputs = (n.ohk_sample_input * max(len(batch), 1))()
         keep: list[Any] = []

@@ -1,4 +1,4 @@
-"""DESIGN.md's semantic rules, seen from Python (each test names its rule)."""
+"""The semantic rules of docs/semantics.md, seen from Python (each test names its rule)."""
 
 from __future__ import annotations
 
