@@ -81,6 +81,7 @@ build: deps
 # `pip install` into a fresh venv), then the fuzz and crash smoke runs.
 test: deps
 	python3 scripts/check_self_contained.py
+	python3 scripts/check_semantics.py
 	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
