@@ -19,6 +19,13 @@ public struct VerifyReport: Sendable {
 }
 
 extension Store {
+    /// LMDB's pages of the store in `directory` walked without opening it
+    /// (`PageWalk`): what `verify()` checks first, for a store that may be
+    /// too damaged to open. Empty when the structure is sound.
+    public static func verifyPages(directory: String) -> [String] {
+        PageWalk.check(file: directory + "/data.mdb")
+    }
+
     /// Reads the whole store in one snapshot and holds its parts to each
     /// other (docs/reliability.md): every record decodes, with a start at
     /// or before its end and a source that exists; no position is past the
@@ -31,6 +38,10 @@ extension Store {
     public func verify() throws -> VerifyReport {
         try readRetryingTrees { txn in
             var report = VerifyReport()
+            // LMDB trusts its pages: walk them first, and read no further
+            // through a damaged structure.
+            for p in PageWalk.check(file: env.path + "/data.mdb", txnID: UInt64(txn.id)) { report.problem(p) }
+            guard report.isClean else { return report }
             let (head, horizon) = try txn.position(trees)
             if horizon > head { report.problem("the tombstone horizon \(horizon) is past the head \(head)") }
             let format = try txn.metaU64(trees, .format)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import OpenHealthKitCore
 
 struct CheckCommand: ParsableCommand {
@@ -8,7 +9,9 @@ struct CheckCommand: ParsableCommand {
         discussion: """
         Like SQLite's PRAGMA integrity_check: it reports and repairs nothing.
         Prints `ok` and the counts, or one line per problem and exits 1.
-        It reads every object once and looks each up in the UUID index.
+        It first walks LMDB's pages without LMDB (a damaged page would
+        stop LMDB), then reads every object once and looks each up in the
+        UUID index.
 
         Examples:
           ohk check
@@ -20,6 +23,13 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            // A store too damaged for LMDB must not be opened: pages first.
+            let exists = access(location.directory + "/data.mdb", F_OK) == 0
+            let pages = exists ? Store.verifyPages(directory: location.directory) : []
+            guard pages.isEmpty else {
+                for p in pages { print(p) }
+                throw Exit.refused
+            }
             let store = try location.open()
             defer { store.close() }
             let report = try store.verify()
