@@ -113,6 +113,21 @@ int32_t ohk_store_prune(uint64_t *out_pruned, ohk_store *store, double deleted_b
  */
 int32_t ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
 
+/**
+ * Checks the whole store, like SQLite's `PRAGMA integrity_check`: first
+ * LMDB's pages, read without LMDB (which trusts them), then every record,
+ * index entry, deletion, sync identifier and subscription against each
+ * other. It repairs nothing. *out_samples and *out_deleted_objects (each
+ * may be NULL) receive how many were read. *out_problems (may be NULL)
+ * receives the problems, one per line (at most 100, then a count of the
+ * rest), or NULL when there are none; free it with ohk_string_free.
+ * Returns OHK_OK when the store is sound; OHK_ERR_STORE_CORRUPT when a
+ * problem was found (ohk_last_error_message names the first);
+ * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
+ * one read transaction over the whole store (writers go on meanwhile).
+ */
+int32_t ohk_store_verify(uint64_t *out_samples, uint64_t *out_deleted_objects, char **out_problems, ohk_store *store);
+
 /* ---- The type catalogue */
 
 /**

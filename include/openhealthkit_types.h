@@ -53,7 +53,8 @@ enum {
     OHK_ERR_INVALID_PREDICATE = -16,  /* predicate text that does not parse, or a term that does not apply */
     OHK_ERR_INVALID_METADATA = -17,
     OHK_ERR_STORE_FORMAT_TOO_OLD = -18,
-    OHK_ERR_BUFFER_TOO_SMALL = -19    /* the caller's buffer is too small; the needed size was written */
+    OHK_ERR_BUFFER_TOO_SMALL = -19,   /* the caller's buffer is too small; the needed size was written */
+    OHK_ERR_STORE_CORRUPT = -20       /* the store's file is damaged (ohk_store_verify tells what) */
 };
 
 /* ---- enums (int32_t fields and parameters) */

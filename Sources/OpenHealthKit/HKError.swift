@@ -75,7 +75,7 @@ extension HKError {
         let code: Code
         switch core.code {
         case .notFound: code = .errorNoData
-        case .storage, .closed, .storeFormatTooNew, .storeFormatTooOld: code = .errorDatabaseInaccessible
+        case .storage, .closed, .storeFormatTooNew, .storeFormatTooOld, .storeCorrupt: code = .errorDatabaseInaccessible
         default: code = .errorInvalidArgument
         }
         self.init(code, userInfo: [NSLocalizedDescriptionKey: core.message, NSUnderlyingErrorKey: core])

@@ -108,3 +108,31 @@ extension StoreHandle {
         out_pruned?.pointee = UInt64(n)
     }
 }
+
+/// Checks the whole store, like SQLite's `PRAGMA integrity_check`: first
+/// LMDB's pages, read without LMDB (which trusts them), then every record,
+/// index entry, deletion, sync identifier and subscription against each
+/// other. It repairs nothing. *out_samples and *out_deleted_objects (each
+/// may be NULL) receive how many were read. *out_problems (may be NULL)
+/// receives the problems, one per line (at most 100, then a count of the
+/// rest), or NULL when there are none; free it with ohk_string_free.
+/// Returns OHK_OK when the store is sound; OHK_ERR_STORE_CORRUPT when a
+/// problem was found (ohk_last_error_message names the first);
+/// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
+/// one read transaction over the whole store (writers go on meanwhile).
+@c public func ohk_store_verify(_ out_samples: UnsafeMutablePointer<UInt64>?,
+                                _ out_deleted_objects: UnsafeMutablePointer<UInt64>?,
+                                _ out_problems: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+    cCall {
+        let report = try StoreHandle.get(store).verify()
+        out_samples?.pointee = UInt64(report.samples)
+        out_deleted_objects?.pointee = UInt64(report.deletedObjects)
+        var lines = report.problems
+        if report.moreProblems > 0 { lines.append("and \(report.moreProblems) more problems") }
+        out_problems?.pointee = lines.isEmpty ? nil : ownedCString(lines.joined(separator: "\n"))
+        if let first = report.problems.first {
+            throw CError(.storeCorrupt, "the store is damaged: \(first)")
+        }
+    }
+}

@@ -32,7 +32,7 @@ private let statusNames: [Int32: String] = [
     -10: "OHK_ERR_ANCHOR_CORRUPT", -11: "OHK_ERR_ANCHOR_FROM_FUTURE", -12: "OHK_ERR_ANCHOR_EXPIRED",
     -13: "OHK_ERR_STORE_FORMAT_TOO_NEW", -14: "OHK_ERR_STORAGE", -15: "OHK_ERR_CLOSED",
     -16: "OHK_ERR_INVALID_PREDICATE", -17: "OHK_ERR_INVALID_METADATA", -18: "OHK_ERR_STORE_FORMAT_TOO_OLD",
-    -19: "OHK_ERR_BUFFER_TOO_SMALL",
+    -19: "OHK_ERR_BUFFER_TOO_SMALL", -20: "OHK_ERR_STORE_CORRUPT",
 ]
 
 /// Frees a string the library returned as owned (ohk_predicate_to_text,

@@ -20,6 +20,9 @@ public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
         case invalidPredicate = 16
         case invalidMetadata = 17
         case storeFormatTooOld = 18
+        /// The store's file is damaged: a structure no write makes
+        /// (`ohk check` tells what; 19 is the C API's own code).
+        case storeCorrupt = 20
     }
 
     public let code: Code

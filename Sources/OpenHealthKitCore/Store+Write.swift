@@ -76,7 +76,7 @@ extension Store {
                 let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
                 let dbi = try w.tree(id: typeID).records
                 guard let raw = try w.txn.get(dbi, u64: seq) else { throw OHKError(.storage, "sync entry points at a missing record") }
-                let existing = RecordView(bytes: raw)
+                let existing = try RecordView(stored: raw)
                 let existingUUID = existing.uuid
                 guard case .number(let old)? = existing.metadataValue(MetadataKey.syncVersion), sync.version > old else {
                     return .notSavedOlderVersion(existing: existingUUID)
@@ -136,7 +136,7 @@ extension Store {
             let cursor = try w.txn.cursor(dbi)
             var entry = try cursor.first()
             while let (seq, raw) = entry {
-                let r = RecordView(bytes: raw)
+                let r = try RecordView(stored: raw)
                 if !r.isTombstone, filter.map({ $0.evaluate(r, ctx) == .yes }) ?? true { victims.append(seq) }
                 entry = try cursor.next()
             }
@@ -174,7 +174,7 @@ extension Store {
             guard try r.f64() < cutoff, seq <= keepAfter else { break }
             let t = try w.tree(id: typeID)
             if let rec = try w.txn.get(t.records, u64: seq) {
-                let view = RecordView(bytes: rec)
+                let view = try RecordView(stored: rec)
                 let (uuid, start) = (view.uuid, view.start)
                 try w.uuidIndex.remove(PendingUUID(uuid), value: Schema.pack(type: typeID, seq: seq))
                 try w.txn.delete(t.records, u64: seq)

@@ -214,7 +214,7 @@ public final class Store: @unchecked Sendable {
             return id
         }
         guard let raw = try txn.get(trees.meta, Schema.MetaKey.storeID.bytes), raw.count == 16 else {
-            throw OHKError(.storage, "store has no id (corrupt meta)")
+            throw OHKError(.storeCorrupt, "store has no id (corrupt meta)")
         }
         var r = ByteReader(raw)
         return try r.uuid()

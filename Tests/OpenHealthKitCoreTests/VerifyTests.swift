@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Testing
 @testable import OpenHealthKitCore
 
@@ -120,5 +121,50 @@ import Testing
         #expect(seen.branch > 0 && seen.leaf > seen.branch && seen.overflow > 0, "\(seen)")
         #expect(seen.subPages > 0 && seen.subTrees > 0 && seen.free > 0, "\(seen)")
         #expect(try store.verify().isClean)
+    }
+}
+
+/// Rule 23: a damaged store is found and reported, never trusted.
+@Suite struct DamagedStoreTests {
+    @Test func rule23_damagedPagesAreFoundBeforeLMDBReadsThem() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        try store.save(try (0..<500).map { try stepSample(Double($0), minute: $0) })
+        store.close()
+        #expect(Store.verifyPages(directory: dir) == [])
+        #expect(renumberPages(dir) > 0)
+        let pages = Store.verifyPages(directory: dir)
+        #expect(pages.contains { $0.contains("says it is page") }, "\(pages)")
+        let reopened = try makeStore(directory: dir)
+        defer { reopened.close() }
+        let report = try reopened.verify()
+        #expect(!report.isClean && report.samples == 0, "the records are not read through damaged pages")
+        #expect(report.problems.first?.contains("says it is page") == true)
+    }
+
+    @Test func rule23_aStoreWhoseMetaPagesAreDamagedDoesNotOpen() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        try store.save([try stepSample(1)])
+        store.close()
+        let fd = open(dir + "/data.mdb", O_RDWR)
+        try #require(fd >= 0)
+        var zero: UInt32 = 0
+        for meta in [0, Int(sysconf(Int32(_SC_PAGESIZE)))] { _ = pwrite(fd, &zero, 4, off_t(meta + 16)) }  // the magic
+        close(fd)
+        #expect(Store.verifyPages(directory: dir).contains { $0.contains("not an LMDB meta page") })
+        #expect(errorCode { _ = try makeStore(directory: dir) } == .storeCorrupt)
+    }
+
+    @Test func rule23_aDamagedRecordIsAStoreCorruptError() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let sample = try stepSample(1)
+        try store.save([sample])
+        let seq = try store.currentAnchor().position
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in try txn.put(t.records, u64: seq, [0xFF, 0xFF, 0xFF]) }
+        #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .storeCorrupt)
     }
 }

@@ -78,6 +78,15 @@ import OpenHealthKitCore
         #expect(r.status == 0 && r.output.hasPrefix("ok: ") && r.output.contains("samples"), "\(r.output)")
     }
 
+    /// Rule 23: `ohk check` on a store with damaged pages names them and
+    /// exits 1, without opening the store through LMDB.
+    @Test func rule23_checkNamesDamagedPagesAndExits1() throws {
+        let store = try importedStore()
+        #expect(renumberPages(store) > 0)
+        let r = ohk(["check", "--store", store])
+        #expect(r.status == 1 && r.output.contains("says it is page"), "\(r.status) \(r.output)")
+    }
+
     /// Rule 2: an empty anchor, given or in a file, is a truncated one (an
     /// error), never "from the start"; `none` is.
     @Test func anEmptyAnchorIsAnErrorNotTheStart() throws {

@@ -13,7 +13,7 @@ static void version_and_abi(void **state)
     assert_string_equal(ohk_status_name(OHK_ERR_UNKNOWN_TYPE), "OHK_ERR_UNKNOWN_TYPE");
     assert_string_equal(ohk_status_name(OHK_OK), "OHK_OK");
     assert_string_equal(ohk_status_name(-999), "OHK_ERR_UNKNOWN");
-    for (int32_t s = OHK_ERR_INVALID_ARGUMENT; s >= OHK_ERR_BUFFER_TOO_SMALL; s--)
+    for (int32_t s = OHK_ERR_INVALID_ARGUMENT; s >= OHK_ERR_STORE_CORRUPT; s--)
         assert_true(strncmp(ohk_status_name(s), "OHK_ERR_", 8) == 0 && strcmp(ohk_status_name(s), "OHK_ERR_UNKNOWN") != 0);
 }
 

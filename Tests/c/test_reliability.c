@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -118,11 +119,62 @@ static void rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing(vo
     rmdir(disk);
 }
 
+/* Gives every page after LMDB's two meta pages a wrong page number in its
+ * header, as a damaged disk might (LMDB's reads never look there). */
+static void renumber_pages(const char *dir)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/data.mdb", dir);
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    long psize = sysconf(_SC_PAGESIZE);
+    off_t size = lseek(fd, 0, SEEK_END);
+    for (off_t page = 2; page < size / psize; page++) {
+        uint64_t number = 0;
+        assert_int_equal(pread(fd, &number, 8, page * psize), 8);
+        number ^= 0x5A5A;
+        assert_int_equal(pwrite(fd, &number, 8, page * psize), 8);
+    }
+    close(fd);
+}
+
+static void rule23_verify_reports_a_sound_store_and_names_damaged_pages(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/ohk-ctest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    ohk_store *s = NULL;
+    OK(ohk_store_open(&s, dir, NULL));
+    free(save_steps(s, 0, 300));
+    uint64_t samples = 0, deleted = 0;
+    char *problems = (char *)1;
+    OK(ohk_store_verify(&samples, &deleted, &problems, s));
+    assert_int_equal(samples, 300);
+    assert_int_equal(deleted, 0);
+    assert_null(problems);
+    OK(ohk_store_verify(NULL, NULL, NULL, s));
+    ohk_store_close(s);
+
+    renumber_pages(dir);
+    OK(ohk_store_open(&s, dir, NULL));
+    assert_int_equal(ohk_store_verify(&samples, &deleted, &problems, s), OHK_ERR_STORE_CORRUPT);
+    assert_non_null(problems);
+    assert_non_null(strstr(problems, "says it is page"));
+    assert_non_null(strstr(ohk_last_error_message(), "damaged"));
+    ohk_string_free(problems);
+    ohk_store_close(s);
+    assert_int_equal(ohk_store_verify(NULL, NULL, NULL, s), OHK_ERR_CLOSED);
+    char cmd[96];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int run_reliability(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rule19_closing_one_of_two_handles_keeps_the_process_lock),
         cmocka_unit_test(rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing),
+        cmocka_unit_test(rule23_verify_reports_a_sound_store_and_names_damaged_pages),
     };
     return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);
 }

@@ -62,7 +62,7 @@ struct SubscriptionRecord {
         r.offset += n
         typeIdentifiers = try (0..<Int(try r.u32())).map { _ in try r.string() }
         acknowledged = try r.u64()
-        guard let f = DeliveryFrequency(rawValue: try r.u8()) else { throw OHKError(.storage, "corrupt subscription frequency") }
+        guard let f = DeliveryFrequency(rawValue: try r.u8()) else { throw OHKError(.storeCorrupt, "corrupt subscription frequency") }
         frequency = f
         lastFired = try r.f64()
     }

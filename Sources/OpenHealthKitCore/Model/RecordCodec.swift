@@ -89,6 +89,16 @@ struct RecordView {
 
     @usableFromInline init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
+    /// A record as read from the store: one too short for its fixed fields
+    /// is damage, an error rather than a read past its end (one compare;
+    /// the rest is checked when the record is copied out, `isWellFormed`).
+    @inline(__always) init(stored bytes: UnsafeRawBufferPointer) throws {
+        guard bytes.count >= RecordCodec.headSize else {
+            throw OHKError(.storeCorrupt, "a record of \(bytes.count) bytes in the store (ohk check tells what is damaged)")
+        }
+        self.bytes = bytes
+    }
+
     @inlinable @inline(__always) func f64(_ at: Int) -> Double {
         Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
     }

@@ -236,7 +236,7 @@ extension Store {
         var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
             taken.readahead.note(raw.baseAddress)
-            if try keep(seq, RecordView(bytes: raw), 0, &taken) { break }
+            if try keep(seq, RecordView(stored: raw), 0, &taken) { break }
             entry = try cursor.next()
         }
         return result(taken, types: [type], head: head, horizon: horizon, names)
@@ -384,7 +384,7 @@ extension Store {
     private func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ s: Stream, _ i: Int,
                       _ t: inout Taken, _ names: NameLookup) throws -> Bool {
         t.readahead.note(raw.baseAddress)
-        let r = RecordView(bytes: raw)
+        let r = try RecordView(stored: raw)
         guard include(r, s) else { return false }
         return try keep(seq, r, i, &t)
     }
@@ -413,7 +413,7 @@ extension Store {
         let stream = Stream(g, typeID: typeID, trees: t, cursor: cursor, names)
         var entry = try cursor.seek(atLeast: from)
         while let (_, raw) = entry {
-            if include(RecordView(bytes: raw), stream) { return true }
+            if include(try RecordView(stored: raw), stream) { return true }
             entry = try cursor.next()
         }
         return false
@@ -492,12 +492,12 @@ extension Store {
         let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
         var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
         while let (k, v) = entry {
-            guard k.count == 8 else { throw OHKError(.storage, "corrupt start index key") }
+            guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
             guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
             // The bucket's sequences, a page of them per call.
             var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
             while let (_, values) = block {
-                guard values.count % 8 == 0 else { throw OHKError(.storage, "corrupt start index entry") }
+                guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
                 for i in stride(from: 0, to: values.count, by: 8) {
                     let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
                     if seq >= from { positions.append(seq) }

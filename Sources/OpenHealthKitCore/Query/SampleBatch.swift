@@ -175,7 +175,7 @@ struct SampleBatchBuilder {
 
     @inline(__always)
     mutating func append(_ r: RecordView, typeIndex t: Int) throws {
-        guard r.isWellFormed else { throw OHKError(.storage, "corrupt record in the store") }
+        guard r.isWellFormed else { throw OHKError(.storeCorrupt, "corrupt record in the store") }
         records.append(r.bytes)
         if multiType { typeIndex.append(UInt8(t)) }
         maxSourceID = max(maxSourceID, r.sourceID)

@@ -24,6 +24,9 @@ struct StaleTree: Error {}
         // the transaction is aborted with nothing of it in the store.
         throw OHKError(.storage, "\(what()): not enough disk space (\(String(cString: strerror(rc)))); nothing was written")
     }
+    if rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID {
+        throw OHKError(.storeCorrupt, "\(what()): \(String(cString: mdb_strerror(rc))) (ohk check tells what is damaged)")
+    }
     throw OHKError(.storage, "\(what()): \(String(cString: mdb_strerror(rc)))")
 }
 
@@ -452,7 +455,7 @@ struct Cursor {
         let rc = mdb_cursor_get(cursor, &k, &v, op)
         if rc == MDB_NOTFOUND { return nil }
         try lmdbCheck(rc, "cursor read failed")
-        guard k.mv_size == 8 else { throw OHKError(.storage, "corrupt key in change-ordered tree") }
+        guard k.mv_size == 8 else { throw OHKError(.storeCorrupt, "corrupt key in change-ordered tree") }
         let key = UInt64(bigEndian: k.mv_data.loadUnaligned(as: UInt64.self))
         return (key, UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
     }

@@ -140,14 +140,14 @@ extension Txn {
 
     func metaU64(_ trees: FixedTrees, _ key: Schema.MetaKey) throws -> UInt64 {
         guard let v = try get(trees.meta, key.bytes) else { return 0 }
-        guard v.count == 8 else { throw OHKError(.storage, "corrupt meta entry \(key.rawValue)") }
+        guard v.count == 8 else { throw OHKError(.storeCorrupt, "corrupt meta entry \(key.rawValue)") }
         return UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
     }
 
     /// The change order's head and the tombstone horizon.
     func position(_ trees: FixedTrees) throws -> (head: UInt64, horizon: UInt64) {
         guard let v = try get(trees.meta, Schema.MetaKey.position.bytes) else { return (0, 0) }
-        guard v.count == 16 else { throw OHKError(.storage, "corrupt meta entry position") }
+        guard v.count == 16 else { throw OHKError(.storeCorrupt, "corrupt meta entry position") }
         return (UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)),
                 UInt64(littleEndian: v.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
@@ -217,7 +217,7 @@ enum TableCodec {
         case 0:
             let unit = try HealthUnit(try r.string())
             guard let style = AggregationStyle(rawValue: Int(try r.u8())) else {
-                throw OHKError(.storage, "corrupt custom type")
+                throw OHKError(.storeCorrupt, "corrupt custom type")
             }
             return .quantity(canonicalUnit: unit, aggregation: style)
         case 1:
@@ -228,7 +228,7 @@ enum TableCodec {
             }
             return .category(values: values)
         default:
-            throw OHKError(.storage, "corrupt custom type")
+            throw OHKError(.storeCorrupt, "corrupt custom type")
         }
     }
 }

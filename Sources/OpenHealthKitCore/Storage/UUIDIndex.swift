@@ -300,7 +300,7 @@ struct UUIDIndex {
         var op = MDB_FIRST
         while let (k, v) = try c.nextRaw(op) {
             op = MDB_NEXT
-            guard k.count == 16, v.count == 8 else { throw OHKError(.storage, "corrupt entry in the UUID index") }
+            guard k.count == 16, v.count == 8 else { throw OHKError(.storeCorrupt, "corrupt entry in the UUID index") }
             let value = UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
             if value == UInt64.max {
                 try txn.put(trees.uuidGone, k, UnsafeRawBufferPointer(start: nil, count: 0))

@@ -128,7 +128,7 @@ struct WriteContext {
         defer { cursor.close() }
         var entry = try cursor.first()
         while let (seq, raw) = entry {
-            try putStart(txn, t, start: RecordView(bytes: raw).start, seq: seq)
+            try putStart(txn, t, start: RecordView(stored: raw).start, seq: seq)
             entry = try cursor.next()
         }
     }
@@ -210,7 +210,7 @@ struct WriteContext {
         let t = try tree(id: typeID)
         let dbi = t.records
         guard let raw = try txn.get(dbi, u64: seq) else { throw OHKError(.storage, "record \(seq) is missing") }
-        let record = RecordView(bytes: raw)
+        let record = try RecordView(stored: raw)
         guard !record.isTombstone else { throw OHKError(.notFound, "sample \(record.uuid) is already deleted") }
         let uuid = record.uuid
         let tomb = RecordCodec.encodeTombstone(of: record, deletionDate: now)

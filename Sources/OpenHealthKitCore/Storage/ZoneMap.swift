@@ -26,16 +26,16 @@ enum ZoneMap {
     }
 
     static func decodeKey(_ k: UnsafeRawBufferPointer) throws -> (type: UInt16, block: UInt64) {
-        guard k.count == 10 else { throw OHKError(.storage, "corrupt zone map key") }
+        guard k.count == 10 else { throw OHKError(.storeCorrupt, "corrupt zone map key") }
         return (UInt16(bigEndian: k.loadUnaligned(as: UInt16.self)),
                 UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 2, as: UInt64.self)))
     }
 
     static func decodeRange(_ v: UnsafeRawBufferPointer) throws -> ClosedRange<Double> {
-        guard v.count == 16 else { throw OHKError(.storage, "corrupt zone map entry") }
+        guard v.count == 16 else { throw OHKError(.storeCorrupt, "corrupt zone map entry") }
         let lo = Double(bitPattern: UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
         let hi = Double(bitPattern: UInt64(littleEndian: v.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        guard lo <= hi else { throw OHKError(.storage, "corrupt zone map entry") }
+        guard lo <= hi else { throw OHKError(.storeCorrupt, "corrupt zone map entry") }
         return lo...hi
     }
 
@@ -63,7 +63,7 @@ enum ZoneMap {
         var current: (block: UInt64, range: ClosedRange<Double>)?
         var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
-            let start = RecordView(bytes: raw).start
+            let start = try RecordView(stored: raw).start
             let b = block(of: seq)
             // A start that is not a number (only a damaged record has one)
             // meets no start range: leave it out rather than trap.

@@ -25,6 +25,7 @@ from .queries import Query, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 from .store import (
     DEFAULT_SOURCE, Frequency, HealthStore, QueryDescriptor, SaveOutcome, SaveResult, Types,
+    VerifyReport,
 )
 
 #: The library's version ("MAJOR.MINOR.PATCH").
@@ -35,6 +36,7 @@ __all__ = [
     "DeletedObject", "Device", "Frequency", "HealthStore", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Subscription", "Types",
+    "VerifyReport",
     "canonical_unit", "category_value", "convert", "sample_type", "sample_types",
     "units_compatible", *_error_names,
 ]

@@ -172,6 +172,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_current_anchor": (c_int32, [P(ohk_anchor), P(ohk_store)]),
     "ohk_store_prune": (c_int32, [P(c_uint64), P(ohk_store), c_double]),
     "ohk_store_prune_all": (c_int32, [P(c_uint64), P(ohk_store)]),
+    "ohk_store_verify": (c_int32, [P(c_uint64), P(c_uint64), P(OWNED_STRING), P(ohk_store)]),
     "ohk_type_count": (c_uint64, []),
     "ohk_type_at": (c_int32, [P(ohk_type_info), c_uint64]),
     "ohk_type_lookup": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p]),

@@ -15,7 +15,7 @@ __all__ = [
     "IncompatibleUnitError", "InvalidValueError", "InvalidDateRangeError", "DuplicateUUIDError",
     "NotFoundError", "AnchorError", "AnchorWrongStoreError", "AnchorCorruptError",
     "AnchorFromFutureError", "AnchorExpiredError", "StoreFormatError", "StoreFormatTooNewError",
-    "StoreFormatTooOldError", "StorageError", "ClosedError", "InvalidPredicateError",
+    "StoreFormatTooOldError", "StorageError", "StoreCorruptError", "ClosedError", "InvalidPredicateError",
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError",
 ]
 
@@ -141,6 +141,11 @@ class BufferTooSmallError(OpenHealthKitError, ValueError):
     status, status_name = -19, "OHK_ERR_BUFFER_TOO_SMALL"
 
 
+class StoreCorruptError(OpenHealthKitError, OSError):
+    """The store's file is damaged: ``HealthStore.verify()`` (or ``ohk check``) tells what."""
+    status, status_name = -20, "OHK_ERR_STORE_CORRUPT"
+
+
 class CallbackError(OpenHealthKitError):
     """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
 
@@ -152,7 +157,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         InvalidValueError, InvalidDateRangeError, DuplicateUUIDError, NotFoundError,
         AnchorWrongStoreError, AnchorCorruptError, AnchorFromFutureError, AnchorExpiredError,
         StoreFormatTooNewError, StoreFormatTooOldError, StorageError, ClosedError,
-        InvalidPredicateError, InvalidMetadataError, BufferTooSmallError,
+        InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
     )
 }
 

@@ -20,6 +20,7 @@ from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult
 from .catalogue import Aggregation, SampleType
 from .catalogue import sample_type as catalogue_type
+from .errors import StoreCorruptError
 from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
@@ -75,6 +76,22 @@ def _close_open_stores() -> None:
     # Library threads must not call into Python while it shuts down.
     for store in list(_open_stores):
         store.close()
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What ``HealthStore.verify()`` found."""
+
+    #: Samples and deleted objects read, over every type.
+    samples: int
+    deleted_objects: int
+    #: One line per problem (the first 100, then a line counting the rest).
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        """Whether nothing was found."""
+        return not self.problems
 
 
 class HealthStore:
@@ -281,6 +298,26 @@ class HealthStore:
         n.check(n.lib.ohk_store_prune_all(pruned, self._handle))
         return pruned.value
 
+    def verify(self) -> VerifyReport:
+        """Checks the whole store, like SQLite's ``PRAGMA integrity_check``:
+        LMDB's pages first (read without LMDB, which trusts them), then every
+        record, index entry, deletion, sync identifier and subscription
+        against each other. It repairs nothing and raises nothing for what
+        it finds: the report lists the problems (rule 23, docs/semantics.md).
+        One read transaction over the whole store; writers go on meanwhile."""
+        samples, deleted = ctypes.c_uint64(), ctypes.c_uint64()
+        text = n.OWNED_STRING()
+        status = n.lib.ohk_store_verify(samples, deleted, ctypes.byref(text), self._handle)
+        if status not in (n.OK, StoreCorruptError.status):
+            n.check(status)
+        problems: list[str] = []
+        if text:
+            try:
+                problems = ctypes.string_at(text).decode("utf-8", "replace").split("\n")
+            finally:
+                n.lib.ohk_string_free(text)
+        return VerifyReport(samples.value, deleted.value, problems)
+
     # ---- commit hooks
 
     def set_commit_hook(self, hook: CommitHook | None) -> None:
@@ -447,4 +484,4 @@ def _outcome(outcome: n.ohk_save_outcome) -> SaveOutcome:
 
 
 __all__ = ["HealthStore", "QueryDescriptor", "SaveOutcome", "SaveResult", "Frequency",
-           "DEFAULT_SOURCE"]
+           "DEFAULT_SOURCE", "VerifyReport"]

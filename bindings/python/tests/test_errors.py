@@ -4,6 +4,7 @@ from Python gets a specific exception, never a crash."""
 from __future__ import annotations
 
 import ctypes
+import os
 import ctypes.util
 import uuid
 from datetime import datetime, timedelta
@@ -21,7 +22,7 @@ def test_every_status_has_its_class_and_name():
         assert n.lib.ohk_status_name(status).decode() == cls.status_name
         error = errors.error_for(status, "message")
         assert type(error) is cls and str(error) == "message" and error.status == status
-    assert set(errors._BY_STATUS) == set(range(-19, 0))
+    assert set(errors._BY_STATUS) == set(range(-20, 0))
 
 
 def reach(store, tmp_path):
@@ -60,9 +61,24 @@ def test_every_exception_class_is_reachable_with_a_message(store, tmp_path):
             call()
         assert caught.value.message and caught.value.status == cls.status, cls
         seen.add(cls)
-    # The other three need a store set up first: the two tests below.
-    expired_and_formats = {ohk.AnchorExpiredError, ohk.StoreFormatTooNewError, ohk.StoreFormatTooOldError}
+    # The other four need a store set up first: the tests below.
+    expired_and_formats = {ohk.AnchorExpiredError, ohk.StoreFormatTooNewError, ohk.StoreFormatTooOldError,
+                           ohk.StoreCorruptError}
     assert seen | expired_and_formats == set(errors._BY_STATUS.values())
+
+
+def test_store_corrupt_is_reachable(tmp_path):
+    """A store whose two LMDB meta pages are damaged does not open."""
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        store.save(steps(0))
+    page = os.sysconf("SC_PAGESIZE")
+    with open(tmp_path / "s" / "data.mdb", "r+b") as f:
+        for meta in (0, page):
+            f.seek(meta + 16)
+            f.write(b"\0\0\0\0")
+    with pytest.raises(ohk.StoreCorruptError) as caught:
+        ohk.HealthStore(tmp_path / "s")
+    assert "check" in caught.value.message
 
 
 def test_expired_anchor_is_reachable(tmp_path):

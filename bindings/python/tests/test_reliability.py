@@ -1,5 +1,6 @@
-"""Rules 19 and 20 (docs/semantics.md) from Python: one environment per store
-per process, and a full disk that is an error, never a signal.
+"""Rules 19, 20 and 23 (docs/semantics.md) from Python: one environment per store
+per process, a full disk that is an error, never a signal, and a damaged
+store that verify() reports.
 
 The disk tests mount small tmpfs file systems and need root; they are
 skipped where mounting is not allowed.
@@ -151,3 +152,33 @@ def test_rule20_a_store_on_a_full_disk_opens_and_answers_queries(small_disk):
         with pytest.raises(ohk.StorageError, match="not enough disk space"):
             store.save([steps(100 + i) for i in range(2000)])
         assert len(store.query(STEPS).samples) == 50
+
+
+def _renumber_pages(directory: str) -> None:
+    """Gives every page after LMDB's two meta pages a wrong page number in
+    its header, as a damaged disk might (LMDB's reads never look there)."""
+    page = os.sysconf("SC_PAGESIZE")
+    with open(os.path.join(directory, "data.mdb"), "r+b") as f:
+        size = f.seek(0, os.SEEK_END)
+        for p in range(2, size // page):
+            f.seek(p * page)
+            number = int.from_bytes(f.read(8), "little") ^ 0x5A5A
+            f.seek(p * page)
+            f.write(number.to_bytes(8, "little"))
+
+
+def test_rule23_verify_reports_a_sound_store_and_names_damaged_pages(tmp_path):
+    directory = str(tmp_path / "store")
+    with ohk.HealthStore(directory) as store:
+        store.save([steps(i) for i in range(200)])
+        report = store.verify()
+        assert report.ok and report.problems == []
+        assert (report.samples, report.deleted_objects) == (200, 0)
+    _renumber_pages(directory)
+    with ohk.HealthStore(directory) as store:
+        report = store.verify()
+        assert not report.ok
+        assert "says it is page" in report.problems[0]
+        assert report.samples == 0  # nothing is read through damaged pages
+    with pytest.raises(ohk.ClosedError):
+        store.verify()
