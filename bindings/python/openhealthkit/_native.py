@@ -2,7 +2,9 @@
 
 Everything here mirrors include/openhealthkit_types.h and the generated
 include/openhealthkit.h; tests/test_drift.py fails when they disagree.
-The rest of the package calls ``lib.ohk_...`` and ``check(status)``.
+The rest of the package calls ``lib.ohk_...`` directly: a function that
+returns a status raises the package's exception when it fails (see
+``check_status``).
 """
 
 from __future__ import annotations
@@ -14,17 +16,15 @@ from ctypes import (
     c_uint8, c_uint32, c_uint64, c_void_p,
 )
 from pathlib import Path
+from typing import Any
 
-from .errors import error_for
+from .errors import Status, error_for
 
 #: The ABI this binding was written for (OHK_ABI_VERSION of the header).
 ABI_VERSION = 1
 LIBRARY_NAME = "libopenhealthkit.so"
 ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
 
-OK = 0
-ERR_NOT_FOUND = -8
-ERR_BUFFER_TOO_SMALL = -19
 ANCHOR_SIZE = 40
 ANCHOR_TEXT_SIZE = 64
 
@@ -228,6 +228,27 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
 }
 
 
+#: Statuses a function returns instead of raising, because its caller reads
+#: them as an answer, not a failure; every other status but OK raises.
+ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
+    # A damaged store is what verify() reports, with the problems it found.
+    "ohk_store_verify": frozenset({Status.ERR_STORE_CORRUPT}),
+    # The sample has no device.
+    "ohk_batch_device": frozenset({Status.ERR_NOT_FOUND}),
+    # A query freed meanwhile (close() on another thread) is stopped already.
+    "ohk_query_stop": frozenset({Status.ERR_CLOSED}),
+}
+
+
+def check_status(status: int, function: Any, arguments: tuple) -> int:
+    """The ``errcheck`` of every function that returns a status: raises the
+    exception of a failure (with this thread's message), else returns the
+    status, OK or one of the function's ALLOWED_STATUSES."""
+    if status != Status.OK and status not in ALLOWED_STATUSES.get(function.__name__, ()):
+        raise error_for(status, last_error())
+    return status
+
+
 def candidates() -> list[Path]:
     """Where the library is looked for, in order: next to this package, then
     the path in $OPENHEALTHKIT_LIBRARY."""
@@ -239,8 +260,9 @@ def candidates() -> list[Path]:
 
 
 def load() -> ctypes.CDLL:
-    """Loads the library, declares every signature and checks the ABI version;
-    one ImportError naming every place tried otherwise."""
+    """Loads the library, declares every signature (check_status checks each
+    status returned) and checks the ABI version; one ImportError naming
+    every place tried otherwise."""
     tried = []
     for path in candidates():
         if not path.exists():
@@ -259,6 +281,8 @@ def load() -> ctypes.CDLL:
             function = getattr(library, name)
             function.restype = restype
             function.argtypes = argtypes
+            if restype is c_int32:  # the library returns no other int32_t than a status
+                function.errcheck = check_status
         abi = library.ohk_abi_version()
         if abi != ABI_VERSION:
             tried.append(f"{path}: ABI version {abi}, this package needs {ABI_VERSION}")
@@ -278,12 +302,6 @@ lib = load()
 
 def last_error() -> str:
     return lib.ohk_last_error_message().decode("utf-8", "replace")
-
-
-def check(status: int) -> None:
-    """Raises the exception of a failed call (with this thread's message)."""
-    if status != OK:
-        raise error_for(status, last_error())
 
 
 def encode(text: str, what: str) -> bytes:

@@ -35,7 +35,7 @@ class Anchor:
             raise TypeError(f"anchor bytes must be bytes, not {type(data).__name__}")
         data = bytes(data)
         struct = n.ohk_anchor()
-        n.check(n.lib.ohk_anchor_from_bytes(struct, data, len(data)))
+        n.lib.ohk_anchor_from_bytes(struct, data, len(data))
         return cls(struct)
 
     @classmethod
@@ -43,7 +43,7 @@ class Anchor:
         """The anchor of its text form (``str(anchor)``); AnchorCorruptError
         when it does not decode, ``""`` included."""
         struct = n.ohk_anchor()
-        n.check(n.lib.ohk_anchor_from_text(struct, n.encode(text, "anchor text")))
+        n.lib.ohk_anchor_from_text(struct, n.encode(text, "anchor text"))
         return cls(struct)
 
     @classmethod
@@ -52,18 +52,18 @@ class Anchor:
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"a legacy anchor is an int, not {type(value).__name__}")
         struct = n.ohk_anchor()
-        n.check(n.lib.ohk_anchor_from_value(struct, value))
+        n.lib.ohk_anchor_from_value(struct, value)
         return cls(struct)
 
     def __bytes__(self) -> bytes:
         buffer = ctypes.create_string_buffer(n.ANCHOR_SIZE)
         length = ctypes.c_uint64()
-        n.check(n.lib.ohk_anchor_to_bytes(buffer, n.ANCHOR_SIZE, length, self._struct))
+        n.lib.ohk_anchor_to_bytes(buffer, n.ANCHOR_SIZE, length, self._struct)
         return buffer.raw[: length.value]
 
     def __str__(self) -> str:
         buffer = ctypes.create_string_buffer(n.ANCHOR_TEXT_SIZE)
-        n.check(n.lib.ohk_anchor_to_text(buffer, n.ANCHOR_TEXT_SIZE, self._struct))
+        n.lib.ohk_anchor_to_text(buffer, n.ANCHOR_TEXT_SIZE, self._struct)
         return buffer.value.decode("ascii")
 
     def __repr__(self) -> str:
@@ -82,7 +82,7 @@ class Anchor:
 
     def _order(self, other: "Anchor") -> int:
         order = ctypes.c_int32()
-        n.check(n.lib.ohk_anchor_compare(order, self._struct, other._struct))
+        n.lib.ohk_anchor_compare(order, self._struct, other._struct)
         return order.value
 
     def __lt__(self, other: "Anchor") -> bool:

@@ -16,6 +16,7 @@ from . import _native as n
 from ._convert import python_value
 from .anchor import Anchor
 from .catalogue import SampleType
+from .errors import Status
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 
 if TYPE_CHECKING:
@@ -110,11 +111,11 @@ class BatchContext:
 
 def _type_table(handle: Any) -> list[str]:
     count = ctypes.c_uint64()
-    n.check(n.lib.ohk_batch_type_count(count, handle))
+    n.lib.ohk_batch_type_count(count, handle)
     identifier = ctypes.c_char_p()
     names = []
     for index in range(count.value):
-        n.check(n.lib.ohk_batch_type(identifier, handle, index))
+        n.lib.ohk_batch_type(identifier, handle, index)
         names.append(identifier.value.decode("utf-8"))
     return names
 
@@ -122,14 +123,14 @@ def _type_table(handle: Any) -> list[str]:
 def _source_table(handle: Any) -> list[Source]:
     entries = ctypes.POINTER(n.ohk_source)()
     count = ctypes.c_uint64()
-    n.check(n.lib.ohk_batch_sources(entries, count, handle))
+    n.lib.ohk_batch_sources(entries, count, handle)
     return [Source(e.bundle_identifier.decode("utf-8"), e.name.decode("utf-8"), n.decode(e.version))
             for e in (entries[i] for i in range(count.value))]
 
 
 def _sample_count(handle: Any) -> int:
     count = ctypes.c_uint64()
-    n.check(n.lib.ohk_batch_sample_columns(count, n.ohk_sample_columns(), 0, handle))
+    n.lib.ohk_batch_sample_columns(count, n.ohk_sample_columns(), 0, handle)
     return count.value
 
 
@@ -138,7 +139,7 @@ def _records(handle: Any, accessor: Any, record: type, copy: bool) -> tuple[Any,
     or a copy when the batch is only lent."""
     pointer = ctypes.POINTER(record)()
     count = ctypes.c_uint64()
-    n.check(accessor(pointer, count, handle))
+    accessor(pointer, count, handle)
     size = count.value * ctypes.sizeof(record)
     if not size:
         return b"", 0
@@ -151,16 +152,14 @@ def _records(handle: Any, accessor: Any, record: type, copy: bool) -> tuple[Any,
 def _read_metadata(handle: Any, index: int) -> dict[str, Any]:
     entries = ctypes.POINTER(n.ohk_metadata_entry)()
     count = ctypes.c_uint64()
-    n.check(n.lib.ohk_batch_metadata(entries, count, handle, index))
+    n.lib.ohk_batch_metadata(entries, count, handle, index)
     return {entries[i].key.decode("utf-8"): python_value(entries[i].value) for i in range(count.value)}
 
 
 def _read_device(handle: Any, index: int) -> Device | None:
     device = n.ohk_device()
-    status = n.lib.ohk_batch_device(device, handle, index)
-    if status == n.ERR_NOT_FOUND:
+    if n.lib.ohk_batch_device(device, handle, index) == Status.ERR_NOT_FOUND:  # allowed: no device
         return None
-    n.check(status)
     return Device(*(n.decode(getattr(device, field)) for field in n.DEVICE_FIELDS))
 
 
@@ -275,7 +274,7 @@ class QueryResult:
     def __init__(self, handle: Any, lookup: TypeLookup, lent: bool = False) -> None:
         context = BatchContext(handle, lookup, lent)
         anchor = n.ohk_anchor()
-        n.check(n.lib.ohk_batch_anchor(anchor, handle))
+        n.lib.ohk_batch_anchor(anchor, handle)
         self.samples = SampleList(context)
         self.deleted = DeletedList(context)
         self.anchor = Anchor(anchor)

@@ -53,7 +53,7 @@ def sample_types() -> list[SampleType]:
     if not _catalogue:
         info = n.ohk_type_info()
         for index in range(n.lib.ohk_type_count()):
-            n.check(n.lib.ohk_type_at(info, index))
+            n.lib.ohk_type_at(info, index)
             kind = SampleType._from_info(info)
             _catalogue[kind.identifier] = kind
     return list(_catalogue.values())
@@ -69,7 +69,7 @@ def sample_type(identifier: str | SampleType) -> SampleType:
     found = _catalogue.get(identifier)
     if found is None:
         info = n.ohk_type_info()
-        n.check(n.lib.ohk_type_lookup(info, None, n.encode(identifier, "type identifier")))
+        n.lib.ohk_type_lookup(info, None, n.encode(identifier, "type identifier"))
         found = SampleType._from_info(info)
     return found
 
@@ -78,23 +78,23 @@ def category_value(type_identifier: str, name: str) -> int:
     """The integer of a category type's named value: ("HKCategoryTypeIdentifierSleepAnalysis",
     "AsleepCore") or HealthKit's full case name; NotFoundError otherwise."""
     value = ctypes.c_int64()
-    n.check(n.lib.ohk_category_value(value, n.encode(type_identifier, "type identifier"),
-                                     n.encode(name, "value name")))
+    n.lib.ohk_category_value(value, n.encode(type_identifier, "type identifier"),
+                             n.encode(name, "value name"))
     return value.value
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:
     """Converts between HealthKit units: convert(1, "mi", "km") == 1.609344."""
     result = ctypes.c_double()
-    n.check(n.lib.ohk_unit_convert(result, finite(value, "value"), n.encode(from_unit, "unit"),
-                                   n.encode(to_unit, "unit")))
+    n.lib.ohk_unit_convert(result, finite(value, "value"), n.encode(from_unit, "unit"),
+                           n.encode(to_unit, "unit"))
     return result.value
 
 
 def canonical_unit(unit: str) -> str:
     """A unit's canonical text, which parses back to the same unit."""
     text = ctypes.POINTER(ctypes.c_char)()
-    n.check(n.lib.ohk_unit_canonical(text, n.encode(unit, "unit")))
+    n.lib.ohk_unit_canonical(text, n.encode(unit, "unit"))
     try:
         return ctypes.string_at(text).decode("utf-8")
     finally:
@@ -105,5 +105,5 @@ def units_compatible(a: str, b: str) -> bool:
     """Whether two units measure the same dimension (InvalidUnitError if one
     does not parse)."""
     result = ctypes.c_bool()
-    n.check(n.lib.ohk_unit_compatible(result, n.encode(a, "unit"), n.encode(b, "unit")))
+    n.lib.ohk_unit_compatible(result, n.encode(a, "unit"), n.encode(b, "unit"))
     return result.value

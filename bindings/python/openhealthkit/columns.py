@@ -72,7 +72,7 @@ def sample_columns(context: "BatchContext") -> SampleColumns:
         columns = n.ohk_sample_columns(address, address + 16 * count, address + 24 * count,
                                        address + 32 * count, address + 40 * count, address + 44 * count, None)
         written = ctypes.c_uint64()
-        n.check(n.lib.ohk_batch_sample_columns(written, columns, count, context.handle))
+        n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
     return SampleColumns(uuid=uuid, start=start, end=end, value=value, type=type_index, source=source,
                          types=list(context.types), sources=list(context.sources))
 

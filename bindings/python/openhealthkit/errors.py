@@ -10,6 +10,8 @@ built-in exception a Python user would expect (``ValueError`` for bad input,
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 __all__ = [
     "OpenHealthKitError", "InvalidArgumentError", "UnknownTypeError", "InvalidUnitError",
     "IncompatibleUnitError", "InvalidValueError", "InvalidDateRangeError", "DuplicateUUIDError",
@@ -20,6 +22,32 @@ __all__ = [
 ]
 
 
+class Status(IntEnum):
+    """The C library's status codes (OHK_OK, OHK_ERR_... in openhealthkit_types.h)."""
+
+    OK = 0
+    ERR_INVALID_ARGUMENT = -1
+    ERR_UNKNOWN_TYPE = -2
+    ERR_INVALID_UNIT = -3
+    ERR_INCOMPATIBLE_UNIT = -4
+    ERR_INVALID_VALUE = -5
+    ERR_INVALID_DATE_RANGE = -6
+    ERR_DUPLICATE_UUID = -7
+    ERR_NOT_FOUND = -8
+    ERR_ANCHOR_WRONG_STORE = -9
+    ERR_ANCHOR_CORRUPT = -10
+    ERR_ANCHOR_FROM_FUTURE = -11
+    ERR_ANCHOR_EXPIRED = -12
+    ERR_STORE_FORMAT_TOO_NEW = -13
+    ERR_STORAGE = -14
+    ERR_CLOSED = -15
+    ERR_INVALID_PREDICATE = -16
+    ERR_INVALID_METADATA = -17
+    ERR_STORE_FORMAT_TOO_OLD = -18
+    ERR_BUFFER_TOO_SMALL = -19
+    ERR_STORE_CORRUPT = -20
+
+
 class OpenHealthKitError(Exception):
     """Base of every error the library reports.
 
@@ -27,7 +55,7 @@ class OpenHealthKitError(Exception):
     (``"OHK_ERR_UNKNOWN_TYPE"``); ``message`` is the library's text.
     """
 
-    status: int = 0
+    status: int = Status.OK  # the bases and CallbackError: no status of their own
     status_name: str = "OHK_ERR_UNKNOWN"
 
     def __init__(self, message: str) -> None:
@@ -40,42 +68,42 @@ class OpenHealthKitError(Exception):
 
 class InvalidArgumentError(OpenHealthKitError, ValueError):
     """A bad argument: a wrong handle, a bad length, an unknown option."""
-    status, status_name = -1, "OHK_ERR_INVALID_ARGUMENT"
+    status, status_name = Status.ERR_INVALID_ARGUMENT, "OHK_ERR_INVALID_ARGUMENT"
 
 
 class UnknownTypeError(OpenHealthKitError, KeyError):
     """Not a HealthKit identifier nor a custom type registered in the store."""
-    status, status_name = -2, "OHK_ERR_UNKNOWN_TYPE"
+    status, status_name = Status.ERR_UNKNOWN_TYPE, "OHK_ERR_UNKNOWN_TYPE"
 
 
 class InvalidUnitError(OpenHealthKitError, ValueError):
     """Unit text that does not parse; the message says where."""
-    status, status_name = -3, "OHK_ERR_INVALID_UNIT"
+    status, status_name = Status.ERR_INVALID_UNIT, "OHK_ERR_INVALID_UNIT"
 
 
 class IncompatibleUnitError(OpenHealthKitError, ValueError):
     """Units of different dimensions, or a unit that does not fit the type."""
-    status, status_name = -4, "OHK_ERR_INCOMPATIBLE_UNIT"
+    status, status_name = Status.ERR_INCOMPATIBLE_UNIT, "OHK_ERR_INCOMPATIBLE_UNIT"
 
 
 class InvalidValueError(OpenHealthKitError, ValueError):
     """NaN, an infinity, or a category value outside the type's set."""
-    status, status_name = -5, "OHK_ERR_INVALID_VALUE"
+    status, status_name = Status.ERR_INVALID_VALUE, "OHK_ERR_INVALID_VALUE"
 
 
 class InvalidDateRangeError(OpenHealthKitError, ValueError):
     """An end before its start, or a time outside years 1 to 9999."""
-    status, status_name = -6, "OHK_ERR_INVALID_DATE_RANGE"
+    status, status_name = Status.ERR_INVALID_DATE_RANGE, "OHK_ERR_INVALID_DATE_RANGE"
 
 
 class DuplicateUUIDError(OpenHealthKitError, ValueError):
     """A sample's UUID is already used in this store."""
-    status, status_name = -7, "OHK_ERR_DUPLICATE_UUID"
+    status, status_name = Status.ERR_DUPLICATE_UUID, "OHK_ERR_DUPLICATE_UUID"
 
 
 class NotFoundError(OpenHealthKitError, KeyError):
     """No such object, name or subscription."""
-    status, status_name = -8, "OHK_ERR_NOT_FOUND"
+    status, status_name = Status.ERR_NOT_FOUND, "OHK_ERR_NOT_FOUND"
 
 
 class AnchorError(OpenHealthKitError, ValueError):
@@ -84,22 +112,22 @@ class AnchorError(OpenHealthKitError, ValueError):
 
 class AnchorWrongStoreError(AnchorError):
     """The anchor was handed out by another store."""
-    status, status_name = -9, "OHK_ERR_ANCHOR_WRONG_STORE"
+    status, status_name = Status.ERR_ANCHOR_WRONG_STORE, "OHK_ERR_ANCHOR_WRONG_STORE"
 
 
 class AnchorCorruptError(AnchorError):
     """Anchor bytes or text that do not decode."""
-    status, status_name = -10, "OHK_ERR_ANCHOR_CORRUPT"
+    status, status_name = Status.ERR_ANCHOR_CORRUPT, "OHK_ERR_ANCHOR_CORRUPT"
 
 
 class AnchorFromFutureError(AnchorError):
     """The anchor is past the store's head."""
-    status, status_name = -11, "OHK_ERR_ANCHOR_FROM_FUTURE"
+    status, status_name = Status.ERR_ANCHOR_FROM_FUTURE, "OHK_ERR_ANCHOR_FROM_FUTURE"
 
 
 class AnchorExpiredError(AnchorError):
     """Deleted objects after the anchor were pruned: re-read from no anchor."""
-    status, status_name = -12, "OHK_ERR_ANCHOR_EXPIRED"
+    status, status_name = Status.ERR_ANCHOR_EXPIRED, "OHK_ERR_ANCHOR_EXPIRED"
 
 
 class StoreFormatError(OpenHealthKitError, OSError):
@@ -108,42 +136,42 @@ class StoreFormatError(OpenHealthKitError, OSError):
 
 class StoreFormatTooNewError(StoreFormatError):
     """The store was written by a newer version of the library."""
-    status, status_name = -13, "OHK_ERR_STORE_FORMAT_TOO_NEW"
+    status, status_name = Status.ERR_STORE_FORMAT_TOO_NEW, "OHK_ERR_STORE_FORMAT_TOO_NEW"
 
 
 class StoreFormatTooOldError(StoreFormatError):
     """The store was written in a format this version no longer reads."""
-    status, status_name = -18, "OHK_ERR_STORE_FORMAT_TOO_OLD"
+    status, status_name = Status.ERR_STORE_FORMAT_TOO_OLD, "OHK_ERR_STORE_FORMAT_TOO_OLD"
 
 
 class StorageError(OpenHealthKitError, OSError):
     """LMDB or the file system failed."""
-    status, status_name = -14, "OHK_ERR_STORAGE"
+    status, status_name = Status.ERR_STORAGE, "OHK_ERR_STORAGE"
 
 
 class ClosedError(OpenHealthKitError, ValueError):
     """The store is closed, or the query or predicate was closed or freed."""
-    status, status_name = -15, "OHK_ERR_CLOSED"
+    status, status_name = Status.ERR_CLOSED, "OHK_ERR_CLOSED"
 
 
 class InvalidPredicateError(OpenHealthKitError, ValueError):
     """Predicate text that does not parse (with its position), or a term that does not apply."""
-    status, status_name = -16, "OHK_ERR_INVALID_PREDICATE"
+    status, status_name = Status.ERR_INVALID_PREDICATE, "OHK_ERR_INVALID_PREDICATE"
 
 
 class InvalidMetadataError(OpenHealthKitError, ValueError):
     """A metadata key or value the store does not accept."""
-    status, status_name = -17, "OHK_ERR_INVALID_METADATA"
+    status, status_name = Status.ERR_INVALID_METADATA, "OHK_ERR_INVALID_METADATA"
 
 
 class BufferTooSmallError(OpenHealthKitError, ValueError):
     """A buffer passed to the C library was too small (a bug in the binding if seen)."""
-    status, status_name = -19, "OHK_ERR_BUFFER_TOO_SMALL"
+    status, status_name = Status.ERR_BUFFER_TOO_SMALL, "OHK_ERR_BUFFER_TOO_SMALL"
 
 
 class StoreCorruptError(OpenHealthKitError, OSError):
     """The store's file is damaged: ``HealthStore.verify()`` (or ``ohk check``) tells what."""
-    status, status_name = -20, "OHK_ERR_STORE_CORRUPT"
+    status, status_name = Status.ERR_STORE_CORRUPT, "OHK_ERR_STORE_CORRUPT"
 
 
 class CallbackError(OpenHealthKitError):

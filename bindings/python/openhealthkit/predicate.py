@@ -38,14 +38,13 @@ class Predicate:
         arena = ValueArena()
         args = arena.array(list(parameters), "parameter")
         handle = ctypes.POINTER(n.ohk_predicate)()
-        n.check(n.lib.ohk_predicate_parse(handle, n.encode(text, "predicate text"), args,
-                                          len(parameters)))
+        n.lib.ohk_predicate_parse(handle, n.encode(text, "predicate text"), args, len(parameters))
         self._handle = handle
 
     @classmethod
     def _adopt(cls, build: Any, *args: Any) -> "Predicate":
         handle = ctypes.POINTER(n.ohk_predicate)()
-        n.check(build(handle, *args))
+        build(handle, *args)
         predicate = object.__new__(cls)
         predicate._handle = handle
         return predicate
@@ -142,7 +141,7 @@ class Predicate:
 
     def __str__(self) -> str:
         text = ctypes.POINTER(ctypes.c_char)()
-        n.check(n.lib.ohk_predicate_to_text(text, self._handle))
+        n.lib.ohk_predicate_to_text(text, self._handle)
         try:
             return ctypes.string_at(text).decode("utf-8")
         finally:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import _native as n
 from .batch import QueryResult
-from .errors import CallbackError, OpenHealthKitError, error_for
+from .errors import CallbackError, ClosedError, OpenHealthKitError, Status, error_for
 
 if TYPE_CHECKING:
     from .store import HealthStore
@@ -62,13 +62,11 @@ class Query:
         """Calls the C opener; the destroy hook runs even when it fails."""
         handle = ctypes.POINTER(n.ohk_query)()
         try:
-            status = opener(handle, *args, self._key, _destroy)
+            opener(handle, *args, self._key, _destroy)
         except ctypes.ArgumentError:  # refused before C saw it: no destroy hook will run
             with _live_lock:
                 _live.pop(self._key, None)
             raise
-        if status != n.OK:
-            raise error_for(status, n.last_error())
         with self._lock:
             if self._handle is None and not self._stopped:  # a callback may have adopted it
                 self._handle = handle
@@ -145,7 +143,7 @@ class Query:
         if self.error is not None:
             return
         try:
-            if status != n.OK:
+            if status != Status.OK:
                 raise error_for(status, n.last_error())
             self._callback(self, payload())
         except BaseException as error:  # noqa: BLE001 - kept and raised from stop()/close()
@@ -162,8 +160,8 @@ class Subscription(Query):
         with self._lock:
             handle = self._handle
         if handle is None:
-            raise error_for(-15, "the subscription is closed")
-        n.check(n.lib.ohk_subscription_acknowledge(handle))
+            raise ClosedError("the subscription is closed")
+        n.lib.ohk_subscription_acknowledge(handle)
 
 
 @n.ohk_results_fn

@@ -20,7 +20,6 @@ from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult
 from .catalogue import Aggregation, SampleType
 from .catalogue import sample_type as catalogue_type
-from .errors import StoreCorruptError
 from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
@@ -111,7 +110,7 @@ class HealthStore:
         ``durable=False`` skips fsync (scratch stores only). Samples saved
         without a source get ``default_source``."""
         options = n.ohk_store_options()
-        n.check(n.lib.ohk_store_options_init(options))
+        n.lib.ohk_store_options_init(options)
         if map_size is not None:
             if not isinstance(map_size, int) or isinstance(map_size, bool) or map_size <= 0:
                 raise ValueError(f"map_size must be a positive int, not {map_size!r}")
@@ -130,7 +129,7 @@ class HealthStore:
         self._queries: set[Query] = set()
         self._queries_lock = threading.Lock()
         handle = ctypes.POINTER(n.ohk_store)()
-        n.check(n.lib.ohk_store_open(handle, n.encode(self.path, "path"), options))
+        n.lib.ohk_store_open(handle, n.encode(self.path, "path"), options)
         self._handle = handle
         self._closed = False
         _open_stores.add(self)
@@ -187,7 +186,7 @@ class HealthStore:
                 found = catalogue_type(identifier)
             except KeyError:
                 info = n.ohk_type_info()
-                n.check(n.lib.ohk_type_lookup(info, self._handle, n.encode(identifier, "type identifier")))
+                n.lib.ohk_type_lookup(info, self._handle, n.encode(identifier, "type identifier"))
                 found = SampleType._from_info(info)
             self._types[identifier] = found
         return found
@@ -197,9 +196,9 @@ class HealthStore:
         """Registers a quantity type of this store's own (not a HealthKit
         identifier); registering the same definition again is harmless."""
         info = n.ohk_type_info()
-        n.check(n.lib.ohk_store_register_quantity_type(
+        n.lib.ohk_store_register_quantity_type(
             info, self._handle, n.encode(identifier, "identifier"), n.encode(canonical_unit, "unit"),
-            int(Aggregation(aggregation))))
+            int(Aggregation(aggregation)))
         return self._remember(SampleType._from_info(info))
 
     def register_category_type(self, identifier: str, values: Mapping[str, int]) -> SampleType:
@@ -209,10 +208,10 @@ class HealthStore:
         if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers):
             raise TypeError("category values are ints")
         info = n.ohk_type_info()
-        n.check(n.lib.ohk_store_register_category_type(
+        n.lib.ohk_store_register_category_type(
             info, self._handle, n.encode(identifier, "identifier"),
             (ctypes.c_char_p * max(len(names), 1))(*names),
-            (ctypes.c_int64 * max(len(numbers), 1))(*numbers), len(names)))
+            (ctypes.c_int64 * max(len(numbers), 1))(*numbers), len(names))
         return self._remember(SampleType._from_info(info))
 
     def _remember(self, kind: SampleType) -> SampleType:
@@ -233,7 +232,7 @@ class HealthStore:
                 raise TypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
             self._fill_input(inputs[index], sample, sources, keep)
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
-        n.check(n.lib.ohk_store_save(self._handle, inputs, len(batch), outcomes))
+        n.lib.ohk_store_save(self._handle, inputs, len(batch), outcomes)
         return [_outcome(outcomes[i]) for i in range(len(batch))]
 
     def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
@@ -275,27 +274,27 @@ class HealthStore:
             objects = [objects]
         packed = b"".join(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o)
                           for o in objects)
-        n.check(n.lib.ohk_store_delete_uuids(self._handle, packed, len(packed) // 16))
+        n.lib.ohk_store_delete_uuids(self._handle, packed, len(packed) // 16)
 
     def delete_matching(self, sample_type: str | SampleType, predicate: Predicate | None = None) -> int:
         """Deletes every sample of the type that `predicate` matches (None:
         all) in one transaction; returns how many."""
         deleted = ctypes.c_uint64()
-        n.check(n.lib.ohk_store_delete_matching(deleted, self._handle, _identifier(sample_type),
-                                                _predicate_handle(predicate)))
+        n.lib.ohk_store_delete_matching(deleted, self._handle, _identifier(sample_type),
+                                        _predicate_handle(predicate))
         return deleted.value
 
     def prune(self, deleted_before: datetime) -> int:
         """Drops deleted objects deleted before the moment (rule 16); anchors
         older than the newest one dropped then expire. Returns how many."""
         pruned = ctypes.c_uint64()
-        n.check(n.lib.ohk_store_prune(pruned, self._handle, unix_time(deleted_before, "deleted_before")))
+        n.lib.ohk_store_prune(pruned, self._handle, unix_time(deleted_before, "deleted_before"))
         return pruned.value
 
     def prune_all(self) -> int:
         """Drops every deleted object; returns how many."""
         pruned = ctypes.c_uint64()
-        n.check(n.lib.ohk_store_prune_all(pruned, self._handle))
+        n.lib.ohk_store_prune_all(pruned, self._handle)
         return pruned.value
 
     def verify(self) -> VerifyReport:
@@ -307,9 +306,8 @@ class HealthStore:
         One read transaction over the whole store; writers go on meanwhile."""
         samples, deleted = ctypes.c_uint64(), ctypes.c_uint64()
         text = n.OWNED_STRING()
-        status = n.lib.ohk_store_verify(samples, deleted, ctypes.byref(text), self._handle)
-        if status not in (n.OK, StoreCorruptError.status):
-            n.check(status)
+        # Problems found come back as ERR_STORE_CORRUPT, not raised (n.ALLOWED_STATUSES).
+        n.lib.ohk_store_verify(samples, deleted, ctypes.byref(text), self._handle)
         problems: list[str] = []
         if text:
             try:
@@ -332,20 +330,20 @@ class HealthStore:
         ``close()``. An exception it raises goes to ``sys.unraisablehook``;
         the commit stands."""
         if hook is None:
-            n.check(n.lib.ohk_store_set_commit_hook(self._handle, n.ohk_commit_fn(), None, n.ohk_destroy_fn()))
+            n.lib.ohk_store_set_commit_hook(self._handle, n.ohk_commit_fn(), None, n.ohk_destroy_fn())
             return
         if not callable(hook):
             raise TypeError(f"hook must be callable or None, not {hook!r}")
         # On failure the library runs the destroy callback, which forgets the key.
-        n.check(n.lib.ohk_store_set_commit_hook(self._handle, hooks.on_commit, hooks.register(hook),
-                                                hooks.on_destroy))
+        n.lib.ohk_store_set_commit_hook(self._handle, hooks.on_commit, hooks.register(hook),
+                                        hooks.on_destroy)
 
     # ---- one-shot anchored queries
 
     def current_anchor(self) -> Anchor:
         """The store's head: a query from it returns only later changes."""
         anchor = n.ohk_anchor()
-        n.check(n.lib.ohk_store_current_anchor(anchor, self._handle))
+        n.lib.ohk_store_current_anchor(anchor, self._handle)
         return Anchor(anchor)
 
     def query(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
@@ -359,7 +357,7 @@ class HealthStore:
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()
-        n.check(n.lib.ohk_store_query(batch, self._handle, descriptors, count, anchor._struct, limit))
+        n.lib.ohk_store_query(batch, self._handle, descriptors, count, anchor._struct, limit)
         try:
             return QueryResult(batch, self.sample_type)
         except BaseException:
@@ -426,7 +424,7 @@ class HealthStore:
 
     def remove_subscription(self, name: str) -> None:
         """Forgets the durable subscription `name` (NotFoundError if none)."""
-        n.check(n.lib.ohk_store_remove_subscription(self._handle, n.encode(name, "name")))
+        n.lib.ohk_store_remove_subscription(self._handle, n.encode(name, "name"))
 
     def updates(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
                 max_batch_size: int = 0) -> AsyncIterator[QueryResult]:

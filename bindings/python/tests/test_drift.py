@@ -12,9 +12,11 @@ from pathlib import Path
 import pytest
 
 from openhealthkit import _native as n
+from openhealthkit.errors import Status
 
 INCLUDE = Path(__file__).resolve().parents[3] / "include"
 HEADER = INCLUDE / "openhealthkit.h"
+TYPES_HEADER = INCLUDE / "openhealthkit_types.h"
 PROTOTYPE = re.compile(r"^(?P<ret>[^/*#\s][^(]*?)\b(?P<name>ohk_\w+)\((?P<args>[^)]*)\);$", re.M)
 
 # Base C types -> ctypes; pointers are built on them by ctype_of.
@@ -86,6 +88,20 @@ def test_the_drift_check_would_notice_a_wrong_signature(monkeypatch):
     monkeypatch.setitem(n.SIGNATURES, "ohk_store_prune", (ret, args[:-1]))
     with pytest.raises(AssertionError, match="ohk_store_prune"):
         test_every_header_function_has_a_matching_ctypes_signature()
+
+
+def test_status_mirrors_the_header_status_codes():
+    header = re.findall(r"\bOHK_(OK|ERR_\w+) = (-?\d+)", TYPES_HEADER.read_text())
+    assert len(header) > 20, "the header parser found too few status codes"
+    assert {name: int(value) for name, value in header} == {s.name: s.value for s in Status}
+
+
+def test_every_function_returning_a_status_raises_through_errcheck():
+    returning_status = {name for name, (ret, _) in n.SIGNATURES.items() if ret is ctypes.c_int32}
+    for name in n.SIGNATURES:
+        want = n.check_status if name in returning_status else None
+        assert getattr(n.lib, name).errcheck is want, name
+    assert set(n.ALLOWED_STATUSES) <= returning_status
 
 
 STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry", "ohk_source",

@@ -138,7 +138,7 @@ def test_rule20_a_save_larger_than_the_free_space_raises_and_writes_nothing(smal
         heavy = [steps(i + 1, metadata={"Notes": notes}) for i in range(200)]
         with pytest.raises(ohk.StorageError, match="not enough disk space") as raised:
             store.save(heavy)
-        assert raised.value.status == -14
+        assert raised.value.status == ohk.StorageError.status
         assert len(store.query(STEPS).samples) == 1
 
 

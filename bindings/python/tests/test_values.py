@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import openhealthkit as ohk
-from conftest import HEART, SLEEP, STEPS, T0, steps
+from conftest import HEART, SLEEP, STEPS, T0, Inbox, steps
 
 
 def test_a_sample_round_trips_every_field(store):
@@ -29,6 +29,17 @@ def test_a_sample_round_trips_every_field(store):
     assert read.metadata == {**metadata, "at": when.astimezone(timezone.utc)}
     assert isinstance(read.metadata["HKWasUserEntered"], bool)
     assert read.sample_type.aggregation is ohk.Aggregation.DISCRETE_ARITHMETIC or read.sample_type.aggregation
+
+
+def test_a_delivered_sample_with_metadata_and_no_device_has_no_device(store):
+    """A lent batch is read whole; the library's ERR_NOT_FOUND for the
+    device means none, not an error."""
+    store.save(steps(0, metadata={"note": "n"}))
+    inbox = Inbox()
+    with store.watch(STEPS, inbox.put, on_error=inbox.put):
+        [result] = inbox.wait(1)
+    [read] = result.samples
+    assert read.device is None and read.metadata == {"note": "n"}
 
 
 def test_samples_are_immutable_and_equal_by_uuid(store):
