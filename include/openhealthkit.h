@@ -328,7 +328,9 @@ int32_t ohk_predicate_or(ohk_predicate **out_predicate, const ohk_predicate *con
 
 /**
  * The negation of a predicate (copied). Returns OHK_OK,
- * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED.
+ * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED; OHK_ERR_INVALID_PREDICATE when
+ * the result would nest deeper than 128 levels (ohk_predicate_and and
+ * ohk_predicate_or too).
  */
 int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *predicate);
 

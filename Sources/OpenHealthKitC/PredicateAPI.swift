@@ -17,7 +17,9 @@ private func make(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk
                   _ build: () throws -> SamplePredicate) -> Int32 {
     cCall {
         let result = try out(out_predicate, "out_predicate")
-        result.pointee = Registry.add(PredicateHandle(try build()))
+        let p = try build()
+        try p.checkDepth()
+        result.pointee = Registry.add(PredicateHandle(p))
     }
 }
 
@@ -162,7 +164,9 @@ private func comparison(_ op: Int32) throws -> Comparison {
 }
 
 /// The negation of a predicate (copied). Returns OHK_OK,
-/// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED.
+/// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED; OHK_ERR_INVALID_PREDICATE when
+/// the result would nest deeper than 128 levels (ohk_predicate_and and
+/// ohk_predicate_or too).
 @c public func ohk_predicate_not(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
                                  _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
     make(out_predicate) { .not(try PredicateHandle.get(predicate)) }

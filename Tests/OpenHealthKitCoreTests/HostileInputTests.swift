@@ -36,6 +36,19 @@ import Testing
         #expect(predicateError(lists)?.code == .invalidPredicate)
     }
 
+    /// A predicate's depth is bounded at half the text's nesting, so the
+    /// canonical text of any predicate parses back (the fuzzer found 180
+    /// NOTs whose text, `NOT (…)` at each level, nested 360 deep).
+    @Test func rule18_aPredicateDeeperThanTheLimitIsRefusedAndEveryOtherPrintsBack() throws {
+        func nots(_ n: Int) -> String { String(repeating: "!", count: n) + "value IN {0, 1}" }
+        // The IN list is an OR of two terms: one level more than the NOTs.
+        let deepest = try SamplePredicate(nots(PredicateLimits.depth - 2))
+        #expect(deepest.depth == PredicateLimits.depth)
+        #expect(try SamplePredicate(deepest.description) == deepest)
+        #expect(predicateError(nots(PredicateLimits.depth - 1))?.message.contains("nests deeper than") == true)
+        #expect(predicateError(nots(180))?.code == .invalidPredicate)
+    }
+
     @Test func rule18_textPastTheLengthLimitIsRefusedBeforeItIsRead() {
         let long = "sourceName == '" + String(repeating: "x", count: PredicateLimits.textBytes) + "'"
         #expect(predicateError(long)?.message.contains("longer than the limit") == true)

@@ -309,12 +309,39 @@ static void anchors(void **state)
     EXPECT(OHK_ERR_ANCHOR_FROM_FUTURE, ohk_store_query(&batch, f->store, &d, 1, &a, 0));
 }
 
+/* Rule 18: NOT, AND and OR nest at most 128 levels (a term is one), so a
+ * predicate built up in a loop is refused, not a stack overflow later. */
+static void rule18_a_predicate_deeper_than_128_levels_is_refused(void **state)
+{
+    (void)state;
+    ohk_predicate *p = NULL, *next = NULL;
+    OK(ohk_predicate_quantity(&p, OHK_CMP_GREATER, 1, "count"));
+    for (int level = 2; level <= 128; level++) {
+        OK(ohk_predicate_not(&next, p));
+        ohk_predicate_free(p);
+        p = next;
+    }
+    char *text = NULL;
+    OK(ohk_predicate_to_text(&text, p));
+    ohk_predicate *again = NULL;
+    OK(ohk_predicate_parse(&again, text, NULL, 0));
+    ohk_string_free(text);
+    ohk_predicate_free(again);
+    next = NULL;
+    assert_int_equal(ohk_predicate_not(&next, p), OHK_ERR_INVALID_PREDICATE);
+    assert_null(next);
+    const ohk_predicate *one[] = {p};
+    assert_int_equal(ohk_predicate_and(&next, one, 1), OHK_ERR_INVALID_PREDICATE);
+    ohk_predicate_free(p);
+}
+
 int run_basics(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_and_abi),
         cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
         cmocka_unit_test(closed_and_wrong_handles),
+        cmocka_unit_test(rule18_a_predicate_deeper_than_128_levels_is_refused),
         cmocka_unit_test_setup_teardown(many_live_and_freed_handles, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(stores_of_other_formats_are_refused, open_fixture, close_fixture),

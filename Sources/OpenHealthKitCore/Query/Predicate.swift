@@ -67,6 +67,25 @@ extension SamplePredicate {
 
 /// A filter over samples and deleted objects, the one predicate value the
 /// engine evaluates (HealthKit's predicate factories map onto it).
+extension SamplePredicate {
+    /// How many levels deep the predicate is: 1 for a term.
+    var depth: Int {
+        switch self {
+        case .and(let ps), .or(let ps): 1 + (ps.map(\.depth).max() ?? 0)
+        case .not(let p): 1 + p.depth
+        default: 1
+        }
+    }
+
+    /// Refuses a predicate deeper than `PredicateLimits.depth` (its text
+    /// would not parse back, and evaluating it recurses that deep).
+    package func checkDepth() throws {
+        guard depth <= PredicateLimits.depth else {
+            throw OHKError(.invalidPredicate, "the predicate nests deeper than \(PredicateLimits.depth) levels")
+        }
+    }
+}
+
 public indirect enum SamplePredicate: Hashable, Sendable {
     /// `predicateForSamples(withStart:end:options:)` (rule 8b). Without
     /// options a sample matches when it overlaps [s, e): `end >= s && start

@@ -141,3 +141,16 @@ def test_a_batch_mixing_quantity_and_category_samples_iterates_each_as_its_class
     kinds = [type(s) for s in result.samples]
     assert kinds == [ohk.QuantitySample, ohk.CategorySample, ohk.QuantitySample]
     assert kinds == [type(result.samples[i]) for i in range(3)]
+
+
+def test_rule18_a_predicate_deeper_than_128_levels_is_refused():
+    """NOT, AND and OR nest at most 128 levels (a term is one): a predicate
+    built up in a loop is refused, not a stack overflow later."""
+    p = ohk.Predicate.quantity(">", 1, "count")
+    for _ in range(127):
+        p = ~p
+    assert ohk.Predicate(str(p)) is not None  # the deepest prints back
+    with pytest.raises(ohk.InvalidPredicateError, match="deeper than 128"):
+        ~p
+    with pytest.raises(ohk.InvalidPredicateError):
+        ohk.Predicate("!" * 200 + "quantity > 1 count")

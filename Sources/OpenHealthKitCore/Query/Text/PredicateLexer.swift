@@ -22,6 +22,10 @@ public enum PredicateLimits {
     public static let textBytes = 1 << 20
     /// Parentheses, NOT, AND(…)/OR(…) and {…} lists nested in each other.
     public static let nesting = 256
+    /// Levels of a predicate: NOT, AND and OR in each other, a term the
+    /// last. Half of `nesting`, since a level prints as at most two
+    /// (`NOT (…)`): every predicate's text parses back.
+    public static let depth = 128
     /// The largest parameter number, `$n`.
     public static let parameter = 65_535
 }

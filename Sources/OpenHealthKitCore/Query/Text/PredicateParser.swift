@@ -44,6 +44,7 @@ struct PredicateParser {
     mutating func parseAll() throws -> SamplePredicate {
         let p = try parseOr()
         guard case .end = peek.kind else { throw error("expected AND, OR or the end of the predicate") }
+        try p.checkDepth()
         for k in 1...max(1, arguments.count) where k <= arguments.count && !used.contains(k) {
             throw OHKError(.invalidPredicate, "parameter $\(k) is given but not used")
         }
