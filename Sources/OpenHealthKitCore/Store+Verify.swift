@@ -99,6 +99,7 @@ extension Store {
             if seq == 0 || seq > head { report.problem("\(at) is past the head \(head)") }
             let r = RecordView(bytes: raw)
             guard r.isWellFormed else { report.problem("\(at) does not decode (\(raw.count) bytes)"); continue }
+            if !r.checkMatches { report.problem("\(at) does not match its check: its bytes changed on disk") }
             if !(r.start <= r.end) { report.problem("\(at) starts after it ends, or has no date") }
             if try txn.get(trees.sources, u64: UInt64(r.sourceID)) == nil { report.problem("\(at) has source \(r.sourceID), which does not exist") }
             if r.isTombstone {

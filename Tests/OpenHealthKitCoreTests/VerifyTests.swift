@@ -156,6 +156,54 @@ import Testing
         #expect(errorCode { _ = try makeStore(directory: dir) } == .storeCorrupt)
     }
 
+    /// A byte of a record changed on disk, which no index records, is
+    /// found by its check; the record's neighbours are not named.
+    @Test func rule23_aRecordWhoseBytesChangedFailsItsCheck() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save(try (0..<3).map { try stepSample(Double($0), minute: $0, metadata: ["note": .string("kept")]) })
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in
+            var bytes = Array(try #require(try txn.get(t.records, u64: 2)))
+            bytes[35] ^= 0x01  // the value's last byte: still a finite number
+            try txn.put(t.records, u64: 2, bytes)
+        }
+        let report = try store.verify()
+        #expect(report.problems == ["\(steps.identifier) record 2 does not match its check: its bytes changed on disk"])
+    }
+
+    /// Format 6 (rule 21): a format-5 store opens, its records (which have
+    /// no check) read and verify as before, and new records have a check.
+    @Test func aFormat5StoresRecordsWithoutChecksReadAndVerify() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let old = try stepSample(5, metadata: ["note": .string("format 5")])
+        try store.save([old])
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in
+            // The record as format 5 wrote it: no flag, no check.
+            var bytes = Array(try #require(try txn.get(t.records, u64: 1)))
+            bytes.removeLast(RecordCheck.size)
+            bytes[47] &= ~UInt8(RecordCodec.flagChecked >> 24)
+            try txn.put(t.records, u64: 1, bytes)
+            try txn.setMetaU64(store.trees, .format, 5)
+        }
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 6)
+        try store.save([try stepSample(6)])
+        let read = try store.anchoredQuery(type: steps, anchor: nil).samples
+        #expect(read.map(\.uuid) == [old.uuid, read[1].uuid] && read[0] == old)
+        let checked = try store.env.read { txn in
+            try [1, 2].map { RecordView(bytes: try #require(try txn.get(t.records, u64: $0))).isChecked }
+        }
+        #expect(checked == [false, true])
+        #expect(try store.verify().isClean)
+    }
+
     @Test func rule23_aDamagedRecordIsAStoreCorruptError() throws {
         let store = try makeStore()
         defer { store.close() }

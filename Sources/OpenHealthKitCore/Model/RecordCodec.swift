@@ -1,7 +1,8 @@
 import FoundationEssentials
 
 /// The stored form of a sample or a deleted object (a tombstone): a fixed
-/// 48-byte head, then metadata when the flag says so. Little-endian.
+/// 48-byte head, then metadata when the flag says so, then (format 6) a
+/// 4-byte check of all before it (`RecordCheck`). Little-endian.
 ///
 ///     0  uuid        16 bytes
 ///     16 start       Float64, seconds since 2001-01-01 (Date's own representation)
@@ -10,12 +11,14 @@ import FoundationEssentials
 ///     40 source id   UInt32
 ///     44 device id   24 bits, flags in the top 8 bits
 ///     48 metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
+///     end-4 check    UInt32, when the flag says so (format 5 records have none)
 @usableFromInline
 enum RecordCodec {
     static let headSize = 48
     @usableFromInline static let flagTombstone: UInt32 = 1 << 24
     @usableFromInline static let flagMetadata: UInt32 = 1 << 25
     @usableFromInline static let flagCategory: UInt32 = 1 << 26
+    @usableFromInline static let flagChecked: UInt32 = 1 << 27
     @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
@@ -29,7 +32,8 @@ enum RecordCodec {
     /// Appends the record of `s` to `w` (a save reuses one writer for all
     /// its samples instead of allocating an array each).
     static func encodeSample(_ s: Sample, sourceID: UInt32, deviceID: UInt32, into w: inout ByteWriter) {
-        var flags: UInt32 = s.metadata.isEmpty ? 0 : flagMetadata
+        let start = w.bytes.count
+        var flags: UInt32 = flagChecked | (s.metadata.isEmpty ? 0 : flagMetadata)
         let value: UInt64
         switch s.value {
         case .quantity(let v): value = v.bitPattern
@@ -46,6 +50,13 @@ enum RecordCodec {
             w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
+        appendCheck(&w, from: start)
+    }
+
+    /// Ends the record that began at `from` with its check.
+    static func appendCheck(_ w: inout ByteWriter, from start: Int) {
+        let check = w.bytes.withUnsafeBytes { RecordCheck.of(UnsafeRawBufferPointer(rebasing: $0[start...])) }
+        w.u32(check)
     }
 
     /// A tombstone keeps uuid, dates, source, deletion date, and the sync
@@ -58,8 +69,9 @@ enum RecordCodec {
         var sync: [String: MetadataValue] = [:]
         if let id = record.metadataValue(MetadataKey.syncIdentifier) { sync[MetadataKey.syncIdentifier] = id }
         if let v = record.metadataValue(MetadataKey.syncVersion) { sync[MetadataKey.syncVersion] = v }
-        w.u32(flagTombstone | (sync.isEmpty ? 0 : flagMetadata))
+        w.u32(flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
         if !sync.isEmpty { encodeMetadata(sync, into: &w) }
+        appendCheck(&w, from: 0)
         return w.bytes
     }
 
@@ -118,13 +130,29 @@ struct RecordView {
     @inlinable var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
     @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
+    var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
+    /// The head and metadata: the record without its check.
+    var body: UnsafeRawBufferPointer {
+        isChecked ? UnsafeRawBufferPointer(rebasing: bytes[0..<max(0, bytes.count - RecordCheck.size)]) : bytes
+    }
+
+    /// Whether the record's check matches its bytes (true for a record
+    /// written before format 6, which has none).
+    var checkMatches: Bool {
+        guard isChecked else { return true }
+        guard bytes.count >= RecordCodec.headSize + RecordCheck.size else { return false }
+        let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - RecordCheck.size, as: UInt32.self))
+        return stored == RecordCheck.of(body)
+    }
 
     /// Structural check of a record read from disk, so a corrupt store gives
     /// an error rather than a crash.
     var isWellFormed: Bool {
-        guard bytes.count >= RecordCodec.headSize else { return false }
-        guard hasMetadata else { return bytes.count == RecordCodec.headSize }
-        var r = ByteReader(bytes, offset: RecordCodec.headSize)
+        guard bytes.count >= RecordCodec.headSize,
+              bytes.count >= RecordCodec.headSize + (isChecked ? RecordCheck.size : 0) else { return false }
+        let body = self.body
+        guard hasMetadata else { return body.count == RecordCodec.headSize }
+        var r = ByteReader(body, offset: RecordCodec.headSize)
         guard let n = try? r.u16() else { return false }
         for _ in 0..<n {
             guard let klen = try? r.u16(), r.remaining >= Int(klen) else { return false }
@@ -159,8 +187,8 @@ struct RecordView {
     }
 
     /// Walks the entries; `body` returns true to stop.
-    func forEachMetadata(_ body: (String, MetadataValue) -> Bool) throws {
-        var r = ByteReader(bytes, offset: RecordCodec.headSize)
+    func forEachMetadata(_ visit: (String, MetadataValue) -> Bool) throws {
+        var r = ByteReader(body, offset: RecordCodec.headSize)
         let n = Int(try r.u16())
         for _ in 0..<n {
             let klen = Int(try r.u16())
@@ -175,7 +203,7 @@ struct RecordView {
             case .bool: value = .bool(try r.u8() != 0)
             case nil: throw OHKError(.storage, "unknown metadata tag")
             }
-            if body(key, value) { return }
+            if visit(key, value) { return }
         }
     }
 }

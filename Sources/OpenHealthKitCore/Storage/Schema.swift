@@ -34,8 +34,12 @@ enum Schema {
     /// older store is opened. A format-4 library still open on the store
     /// then fails its saves and deletes (its `uuids` tree is gone) and may
     /// miss samples in start-date queries until it reopens the store, which
-    /// it then refuses. Format 1 (development only) is refused.
-    static let format: UInt32 = 5
+    /// it then refuses. 6: each new record ends with a check of its bytes
+    /// (`RecordCheck`, flagged in the record, so format-5 records read as
+    /// before and nothing is rewritten on upgrade); a format-5 library
+    /// would read the check as part of the metadata, so it refuses the
+    /// store. Format 1 (development only) is refused.
+    static let format: UInt32 = 6
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones"]
     /// The fixed trees of fixed-size duplicates.
