@@ -227,14 +227,15 @@ test-sanitize: deps
 # The crash and stress suite (Tests/ohk-reliability): SIGKILLs of writers
 # and durable-subscription consumers at random moments, threads and
 # processes writing beside live watchers, the double open, full disks
-# (tmpfs, root). One summary line. `make test` runs reliability-smoke.
-RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10
+# (tmpfs, root), byte flips in copies of a store. One summary line.
+# `make test` runs reliability-smoke.
+RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 300
 reliability: deps
 	$(SWIFT) build -c release --product ohk-reliability
 	.build/release/ohk-reliability $(RELIABILITY_ARGS)
 
 reliability-smoke: deps
-	$(MAKE) reliability RELIABILITY_ARGS="--writer-kills 60 --consumer-kills 40 --stress 5 --double-open 3 --disk-full 2"
+	$(MAKE) reliability RELIABILITY_ARGS="--writer-kills 60 --consumer-kills 40 --stress 5 --double-open 3 --disk-full 2 --byte-flips 20"
 
 clean:
 	rm -rf .build .build-lib build

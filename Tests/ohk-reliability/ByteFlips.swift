@@ -20,7 +20,7 @@ struct FlipFigures {
     var hangs: [String] = []
     /// The same flips read without `check` first: a read that crashed,
     /// hung or differed (what a store that is never checked risks).
-    var uncheckedCrashes = 0, uncheckedHangs = 0, uncheckedWrong = 0, uncheckedErrors = 0
+    var uncheckedCrashes: [String] = [], uncheckedHangs: [String] = [], uncheckedWrong = 0, uncheckedErrors = 0
 
     var clean: Bool { crashes.isEmpty && hangs.isEmpty }
 }
@@ -32,6 +32,10 @@ struct FlipFigures {
 func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
     var f = FlipFigures()
     guard rounds > 0 else { return f }
+    // A child that crashes should say so at once, not symbolicate first
+    // (which under load can outlast the hang bound).
+    setenv("SWIFT_BACKTRACE", "enable=no", 1)
+    defer { unsetenv("SWIFT_BACKTRACE") }
     let original = temporaryDirectory()
     defer { removeTree(original) }
     try Child.fillVariedStore(original)
@@ -66,7 +70,7 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
                 else if line.hasPrefix("CAUGHT") { f.caught += 1 } else if line.hasPrefix("ERROR") { f.refused += 1 }
                 else if line == expected { f.harmless += 1 } else { f.wrong.append("\(place): \(line)") }
             } else {
-                if !finished { f.uncheckedHangs += 1 } else if signal { f.uncheckedCrashes += 1 }
+                if !finished { f.uncheckedHangs.append(place) } else if signal { f.uncheckedCrashes.append("\(place): signal \(status & 0x7f)") }
                 else if line.hasPrefix("ERROR") { f.uncheckedErrors += 1 } else if line != expected { f.uncheckedWrong += 1 }
             }
         }

@@ -22,6 +22,7 @@ do {
     case "heavy-writer": try Child.heavyWriter(directory: args[1])
     case "fill-disk": Child.fillDisk(args[1])
     case "read-store": Child.readStore(directory: args[1], check: args[2] == "check")
+    case "varied-store": try Child.fillVariedStore(args[1]); exit(0)  // to replay a flip by hand
     default: break
     }
 } catch {
@@ -48,6 +49,9 @@ do {
     if let d = disks, d.signals > 0 { problems.append("\(d.signals) processes died of a signal on a full disk") }
     problems += flips.crashes.map { "byte flip at \($0)" } + flips.hangs.map { "byte flip at \($0): hung" }
     for w in flips.wrong.prefix(5) { print("note: a byte flip that check did not catch changed a read: \(w)") }
+    for w in (flips.uncheckedCrashes + flips.uncheckedHangs.map { $0 + ": hung" }).prefix(5) {
+        print("note: read without a check first, a byte flip at \(w)")
+    }
     for p in problems.prefix(20) { print("problem: \(p)") }
     let diskText = disks.map { "disk full \($0.rounds) rounds (refused \($0.refused), signals \($0.signals), lost \($0.figures.lost))" }
         ?? "disk full skipped (no tmpfs: needs root)"
@@ -61,7 +65,7 @@ do {
         + "\(diskText); "
         + "byte flips \(flips.flips) (checked first: caught \(flips.caught), refused \(flips.refused), harmless \(flips.harmless), "
         + "wrong \(flips.wrong.count), crashes \(flips.crashes.count), hangs \(flips.hangs.count); "
-        + "read unchecked: crashes \(flips.uncheckedCrashes), hangs \(flips.uncheckedHangs), errors \(flips.uncheckedErrors), "
+        + "read unchecked: crashes \(flips.uncheckedCrashes.count), hangs \(flips.uncheckedHangs.count), errors \(flips.uncheckedErrors), "
         + "wrong \(flips.uncheckedWrong)); \(Int(now() - started)) s")
     exit(ok ? 0 : 1)
 } catch {
