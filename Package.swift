@@ -25,11 +25,11 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"])]
         ),
         // futex and shared-memory atomics (header-only, nothing to link).
-        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        .systemLibrary(name: "COHKSystem", path: "Sources/COHKSystem"),
         // The engine: FoundationEssentials at most, never full Foundation.
         .target(
             name: "OpenHealthKitCore",
-            dependencies: ["CLMDB", "CSystem"],
+            dependencies: ["CLMDB", "COHKSystem"],
             path: "Sources/OpenHealthKitCore"
         ),
         // The C API's plain types (status codes, structs), written in C once.
@@ -94,7 +94,7 @@ let package = Package(
         // The other process of the cross-process tests.
         .executableTarget(
             name: "ohk-test-writer",
-            dependencies: ["OpenHealthKitCore", "CSystem"],
+            dependencies: ["OpenHealthKitCore", "COHKSystem"],
             path: "Tests/ohk-test-writer"
         ),
         // Fuzz targets (make fuzz builds them with libFuzzer; built plainly,

@@ -12,7 +12,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
-import CSystem
+import COHKSystem
 
 func fail(_ message: String, _ status: Int32) -> Never {
     message.withCString { _ = write(2, $0, strlen($0)) }

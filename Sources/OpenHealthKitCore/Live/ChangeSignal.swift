@@ -1,4 +1,4 @@
-import CSystem
+import COHKSystem
 import Glibc
 
 /// How a commit reaches every watcher of the store, in this process or
