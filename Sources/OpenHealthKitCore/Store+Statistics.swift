@@ -31,13 +31,7 @@ extension Store {
             let (head, horizon) = try position(txn)
             // Tombstones share their type's record tree: count them apart.
             var deleted: [UInt16: Int] = [:]
-            let tombs = try txn.cursor(trees.tombs)
-            defer { tombs.close() }
-            var op = MDB_FIRST
-            while let (_, v) = try tombs.nextRaw(op) {
-                op = MDB_NEXT
-                deleted[UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)), default: 0] += 1
-            }
+            try txn.forEach(trees.tombs) { _, v in deleted[UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)), default: 0] += 1 }
             var counts: [StoreStatistics.TypeCount] = []
             try txn.forEachType(trees) { identifier, id in
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }

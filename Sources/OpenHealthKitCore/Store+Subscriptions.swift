@@ -7,13 +7,9 @@ extension Store {
     public func subscriptions() throws -> [SubscriptionInfo] {
         try operation {
             try env.read { txn in
-                let cursor = try txn.cursor(trees.subs)
-                defer { cursor.close() }
                 let (_, horizon) = try position(txn)
                 var out: [SubscriptionInfo] = []
-                var op = MDB_FIRST
-                while let (k, v) = try cursor.nextRaw(op) {
-                    op = MDB_NEXT
+                try txn.forEach(trees.subs) { k, v in
                     let rec = try SubscriptionRecord(v)
                     out.append(SubscriptionInfo(name: String(decoding: k, as: UTF8.self), typeIdentifiers: rec.typeIdentifiers,
                                                 acknowledged: QueryAnchor(storeID: storeID, position: rec.acknowledged, horizon: horizon),
@@ -81,14 +77,8 @@ extension Store {
     /// The oldest acknowledged position of any subscription: tombstones
     /// after it are kept whatever their age (rule 11: never lost).
     func oldestAcknowledged(_ txn: Txn) throws -> UInt64 {
-        let cursor = try txn.cursor(trees.subs)
-        defer { cursor.close() }
         var oldest = UInt64.max
-        var op = MDB_FIRST
-        while let (_, v) = try cursor.nextRaw(op) {
-            op = MDB_NEXT
-            oldest = min(oldest, try SubscriptionRecord(v).acknowledged)
-        }
+        try txn.forEach(trees.subs) { _, v in oldest = min(oldest, try SubscriptionRecord(v).acknowledged) }
         return oldest
     }
 }

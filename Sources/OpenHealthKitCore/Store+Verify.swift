@@ -47,7 +47,7 @@ extension Store {
             let format = try txn.metaU64(trees, .format)
             if format != UInt64(Schema.format) { report.problem("the store says format \(format), not \(Schema.format)") }
             let tombs = try deletionList(txn, &report)
-            var index = UUIDIndex(txn, trees, hash: uuidHash) { id in self.cache.withLock { $0.typeTrees[id]?.records } }
+            var index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { id in self.cache.withLock { $0.typeTrees[id]?.records } }
             var typed = Set<UInt16>()
             try txn.forEachType(trees) { identifier, id in
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }

@@ -196,7 +196,7 @@ extension Store {
         let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
             let committed = cache.withLock { $0 }
             let (result, added, note, position, changed) = try env.write(durable: options.durable) { txn in
-                var w = try WriteContext(txn, trees, cache: committed, uuidHash: uuidHash, uuidTuning: uuidTuning)
+                var w = try WriteContext(txn, trees, cache: committed, uuidHash: tuning.uuidHash, uuidTuning: tuning.uuidIndex)
                 let r = try body(&w)
                 try w.finish()
                 let note = w.note

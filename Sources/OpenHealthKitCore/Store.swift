@@ -67,13 +67,8 @@ public final class Store: @unchecked Sendable {
     /// calls, and a call after close gets `.closed`.
     private let lifecycle: UnsafeMutablePointer<pthread_rwlock_t>
     private var isClosed = false
-    /// Forces a query plan (tests compare the plans; nil: by cost).
-    var planOverride: QueryPlan?
-    /// When saves write runs of the UUID index (tests make runs small).
-    var uuidTuning = UUIDIndex.Tuning()
-    /// The UUID index's hash, keyed by the store id (tests make every UUID
-    /// collide).
-    var uuidHash: UUIDHash
+    /// How the store works where tests change it (`StoreTuning`).
+    var tuning: StoreTuning
 
     /// Opens the store in `directory`, creating it (and the directory) if
     /// needed. Refuses a store written by a newer format.
@@ -98,7 +93,7 @@ public final class Store: @unchecked Sendable {
             }
             trees = opened.0
             storeID = opened.1
-            uuidHash = UUIDHash(storeID: opened.1)
+            tuning = StoreTuning(uuidHash: UUIDHash(storeID: opened.1))
             cache = Locked(opened.2)
         } catch {
             OpenEnvironments.release(env)
@@ -237,7 +232,7 @@ public final class Store: @unchecked Sendable {
             try UUIDIndex.adopt(txn, trees, hash: hash)
             // Format 5's start buckets are four times as wide.
             for (_, t) in cache.typeTrees {
-                try lmdbCheck(mdb_drop(txn.txn, t.starts, 0), "cannot empty a start index")
+                try txn.empty(t.starts)
                 try WriteContext.buildStarts(txn, t)
             }
         }
@@ -247,11 +242,7 @@ public final class Store: @unchecked Sendable {
     /// Reads the interned tables and opens every type tree.
     private static func loadCache(_ txn: Txn, _ trees: FixedTrees) throws -> StoreCache {
         var c = StoreCache()
-        let custom = try txn.cursor(trees.custom)
-        defer { custom.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try custom.nextRaw(op) {
-            op = MDB_NEXT
+        try txn.forEach(trees.custom) { k, v in
             let id = String(decoding: k, as: UTF8.self)
             c.customTypes[id] = SampleType(identifier: id, kind: try TableCodec.decodeKind(v), isCustom: true)
         }

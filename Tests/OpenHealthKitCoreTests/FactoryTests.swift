@@ -97,13 +97,13 @@ import Testing
             let parsed = try SamplePredicate("DATERANGE(\(([text(row.start), text(row.end)] + options).joined(separator: ", ")))")
             #expect(parsed == p)
             for plan: QueryPlan in [.changeOrder, .startIndex, .zoneMap] {
-                store.planOverride = plan
+                store.tuning.planOverride = plan
                 #expect(names(try store.anchoredQuery(type: steps, predicate: p, anchor: nil).sampleUUIDs) == row.names, "\(p) \(plan)")
                 // NOT of a definite answer is definite: the complement.
                 let complement = Set(cases.map(\.name)).subtracting(row.names)
                 #expect(names(try store.anchoredQuery(type: steps, predicate: .not(p), anchor: nil).sampleUUIDs) == complement, "NOT \(p) \(plan)")
             }
-            store.planOverride = nil
+            store.tuning.planOverride = nil
         }
         // Deleted objects keep their dates: the same sets, as deletions.
         try store.delete(uuids: cases.map { byName[$0.name]!.uuid })

@@ -101,8 +101,8 @@ import Glibc
                         oneUUIDBucket: Bool = false) throws {
         var r = Rng(state: seed)
         let store = try makeStore()
-        store.uuidTuning = uuidTuning
-        store.uuidHash = UUIDHash(storeID: store.storeID, collideAll: oneUUIDBucket)
+        store.tuning.uuidIndex = uuidTuning
+        store.tuning.uuidHash = UUIDHash(storeID: store.storeID, collideAll: oneUUIDBucket)
         defer { store.close() }
         var m = Model()
         var anchors: [(QueryAnchor, UInt64)] = []  // anchor, horizon when handed out

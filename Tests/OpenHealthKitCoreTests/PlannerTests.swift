@@ -219,11 +219,11 @@ import Testing
 
     private func expectPathsAgree(_ store: Store, forcing plan: QueryPlan, _ descriptors: [QueryDescriptor],
                                   _ anchor: QueryAnchor?, _ limit: Int, _ seed: UInt64) throws {
-        store.planOverride = .changeOrder
+        store.tuning.planOverride = .changeOrder
         let walked = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
-        store.planOverride = plan
+        store.tuning.planOverride = plan
         let forced = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
-        store.planOverride = nil
+        store.tuning.planOverride = nil
         let planned = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
         let what = descriptors.map { "\($0.type.identifier): \($0.predicate.map { "\($0)" } ?? "nil")" }
         for got in [forced, planned] {

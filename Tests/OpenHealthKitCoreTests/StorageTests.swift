@@ -58,7 +58,7 @@ import Testing
             batches.append(try (0..<size).map { try stepSample(Double($0 % 1000), minute: b * size + $0) })
             try store.save(batches[b])
         }
-        let runs = { try store.env.read { txn in var i = UUIDIndex(txn, store.trees, hash: store.uuidHash) { _ in nil }; return try i.runIDs().count } }
+        let runs = { try store.env.read { txn in var i = UUIDIndex(txn, store.trees, hash: store.tuning.uuidHash) { _ in nil }; return try i.runIDs().count } }
         #expect(try runs() == UUIDIndex.Tuning().maxRuns)
         let head = try store.currentAnchor().position
         // A duplicate from a run, in a large save and in a small one.
@@ -104,7 +104,7 @@ import Testing
     @Test func aFormat4StoresUUIDIndexMovesToHashedBucketsWhenOpened() throws {
         let dir = temporaryDirectory()
         var store = try makeStore(mapSize: 64 << 20, directory: dir)
-        store.uuidTuning = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 8)
+        store.tuning.uuidIndex = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 8)
         let run = try (0..<60).map { try stepSample(1, minute: $0) }
         try store.save(run)
         let small = try (0..<10).map { try stepSample(2, minute: 100 + $0) }
@@ -115,7 +115,7 @@ import Testing
         let hashed = small.dropFirst().map(\.uuid) + [run[1].uuid]
         try store.env.write { txn in
             let old = try #require(try txn.openTree("uuids", create: true))
-            var index = UUIDIndex(txn, store.trees, hash: store.uuidHash) { try txn.openTree(Schema.typeTreeName($0), create: false) }
+            var index = UUIDIndex(txn, store.trees, hash: store.tuning.uuidHash) { try txn.openTree(Schema.typeTreeName($0), create: false) }
             for u in hashed {
                 let value = try #require(try index.get(PendingUUID(u)))
                 try PendingUUID(u).withKeyBytes { k in try withUnsafeBytes(of: value.littleEndian) { _ = try txn.put(old, k, $0) } }
@@ -165,10 +165,10 @@ import Testing
     private func stepsStartingIn(_ minutes: Range<Int>, _ store: Store, by plan: QueryPlan) throws -> (planned: [UUID], walked: [UUID]) {
         let range = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(Double(minutes.lowerBound) * 60)),
                                          .startDate(.lessThan, t0.addingTimeInterval(Double(minutes.upperBound) * 60))])
-        defer { store.planOverride = nil }
-        store.planOverride = plan
+        defer { store.tuning.planOverride = nil }
+        store.tuning.planOverride = plan
         let planned = try store.anchoredQuery(type: steps, predicate: range, anchor: nil).sampleUUIDs
-        store.planOverride = .changeOrder
+        store.tuning.planOverride = .changeOrder
         return (planned, try store.anchoredQuery(type: steps, predicate: range, anchor: nil).sampleUUIDs)
     }
 
@@ -219,11 +219,11 @@ import Testing
         let late = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0.addingTimeInterval(6000 * 60)),
                                         .startDate(.lessThan, t0.addingTimeInterval(9000 * 60))])
         func agree(_ what: String) throws {
-            store.planOverride = .zoneMap
+            store.tuning.planOverride = .zoneMap
             let zoned = try store.anchoredQuery(type: steps, predicate: late, anchor: nil)
-            store.planOverride = .changeOrder
+            store.tuning.planOverride = .changeOrder
             let walked = try store.anchoredQuery(type: steps, predicate: late, anchor: nil)
-            store.planOverride = nil
+            store.tuning.planOverride = nil
             #expect(zoned.samples.count == 3000, "\(what)")
             #expect(zoned.sampleUUIDs == walked.sampleUUIDs, "\(what)")
         }

@@ -34,7 +34,7 @@ import Testing
     @Test func rules13_15_bucketsSplitAsTheIndexGrowsAndEveryUUIDIsFound() throws {
         let store = try makeStore(mapSize: 64 << 20)
         defer { store.close() }
-        store.uuidTuning.bucketLoad = 1
+        store.tuning.uuidIndex.bucketLoad = 1
         var saved: [Sample] = []
         for b in 0..<30 {
             let batch = try (0..<100).map { try stepSample(1, minute: b * 100 + $0) }
@@ -45,7 +45,7 @@ import Testing
         #expect(buckets == UInt64(saved.count))
         let deleted = stride(from: 0, to: saved.count, by: 7).map { saved[$0].uuid }
         try store.delete(uuids: deleted)
-        store.planOverride = .uuidLookup
+        store.tuning.planOverride = .uuidLookup
         let found = try store.anchoredQuery(type: steps, predicate: .uuids(Set(saved.map(\.uuid))), anchor: nil)
         #expect(Set(found.sampleUUIDs) == Set(saved.map(\.uuid)).subtracting(deleted))
         #expect(Set(found.deletedUUIDs) == Set(deleted))

@@ -87,7 +87,7 @@ import Testing
 
     @Test func aSampleTheUUIDIndexDoesNotReachIsNamed() throws {
         let found = try problems { store, samples, txn, _, _ in
-            var index = UUIDIndex(txn, store.trees, hash: store.uuidHash) { id in store.cache.withLock { $0.typeTrees[id]?.records } }
+            var index = UUIDIndex(txn, store.trees, hash: store.tuning.uuidHash) { id in store.cache.withLock { $0.typeTrees[id]?.records } }
             let value = try #require(try index.get(PendingUUID(samples[30].uuid)))
             try index.remove(PendingUUID(samples[30].uuid), value: value)
         }

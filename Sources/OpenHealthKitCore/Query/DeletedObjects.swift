@@ -19,13 +19,13 @@ public struct DeletedObjects: RandomAccessCollection, Sendable {
     }
 
     /// The largest source id of the objects (0 when there are none).
-    public var maxSourceID: UInt32 { tombstones?.maxSourceID ?? 0 }
+    package var maxSourceID: UInt32 { tombstones?.maxSourceID ?? 0 }
 
     /// The source behind a `DeletedFields.sourceID`.
     public func source(id: UInt32) -> Source? { tombstones?.source(id: id) }
 
     /// Calls `body` with each object's source id, in order.
-    public func forEachSourceID(_ body: (UInt32) throws -> Void) rethrows {
+    package func forEachSourceID(_ body: (UInt32) throws -> Void) rethrows {
         try tombstones?.forEachSourceID(body)
     }
 

@@ -12,7 +12,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     let names: BatchNames
     /// The largest source id of the records (0 when there are none): ids
     /// are dense from 1, so a table of this many + 1 entries maps them all.
-    public let maxSourceID: UInt32
+    package let maxSourceID: UInt32
     /// The batch's types; `SampleFields.typeIndex` indexes this.
     public var types: [SampleType] { names.types }
 
@@ -40,7 +40,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 
     /// Calls `body` with each sample's source id, in order (cheaper than
     /// `forEach` for code that tabulates sources).
-    public func forEachSourceID(_ body: (UInt32) throws -> Void) rethrows {
+    package func forEachSourceID(_ body: (UInt32) throws -> Void) rethrows {
         try records.forEachRecord { _, raw in try body(RecordView(bytes: raw).sourceID) }
     }
 
@@ -60,7 +60,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     /// Writes every sample's fields into column arrays (one element per
     /// sample; nil columns are skipped), in one pass over the records: the
     /// way out for analysis code (NumPy through the C API).
-    public func fill(_ c: SampleColumnPointers) {
+    package func fill(_ c: SampleColumnPointers) {
         let unixOffset = Date.timeIntervalBetween1970AndReferenceDate
         records.forEachRecord { i, raw in
             let r = RecordView(bytes: raw)
@@ -86,25 +86,25 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 }
 
 /// Column arrays for `SampleBatch.fill`, one element per sample; nil ones
-/// are skipped.
-public struct SampleColumnPointers {
+/// are skipped. (The C library's columns; Swift reads `forEach`.)
+package struct SampleColumnPointers {
     /// 16 bytes per sample.
-    public var uuid: UnsafeMutableRawPointer?
+    package var uuid: UnsafeMutableRawPointer?
     /// Unix time in microseconds, rounded to the nearest.
-    public var startUnixMicroseconds: UnsafeMutablePointer<Int64>?
-    public var endUnixMicroseconds: UnsafeMutablePointer<Int64>?
+    package var startUnixMicroseconds: UnsafeMutablePointer<Int64>?
+    package var endUnixMicroseconds: UnsafeMutablePointer<Int64>?
     /// The quantity in the type's canonical unit, or the category value.
-    public var value: UnsafeMutablePointer<Double>?
+    package var value: UnsafeMutablePointer<Double>?
     /// Index into the batch's `types`.
-    public var typeIndex: UnsafeMutablePointer<UInt32>?
+    package var typeIndex: UnsafeMutablePointer<UInt32>?
     /// The store's id of the sample's source (`SampleBatch.source(id:)`).
-    public var sourceID: UnsafeMutablePointer<UInt32>?
+    package var sourceID: UnsafeMutablePointer<UInt32>?
     /// `category`, `hasDevice` and `hasMetadata` bits.
-    public var flags: UnsafeMutablePointer<UInt32>?
+    package var flags: UnsafeMutablePointer<UInt32>?
 
-    public static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4
+    package static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4
 
-    public init() {}
+    package init() {}
 }
 
 /// One sample's fields, read in place; valid only inside `forEach`.

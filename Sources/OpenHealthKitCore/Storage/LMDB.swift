@@ -355,6 +355,19 @@ struct Txn {
         try lmdbCheck(rc, "cannot open cursor")
         return Cursor(cursor: c!)
     }
+
+    /// Deletes every entry of `tree`, which stays open.
+    func empty(_ tree: MDB_dbi) throws {
+        try lmdbCheck(mdb_drop(txn, tree, 0), "cannot empty a tree")
+    }
+
+    /// Calls `body` with every entry of `tree`, in key order from the
+    /// first, each duplicate too: the one loop over a whole tree.
+    func forEach(_ tree: MDB_dbi, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        let c = try cursor(tree)
+        defer { c.close() }
+        try c.forEachRaw(body)
+    }
 }
 
 /// A cursor over one tree; close it before its transaction ends.
@@ -439,6 +452,15 @@ struct Cursor {
             try body(k, v)
         }
     }
+
+    /// The first and the last entry of the tree, and stepping by entry, by
+    /// key (past a key's duplicates) and by a page of duplicates at a time
+    /// (after `firstDuplicates`).
+    func firstEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_FIRST) }
+    func lastEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_LAST) }
+    func nextEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT) }
+    func nextKey() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT_NODUP) }
+    func nextDuplicates() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT_MULTIPLE) }
 
     /// Raw key/value stepping for trees whose keys are not UInt64.
     func nextRaw(_ op: MDB_cursor_op) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {

@@ -133,11 +133,7 @@ struct FixedTrees: Sendable {
 extension Txn {
     /// Every type the store has held a sample of: identifier and id.
     func forEachType(_ trees: FixedTrees, _ body: (String, UInt16) throws -> Void) throws {
-        let c = try cursor(trees.types)
-        defer { c.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try c.nextRaw(op) {
-            op = MDB_NEXT
+        try forEach(trees.types) { k, v in
             try body(String(decoding: k, as: UTF8.self), UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)))
         }
     }

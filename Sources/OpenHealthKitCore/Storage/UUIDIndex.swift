@@ -295,16 +295,12 @@ struct UUIDIndex {
         // As many buckets as the entries need: no splits.
         let buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, UInt64(txn.entries(old)) / Tuning().bucketLoad))
         try txn.setMetaU64(trees, .uuidBuckets, buckets.count)
-        let c = try txn.cursor(old)
-        defer { c.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try c.nextRaw(op) {
-            op = MDB_NEXT
+        try txn.forEach(old) { k, v in
             guard k.count == 16, v.count == 8 else { throw OHKError(.storeCorrupt, "corrupt entry in the UUID index") }
             let value = UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
             if value == UInt64.max {
                 try txn.put(trees.uuidGone, k, UnsafeRawBufferPointer(start: nil, count: 0))
-                continue
+                return
             }
             let h = hash(PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
                                      low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value))
@@ -426,13 +422,7 @@ struct UUIDIndex {
     /// The number of entries of each run.
     private func runSizes() throws -> [UInt32: Int] {
         var sizes: [UInt32: Int] = [:]
-        let c = try txn.cursor(runTree)
-        defer { c.close() }
-        var op = MDB_FIRST
-        while let (k, v) = try c.nextRaw(op) {
-            op = MDB_NEXT
-            sizes[RunReader.runID(k), default: 0] += v.count / Self.entrySize
-        }
+        try txn.forEach(runTree) { k, v in sizes[RunReader.runID(k), default: 0] += v.count / Self.entrySize }
         return sizes
     }
 

@@ -1,0 +1,301 @@
+import FoundationEssentials
+
+/// How an anchored query reads: one stream a type, each read by its plan
+/// (`QueryPlanner.swift`), merged in store order, with the limit and the
+/// rule-8 filter applied as records are taken.
+extension Store {
+    /// One type of a query and what reading it needs. (A class: as a
+    /// struct it was copied, with a retain per reference, for every
+    /// record the scan read.)
+    final class Stream {
+        let type: SampleType
+        let typeID: UInt16
+        let predicates: [SamplePredicate?]
+        /// The predicates compiled for the scan loop; nil when one
+        /// descriptor has none (everything of the type matches).
+        let filter: CompiledPredicate?
+        /// The filter's program (read per record without a retain).
+        let program: CompiledPredicate.Program?
+        let trees: TypeTrees
+        let cursor: Cursor
+        /// What the filter reads besides the record; nil without a filter
+        /// (its closures are allocations a delta query need not make).
+        let context: EvalContext?
+        /// How the stream reads, once planned.
+        var plan = Plan.walk
+
+        init(_ g: Group, typeID: UInt16, trees: TypeTrees, cursor: Cursor, _ names: NameLookup) {
+            type = g.type
+            self.typeID = typeID
+            predicates = g.predicates
+            filter = CompiledPredicate.any(of: g.predicates, type: g.type)
+            program = filter?.program
+            self.trees = trees
+            self.cursor = cursor
+            context = filter == nil ? nil : EvalContext(type: g.type, source: names.source, device: names.device)
+        }
+    }
+
+    func scan(_ txn: Txn, _ groups: [Group],
+                      anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+        let (head, horizon) = try position(txn)
+        let from = try startPosition(anchor, head: head, horizon: horizon)
+        let names = NameLookup(store: self, txn: txn)
+        var opened: [Stream] = []
+        opened.reserveCapacity(groups.count)
+        defer { for s in opened { s.cursor.close() } }
+        for g in groups {
+            guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
+            let cursor = try txn.cursor(t.records)
+            opened.append(Stream(g, typeID: typeID, trees: t, cursor: cursor, names))
+        }
+        let streams = opened
+        // The planner's choice per stream (issue 4).
+        for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+        var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
+                                                    expected: expectedCount(txn, streams, from: from, limit: limit)),
+                          limit: limit)
+        let types = streams.map(\.type)
+        if streams.count == 1 {
+            if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
+            // One type, the hot paths, each a loop of its own.
+            let stream = streams[0]
+            let cursor = stream.cursor
+            switch stream.plan {
+            case .positions(let positions):
+                var reader = PositionReader(cursor: cursor)
+                for seq in positions {
+                    let (_, raw) = try reader.record(at: seq)
+                    if try take(seq, raw, stream, 0, &taken, names) { break }
+                }
+            case .spans(let spans):
+                spanLoop: for span in spans {
+                    var entry = try cursor.seek(atLeast: span.lowerBound)
+                    while let (seq, raw) = entry, seq <= span.upperBound {
+                        if try take(seq, raw, stream, 0, &taken, names) { break spanLoop }
+                        entry = try cursor.next()
+                    }
+                }
+            case .walk:
+                var entry = try cursor.seek(atLeast: from)
+                while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try cursor.next() }
+            }
+        } else {
+            // Several types: merge the streams by position (store order),
+            // from each one's next entry.
+            var entries = streams.map { Entries(cursor: $0.cursor, plan: $0.plan) }
+            var heads = try entries.indices.map { try entries[$0].first(from: from) }
+            while true {
+                var pick = -1
+                for i in heads.indices {
+                    if let (seq, _) = heads[i], pick < 0 || seq < heads[pick]!.0 { pick = i }
+                }
+                guard pick >= 0 else { break }
+                let (seq, raw) = heads[pick]!
+                if try take(seq, raw, streams[pick], pick, &taken, names) { break }
+                heads[pick] = try entries[pick].next()
+            }
+        }
+        return result(taken, types: types, head: head, horizon: horizon, names)
+    }
+
+    /// Every object of `type` after `anchor`, in store order: a walk of
+    /// its change order.
+    func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+        let (head, horizon) = try position(txn)
+        let from = try startPosition(anchor, head: head, horizon: horizon)
+        let names = NameLookup(store: self, txn: txn)
+        guard let (_, t) = try storedTrees(type, txn) else {
+            return result(Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), limit: limit),
+                          types: [], head: head, horizon: horizon, names)
+        }
+        let cursor = try txn.cursor(t.records)
+        defer { cursor.close() }
+        let expected = Self.capped(Self.walkGuess(from: from) { txn.entries(t.records) }, limit)
+        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), limit: limit)
+        taken.readahead = Readahead(enabled: true)
+        var entry = try cursor.seek(atLeast: from)
+        while let (seq, raw) = entry {
+            taken.readahead.note(raw.baseAddress)
+            if try keep(seq, RecordView(stored: raw), 0, &taken) { break }
+            entry = try cursor.next()
+        }
+        return result(taken, types: [type], head: head, horizon: horizon, names)
+    }
+
+    /// The result of a scan: newAnchor per rule 5.
+    func result(_ taken: Taken, types: [SampleType], head: UInt64, horizon: UInt64,
+                        _ names: NameLookup) -> AnchoredQueryResult {
+        let position = taken.returned == taken.limit && taken.limit > 0 ? taken.lastReturned : head
+        return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names),
+                                   deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: types, names: names)),
+                                   newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    }
+
+    /// How many records the batch should have room for: index plans know
+    /// their size and zone plans a bound (a record at most per position);
+    /// a walk as `walkGuess`. (A buffer sized for the whole type made a 1 %
+    /// query of 10 M samples map and unmap 400 MB.)
+    func expectedCount(_ txn: Txn, _ streams: [Stream], from: UInt64, limit: Int) -> Int {
+        var known: Int? = 0
+        for s in streams {
+            switch s.plan {
+            case .positions(let ps): known? += ps.count
+            case .spans(let spans): known? += spans.reduce(0) { $0 + Int($1.count) }
+            case .walk: known = nil
+            }
+        }
+        let stored = { streams.reduce(0) { $0 + txn.entries($1.trees.records) } }
+        return Self.capped(known.map { min($0, stored()) } ?? Self.walkGuess(from: from, stored: stored), limit)
+    }
+
+    /// The records a walk from `from` makes room for: from the start all
+    /// `stored`, from an anchor (a delta) usually few. (16 heads are 768
+    /// bytes, which malloc serves from its per-thread cache; 64 were a
+    /// large request, and merging malloc's free chunks for it was 2 % of a
+    /// delta through C. The buffer doubles when it must.)
+    static func walkGuess(from: UInt64, stored: () -> Int) -> Int { from > 1 ? 16 : stored() }
+
+    /// `count`, at most `limit` (0: no limit).
+    static func capped(_ count: Int, _ limit: Int) -> Int { limit > 0 ? min(limit, count) : count }
+
+    /// One stream's entries from the anchor on, in store order, as its
+    /// plan reads them (for the merge of several streams).
+    struct Entries {
+        typealias Entry = (UInt64, UnsafeRawBufferPointer)
+        let cursor: Cursor
+        let plan: Plan
+        /// The next position or span of the plan.
+        private var k = 0
+        /// Fetches the records of a positions plan.
+        private var reader: PositionReader
+
+        init(cursor: Cursor, plan: Plan) {
+            self.cursor = cursor
+            self.plan = plan
+            reader = PositionReader(cursor: cursor)
+        }
+
+        mutating func first(from: UInt64) throws -> Entry? {
+            switch plan {
+            case .walk: return try cursor.seek(atLeast: from)
+            case .positions: return try next()
+            case .spans(let spans):
+                guard !spans.isEmpty else { return nil }
+                return try within(try cursor.seek(atLeast: spans[0].lowerBound))
+            }
+        }
+
+        mutating func next() throws -> Entry? {
+            switch plan {
+            case .walk: return try cursor.next()
+            case .positions(let positions):
+                guard k < positions.count else { return nil }
+                k += 1
+                return try reader.record(at: positions[k - 1])
+            case .spans: return try within(try cursor.next())
+            }
+        }
+
+        /// `entry` if it is inside the current span, else the first entry
+        /// of a later span.
+        private mutating func within(_ entry: Entry?) throws -> Entry? {
+            guard case .spans(let spans) = plan else { return entry }
+            var entry = entry
+            while k < spans.count {
+                guard let (seq, _) = entry else { return nil }
+                if seq < spans[k].lowerBound { entry = try cursor.seek(atLeast: spans[k].lowerBound); continue }
+                if seq <= spans[k].upperBound { return entry }
+                k += 1
+            }
+            return nil
+        }
+    }
+
+    /// The records at positions an index found, asked in ascending order:
+    /// near ones are reached by stepping (cheaper than a seek), far ones by
+    /// seeking.
+    struct PositionReader {
+        let cursor: Cursor
+        /// Where the cursor is.
+        private var at: (UInt64, UnsafeRawBufferPointer)?
+
+        init(cursor: Cursor) { self.cursor = cursor }
+
+        /// The record at `seq`, which must exist.
+        @inline(__always)
+        mutating func record(at seq: UInt64) throws -> (UInt64, UnsafeRawBufferPointer) {
+            var steps = 0
+            while let (key, _) = at, key < seq, steps < 8 { at = try cursor.next(); steps += 1 }
+            if at?.0 != seq {
+                guard let raw = try cursor.find(seq) else { throw OHKError(.storage, "an index points at a missing record") }
+                at = (seq, raw)
+            }
+            return at!
+        }
+    }
+
+    /// What a scan has taken so far. (A struct passed inout: as variables
+    /// captured by a nested function, each record paid dynamic exclusivity
+    /// checks.)
+    struct Taken {
+        var batch: SampleBatchBuilder
+        /// Made at the first tombstone (a delta usually has none).
+        var deleted: SampleBatchBuilder?
+        var returned = 0
+        var lastReturned: UInt64 = 0
+        let limit: Int
+        var readahead = Readahead(enabled: false)
+    }
+
+    /// Takes one object of stream `i` if it matches; returns true when the
+    /// limit is reached.
+    @inline(__always)
+    func take(_ seq: UInt64, _ raw: UnsafeRawBufferPointer, _ s: Stream, _ i: Int,
+                      _ t: inout Taken, _ names: NameLookup) throws -> Bool {
+        t.readahead.note(raw.baseAddress)
+        let r = try RecordView(stored: raw)
+        guard include(r, s) else { return false }
+        return try keep(seq, r, i, &t)
+    }
+
+    /// Adds a matching object of type number `i` to the result; returns
+    /// true when the limit is reached.
+    @inline(__always)
+    func keep(_ seq: UInt64, _ r: RecordView, _ i: Int, _ t: inout Taken) throws -> Bool {
+        if r.isTombstone {
+            if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
+            try t.deleted!.append(r, typeIndex: i)
+        } else {
+            try t.batch.append(r, typeIndex: i)
+        }
+        t.returned += 1
+        t.lastReturned = seq
+        return t.returned == t.limit
+    }
+
+    /// Whether any object of the group's type at `from` or later matches
+    /// (stops at the first; builds no batch).
+    func hasMatch(_ txn: Txn, _ g: Group, from: UInt64, _ names: NameLookup) throws -> Bool {
+        guard let (typeID, t) = try storedTrees(g.type, txn) else { return false }
+        let cursor = try txn.cursor(t.records)
+        defer { cursor.close() }
+        let stream = Stream(g, typeID: typeID, trees: t, cursor: cursor, names)
+        var entry = try cursor.seek(atLeast: from)
+        while let (_, raw) = entry {
+            if include(try RecordView(stored: raw), stream) { return true }
+            entry = try cursor.next()
+        }
+        return false
+    }
+
+    /// A sample is returned when some descriptor's predicate is true; a
+    /// deleted object unless every one is definitely false (rule 8): the
+    /// stream's filter is their OR.
+    @inline(__always)
+    func include(_ r: RecordView, _ s: Stream) -> Bool {
+        guard let p = s.program else { return true }
+        let t = p.evaluate(r, s.context!)
+        return t == .yes || (r.isTombstone && t == .unknown)
+    }
+}

@@ -1,0 +1,141 @@
+import FoundationEssentials
+
+/// The planner: how each stream of a query reads (the change order, the
+/// UUID index, the start index or the zone map), by estimated cost.
+extension Store {
+    /// How one stream reads (the planner's choice, issue 4).
+    enum Plan {
+        /// The change order from the anchor.
+        case walk
+        /// The records at these positions, ascending (found through an index).
+        case positions([UInt64])
+        /// The change order within these spans of positions, ascending:
+        /// the zone map's blocks that can hold the start range.
+        case spans([ClosedRange<UInt64>])
+    }
+
+    /// The planner's UUID path (issue 4): when the stream's predicates
+    /// name their UUIDs and looking each up is cheaper than walking the
+    /// change order from `from`, the positions at or after `from` of those
+    /// of this type, sorted; nil otherwise. The UUID index points at a
+    /// deleted object's tombstone, so deleted objects are found too.
+    func uuidPositions(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> [UInt64]? {
+        guard from <= head, tuning.planOverride == nil || tuning.planOverride == .uuidLookup,
+              let candidates = UUIDCandidates.of(s.predicates) else { return nil }
+        if tuning.planOverride != .uuidLookup {
+            // A lookup costs a few steps (a seek in each of two trees); the
+            // walk one per change after `from`.
+            let changes = Double(min(txn.entries(s.trees.records), Int(clamping: head - from + 1)))
+            guard 4 * Double(candidates.count) < changes else { return nil }
+        }
+        var positions: [UInt64] = []
+        // Entries of other types are never confirmed: they are not wanted.
+        var index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { $0 == s.typeID ? s.trees.records : nil }
+        for u in candidates {
+            guard let v = try index.get(PendingUUID(u)) else { continue }
+            let (typeID, seq) = Schema.unpack(v)
+            if typeID == s.typeID && seq >= from { positions.append(seq) }
+        }
+        positions.sort()
+        return positions
+    }
+
+    /// The planner (issue 4): how a stream reads, by estimated cost in
+    /// steps (reading and evaluating one record is about 2). Whichever
+    /// plan runs, every record it reads meets the full predicate, so all
+    /// plans return the same objects in the same order.
+    func plan(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> Plan {
+        // Without a filter every record matches: no index can help.
+        guard s.filter != nil else { return .walk }
+        if let positions = try uuidPositions(txn, s, from: from, head: head) { return .positions(positions) }
+        guard from <= head, tuning.planOverride != .changeOrder,
+              let range = StartRange.of(s.predicates), range.isBounded else { return .walk }
+        let total = txn.entries(s.trees.records)
+        let changes = Double(min(total, Int(clamping: head - from + 1)))
+        if tuning.planOverride == .startIndex { return .positions(try startIndexPositions(txn, s, range, from: from)) }
+        if tuning.planOverride == .zoneMap { return .spans(try zoneSpans(txn, s, range, from: from, head: head).spans) }
+        var best = (cost: 2 * changes, plan: Plan.walk)
+        // The zone map: a step per block read, then the walk of the
+        // blocks that can hold the range (the type's share of each).
+        if head - from >= 2 << ZoneMap.shift {
+            let (spans, read) = try zoneSpans(txn, s, range, from: from, head: head)
+            let share = Double(total) / Double(max(head, 1))
+            let positions = spans.reduce(0.0) { $0 + Double($1.count) }
+            let cost = Double(read) + 2 * min(changes, positions * share)
+            if cost < best.cost { best = (cost, .spans(spans)) }
+        }
+        // The start index: its range read, then the part after `from`
+        // fetched (about 3 steps each: sort, seek, evaluate).
+        let c = try txn.cursor(s.trees.starts)
+        defer { c.close() }
+        guard let (first, _) = try c.firstEntry(), let (last, _) = try c.lastEntry() else { return .positions([]) }
+        let span = Schema.bucketStart(ofKey: first)...(Schema.bucketStart(ofKey: last) + Schema.startBucketSeconds)
+        let inRange = range.fraction(of: span) * Double(total)
+        let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
+        if inRange + 3 * afterFrom + 16 < best.cost {
+            return .positions(try startIndexPositions(txn, s, range, from: from))
+        }
+        return best.plan
+    }
+
+    /// The positions at or after `from` of the stream's objects whose start
+    /// is in `range`, through the start index, sorted.
+    func startIndexPositions(_ txn: Txn, _ s: Stream, _ range: StartRange, from: UInt64) throws -> [UInt64] {
+        let c = try txn.cursor(s.trees.starts)
+        defer { c.close() }
+        var positions: [UInt64] = []
+        let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
+        var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry {
+            guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
+            guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
+            // The bucket's sequences, a page of them per call.
+            var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
+            while let (_, values) = block {
+                guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
+                for i in stride(from: 0, to: values.count, by: 8) {
+                    let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    if seq >= from { positions.append(seq) }
+                }
+                block = try c.nextDuplicates()
+            }
+            entry = try c.nextKey()
+        }
+        // Starts and positions usually grow together: often sorted already.
+        if zip(positions, positions.dropFirst()).contains(where: { $0 > $1 }) { positions.sort() }
+        return positions
+    }
+
+    /// The spans of positions in `from...head` of the zone map's blocks of
+    /// the stream's type whose starts meet `range` (adjacent blocks
+    /// merged), and how many blocks were read.
+    /// Positions past the zone head (appended by a format-2 library still
+    /// open on the store) are one span more: walked, not skipped.
+    func zoneSpans(_ txn: Txn, _ s: Stream, _ range: StartRange,
+                           from: UInt64, head: UInt64) throws -> (spans: [ClosedRange<UInt64>], read: Int) {
+        let mapped = min(head, try txn.metaU64(trees, .zoneHead))
+        let c = try txn.cursor(trees.zones)
+        defer { c.close() }
+        var spans: [ClosedRange<UInt64>] = []
+        var read = 0
+        var entry = try ZoneMap.key(type: s.typeID, block: ZoneMap.block(of: from)).withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry {
+            let (type, block) = try ZoneMap.decodeKey(k)
+            let first = ZoneMap.firstPosition(of: block)
+            guard type == s.typeID, first <= mapped else { break }
+            read += 1
+            let starts = try ZoneMap.decodeRange(v)
+            let lo = max(from, first), hi = min(mapped, ZoneMap.firstPosition(of: block + 1) - 1)
+            if starts.upperBound >= range.lo && starts.lowerBound <= range.hi && lo <= hi {
+                if let prev = spans.last, prev.upperBound + 1 == lo {
+                    spans[spans.count - 1] = prev.lowerBound...hi
+                } else {
+                    spans.append(lo...hi)
+                }
+            }
+            entry = try c.nextEntry()
+        }
+        if mapped < head { spans.append(max(from, mapped + 1)...head) }
+        return (spans, read)
+    }
+}

@@ -1,0 +1,11 @@
+/// What tests change in how a store works, kept off its API: set once,
+/// before the store is shared between threads.
+struct StoreTuning {
+    /// Forces a query plan (tests compare the plans; nil: by cost).
+    var planOverride: QueryPlan?
+    /// When saves write runs of the UUID index (tests make runs small).
+    var uuidIndex = UUIDIndex.Tuning()
+    /// The UUID index's hash, keyed by the store id (tests make every UUID
+    /// collide).
+    var uuidHash: UUIDHash
+}
