@@ -70,8 +70,9 @@ int32_t ohk_store_options_init(ohk_store_options *options);
  * Opens the store in directory `path`, creating the directory and the
  * store when missing. `options` may be NULL for the defaults.
  * On success *out_store receives the store; close it with ohk_store_close.
- * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, a map size
- * below 1 MiB, a NaN retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
+ * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, options of
+ * a version this library does not know, a map size below 1 MiB, a NaN
+ * retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
  * OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
  * OHK_ERR_STORAGE when the directory cannot be used. *out_store is left
  * unchanged on failure. Blocks on file I/O. Any thread; a store handle may
@@ -209,8 +210,8 @@ int32_t ohk_unit_compatible(bool *out_compatible, const char *a, const char *b);
  * Saves `count` samples in one transaction: all or nothing. Every input
  * is checked first (type, unit, finite values, times, metadata, UTF-8);
  * the first bad one fails the call with a message naming its index, and
- * nothing is saved. `outcomes` (NULL, or room for `count`) receives what
- * happened to each sample in input order, with its UUID. Returns OHK_OK;
+ * nothing is saved. `out_outcomes` (NULL, or room for `count`) receives
+ * what happened to each sample in input order, with its UUID. Returns OHK_OK;
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_UNIT,
  * OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_VALUE,
  * OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_INVALID_METADATA,
@@ -218,7 +219,7 @@ int32_t ohk_unit_compatible(bool *out_compatible, const char *a, const char *b);
  * blocks for the write transaction (one writer at a time, across
  * processes) and, on a durable store, for fsync.
  */
-int32_t ohk_store_save(ohk_store *store, const ohk_sample_input *samples, uint64_t count, ohk_save_outcome *outcomes);
+int32_t ohk_store_save(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *samples, uint64_t count);
 
 /**
  * Deletes the samples with these `count` UUIDs (16 bytes each, packed)
@@ -337,8 +338,9 @@ int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *pr
 /* ---- Anchored queries and batches */
 
 /**
- * A one-shot anchored query (HKAnchoredObjectQuery without an update
- * handler): the samples added and the objects deleted after `anchor`
+ * Fetches once what an anchored query finds (HKAnchoredObjectQuery
+ * without an update handler; the long-running queries are the ohk_query_*
+ * functions and their ohk_query handles): the samples added and the objects deleted after `anchor`
  * (NULL or "no anchor": every live sample and every retained deleted object) that
  * match the descriptors (a type and an optional predicate each; an object
  * matching several comes once), in change order, at most `limit` objects
@@ -351,7 +353,7 @@ int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *pr
  * OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * a read transaction that never waits for writers.
  */
-int32_t ohk_store_query(ohk_batch **out_batch, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit);
+int32_t ohk_store_fetch(ohk_batch **out_batch, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit);
 
 /**
  * Frees a batch and everything borrowed from it. NULL is ignored, and so
@@ -508,7 +510,7 @@ int32_t ohk_anchor_compare(int32_t *out_order, const ohk_anchor *a, const ohk_an
  * query stops. *out_query receives the query: free it with
  * ohk_query_free, after which destroy(user_data) runs (once, after the
  * last callback; also when this call fails). Returns OHK_OK and the
- * errors of ohk_store_query. Any thread; never waits for the snapshot.
+ * errors of ohk_store_fetch. Any thread; never waits for the snapshot.
  */
 int32_t ohk_query_anchored(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 
@@ -536,7 +538,7 @@ int32_t ohk_query_observer(ohk_query **out_query, ohk_store *store, const ohk_de
  * it fires. Batches hold at most `max_batch_size` objects (0: no bound).
  * Threads, stopping, freeing and destroy as for ohk_query_anchored.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
- * unknown frequency), the errors of ohk_store_query. Any thread.
+ * unknown frequency), the errors of ohk_store_fetch. Any thread.
  */
 int32_t ohk_subscription_open(ohk_query **out_query, ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, int32_t frequency, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 

@@ -28,9 +28,9 @@ extern "C" {
 
 /* The ABI version this header describes; ohk_abi_version() returns the
  * library's. Bindings refuse a library whose version differs. */
-#define OHK_ABI_VERSION 1
+#define OHK_ABI_VERSION 2
 /* The library version this header belongs to; ohk_version_string() returns it. */
-#define OHK_VERSION_STRING "0.6.0"
+#define OHK_VERSION_STRING "0.7.0"
 
 /* ---- status codes: 0 is success, failures are negative and stable. */
 enum {
@@ -123,12 +123,19 @@ typedef struct ohk_query { char ohk_private_; } ohk_query;
 
 /* ---- value types */
 
-/* How a store is opened; ohk_store_options_init fills in the defaults. */
+/* How a store is opened. Fill it with ohk_store_options_init, or declare it
+ * with OHK_STORE_OPTIONS_INIT, then change what you need: `version` says
+ * which fields the caller knows, so that fields added later (at the end,
+ * with a new version) leave older callers working. */
+#define OHK_STORE_OPTIONS_VERSION 1
 typedef struct ohk_store_options {
+    uint32_t version;             /* OHK_STORE_OPTIONS_VERSION */
     uint64_t map_size;            /* initial map size in bytes (default 256 MiB); the map grows by itself */
     double tombstone_retention;   /* seconds deleted objects are kept (default 90 days); < 0: until pruned */
     bool durable;                 /* fsync each commit (default true); false only for scratch stores */
 } ohk_store_options;
+/* The defaults, as ohk_store_options_init gives them. */
+#define OHK_STORE_OPTIONS_INIT { OHK_STORE_OPTIONS_VERSION, 268435456u, 7776000.0, true }
 
 /* An anchor: a position in a store's change order, as a value. All zero
  * bytes is "no anchor" (everything from the beginning). Copy it freely;

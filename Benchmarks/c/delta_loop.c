@@ -61,7 +61,7 @@ static void save(ohk_store *store, uint64_t first, uint64_t n)
         in[k].value = (double)(i % 1000);
         in[k].source.bundle_identifier = in[k].source.name = sources[i % 5];
     }
-    check(ohk_store_save(store, in, n, NULL), "save");
+    check(ohk_store_save(NULL, store, in, n), "save");
     free(in);
 }
 
@@ -105,7 +105,7 @@ int main(int argc, char **argv)
                 buffer[i]++;
             double t0 = now_ns();
             ohk_batch *batch;
-            check(ohk_store_query(&batch, store, &d, 1, &from, 0), "query");
+            check(ohk_store_fetch(&batch, store, &d, 1, &from, 0), "query");
             double t1 = now_ns();
             const ohk_sample_record *r;
             const ohk_deleted_record *del;

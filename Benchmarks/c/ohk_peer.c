@@ -135,7 +135,7 @@ static int op_save(store_t *s, const sample_t *in, size_t n)
             o->metadata_count = 1;
         }
     }
-    int32_t rc = ohk_store_save(s->db, s->inputs, n, NULL);
+    int32_t rc = ohk_store_save(NULL, s->db, s->inputs, n);
     return rc == OHK_OK ? 0 : fail("save", rc);
 }
 
@@ -167,7 +167,7 @@ static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint
     }
     ohk_descriptor d = { TYPE_ID[q->type], pred };
     ohk_batch *b = NULL;
-    int32_t rc = ohk_store_query(&b, s->db, &d, 1, q->has_anchor ? &s->anchors[q->anchor - 1] : NULL, q->limit);
+    int32_t rc = ohk_store_fetch(&b, s->db, &d, 1, q->has_anchor ? &s->anchors[q->anchor - 1] : NULL, q->limit);
     ohk_predicate_free(pred);
     if (rc != OHK_OK)
         return fail("query", rc);
@@ -282,7 +282,7 @@ static int op_poll_changed(store_t *s, uint32_t type)
         return 0;
     ohk_descriptor d = { TYPE_ID[type], NULL };
     ohk_batch *b = NULL;
-    rc = ohk_store_query(&b, s->db, &d, 1, &s->poll_anchor, 1);
+    rc = ohk_store_fetch(&b, s->db, &d, 1, &s->poll_anchor, 1);
     if (rc != OHK_OK)
         return fail("poll query", rc);
     uint64_t n = 0, nd = 0;

@@ -97,7 +97,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// query stops. *out_query receives the query: free it with
 /// ohk_query_free, after which destroy(user_data) runs (once, after the
 /// last callback; also when this call fails). Returns OHK_OK and the
-/// errors of ohk_store_query. Any thread; never waits for the snapshot.
+/// errors of ohk_store_fetch. Any thread; never waits for the snapshot.
 @c public func ohk_query_anchored(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
                                   _ store: UnsafeMutablePointer<ohk_store>?,
                                   _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
@@ -158,7 +158,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// it fires. Batches hold at most `max_batch_size` objects (0: no bound).
 /// Threads, stopping, freeing and destroy as for ohk_query_anchored.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
-/// unknown frequency), the errors of ohk_store_query. Any thread.
+/// unknown frequency), the errors of ohk_store_fetch. Any thread.
 @c public func ohk_subscription_open(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
                                      _ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
                                      _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,

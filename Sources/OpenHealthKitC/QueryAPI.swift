@@ -1,8 +1,9 @@
 import COpenHealthKit
 import OpenHealthKitCore
 
-/// A one-shot anchored query (HKAnchoredObjectQuery without an update
-/// handler): the samples added and the objects deleted after `anchor`
+/// Fetches once what an anchored query finds (HKAnchoredObjectQuery
+/// without an update handler; the long-running queries are the ohk_query_*
+/// functions and their ohk_query handles): the samples added and the objects deleted after `anchor`
 /// (NULL or "no anchor": every live sample and every retained deleted object) that
 /// match the descriptors (a type and an optional predicate each; an object
 /// matching several comes once), in change order, at most `limit` objects
@@ -14,7 +15,7 @@ import OpenHealthKitCore
 /// OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
 /// OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
 /// a read transaction that never waits for writers.
-@c public func ohk_store_query(_ out_batch: UnsafeMutablePointer<UnsafeMutablePointer<ohk_batch>?>?,
+@c public func ohk_store_fetch(_ out_batch: UnsafeMutablePointer<UnsafeMutablePointer<ohk_batch>?>?,
                                _ store: UnsafeMutablePointer<ohk_store>?,
                                _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> Int32 {

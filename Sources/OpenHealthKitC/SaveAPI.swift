@@ -103,17 +103,17 @@ private struct SampleBuilder {
 /// Saves `count` samples in one transaction: all or nothing. Every input
 /// is checked first (type, unit, finite values, times, metadata, UTF-8);
 /// the first bad one fails the call with a message naming its index, and
-/// nothing is saved. `outcomes` (NULL, or room for `count`) receives what
-/// happened to each sample in input order, with its UUID. Returns OHK_OK;
+/// nothing is saved. `out_outcomes` (NULL, or room for `count`) receives
+/// what happened to each sample in input order, with its UUID. Returns OHK_OK;
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_UNIT,
 /// OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_VALUE,
 /// OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_INVALID_METADATA,
 /// OHK_ERR_DUPLICATE_UUID, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
 /// blocks for the write transaction (one writer at a time, across
 /// processes) and, on a durable store, for fsync.
-@c public func ohk_store_save(_ store: UnsafeMutablePointer<ohk_store>?,
-                              _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64,
-                              _ outcomes: UnsafeMutablePointer<ohk_save_outcome>?) -> Int32 {
+@c public func ohk_store_save(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
+                              _ store: UnsafeMutablePointer<ohk_store>?,
+                              _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
         let inputs = try buffer(samples, count, "samples")
@@ -128,7 +128,7 @@ private struct SampleBuilder {
             }
         }
         let results = try s.save(built)
-        guard let outcomes else { return }
+        guard let outcomes = out_outcomes else { return }
         for (i, r) in results.enumerated() {
             var o = ohk_save_outcome()
             o.uuid = built[i].uuid.uuid

@@ -28,15 +28,17 @@ extension StoreHandle {
     cCall {
         let d = StoreOptions()
         try out(options, "options").pointee = ohk_store_options(
-            map_size: UInt64(d.mapSize), tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable)
+            version: UInt32(OHK_STORE_OPTIONS_VERSION), map_size: UInt64(d.mapSize),
+            tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable)
     }
 }
 
 /// Opens the store in directory `path`, creating the directory and the
 /// store when missing. `options` may be NULL for the defaults.
 /// On success *out_store receives the store; close it with ohk_store_close.
-/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, a map size
-/// below 1 MiB, a NaN retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, options of
+/// a version this library does not know, a map size below 1 MiB, a NaN
+/// retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
 /// OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
 /// OHK_ERR_STORAGE when the directory cannot be used. *out_store is left
 /// unchanged on failure. Blocks on file I/O. Any thread; a store handle may
@@ -49,6 +51,10 @@ extension StoreHandle {
         let dir = try string(path, "path")
         var o = StoreOptions()
         if let c = options?.pointee {
+            guard c.version == UInt32(OHK_STORE_OPTIONS_VERSION) else {
+                throw CError(.invalidArgument, "options.version is \(c.version), not \(OHK_STORE_OPTIONS_VERSION): "
+                             + "fill the options with ohk_store_options_init or OHK_STORE_OPTIONS_INIT")
+            }
             guard c.map_size >= 1 << 20, c.map_size <= UInt64(Int.max) else {
                 throw CError(.invalidArgument, "map_size \(c.map_size) must be at least 1 MiB")
             }

@@ -59,7 +59,7 @@ uint8_t *save_steps(ohk_store *store, int first, int n)
     ohk_save_outcome *out = calloc((size_t)n, sizeof *out);
     for (int i = 0; i < n; i++)
         in[i] = steps_input(first + i);
-    OK(ohk_store_save(store, in, (uint64_t)n, out));
+    OK(ohk_store_save(out, store, in, (uint64_t)n));
     uint8_t *uuids = malloc(16 * (size_t)n);
     for (int i = 0; i < n; i++)
         memcpy(uuids + 16 * i, out[i].uuid, 16);
@@ -101,7 +101,7 @@ ohk_batch *query_type(ohk_store *store, const char *type, const ohk_anchor *anch
 {
     ohk_descriptor d = { type, NULL };
     ohk_batch *b = NULL;
-    OK(ohk_store_query(&b, store, &d, 1, anchor, limit));
+    OK(ohk_store_fetch(&b, store, &d, 1, anchor, limit));
     return b;
 }
 

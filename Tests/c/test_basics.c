@@ -1,6 +1,8 @@
 /* Version, errors, stores and handles, the catalogue, units, anchors. */
 #include "support.h"
 
+#include <string.h>
+
 #include <lmdb.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,12 +33,12 @@ static void null_arguments_are_refused(void **state)
     assert_null(s);
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_current_anchor(NULL, f->store));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_current_anchor(&a, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(NULL, NULL, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(f->store, NULL, 3, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(NULL, NULL, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(NULL, f->store, NULL, 3));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_delete_uuids(f->store, NULL, 1));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(NULL, f->store, &d, 1, NULL, 0));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(&b, f->store, NULL, 1, NULL, 0));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_query(&b, f->store, &d, 0, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch(NULL, f->store, &d, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch(&b, f->store, NULL, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch(&b, f->store, &d, 0, NULL, 0));
     assert_null(b);
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_parse(&p, NULL, NULL, 0));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_predicate_parse(NULL, "quantity > 1", NULL, 0));
@@ -66,7 +68,7 @@ static void closed_and_wrong_handles(void **state)
     ohk_store_close(store);
     EXPECT(OHK_ERR_CLOSED, ohk_store_current_anchor(&a, store));
     ohk_sample_input in = steps_input(0);
-    EXPECT(OHK_ERR_CLOSED, ohk_store_save(store, &in, 1, NULL));
+    EXPECT(OHK_ERR_CLOSED, ohk_store_save(NULL, store, &in, 1));
     ohk_store_close(store); /* twice: ignored */
     f->store = NULL;
     close_fixture(&gs);
@@ -128,11 +130,34 @@ static void open_refuses_bad_options(void **state)
     OK(ohk_store_options_init(&o));
     o.tombstone_retention = NAN;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
+    /* Options of a version this library does not know (zeroed, say). */
+    OK(ohk_store_options_init(&o));
+    o.version = 0;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
+    assert_non_null(strstr(ohk_last_error_message(), "ohk_store_options_init"));
+    o.version = OHK_STORE_OPTIONS_VERSION + 1;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, "/tmp/\xff\xfe", NULL));
     EXPECT(OHK_ERR_STORAGE, ohk_store_open(&s, "/proc/version/not-a-dir", NULL));
     assert_null(s);
     /* A second handle on the same store works alongside the first. */
     OK(ohk_store_open(&s, f->dir, NULL));
+    ohk_store_close(s);
+}
+
+/* OHK_STORE_OPTIONS_INIT is what ohk_store_options_init gives, and opens. */
+static void options_init_macro_matches_the_function(void **state)
+{
+    fixture *f = *state;
+    ohk_store_options by_macro = OHK_STORE_OPTIONS_INIT, by_call;
+    OK(ohk_store_options_init(&by_call));
+    assert_int_equal(by_macro.version, OHK_STORE_OPTIONS_VERSION);
+    assert_int_equal(by_call.version, OHK_STORE_OPTIONS_VERSION);
+    assert_int_equal(by_macro.map_size, by_call.map_size);
+    assert_true(by_macro.tombstone_retention == by_call.tombstone_retention);
+    assert_int_equal(by_macro.durable, by_call.durable);
+    ohk_store *s = NULL;
+    OK(ohk_store_open(&s, f->dir, &by_macro));
     ohk_store_close(s);
 }
 
@@ -295,7 +320,7 @@ static void anchors(void **state)
     EXPECT(OHK_ERR_ANCHOR_WRONG_STORE, ohk_anchor_compare(&order, &foreign, &b));
     ohk_descriptor d = { STEPS, NULL };
     ohk_batch *batch = NULL;
-    EXPECT(OHK_ERR_ANCHOR_WRONG_STORE, ohk_store_query(&batch, f->store, &d, 1, &foreign, 0));
+    EXPECT(OHK_ERR_ANCHOR_WRONG_STORE, ohk_store_fetch(&batch, f->store, &d, 1, &foreign, 0));
     close_fixture(&os);
 
     /* Legacy integer anchors. */
@@ -306,7 +331,7 @@ static void anchors(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_from_value(&a, -1));
     /* A position past the head: from the future. */
     OK(ohk_anchor_from_value(&a, 1000000));
-    EXPECT(OHK_ERR_ANCHOR_FROM_FUTURE, ohk_store_query(&batch, f->store, &d, 1, &a, 0));
+    EXPECT(OHK_ERR_ANCHOR_FROM_FUTURE, ohk_store_fetch(&batch, f->store, &d, 1, &a, 0));
 }
 
 /* Rule 18: NOT, AND and OR nest at most 128 levels (a term is one), so a
@@ -341,6 +366,7 @@ int run_basics(void)
         cmocka_unit_test(version_and_abi),
         cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
         cmocka_unit_test(closed_and_wrong_handles),
+        cmocka_unit_test_setup_teardown(options_init_macro_matches_the_function, open_fixture, close_fixture),
         cmocka_unit_test(rule18_a_predicate_deeper_than_128_levels_is_refused),
         cmocka_unit_test_setup_teardown(many_live_and_freed_handles, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),

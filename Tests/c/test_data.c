@@ -29,7 +29,7 @@ static void save_then_query_reads_every_field(void **state)
     for (int i = 0; i < 16; i++)
         in[0].uuid[i] = (uint8_t)(i + 1);
     ohk_save_outcome out[3];
-    OK(ohk_store_save(f->store, in, 3, out));
+    OK(ohk_store_save(out, f->store, in, 3));
     assert_memory_equal(out[0].uuid, in[0].uuid, 16);
     for (int i = 0; i < 3; i++)
         assert_int_equal(out[i].outcome, OHK_SAVED);
@@ -37,7 +37,7 @@ static void save_then_query_reads_every_field(void **state)
 
     ohk_descriptor d[2] = { { STEPS, NULL }, { SLEEP, NULL } };
     ohk_batch *b = NULL;
-    OK(ohk_store_query(&b, f->store, d, 2, NULL, 0));
+    OK(ohk_store_fetch(&b, f->store, d, 2, NULL, 0));
     const ohk_sample_record *r;
     uint64_t n;
     OK(ohk_batch_samples(&r, &n, b));
@@ -90,7 +90,7 @@ static void save_then_query_reads_every_field(void **state)
     /* The same samples as columns, from a batch whose records were never
      * laid out: every field equal to the record's (times in microseconds). */
     ohk_batch *c = NULL;
-    OK(ohk_store_query(&c, f->store, d, 2, NULL, 0));
+    OK(ohk_store_fetch(&c, f->store, d, 2, NULL, 0));
     ohk_sample_columns cols;
     memset(&cols, 0, sizeof cols);
     uint64_t count = 0;
@@ -133,14 +133,14 @@ static void sources_are_numbered_by_first_use(void **state)
         in[i] = steps_input(i);
         in[i].source.bundle_identifier = in[i].source.name = names[i];
     }
-    OK(ohk_store_save(f->store, in, 3, NULL));
+    OK(ohk_store_save(NULL, f->store, in, 3));
     ohk_anchor a;
     OK(ohk_store_current_anchor(&a, f->store));
     for (int i = 0; i < 3; i++) { /* c, a, c: c first */
         in[i] = steps_input(3 + i);
         in[i].source.bundle_identifier = in[i].source.name = names[i == 1 ? 0 : 2];
     }
-    OK(ohk_store_save(f->store, in, 3, NULL));
+    OK(ohk_store_save(NULL, f->store, in, 3));
 
     ohk_batch *b = query_type(f->store, STEPS, &a, 0);
     const ohk_sample_record *r;
@@ -280,7 +280,7 @@ static void delete_prune_and_expired_anchor(void **state)
     OK(ohk_store_prune_all(&pruned, f->store));
     assert_int_equal(pruned, 4);
     ohk_descriptor desc = { STEPS, NULL };
-    EXPECT(OHK_ERR_ANCHOR_EXPIRED, ohk_store_query(&b, f->store, &desc, 1, &a, 0));
+    EXPECT(OHK_ERR_ANCHOR_EXPIRED, ohk_store_fetch(&b, f->store, &desc, 1, &a, 0));
     EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_prune(&pruned, f->store, NAN));
     free(uuids);
 }
@@ -296,13 +296,13 @@ static void sync_identifier_versions(void **state)
     in.metadata = v1;
     in.metadata_count = 2;
     ohk_save_outcome first, second, third;
-    OK(ohk_store_save(f->store, &in, 1, &first));
+    OK(ohk_store_save(&first, f->store, &in, 1));
     v1[1].value.number = 2;
-    OK(ohk_store_save(f->store, &in, 1, &second));
+    OK(ohk_store_save(&second, f->store, &in, 1));
     assert_int_equal(second.outcome, OHK_SAVE_REPLACED);
     assert_memory_equal(second.other_uuid, first.uuid, 16);
     v1[1].value.number = 1;
-    OK(ohk_store_save(f->store, &in, 1, &third));
+    OK(ohk_store_save(&third, f->store, &in, 1));
     assert_int_equal(third.outcome, OHK_SAVE_KEPT_EXISTING);
     assert_memory_equal(third.other_uuid, second.uuid, 16);
 }
@@ -321,7 +321,7 @@ static void bad_input_writes_nothing(void **state)
         in[1] = steps_input(1);                          \
         ohk_sample_input *s = &in[1];                    \
         stmt;                                            \
-        EXPECT(code, ohk_store_save(f->store, in, 2, NULL)); \
+        EXPECT(code, ohk_store_save(NULL, f->store, in, 2)); \
         assert_non_null(strstr(ohk_last_error_message(), "samples[1]")); \
     } while (0)
 
@@ -356,7 +356,7 @@ static void bad_input_writes_nothing(void **state)
     in[1] = steps_input(1);
     memset(in[0].uuid, 7, 16);
     memset(in[1].uuid, 7, 16);
-    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_save(f->store, in, 2, NULL));
+    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_save(NULL, f->store, in, 2));
 
     OK(ohk_store_current_anchor(&after, f->store));
     int32_t order;
@@ -383,7 +383,7 @@ static void predicates_from_text_and_parts(void **state)
     OK(ohk_predicate_parse(&p, "startDate >= $1 AND quantity < $2", args, 2));
     ohk_descriptor d = { STEPS, p };
     ohk_batch *b;
-    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    OK(ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
     assert_int_equal(sample_count(b), 7); /* 5..11 */
     ohk_batch_free(b);
 
@@ -409,7 +409,7 @@ static void predicates_from_text_and_parts(void **state)
     ohk_predicate_free(big);
     ohk_predicate_free(not_big); /* `both` holds its own copy */
     d.predicate = both;
-    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    OK(ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
     assert_int_equal(sample_count(b), 7);
     ohk_batch_free(b);
 
@@ -420,12 +420,12 @@ static void predicates_from_text_and_parts(void **state)
     const ohk_predicate *alts[] = { src, meta };
     OK(ohk_predicate_or(&either, alts, 2));
     d.predicate = either;
-    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    OK(ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
     assert_int_equal(sample_count(b), 0);
     ohk_batch_free(b);
     OK(ohk_predicate_category_value(&cat, OHK_CMP_EQUAL, 1));
     d.predicate = cat; /* a category term on a quantity type */
-    EXPECT(OHK_ERR_INVALID_PREDICATE, ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_PREDICATE, ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
     uint8_t none[16] = {0};
     OK(ohk_predicate_uuids(&uu, none, 1));
     ohk_value v = { OHK_VALUE_STRING, 0, "x", {0}, NULL, 0 };
@@ -469,7 +469,7 @@ static void rule08b_strict_end_date_is_half_open(void **state)
     OK(ohk_predicate_date_range(&range, &s, &e, OHK_DATE_STRICT_END));
     ohk_descriptor d = { STEPS, range };
     ohk_batch *b = NULL;
-    OK(ohk_store_query(&b, f->store, &d, 1, NULL, 0));
+    OK(ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
     const ohk_sample_record *rec;
     uint64_t n = 0;
     OK(ohk_batch_samples(&rec, &n, b));
@@ -480,7 +480,7 @@ static void rule08b_strict_end_date_is_half_open(void **state)
     assert_true(rec[0].end == s);
     ohk_batch_free(b);
     OK(ohk_store_delete_uuids(f->store, uuids, 30));
-    OK(ohk_store_query(&b, f->store, &d, 1, &after_saves, 0));
+    OK(ohk_store_fetch(&b, f->store, &d, 1, &after_saves, 0));
     const ohk_deleted_record *gone;
     OK(ohk_batch_deleted(&gone, &n, b));
     assert_int_equal(n, 10);

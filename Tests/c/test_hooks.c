@@ -77,7 +77,7 @@ static void hook_runs_on_the_saving_thread_with_types_and_anchor(void **state)
     in[1].type = HEART;
     in[1].value = 70;
     ohk_save_outcome out[3];
-    OK(ohk_store_save(f->store, in, 3, out));
+    OK(ohk_store_save(out, f->store, in, 3));
     /* Synchronous: already called, on this thread. */
     assert_int_equal(h.calls, 1);
     assert_true(pthread_equal(h.thread, pthread_self()));
@@ -98,7 +98,7 @@ static void hook_runs_on_the_saving_thread_with_types_and_anchor(void **state)
     /* Not called: a failed save, a prune. */
     ohk_sample_input dup = steps_input(9);
     memcpy(dup.uuid, out[0].uuid, 16);
-    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_save(f->store, &dup, 1, NULL));
+    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_save(NULL, f->store, &dup, 1));
     uint64_t pruned = 0;
     OK(ohk_store_prune_all(&pruned, f->store));
     assert_int_equal(pruned, 1);

@@ -154,7 +154,7 @@ static void observer_names_changed_types(void **state)
     ohk_sample_input in[2] = { steps_input(0), steps_input(1) };
     in[1].type = HEART;
     in[1].unit = "count/min";
-    OK(ohk_store_save(f->store, in, 2, NULL));
+    OK(ohk_store_save(NULL, f->store, in, 2));
     assert_int_equal(waiter_wait(&o.calls, 1), 1);
     assert_int_equal(o.type_count, 2);
     assert_string_equal(o.types[0], HEART);
@@ -249,11 +249,11 @@ static void *work(void *arg)
         ohk_sample_input in[5];
         for (int i = 0; i < 5; i++)
             in[i] = steps_input(w->index * 1000 + round * 5 + i);
-        if (ohk_store_save(w->store, in, 5, NULL) != OHK_OK)
+        if (ohk_store_save(NULL, w->store, in, 5) != OHK_OK)
             w->failures++;
         ohk_descriptor d = { STEPS, NULL };
         ohk_batch *b = NULL;
-        if (ohk_store_query(&b, w->store, &d, 1, NULL, 0) != OHK_OK)
+        if (ohk_store_fetch(&b, w->store, &d, 1, NULL, 0) != OHK_OK)
             w->failures++;
         ohk_batch_free(b);
         ohk_anchor a;

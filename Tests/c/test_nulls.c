@@ -89,9 +89,9 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_unit_compatible(&yes, NULL, "g"));
     REQ(ohk_unit_compatible(&yes, "kg", NULL));
 
-    REQ(ohk_store_save(NULL, &in, 1, NULL));
-    REQ(ohk_store_save(st, NULL, 1, NULL));
-    OPT(ohk_store_save(st, NULL, 0, NULL));
+    REQ(ohk_store_save(NULL, NULL, &in, 1));
+    REQ(ohk_store_save(NULL, st, NULL, 1));
+    OPT(ohk_store_save(NULL, st, NULL, 0));
     REQ(ohk_store_delete_uuids(NULL, uuids, 1));
     REQ(ohk_store_delete_uuids(st, NULL, 1));
     OPT(ohk_store_delete_uuids(st, NULL, 0));
@@ -137,12 +137,12 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_predicate_not(NULL, p));
     REQ(ohk_predicate_not(&p2, NULL));
 
-    REQ(ohk_store_query(NULL, st, &desc, 1, &a, 0));
-    REQ(ohk_store_query(&b, NULL, &desc, 1, &a, 0));
-    REQ(ohk_store_query(&b, st, NULL, 1, &a, 0));
+    REQ(ohk_store_fetch(NULL, st, &desc, 1, &a, 0));
+    REQ(ohk_store_fetch(&b, NULL, &desc, 1, &a, 0));
+    REQ(ohk_store_fetch(&b, st, NULL, 1, &a, 0));
     ohk_descriptor null_type = { NULL, NULL };
-    REQ(ohk_store_query(&b, st, &null_type, 1, &a, 0));
-    OPT(ohk_store_query(&b, st, &desc, 1, NULL, 0));
+    REQ(ohk_store_fetch(&b, st, &null_type, 1, &a, 0));
+    OPT(ohk_store_fetch(&b, st, &desc, 1, NULL, 0));
     REQ(ohk_batch_samples(NULL, &n, b));
     REQ(ohk_batch_samples(&rec, NULL, b));
     REQ(ohk_batch_samples(&rec, &n, NULL));

@@ -102,14 +102,14 @@ static void rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing(vo
         heavy[i].metadata = &entry;
         heavy[i].metadata_count = 1;
     }
-    EXPECT(OHK_ERR_STORAGE, ohk_store_save(store, heavy, 200, NULL));
+    EXPECT(OHK_ERR_STORAGE, ohk_store_save(NULL, store, heavy, 200));
     assert_non_null(strstr(ohk_last_error_message(), "not enough disk space"));
     ohk_batch *all = query_type(store, STEPS, NULL, 0);
     assert_int_equal(sample_count(all), 1);
     ohk_batch_free(all);
     /* With room again, the same save goes through whole. */
     unlink(filler);
-    OK(ohk_store_save(store, heavy, 200, NULL));
+    OK(ohk_store_save(NULL, store, heavy, 200));
     all = query_type(store, STEPS, NULL, 0);
     assert_int_equal(sample_count(all), 201);
     ohk_batch_free(all);

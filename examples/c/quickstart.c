@@ -80,14 +80,14 @@ int main(int argc, char **argv)
         in[i].source.bundle_identifier = "org.openhealthkit.example.c";
         in[i].source.name = "C quickstart";
     }
-    check(ohk_store_save(store, in, 2, NULL), "saving");
+    check(ohk_store_save(NULL, store, in, 2), "saving");
 
     /* Everything that changed since the last run. */
     ohk_anchor anchor;
     load_anchor(anchor_path, &anchor);
     ohk_descriptor what = { STEPS, NULL };
     ohk_batch *batch;
-    check(ohk_store_query(&batch, store, &what, 1, &anchor, 0), "querying");
+    check(ohk_store_fetch(&batch, store, &what, 1, &anchor, 0), "querying");
     const ohk_sample_record *samples;
     const ohk_deleted_record *deleted;
     uint64_t n_samples, n_deleted;

@@ -21,7 +21,7 @@ from typing import Any
 from .errors import Status, error_for
 
 #: The ABI this binding was written for (OHK_ABI_VERSION of the header).
-ABI_VERSION = 1
+ABI_VERSION = 2
 LIBRARY_NAME = "libopenhealthkit.so"
 ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
 
@@ -57,7 +57,7 @@ class ohk_query(Structure):
 # ---- value types
 
 class ohk_store_options(Structure):
-    _fields_ = [("map_size", c_uint64), ("tombstone_retention", c_double), ("durable", c_bool)]
+    _fields_ = [("version", c_uint32), ("map_size", c_uint64), ("tombstone_retention", c_double), ("durable", c_bool)]
 
 
 class ohk_anchor(Structure):
@@ -182,7 +182,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_unit_convert": (c_int32, [P(c_double), c_double, c_char_p, c_char_p]),
     "ohk_unit_canonical": (c_int32, [P(OWNED_STRING), c_char_p]),
     "ohk_unit_compatible": (c_int32, [P(c_bool), c_char_p, c_char_p]),
-    "ohk_store_save": (c_int32, [P(ohk_store), P(ohk_sample_input), c_uint64, P(ohk_save_outcome)]),
+    "ohk_store_save": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), c_uint64]),
     "ohk_store_delete_uuids": (c_int32, [P(ohk_store), c_char_p, c_uint64]),
     "ohk_store_delete_matching": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, P(ohk_predicate)]),
     "ohk_predicate_parse": (c_int32, [P(P(ohk_predicate)), c_char_p, P(ohk_value), c_uint64]),
@@ -198,7 +198,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_predicate_and": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
     "ohk_predicate_or": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
     "ohk_predicate_not": (c_int32, [P(P(ohk_predicate)), P(ohk_predicate)]),
-    "ohk_store_query": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
+    "ohk_store_fetch": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
     "ohk_batch_free": (None, [P(ohk_batch)]),
     "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_sample_columns": (c_int32, [P(c_uint64), P(ohk_sample_columns), c_uint64, P(ohk_batch)]),

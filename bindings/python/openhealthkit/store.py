@@ -232,7 +232,7 @@ class HealthStore:
                 raise TypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
             self._fill_input(inputs[index], sample, sources, keep)
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
-        n.lib.ohk_store_save(self._handle, inputs, len(batch), outcomes)
+        n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
         return [_outcome(outcomes[i]) for i in range(len(batch))]
 
     def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
@@ -357,7 +357,7 @@ class HealthStore:
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()
-        n.lib.ohk_store_query(batch, self._handle, descriptors, count, anchor._struct, limit)
+        n.lib.ohk_store_fetch(batch, self._handle, descriptors, count, anchor._struct, limit)
         try:
             return QueryResult(batch, self.sample_type)
         except BaseException:
