@@ -47,6 +47,8 @@ public enum AppleHealthImport {
         DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
         var saver = Saver(store: store, batchSize: options.batchSize)
+        saver.report.exportXML = input.entryName
+        saver.report.warnings = input.warnings
         while true {
             switch handoff.take() {
             case .records(let records, let xmlBytes, let bytesRead):

@@ -1,35 +1,55 @@
 import CArchive
 import Glibc
 
-/// The bytes of export.xml: the file itself, or the `export.xml` entry of
-/// the Health app's export.zip, decompressed as it is read (nothing is
-/// unpacked to disk). The zip is read front to back through its local
-/// headers, so a truncated archive still yields everything before the cut.
+/// The bytes of the export's XML, wherever it is: a loose XML file, the
+/// XML of an unzipped export folder, or the XML entry of the Health app's
+/// zip, decompressed as it is read (nothing is unpacked to disk). The zip
+/// is read front to back through its local headers, so a truncated archive
+/// still yields everything before the cut.
+///
+/// The export's XML is the file whose root element is `HealthData`,
+/// whatever its name: `export.xml`, `Export.xml`, `导出.xml` on a
+/// Chinese-locale phone. `export.xml` is taken by its name alone; other
+/// XML files are sniffed (`ExportProlog`); `export_cda.xml` (the clinical
+/// document) never is the export.
 final class ExportInput {
     /// What progress is measured against: the size of the file on disk.
     let totalBytes: Int64
-    /// The entry read from a zip ("apple_health_export/export.xml"), or nil.
+    /// The XML read: the zip entry ("apple_health_export/export.xml") or
+    /// the file in a folder; nil for a loose file.
     private(set) var entryName: String?
+    /// Said once in the report: what the input worked around.
+    private(set) var warnings: [String] = []
     private var fd: Int32 = -1
     private var archive: OpaquePointer?
+    /// Bytes read ahead (to sniff the root, to check the DTD), served first.
+    private var pending: [UInt8] = []
+    private var pendingAt = 0
+    /// How far ahead a root element is looked for in a file not named export.xml.
+    private static let sniffBytes = 64 << 10
 
-    /// Opens `path`; a zip is recognised by its signature, not its name.
+    /// Opens `path`: a zip (recognised by its signature, not its name), a
+    /// folder, or an XML file.
     init(path: String) throws {
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ImportError.cannotOpen("\(path): \(String(cString: strerror(errno)))") }
         var st = stat()
-        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw ImportError.cannotOpen("\(path): not a regular file")
+        guard stat(path, &st) == 0 else { throw ImportError.cannotOpen("\(path): \(String(cString: strerror(errno)))") }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            let file = try Self.exportFile(inFolder: path)
+            entryName = String(file.dropFirst(path.count + 1))
+            fd = try Self.openFile(file)
+        } else {
+            fd = try Self.openFile(path)
         }
-        totalBytes = Int64(st.st_size)
+        var fst = stat()
+        fstat(fd, &fst)
+        totalBytes = Int64(fst.st_size)
         var magic = [UInt8](repeating: 0, count: 4)
-        let n = pread(fd, &magic, 4, 0)
-        if n == 4 && magic == [0x50, 0x4b, 0x03, 0x04] {
+        if pread(fd, &magic, 4, 0) == 4 && magic == [0x50, 0x4b, 0x03, 0x04] {
             close(fd)
             fd = -1
             try openZip(path)
         }
+        try checkProlog()
     }
 
     deinit {
@@ -37,7 +57,71 @@ final class ExportInput {
         if let archive { archive_read_free(archive) }
     }
 
+    private static func openFile(_ path: String) throws -> Int32 {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw ImportError.cannotOpen("\(path): \(String(cString: strerror(errno)))") }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            throw ImportError.cannotOpen("\(path): not a regular file")
+        }
+        return fd
+    }
+
+    /// Whether an entry or file named `name` may be the export: an XML file
+    /// at the top or one folder down (routes, ECGs and clinical records sit
+    /// deeper or are not XML), and not the clinical document.
+    static func mayBeExport(_ name: String) -> Bool {
+        let parts = name.split(separator: "/")
+        guard let base = parts.last, parts.count <= 2 else { return false }
+        let lower = base.lowercased()
+        return lower.hasSuffix(".xml") && lower != "export_cda.xml"
+    }
+
+    private static func isNamedExport(_ name: String) -> Bool {
+        name.split(separator: "/").last?.lowercased() == "export.xml"
+    }
+
+    /// The export's XML in an unzipped export folder (or the folder that
+    /// holds one): `export.xml` by name, else an XML file whose root is
+    /// `HealthData`.
+    private static func exportFile(inFolder folder: String) throws -> String {
+        var candidates: [String] = []
+        var seen: [String] = []
+        for sub in ["", "apple_health_export/"] {
+            guard let dir = opendir(folder + "/" + sub) else { continue }
+            defer { closedir(dir) }
+            while let e = readdir(dir) {
+                let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                guard name != ".", name != ".." else { continue }
+                seen.append(sub + name)
+                if mayBeExport(sub + name) { candidates.append(sub + name) }
+            }
+        }
+        candidates.sort { (isNamedExport($0) ? 0 : 1, $0) < (isNamedExport($1) ? 0 : 1, $1) }
+        for c in candidates {
+            let path = folder + "/" + c
+            if isNamedExport(c) { return path }
+            guard let fd = try? openFile(path) else { continue }
+            defer { close(fd) }
+            var head = [UInt8](repeating: 0, count: sniffBytes)
+            let n = Glibc.read(fd, &head, head.count)
+            if n > 0, ExportProlog.rootElement(head[0..<n]) == "HealthData" { return path }
+        }
+        throw ImportError.notAnExport("\(folder) holds no export XML (a file whose root is <HealthData>); it holds "
+                                      + listing(seen.sorted()))
+    }
+
     private func openZip(_ path: String) throws {
+        // libarchive converts entry names to the locale's charset: in a
+        // process that never set one ("C"), 导出.xml has no name at all.
+        // This thread reads the headers in a UTF-8 locale instead.
+        let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+        let previous = utf8.map { uselocale($0) }
+        defer {
+            if let previous { uselocale(previous) }
+            if let utf8 { freelocale(utf8) }
+        }
         guard let a = archive_read_new() else { throw ImportError.cannotOpen("\(path): out of memory") }
         archive = a
         archive_read_support_format_zip_streamable(a)
@@ -45,26 +129,86 @@ final class ExportInput {
             throw ImportError.cannotOpen("\(path): \(Self.message(a))")
         }
         var entry: OpaquePointer?
+        var seen: [String] = []
         while true {
             let status = archive_read_next_header(a, &entry)
             if status == ARCHIVE_EOF {
-                throw ImportError.notAnExport("\(path) holds no export.xml")
+                throw ImportError.notAnExport("\(path) holds no export XML (an entry whose root is <HealthData>); it holds "
+                                              + Self.listing(seen))
             }
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
-                throw ImportError.notAnExport("\(path): damaged or truncated zip before export.xml was found: \(Self.message(a))")
+                throw ImportError.notAnExport("\(path): damaged or truncated zip before the export XML was found: \(Self.message(a))")
             }
-            let name = archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-            if name == "export.xml" || name.hasSuffix("/export.xml") {
-                entryName = name
-                return
+            let name = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
+                ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            seen.append(name)
+            if Self.mayBeExport(name) {
+                if Self.isNamedExport(name) {
+                    entryName = name
+                    return
+                }
+                try readAhead(Self.sniffBytes)
+                if ExportProlog.rootElement(pending[...]) == "HealthData" {
+                    entryName = name
+                    return
+                }
+                pending.removeAll()
             }
             archive_read_data_skip(a)
+        }
+    }
+
+    /// "a, b and 3 more": what a zip or folder holds, for an error.
+    private static func listing(_ names: [String]) -> String {
+        guard !names.isEmpty else { return "nothing" }
+        let shown = names.prefix(12).joined(separator: ", ")
+        return names.count > 12 ? "\(shown) and \(names.count - 12) more" : shown
+    }
+
+    /// Reads until `pending` holds at least `count` bytes or the input ends.
+    private func readAhead(_ count: Int) throws {
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while pending.count < count {
+            let n = try chunk.withUnsafeMutableBytes { try readSource(into: $0.baseAddress!, count: $0.count) }
+            if n == 0 { return }
+            pending += chunk[0..<n]
+        }
+    }
+
+    /// A broken internal DTD (some iOS versions write a malformed ATTLIST
+    /// in the export's own `<!DOCTYPE HealthData [ … ]>`) would stop expat
+    /// before the first record; nothing in it is needed, so when it does
+    /// not parse it is emptied (its line breaks kept, so that later line
+    /// numbers stay true) and the report says so.
+    private func checkProlog() throws {
+        var limit = Self.sniffBytes
+        while true {
+            try readAhead(limit)
+            if let broken = ExportProlog.brokenInternalSubset(pending[...]) {
+                pending = ExportProlog.emptyingSubset(pending, broken.subset)
+                warnings.append("the export's internal DTD does not parse (\(broken.reason)); it was skipped, as the import needs nothing in it")
+                return
+            }
+            // A DTD longer than what was read: read more, up to 16 MB.
+            guard ExportProlog.needsMore(pending[...]), limit < 16 << 20, pending.count >= limit else { return }
+            limit *= 4
         }
     }
 
     /// Reads up to `count` bytes into `buffer`; 0 at the end. Throws
     /// `ImportError.damaged` when the zip or the file cannot be read on.
     func read(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
+        if pendingAt < pending.count {
+            let n = min(count, pending.count - pendingAt)
+            pending.withUnsafeBytes { buffer.copyMemory(from: $0.baseAddress! + pendingAt, byteCount: n) }
+            pendingAt += n
+            if pendingAt == pending.count { pending = []; pendingAt = 0 }
+            return n
+        }
+        return try readSource(into: buffer, count: count)
+    }
+
+    private func readSource(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
         if let archive {
             let n = archive_read_data(archive, buffer, count)
             guard n >= 0 else { throw ImportError.damaged("the zip is damaged or truncated: \(Self.message(archive))") }
@@ -92,17 +236,28 @@ final class ExportInput {
 public enum ImportError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The file is missing, unreadable or not a regular file.
     case cannotOpen(String)
-    /// The file is not an Apple Health export (no export.xml in the zip,
-    /// another root element).
+    /// The input is not an Apple Health export (no XML whose root is
+    /// `HealthData` in the zip or folder, another root element).
     case notAnExport(String)
-    /// The zip or the XML is truncated or malformed past some point.
+    /// The zip or the XML is malformed (or the zip cut) past some point.
     case damaged(String)
+    /// The XML ends before its root element does: the file was cut short.
+    case truncated(String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let m): "cannot open \(m)"
         case .notAnExport(let m): "not an Apple Health export: \(m)"
         case .damaged(let m): m
+        case .truncated(let m): "\(m) (the file ends early)"
+        }
+    }
+
+    /// What to do about a failure after which what came before was imported.
+    public var advice: String {
+        switch self {
+        case .truncated: "what came before was imported; run the import again on a complete export to add the rest"
+        default: "what came before was imported; the export is damaged there: export again from the Health app and import that (what is stored already is skipped)"
         }
     }
 }

@@ -39,8 +39,13 @@ final class ExportParser {
         let n = try fill(buffer, capacity)
         if XML_ParseBuffer(parser, Int32(n), n == 0 ? 1 : 0) == XML_STATUS_ERROR {
             if let notAnExport { throw ImportError.notAnExport(notAnExport) }
-            let message = String(cString: XML_ErrorString(XML_GetErrorCode(parser)))
-            throw ImportError.damaged("export.xml line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1): \(message)")
+            let code = XML_GetErrorCode(parser)
+            let at = "export.xml line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1)"
+            let message = String(cString: XML_ErrorString(code))
+            // At the end of the input, an open element or token is a cut.
+            let cut = [XML_ERROR_NO_ELEMENTS, XML_ERROR_UNCLOSED_TOKEN, XML_ERROR_PARTIAL_CHAR, XML_ERROR_UNCLOSED_CDATA_SECTION]
+            if n == 0 && cut.contains(code) { throw ImportError.truncated("\(at): \(message)") }
+            throw ImportError.damaged("\(at): \(message)")
         }
         return n
     }

@@ -33,6 +33,12 @@ public struct ImportReport: Sendable {
     /// Why the import stopped before the end of the export (a truncated
     /// zip, malformed XML); what came before it is imported.
     public var failure: ImportError?
+    /// The export's XML inside the zip or folder given
+    /// ("apple_health_export/export.xml"); nil for an XML file given itself.
+    public var exportXML: String?
+    /// What the import worked around, said once each (a broken internal
+    /// DTD that was skipped).
+    public var warnings: [String] = []
 
     public init() {}
 

@@ -5,23 +5,27 @@ import OpenHealthKitImport
 struct ImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import the Health app's export.zip (or its export.xml) into the store.",
+        abstract: "Import the Health app's export (its zip, its folder or its XML) into the store.",
         discussion: """
         Records become quantity and category samples; their UUIDs are derived
         from their content, so importing the same export again adds nothing
         and a newer export adds only what is new. An interrupted import
         resumes with the next run. Workouts, correlations, audiograms,
         activity summaries and clinical records are counted, not imported.
+        The export's XML is found by its root element, <HealthData>, under
+        any name (Export.xml, 导出.xml); an internal DTD that does not parse
+        is skipped, with a warning in the report.
 
         Examples:
           ohk import export.zip
+          ohk import apple_health_export
           ohk import apple_health_export/export.xml --json
         """
     )
 
     @OptionGroup var location: StoreLocation
 
-    @Argument(help: ArgumentHelp("export.zip or export.xml", valueName: "export"))
+    @Argument(help: ArgumentHelp("export.zip, the unzipped apple_health_export folder, or its XML", valueName: "export"))
     var path: String
 
     @Option(help: "Samples per transaction.")
@@ -57,7 +61,7 @@ struct ImportCommand: ParsableCommand {
             print(json ? ImportSummary.json(report, seconds: seconds) : ImportSummary.text(report, path: path, seconds: seconds))
             if let failure = report.failure {
                 printError("ohk: import stopped early: \(failure)")
-                printError("ohk: what came before was imported; run the import again on a complete export to add the rest")
+                printError("ohk: \(failure.advice)")
                 throw Exit.damagedInput
             }
         }
@@ -69,6 +73,8 @@ enum ImportSummary {
     static func text(_ r: ImportReport, path: String, seconds: Double) -> String {
         let mb = Double(r.xmlBytes) / 1e6
         var lines = ["imported \(path): \(format(mb)) MB of XML in \(format(seconds)) s (\(format(mb / max(seconds, 0.001))) MB/s)"]
+        if let xml = r.exportXML { lines.append("  export XML        \(xml)") }
+        for w in r.warnings { lines.append("  warning           \(w)") }
         lines.append("  records read      \(r.records)")
         lines.append("  added             \(r.added)" + (r.replaced > 0 ? " (\(r.replaced) replacing older versions)" : ""))
         lines.append("  already stored    \(r.alreadyStored)")
@@ -108,6 +114,8 @@ enum ImportSummary {
         o.add("xmlBytes", int: Int(r.xmlBytes))
         o.add("seconds", number: seconds)
         o.add("failure", r.failure.map { "\($0)" })
+        o.add("exportXML", r.exportXML)
+        o.add("warnings", raw: JSONObject.array(r.warnings.map(JSONObject.quoted)))
         return o.closed
     }
 }

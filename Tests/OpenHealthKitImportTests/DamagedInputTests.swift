@@ -20,11 +20,12 @@ import OpenHealthKitCore
         let store = try newStore()
         defer { store.close() }
         let partial = try importFile(dir + "/cut.xml", into: store, batchSize: 4)
-        guard case .damaged(let message)? = partial.failure else {
-            Issue.record("expected a damaged-input failure, got \(String(describing: partial.failure))")
+        guard case .truncated(let message)? = partial.failure else {
+            Issue.record("expected a truncated-input failure, got \(String(describing: partial.failure))")
             return
         }
         #expect(message.contains("line"))
+        #expect(partial.failure?.advice.contains("complete export") == true)
         // Height, BodyMass ×7 (one before the workouts, six after).
         #expect(partial.added == 8)
         let rest = try importFile(fixtureB, into: store)
@@ -112,7 +113,10 @@ import OpenHealthKitCore
         #expect(throws: ImportError.cannotOpen("\(dir)/missing.zip: No such file or directory")) {
             _ = try importFile(dir + "/missing.zip", into: store)
         }
-        #expect(throws: ImportError.cannotOpen("\(dir): not a regular file")) { _ = try importFile(dir, into: store) }
+        // A folder is searched for the export's XML: this one has none.
+        #expect(throws: ImportError.notAnExport("\(dir) holds no export XML (a file whose root is <HealthData>); it holds other.xml")) {
+            _ = try importFile(dir, into: store)
+        }
         #expect(try store.statistics().samples == 0)
     }
 
@@ -122,7 +126,7 @@ import OpenHealthKitCore
         makeZip(dir + "/x.zip", [("notes.txt", dir + "/notes.txt")])
         let store = try newStore()
         defer { store.close() }
-        #expect(throws: ImportError.notAnExport("\(dir)/x.zip holds no export.xml")) {
+        #expect(throws: ImportError.notAnExport("\(dir)/x.zip holds no export XML (an entry whose root is <HealthData>); it holds notes.txt")) {
             _ = try importFile(dir + "/x.zip", into: store)
         }
     }
