@@ -11,6 +11,8 @@ public struct ImportOptions: Sendable {
     public var batchSize = 20_000
     /// Called after every chunk of XML, on the importing thread.
     public var progress: (@Sendable (ImportProgress) -> Void)?
+    /// The bounds against hostile files (tests make them small).
+    var limits = ImportLimits()
 
     public init(batchSize: Int = 20_000, progress: (@Sendable (ImportProgress) -> Void)? = nil) {
         self.batchSize = batchSize
@@ -39,11 +41,11 @@ public enum AppleHealthImport {
     public static func run(_ path: String, into store: Store,
                            options: ImportOptions = ImportOptions()) throws -> ImportReport {
         precondition(options.batchSize > 0, "batchSize must be positive")
-        let input = try ExportInput(path: path)
+        let input = try ExportInput(path: path, limits: options.limits)
         let handoff = Handoff<Chunk>(capacity: 4)
         let cancelled = Atomic<Bool>(false)
         // The reader owns the input and the parser; they cross once, here.
-        let reader = Reader(input: input, parser: ExportParser())
+        let reader = Reader(input: input, parser: ExportParser(limits: options.limits))
         DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
         var saver = Saver(store: store, batchSize: options.batchSize)

@@ -27,10 +27,14 @@ final class ExportInput {
     private var pendingAt = 0
     /// How far ahead a root element is looked for in a file not named export.xml.
     private static let sniffBytes = 64 << 10
+    private let limits: ImportLimits
+    /// Bytes the zip's entry gave so far (for the zip-bomb bound).
+    private var decompressed: Int64 = 0
 
     /// Opens `path`: a zip (recognised by its signature, not its name), a
     /// folder, or an XML file.
-    init(path: String) throws {
+    init(path: String, limits: ImportLimits = ImportLimits()) throws {
+        self.limits = limits
         var st = stat()
         guard stat(path, &st) == 0 else { throw ImportError.cannotOpen("\(path): \(String(cString: strerror(errno)))") }
         if (st.st_mode & S_IFMT) == S_IFDIR {
@@ -212,6 +216,11 @@ final class ExportInput {
         if let archive {
             let n = archive_read_data(archive, buffer, count)
             guard n >= 0 else { throw ImportError.damaged("the zip is damaged or truncated: \(Self.message(archive))") }
+            decompressed += Int64(n)
+            if decompressed > limits.ratioAfter, decompressed > limits.zipRatio * max(1, archive_filter_bytes(archive, -1)) {
+                throw ImportError.damaged("the zip's XML grows more than \(limits.zipRatio) times its compressed size "
+                                          + "(\(decompressed) bytes so far): not an export, perhaps a zip bomb")
+            }
             return n
         }
         while true {

@@ -16,8 +16,15 @@ final class ExportParser {
     private var interned = [TextInterner](repeating: TextInterner(), count: 5)
     /// Set when the document is not an export; parsing stops.
     private(set) var notAnExport: String?
+    /// Set when the document goes past a bound (`ImportLimits`); parsing stops.
+    private var refused: String?
+    private let limits: ImportLimits
+    /// Where the last element started or ended, and bytes fed in all.
+    private var lastEvent: Int64 = 0
+    private var fed: Int64 = 0
 
-    init() {
+    init(limits: ImportLimits = ImportLimits()) {
+        self.limits = limits
         parser = XML_ParserCreate("UTF-8")
         XML_SetUserData(parser, Unmanaged.passUnretained(self).toOpaque())
         XML_SetElementHandler(parser, { user, name, attributes in
@@ -25,6 +32,12 @@ final class ExportParser {
         }, { user, name in
             Unmanaged<ExportParser>.fromOpaque(user!).takeUnretainedValue().end(name!)
         })
+        // Exports declare no entities; expanding declared ones is how a
+        // small file asks for gigabytes ("billion laughs"). Refuse them.
+        XML_SetEntityDeclHandler(parser) { user, name, _, _, _, _, _, _, _ in
+            let me = Unmanaged<ExportParser>.fromOpaque(user!).takeUnretainedValue()
+            me.refuse("the export declares the entity \(name.map { String(cString: $0) } ?? "?"); exports declare none")
+        }
     }
 
     deinit { XML_ParserFree(parser) }
@@ -37,8 +50,10 @@ final class ExportParser {
             throw ImportError.damaged("export.xml: the XML parser ran out of memory")
         }
         let n = try fill(buffer, capacity)
+        fed += Int64(n)
         if XML_ParseBuffer(parser, Int32(n), n == 0 ? 1 : 0) == XML_STATUS_ERROR {
             if let notAnExport { throw ImportError.notAnExport(notAnExport) }
+            if let refused { throw ImportError.damaged(refused) }
             let code = XML_GetErrorCode(parser)
             let at = "export.xml line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1)"
             let message = String(cString: XML_ErrorString(code))
@@ -47,7 +62,17 @@ final class ExportParser {
             if n == 0 && cut.contains(code) { throw ImportError.truncated("\(at): \(message)") }
             throw ImportError.damaged("\(at): \(message)")
         }
+        if fed - lastEvent > limits.stretchBytes {
+            throw ImportError.damaged("export.xml line \(XML_GetCurrentLineNumber(parser)): more than \(limits.stretchBytes >> 20) MB "
+                                      + "of XML in which no element starts or ends: not an export's")
+        }
         return n
+    }
+
+    /// Stops the parse: the document went past a bound.
+    private func refuse(_ why: String) {
+        refused = "export.xml line \(XML_GetCurrentLineNumber(parser)): \(why)"
+        XML_StopParser(parser, 0)
     }
 
     /// The records completed so far, handed over once.
@@ -58,6 +83,11 @@ final class ExportParser {
 
     private func start(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         depth += 1
+        lastEvent = Int64(XML_GetCurrentByteIndex(parser))
+        guard depth <= limits.depth else {
+            if refused == nil { refuse("elements nested deeper than \(limits.depth) levels") }
+            return
+        }
         switch depth {
         case 1:
             if strcmp(name, "HealthData") != 0 {
@@ -85,6 +115,7 @@ final class ExportParser {
     }
 
     private func end(_ name: UnsafePointer<CChar>) {
+        lastEvent = Int64(XML_GetCurrentByteIndex(parser))
         if depth == 2, let r = current {
             records.append(r)
             current = nil
