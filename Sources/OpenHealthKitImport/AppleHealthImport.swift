@@ -66,11 +66,12 @@ public enum AppleHealthImport {
                 saver.report.bytesRead = bytesRead
                 options.progress?(ImportProgress(bytesRead: bytesRead, totalBytes: input.totalBytes,
                                                  records: saver.report.records, added: saver.report.added + saver.pending))
-            case .end(let failure, let otherElements, let bytesRead):
+            case .end(let failure, let otherElements, let otherFiles, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()
                 saver.report.failure = failure
                 saver.report.notImported = otherElements
+                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles, exportXML: input.entryName)
                 saver.report.bytesRead = bytesRead
                 return saver.report
             }
@@ -82,7 +83,7 @@ public enum AppleHealthImport {
 private enum Chunk: Sendable {
     case records([ExportRecord], xmlBytes: Int, bytesRead: Int64)
     /// The end of the input, or where damage stopped it.
-    case end(ImportError?, otherElements: [String: Int], bytesRead: Int64)
+    case end(ImportError?, otherElements: [String: Int], otherFiles: [String], bytesRead: Int64)
 }
 
 /// The reading side: decompress, parse, hand over records chunk by chunk.
@@ -112,7 +113,9 @@ private final class Reader: @unchecked Sendable {
         } catch {
             failure = .damaged("\(error)")
         }
-        handoff.put(.end(failure, otherElements: parser.otherElements, bytesRead: input.bytesConsumed))
+        // The zip's entries after the XML, for the report (not after damage).
+        if failure == nil && !cancelled.load(ordering: .relaxed) { input.listRemainingEntries() }
+        handoff.put(.end(failure, otherElements: parser.otherElements, otherFiles: input.otherFiles, bytesRead: input.bytesConsumed))
     }
 }
 

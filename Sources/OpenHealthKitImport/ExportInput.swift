@@ -20,6 +20,9 @@ final class ExportInput {
     private(set) var entryName: String?
     /// Said once in the report: what the input worked around.
     private(set) var warnings: [String] = []
+    /// The other files of the export (zip entries or files of the folder),
+    /// relative to it: what the report lists as not imported.
+    private(set) var otherFiles: [String] = []
     private var fd: Int32 = -1
     private var archive: OpaquePointer?
     /// Bytes read ahead (to sniff the root, to check the DTD), served first.
@@ -39,7 +42,9 @@ final class ExportInput {
         guard stat(path, &st) == 0 else { throw ImportError.cannotOpen("\(path): \(String(cString: strerror(errno)))") }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             let file = try Self.exportFile(inFolder: path)
-            entryName = String(file.dropFirst(path.count + 1))
+            let xml = String(file.dropFirst(path.count + 1))
+            entryName = xml
+            otherFiles = Self.files(under: path, depth: 3).filter { $0 != xml }
             fd = try Self.openFile(file)
         } else {
             fd = try Self.openFile(path)
@@ -145,21 +150,62 @@ final class ExportInput {
             }
             let name = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
                 ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
-            seen.append(name)
             if Self.mayBeExport(name) {
                 if Self.isNamedExport(name) {
                     entryName = name
+                    otherFiles = seen
                     return
                 }
                 try readAhead(Self.sniffBytes)
                 if ExportProlog.rootElement(pending[...]) == "HealthData" {
                     entryName = name
+                    otherFiles = seen
                     return
                 }
                 pending.removeAll()
             }
+            seen.append(name)
             archive_read_data_skip(a)
         }
+    }
+
+    /// After the export's XML: the zip's remaining entries, listed (their
+    /// data skipped) until its end or the first damage.
+    func listRemainingEntries() {
+        guard let archive else { return }
+        var entry: OpaquePointer?
+        let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
+        let previous = utf8.map { uselocale($0) }
+        defer {
+            if let previous { uselocale(previous) }
+            if let utf8 { freelocale(utf8) }
+        }
+        while true {
+            let status = archive_read_next_header(archive, &entry)
+            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return }
+            if let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry) { otherFiles.append(String(cString: name)) }
+            archive_read_data_skip(archive)
+        }
+    }
+
+    /// The regular files under `folder`, `depth` levels down at most,
+    /// relative to it.
+    private static func files(under folder: String, depth: Int) -> [String] {
+        guard depth > 0, let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            guard name != ".", name != ".." else { continue }
+            var st = stat()
+            guard stat(folder + "/" + name, &st) == 0 else { continue }
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                out += files(under: folder + "/" + name, depth: depth - 1).map { name + "/" + $0 }
+            } else if (st.st_mode & S_IFMT) == S_IFREG {
+                out.append(name)
+            }
+        }
+        return out.sorted()
     }
 
     /// "a, b and 3 more": what a zip or folder holds, for an error.

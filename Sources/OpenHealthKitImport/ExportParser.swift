@@ -97,7 +97,7 @@ final class ExportParser {
         case 2:
             if strcmp(name, "Record") == 0 {
                 current = record(attributes)
-            } else if strcmp(name, "ExportDate") != 0 && strcmp(name, "Me") != 0 {
+            } else if strcmp(name, "ExportDate") != 0 {
                 otherElements[String(cString: name), default: 0] += 1
             }
         case 3 where current != nil:
@@ -107,8 +107,10 @@ final class ExportParser {
                     if strcmp(k, "key") == 0 { key = String(cString: v) } else if strcmp(k, "value") == 0 { value = String(cString: v) }
                 }
                 if let key, let value { current!.metadata.append((key, value)) }
+            } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 {
+                // Beat-to-beat series (heartbeat series) have no place in a sample yet.
+                otherElements["HeartRateVariabilityMetadataList", default: 0] += 1
             }
-            // HeartRateVariabilityMetadataList (beat-to-beat series) has no place in a sample.
         default:
             break
         }

@@ -19,8 +19,14 @@ public struct ImportReport: Sendable {
     public var firstLine: [SkipReason: Int] = [:]
     /// Elements other than `<Record>` that are not imported (yet), by name:
     /// `Workout`, `Correlation` (whose records also appear at top level),
-    /// `ActivitySummary`, `ClinicalRecord`, `Audiogram`, unknown ones.
+    /// `ActivitySummary`, `ClinicalRecord`, `Audiogram`, `Me`, the
+    /// beat-to-beat lists of heart-rate-variability records
+    /// (`HeartRateVariabilityMetadataList`), unknown ones.
     public var notImported: [String: Int] = [:]
+    /// The export's other files, not imported (yet), by kind: a folder and
+    /// an extension (`workout-routes/*.gpx`, `electrocardiograms/*.csv`) or
+    /// a name (`export_cda.xml`).
+    public var filesNotImported: [String: Int] = [:]
     /// Added samples by type identifier, by the export's unit text
     /// (category samples under ""), and by source name.
     public var addedByType: [String: Int] = [:]
@@ -44,4 +50,56 @@ public struct ImportReport: Sendable {
 
     /// Records skipped for any reason.
     public var skippedCount: Int { skipped.values.reduce(0, +) }
+
+    /// One row for each kind of element and file the export holds: how
+    /// many, how many imported, and why the rest were not.
+    public struct Row: Sendable, Equatable {
+        public let kind: String
+        public let count: Int
+        public let imported: Int
+        public let note: String
+    }
+
+    /// Every element kind and file of the export, each a row: nothing is
+    /// dropped without a word.
+    public var contents: [Row] {
+        var notes: [String] = []
+        if alreadyStored > 0 { notes.append("\(alreadyStored) already stored") }
+        if olderVersions > 0 { notes.append("\(olderVersions) older than the stored version") }
+        if skippedCount > 0 { notes.append("\(skippedCount) skipped") }
+        var rows = [Row(kind: "Record", count: records, imported: added + alreadyStored, note: notes.joined(separator: ", "))]
+        for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
+            rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
+        }
+        for (kind, n) in filesNotImported.sorted(by: { $0.key < $1.key }) {
+            rows.append(Row(kind: kind, count: n, imported: 0, note: "not imported yet"))
+        }
+        return rows
+    }
+
+    private static func reason(element: String) -> String {
+        switch element {
+        case "Correlation": "not imported yet; its member records are imported at top level"
+        case "Workout", "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
+             "VisionPrescription": "not imported yet"
+        default: "not an element of Apple's exports"
+        }
+    }
+
+    /// Files by kind, relative to the export's folder (the folder of its
+    /// XML): a folder and an extension, or a top-level file's name.
+    static func fileKinds(_ files: [String], exportXML: String?) -> [String: Int] {
+        let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
+        var out: [String: Int] = [:]
+        for f in files where !f.hasSuffix("/") {
+            var rel = Substring(f)
+            if !base.isEmpty, rel.hasPrefix(base + "/") { rel = rel.dropFirst(base.count + 1) }
+            let parts = rel.split(separator: "/")
+            guard let last = parts.last else { continue }
+            let ext = last.contains(".") ? "*." + last.split(separator: ".").last! : "*"
+            let kind = parts.count > 1 ? parts.dropLast().joined(separator: "/") + "/" + ext : String(last)
+            out[kind, default: 0] += 1
+        }
+        return out
+    }
 }

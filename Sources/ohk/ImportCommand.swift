@@ -83,9 +83,12 @@ enum ImportSummary {
         for (reason, n) in r.skipped.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(reason): \(n) (first at line \(r.firstLine[reason] ?? 0))")
         }
-        if !r.notImported.isEmpty {
-            let parts = r.notImported.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-            lines.append("  not imported      " + parts.joined(separator: ", "))
+        lines.append("  the export holds:")
+        let width = max(24, r.contents.map(\.kind.count).max() ?? 0)
+        for row in r.contents {
+            let what = row.imported == row.count ? "imported" : row.imported > 0 ? "\(row.imported) imported" : ""
+            let text = [what, row.note].filter { !$0.isEmpty }.joined(separator: "; ")
+            lines.append("    " + row.kind + String(repeating: " ", count: max(1, width + 1 - row.kind.count)) + "\(row.count)  " + text)
         }
         if !r.addedByType.isEmpty {
             lines.append("  added by type:")
@@ -115,6 +118,15 @@ enum ImportSummary {
         o.add("seconds", number: seconds)
         o.add("failure", r.failure.map { "\($0)" })
         o.add("exportXML", r.exportXML)
+        o.add("contents", raw: JSONObject.array(r.contents.map { row in
+            var c = JSONObject()
+            c.add("kind", row.kind)
+            c.add("count", int: row.count)
+            c.add("imported", int: row.imported)
+            if !row.note.isEmpty { c.add("note", row.note) }
+            return c.closed
+        }))
+        o.add("filesNotImported", object: counts(r.filesNotImported))
         o.add("warnings", raw: JSONObject.array(r.warnings.map(JSONObject.quoted)))
         return o.closed
     }

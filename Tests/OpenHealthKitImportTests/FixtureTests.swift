@@ -15,7 +15,7 @@ import OpenHealthKitCore
         #expect(r.added == 36)
         #expect(r.alreadyStored == 0)
         #expect(r.skipped == [SkipReason(kind: .unknownType, subject: "c"): 1])
-        #expect(r.notImported == ["Workout": 5, "Audiogram": 1])
+        #expect(r.notImported == ["Workout": 5, "Audiogram": 1, "Me": 1])
         #expect(r.addedByType == [
             "HKCategoryTypeIdentifierAppleStandHour": 1,
             "HKQuantityTypeIdentifierBodyFatPercentage": 2,
@@ -52,7 +52,13 @@ import OpenHealthKitCore
         #expect(r.records == 5)
         #expect(r.added == 5)
         #expect(r.skippedCount == 0)
-        #expect(r.notImported == ["ActivitySummary": 17, "ClinicalRecord": 6, "Workout": 1])
+        #expect(r.notImported == ["ActivitySummary": 17, "ClinicalRecord": 6, "Workout": 1, "Me": 1,
+                                  "HeartRateVariabilityMetadataList": 1])
+        // One row for every kind the export holds, nothing left out.
+        #expect(r.contents.map(\.kind) == ["Record", "ActivitySummary", "ClinicalRecord", "HeartRateVariabilityMetadataList",
+                                            "Me", "Workout"])
+        #expect(r.contents.first == ImportReport.Row(kind: "Record", count: 5, imported: 5, note: ""))
+        #expect(r.contents.dropFirst().allSatisfy { $0.imported == 0 && $0.note == "not imported yet" })
         #expect(r.addedByType == ["HKQuantityTypeIdentifierBodyMassIndex": 4,
                                   "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": 1])
         #expect(r.addedByUnit == ["count": 4, "ms": 1])
