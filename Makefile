@@ -25,7 +25,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
-        reliability reliability-smoke test-sanitize c-bench-run py-bench-peer
+        reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer.
@@ -85,6 +85,7 @@ test: deps
 	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(MAKE) swift6-app
 	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
@@ -116,6 +117,12 @@ QUICKSTART_EXPORT ?= Tests/Fixtures/export-small-b.xml
 quickstart: deps
 	$(SWIFT) build -c release --product ohk
 	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
+
+# A HealthKit-style app in Swift 6 mode, nested closures in every handler
+# (examples/swift6-app): it traps if a handler type is not @Sendable.
+swift6-app: deps
+	$(SWIFT) build --product swift6-app
+	dir=$$(mktemp -d) && .build/debug/swift6-app $$dir/store && rm -rf $$dir
 
 # The same story in Swift on the core (examples/swift-quickstart).
 swift-quickstart: deps

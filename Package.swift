@@ -91,6 +91,13 @@ let package = Package(
             dependencies: ["OpenHealthKitCore"],
             path: "examples/swift-quickstart"
         ),
+        // A HealthKit-style app in Swift 6 mode (make test runs it).
+        .executableTarget(
+            name: "swift6-app",
+            dependencies: ["OpenHealthKit"],
+            path: "examples/swift6-app",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The other process of the cross-process tests.
         .executableTarget(
             name: "ohk-test-writer",

@@ -11,7 +11,7 @@ import OpenHealthKitCore
 /// these; here the refusal reaches the results handler as
 /// `HKError(.errorInvalidArgument)`, and the query does not run.
 public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
-    public typealias Handler = (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?) -> Void
+    public typealias Handler = @Sendable (HKAnchoredObjectQuery, [HKSample]?, [HKDeletedObject]?, HKQueryAnchor?, (any Error)?) -> Void
 
     /// Every change after the snapshot; set it before `execute`.
     public var updateHandler: Handler? {
@@ -48,7 +48,7 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
     /// reported through this form).
     @available(*, deprecated, message: "Use init(type:predicate:anchor:limit:resultsHandler:)")
     public convenience init(type: HKSampleType, predicate: NSPredicate?, anchor: Int, limit: Int,
-                            completionHandler handler: @escaping (HKAnchoredObjectQuery, [HKSample]?, Int, (any Error)?) -> Void) {
+                            completionHandler handler: @escaping @Sendable (HKAnchoredObjectQuery, [HKSample]?, Int, (any Error)?) -> Void) {
         let start = anchor == HKAnchoredObjectQueryNoAnchor ? nil : HKQueryAnchor(fromValue: anchor)
         self.init(type: type, predicate: predicate, anchor: start, limit: limit) { query, samples, _, newAnchor, error in
             handler(query, samples, newAnchor.map { Int($0.core.position) } ?? anchor, error)

@@ -89,11 +89,11 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         try saveNow([object])
     }
 
-    public func save(_ objects: [HKObject], withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+    public func save(_ objects: [HKObject], withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         complete(completion) { () throws(HKError) in try self.saveNow(objects) }
     }
 
-    public func save(_ object: HKObject, withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+    public func save(_ object: HKObject, withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         save([object], withCompletion: completion)
     }
 
@@ -108,11 +108,11 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         try deleteNow([object])
     }
 
-    public func delete(_ objects: [HKObject], withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+    public func delete(_ objects: [HKObject], withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         complete(completion) { () throws(HKError) in try self.deleteNow(objects) }
     }
 
-    public func delete(_ object: HKObject, withCompletion completion: @escaping (Bool, (any Error)?) -> Void) {
+    public func delete(_ object: HKObject, withCompletion completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         delete([object], withCompletion: completion)
     }
 
@@ -124,7 +124,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     }
 
     public func deleteObjects(of objectType: HKObjectType, predicate: NSPredicate,
-                              withCompletion completion: @escaping (Bool, Int, (any Error)?) -> Void) {
+                              withCompletion completion: @escaping @Sendable (Bool, Int, (any Error)?) -> Void) {
         HKQuery.onBackground {
             do {
                 completion(true, try self.deleteMatching(objectType, predicate), nil)
@@ -138,7 +138,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
 
     /// Succeeds at once: reading and writing need no permission here yet.
     public func requestAuthorization(toShare typesToShare: Set<HKSampleType>?, read typesToRead: Set<HKObjectType>?,
-                                     completion: @escaping (Bool, (any Error)?) -> Void) {
+                                     completion: @escaping @Sendable (Bool, (any Error)?) -> Void) {
         HKQuery.onBackground { completion(true, nil) }
     }
 
@@ -173,7 +173,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     }
 
     /// Runs `body` on a background queue and reports to `completion`.
-    private func complete(_ completion: @escaping (Bool, (any Error)?) -> Void,
+    private func complete(_ completion: @escaping @Sendable (Bool, (any Error)?) -> Void,
                           _ body: @escaping () throws(HKError) -> Void) {
         HKQuery.onBackground {
             do throws(HKError) {

@@ -2,15 +2,15 @@ import Foundation
 import OpenHealthKitCore
 
 /// Call it when the changes an observer reported are dealt with.
-public typealias HKObserverQueryCompletionHandler = () -> Void
+public typealias HKObserverQueryCompletionHandler = @Sendable () -> Void
 
 /// A query that is told when something matching it is saved or deleted,
 /// by this process or another; it reads nothing itself (run an anchored
 /// query from the handler). It does not fire when it starts, only after a
 /// change (rule 10 of docs/semantics.md). Handlers run on a background thread.
 public final class HKObserverQuery: HKQuery, @unchecked Sendable {
-    public typealias UpdateHandler = (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
-    public typealias DescriptorsUpdateHandler = (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+    public typealias UpdateHandler = @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
+    public typealias DescriptorsUpdateHandler = @Sendable (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
 
     private let handler: DescriptorsUpdateHandler
     private let counters = NSCondition()

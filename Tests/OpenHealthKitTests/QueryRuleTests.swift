@@ -85,16 +85,16 @@ import Testing
         let first = [steps(1, at: 0), steps(2, at: 1)]
         try await store.save(first)
         let transcript = Transcript()
-        var anchor = HKAnchoredObjectQueryNoAnchor
+        let anchor = Shared(HKAnchoredObjectQueryNoAnchor)
         func run() {
-            store.execute(HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: anchor, limit: HKObjectQueryNoLimit) { _, samples, newAnchor, _ in
-                anchor = newAnchor
+            store.execute(HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: anchor.value, limit: HKObjectQueryNoLimit) { _, samples, newAnchor, _ in
+                anchor.value = newAnchor
                 transcript.record("\(samples?.map(\.uuid) ?? [])")
             })
         }
         run()
         #expect(transcript.wait { $0.count == 1 })
-        #expect(anchor > 0)
+        #expect(anchor.value > 0)
         let later = steps(3, at: 2)
         try await store.save(later)
         run()

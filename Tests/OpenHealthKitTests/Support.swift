@@ -53,3 +53,15 @@ func steps(_ n: Double, at m: Int, type: HKQuantityTypeIdentifier = .stepCount) 
     HKQuantitySample(type: HKQuantityType(type), quantity: HKQuantity(unit: .count(), doubleValue: n),
                      start: day0 + Double(m) * minute, end: day0 + Double(m + 1) * minute)
 }
+
+/// A value handlers (which are `@Sendable`, as HealthKit's) share with the
+/// test, behind a lock.
+final class Shared<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
