@@ -253,10 +253,10 @@ public final class Store: @unchecked Sendable {
         return c
     }
 
-    /// A sample type by identifier: HealthKit's own, or one registered in
-    /// this store (by any process).
+    /// A sample type by identifier: HealthKit's own (also by its short
+    /// name, `HeartRate`), or one registered in this store (by any process).
     public func sampleType(_ identifier: String) throws -> SampleType {
-        if let t = TypeCatalogue.standard[identifier] { return t }
+        if let t = TypeCatalogue.lookup(identifier) { return t }
         if let t = cache.withLock({ $0.customTypes[identifier] }) { return t }
         return try operation {
             try env.read { txn -> SampleType in

@@ -122,10 +122,5 @@ struct QueryCommand: ParsableCommand {
         print("anchor \(r.newAnchor.base64)")
     }
 
-    private func shortName(_ t: SampleType) -> String {
-        for p in [TypeCatalogue.quantityPrefix, TypeCatalogue.categoryPrefix] where t.identifier.hasPrefix(p) {
-            return String(t.identifier.dropFirst(p.count))
-        }
-        return t.identifier
-    }
+    private func shortName(_ t: SampleType) -> String { TypeCatalogue.shortName(t) }
 }

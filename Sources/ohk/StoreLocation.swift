@@ -47,10 +47,11 @@ func writeStderr(_ text: String) {
 /// form without the prefix (`StepCount`, `SleepAnalysis`), or a custom
 /// type of the store.
 func sampleType(_ name: String, in store: Store) throws -> SampleType {
-    for prefix in ["", TypeCatalogue.quantityPrefix, TypeCatalogue.categoryPrefix] {
-        if let t = try? store.sampleType(prefix + name) { return t }
+    do {
+        return try store.sampleType(name)
+    } catch let e as OHKError where e.code == .unknownType {
+        throw OHKError(.unknownType, "unknown sample type '\(name)' (`ohk types` lists them)")
     }
-    throw OHKError(.unknownType, "unknown sample type '\(name)' (`ohk types` lists them)")
 }
 
 /// Every type a query over "everything" should name: HealthKit's and the

@@ -89,6 +89,22 @@ import Testing
 
     @Test func unknownIdentifierIsAnError() {
         #expect(errorCode { _ = try SampleType.named("HKQuantityTypeIdentifierNope") } == .unknownType)
+        #expect(errorCode { _ = try SampleType.named("Nope") } == .unknownType)
+    }
+
+    /// Every standard type answers to its short name, in the catalogue and
+    /// through a store, and prints back to it.
+    @Test func shortNamesNameEveryStandardType() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        for t in TypeCatalogue.all {
+            let short = TypeCatalogue.shortName(t)
+            #expect(!short.hasPrefix("HK"))
+            #expect(try SampleType.named(short) == t)
+            #expect(try store.sampleType(short) == t)
+        }
+        #expect(try store.sampleType("HeartRate").identifier == "HKQuantityTypeIdentifierHeartRate")
+        #expect(try SampleType.named("SleepAnalysis").identifier == "HKCategoryTypeIdentifierSleepAnalysis")
     }
 
     @Test func customTypesPersistAndConflictsAreRefused() throws {

@@ -217,6 +217,12 @@ static void catalogue(void **state)
     assert_int_equal(info.aggregation, OHK_AGGREGATION_DISCRETE_TEMPORALLY_WEIGHTED);
     assert_false(info.is_custom);
     EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_type_lookup(&info, NULL, "HKQuantityTypeIdentifierNope"));
+    /* Short names: the identifier without its prefix. */
+    OK(ohk_type_lookup(&info, NULL, "HeartRate"));
+    assert_string_equal(info.identifier, HEART);
+    OK(ohk_type_lookup(&info, NULL, "SleepAnalysis"));
+    assert_string_equal(info.identifier, SLEEP);
+    EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_type_lookup(&info, NULL, "Nope"));
 
     int64_t v;
     OK(ohk_category_value(&v, SLEEP, "HKCategoryValueSleepAnalysisAsleepCore"));

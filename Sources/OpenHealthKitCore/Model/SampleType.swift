@@ -39,10 +39,11 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
     public var isQuantity: Bool { canonicalUnit != nil }
 
     /// Looks up one of HealthKit's identifiers
-    /// (`HKQuantityTypeIdentifierStepCount`, `HKCategoryTypeIdentifierSleepAnalysis`).
+    /// (`HKQuantityTypeIdentifierStepCount`, `HKCategoryTypeIdentifierSleepAnalysis`)
+    /// or its short name (`StepCount`, `SleepAnalysis`).
     /// Custom types are resolved through the store: `Store.sampleType(_:)`.
     public static func named(_ identifier: String) throws -> SampleType {
-        guard let t = TypeCatalogue.standard[identifier] else {
+        guard let t = TypeCatalogue.lookup(identifier) else {
             throw OHKError(.unknownType, "unknown sample type identifier '\(identifier)'")
         }
         return t
@@ -92,4 +93,21 @@ public enum TypeCatalogue {
 
     /// All standard types, sorted by identifier.
     public static var all: [SampleType] { standard.values.sorted { $0.identifier < $1.identifier } }
+
+    /// A standard type by its identifier or by its short name, the
+    /// identifier without its prefix (`HeartRate`, `SleepAnalysis`): no
+    /// quantity type and category type share one.
+    public static func lookup(_ name: String) -> SampleType? {
+        standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
+    }
+
+    /// The short name of a standard type (its identifier without the
+    /// prefix); a custom type's identifier as it is.
+    public static func shortName(_ type: SampleType) -> String {
+        guard !type.isCustom else { return type.identifier }
+        for prefix in [quantityPrefix, categoryPrefix] where type.identifier.hasPrefix(prefix) {
+            return String(type.identifier.dropFirst(prefix.count))
+        }
+        return type.identifier
+    }
 }

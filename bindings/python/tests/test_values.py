@@ -154,3 +154,15 @@ def test_rule18_a_predicate_deeper_than_128_levels_is_refused():
         ~p
     with pytest.raises(ohk.InvalidPredicateError):
         ohk.Predicate("!" * 200 + "quantity > 1 count")
+
+
+def test_short_type_names_work_everywhere(store):
+    """`HeartRate` is HKQuantityTypeIdentifierHeartRate in every call that
+    takes a type, as in `ohk` (issue: one vocabulary everywhere)."""
+    heart = ohk.sample_type("HeartRate")
+    assert heart.identifier == "HKQuantityTypeIdentifierHeartRate"
+    assert ohk.sample_type("SleepAnalysis").identifier == "HKCategoryTypeIdentifierSleepAnalysis"
+    store.save(ohk.QuantitySample("HeartRate", T0, T0, 1.0))
+    assert [s.sample_type.identifier for s in store.query("HeartRate").samples] == [heart.identifier]
+    with pytest.raises(ohk.UnknownTypeError):
+        store.query("Nope")
