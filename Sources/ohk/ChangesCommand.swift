@@ -82,8 +82,12 @@ struct ChangesCommand: ParsableCommand {
 
     private func startAnchor() throws -> QueryAnchor? {
         if let since { return try parseAnchor(since) }
-        guard let file = anchorFile, let text = readFile(file) else {
-            throw ValidationError("--anchor-file \(anchorFile ?? "") does not exist yet; start with --since none")
+        guard let file = anchorFile else { throw ValidationError("say where to start: --since or --anchor-file") }
+        guard let text = readFile(file) else {
+            // The first run of a resumable feed: there is nothing to resume.
+            guard access(file, F_OK) != 0 else { throw ValidationError("--anchor-file \(file) cannot be read") }
+            printError("ohk: --anchor-file \(file) does not exist yet: starting from the beginning")
+            return nil
         }
         guard let first = text.split(whereSeparator: \.isWhitespace).first else {
             throw ValidationError("--anchor-file \(file) is empty (truncated?); remove it, or start with --since none")

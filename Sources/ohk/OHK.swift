@@ -1,4 +1,5 @@
 import ArgumentParser
+import OpenHealthKitCore
 
 /// `ohk`: Apple Health exports into a store, and the store's changes out.
 @main
@@ -27,6 +28,7 @@ struct OHK: ParsableCommand {
               what came before the damage was imported, and a new run resumes
           66  the input cannot be opened or is not an Apple Health export
         """,
+        version: LibraryVersion.string,
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
                       PruneCommand.self, CheckCommand.self]

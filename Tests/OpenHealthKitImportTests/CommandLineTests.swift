@@ -87,6 +87,28 @@ import OpenHealthKitCore
         #expect(r.status == 1 && r.output.contains("says it is page"), "\(r.status) \(r.output)")
     }
 
+    /// `ohk --version` prints the library's version, the C header's.
+    @Test func versionIsTheHeadersVersion() throws {
+        let header = String(decoding: readBytes(repositoryRoot + "/include/openhealthkit_types.h"), as: UTF8.self)
+        let line = try #require(header.split(separator: "\n").first { $0.hasPrefix("#define OHK_VERSION_STRING") })
+        let r = ohk(["--version"])
+        let printed = r.output.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(r.status == 0 && line.contains("\"\(printed)\""), "\(r.output)")
+        #expect(r.output.hasPrefix(LibraryVersion.string))
+    }
+
+    /// A feed's first run: an anchor file that does not exist yet means
+    /// from the beginning (said on stderr), and is written for the next run.
+    @Test func aMissingAnchorFileStartsFromTheBeginning() throws {
+        let store = try importedStore()
+        let file = temporaryDirectory() + "/new.anchor"
+        let first = ohk(["changes", "--anchor-file", file, "--store", store], mergeStderr: true)
+        #expect(first.status == 0 && first.output.contains("does not exist yet: starting from the beginning"))
+        #expect(first.output.components(separatedBy: "\"added\"").count - 1 == 36)
+        let again = try lines(ohk(["changes", "--anchor-file", file, "--store", store]).output)
+        #expect(again.count == 1 && again[0].anchor != nil)
+    }
+
     /// Rule 2: an empty anchor, given or in a file, is a truncated one (an
     /// error), never "from the start"; `none` is.
     @Test func anEmptyAnchorIsAnErrorNotTheStart() throws {

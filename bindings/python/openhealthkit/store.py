@@ -105,8 +105,9 @@ class HealthStore:
     def __init__(self, path: str | os.PathLike[str], *, map_size: int | None = None,
                  tombstone_retention: timedelta | None = None, durable: bool = True,
                  default_source: Source = DEFAULT_SOURCE) -> None:
-        """Opens the store. ``tombstone_retention``: how long deleted objects
-        are kept (default 90 days; ``timedelta.max``: until pruned).
+        """Opens the store (``~`` in ``path`` is the home directory).
+        ``tombstone_retention``: how long deleted objects are kept (default
+        90 days; ``timedelta.max``: until pruned).
         ``durable=False`` skips fsync (scratch stores only). Samples saved
         without a source get ``default_source``."""
         options = n.ohk_store_options()
@@ -123,7 +124,7 @@ class HealthStore:
         options.durable = bool(durable)
         if not isinstance(default_source, Source):
             raise TypeError("default_source must be a Source")
-        self.path = os.fspath(path)
+        self.path = os.path.expanduser(os.fspath(path))  # "~/health" as a shell would
         self.default_source = default_source
         self._types: dict[str, SampleType] = {}
         self._queries: set[Query] = set()

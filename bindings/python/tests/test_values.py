@@ -166,3 +166,13 @@ def test_short_type_names_work_everywhere(store):
     assert [s.sample_type.identifier for s in store.query("HeartRate").samples] == [heart.identifier]
     with pytest.raises(ohk.UnknownTypeError):
         store.query("Nope")
+
+
+def test_a_path_with_a_tilde_is_the_home_directory(tmp_path, monkeypatch):
+    """HealthStore("~/x") opens $HOME/x, not a directory named "~"."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    with ohk.HealthStore("~/health", durable=False) as store:
+        assert store.path == str(tmp_path / "health")
+    assert (tmp_path / "health" / "data.mdb").exists()
+    assert not (tmp_path / "~").exists()
