@@ -91,6 +91,10 @@ extension Store {
         let sourceID = try w.sourceID(s.source), deviceID = try w.deviceID(s.device)
         w.encoded.bytes.removeAll(keepingCapacity: true)
         RecordCodec.encodeSample(s, sourceID: sourceID, deviceID: deviceID, into: &w.encoded)
+        guard w.encoded.bytes.count <= RecordCodec.maxSize else {
+            throw OHKError(.invalidMetadata, "sample \(s.uuid) has \(w.encoded.bytes.count) bytes of metadata and fields; "
+                           + "a sample holds at most \(RecordCodec.maxSize >> 20) MB")
+        }
         try w.append(w.encoded.bytes, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)

@@ -49,6 +49,19 @@ import Testing
         #expect(predicateError(nots(180))?.code == .invalidPredicate)
     }
 
+    /// A sample's record is at most 16 MB (so a read that meets a larger
+    /// one knows it is damage): a larger save is refused, writing nothing.
+    @Test func rule18_aSampleLargerThanTheRecordLimitIsRefused() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let big = try stepSample(1, metadata: ["note": .string(String(repeating: "x", count: RecordCodec.maxSize))])
+        #expect(errorCode { try store.save([try stepSample(2), big]) } == .invalidMetadata)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.isEmpty)
+        let fits = try stepSample(3, metadata: ["note": .string(String(repeating: "x", count: RecordCodec.maxSize - 1000))])
+        try store.save([fits])
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.map(\.uuid) == [fits.uuid])
+    }
+
     @Test func rule18_textPastTheLengthLimitIsRefusedBeforeItIsRead() {
         let long = "sourceName == '" + String(repeating: "x", count: PredicateLimits.textBytes) + "'"
         #expect(predicateError(long)?.message.contains("longer than the limit") == true)

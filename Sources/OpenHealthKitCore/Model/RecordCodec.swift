@@ -15,6 +15,9 @@ import FoundationEssentials
 @usableFromInline
 enum RecordCodec {
     static let headSize = 48
+    /// The largest record a save writes, metadata and all (rule 18): a
+    /// read that meets a larger one meets damage, not a 4 GB copy.
+    static let maxSize = 16 << 20
     @usableFromInline static let flagTombstone: UInt32 = 1 << 24
     @usableFromInline static let flagMetadata: UInt32 = 1 << 25
     @usableFromInline static let flagCategory: UInt32 = 1 << 26
@@ -102,10 +105,11 @@ struct RecordView {
     @usableFromInline init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// A record as read from the store: one too short for its fixed fields
-    /// is damage, an error rather than a read past its end (one compare;
-    /// the rest is checked when the record is copied out, `isWellFormed`).
+    /// or longer than any save writes is damage, an error rather than a
+    /// read past its end or a huge copy (two compares; the rest is checked
+    /// when the record is copied out, `isWellFormed`).
     @inline(__always) init(stored bytes: UnsafeRawBufferPointer) throws {
-        guard bytes.count >= RecordCodec.headSize else {
+        guard bytes.count >= RecordCodec.headSize, bytes.count <= RecordCodec.maxSize else {
             throw OHKError(.storeCorrupt, "a record of \(bytes.count) bytes in the store (ohk check tells what is damaged)")
         }
         self.bytes = bytes
