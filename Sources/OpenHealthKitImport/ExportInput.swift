@@ -98,11 +98,7 @@ final class ExportInput {
         var candidates: [String] = []
         var seen: [String] = []
         for sub in ["", "apple_health_export/"] {
-            guard let dir = opendir(folder + "/" + sub) else { continue }
-            defer { closedir(dir) }
-            while let e = readdir(dir) {
-                let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                guard name != ".", name != ".." else { continue }
+            for name in names(in: folder + "/" + sub) {
                 seen.append(sub + name)
                 if mayBeExport(sub + name) { candidates.append(sub + name) }
             }
@@ -121,16 +117,24 @@ final class ExportInput {
                                       + listing(seen.sorted()))
     }
 
-    private func openZip(_ path: String) throws {
-        // libarchive converts entry names to the locale's charset: in a
-        // process that never set one ("C"), 导出.xml has no name at all.
-        // This thread reads the headers in a UTF-8 locale instead.
+    /// Runs `body` with this thread in a UTF-8 locale: libarchive converts
+    /// entry names to the locale's charset, and in a process that never
+    /// set one ("C") 导出.xml has no name at all.
+    private static func withUTF8Names<T>(_ body: () throws -> T) rethrows -> T {
         let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
         let previous = utf8.map { uselocale($0) }
         defer {
             if let previous { uselocale(previous) }
             if let utf8 { freelocale(utf8) }
         }
+        return try body()
+    }
+
+    private func openZip(_ path: String) throws {
+        try Self.withUTF8Names { try findExportEntry(path) }
+    }
+
+    private func findExportEntry(_ path: String) throws {
         guard let a = archive_read_new() else { throw ImportError.cannotOpen("\(path): out of memory") }
         archive = a
         archive_read_support_format_zip_streamable(a)
@@ -148,8 +152,7 @@ final class ExportInput {
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else {
                 throw ImportError.notAnExport("\(path): damaged or truncated zip before the export XML was found: \(Self.message(a))")
             }
-            let name = archive_entry_pathname_utf8(entry).map { String(cString: $0) }
-                ?? archive_entry_pathname(entry).map { String(cString: $0) } ?? ""
+            let name = Self.name(of: entry)
             if Self.mayBeExport(name) {
                 if Self.isNamedExport(name) {
                     entryName = name
@@ -173,30 +176,27 @@ final class ExportInput {
     /// data skipped) until its end or the first damage.
     func listRemainingEntries() {
         guard let archive else { return }
-        var entry: OpaquePointer?
-        let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil)
-        let previous = utf8.map { uselocale($0) }
-        defer {
-            if let previous { uselocale(previous) }
-            if let utf8 { freelocale(utf8) }
+        Self.withUTF8Names {
+            var entry: OpaquePointer?
+            while true {
+                let status = archive_read_next_header(archive, &entry)
+                guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return }
+                otherFiles.append(Self.name(of: entry))
+                archive_read_data_skip(archive)
+            }
         }
-        while true {
-            let status = archive_read_next_header(archive, &entry)
-            guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return }
-            if let name = archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry) { otherFiles.append(String(cString: name)) }
-            archive_read_data_skip(archive)
-        }
+    }
+
+    private static func name(of entry: OpaquePointer) -> String {
+        (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
     }
 
     /// The regular files under `folder`, `depth` levels down at most,
     /// relative to it.
     private static func files(under folder: String, depth: Int) -> [String] {
-        guard depth > 0, let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
+        guard depth > 0 else { return [] }
         var out: [String] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            guard name != ".", name != ".." else { continue }
+        for name in names(in: folder) {
             var st = stat()
             guard stat(folder + "/" + name, &st) == 0 else { continue }
             if (st.st_mode & S_IFMT) == S_IFDIR {
@@ -206,6 +206,18 @@ final class ExportInput {
             }
         }
         return out.sorted()
+    }
+
+    /// The names in a folder (not `.` and `..`); none when it cannot be read.
+    private static func names(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { out.append(name) }
+        }
+        return out
     }
 
     /// "a, b and 3 more": what a zip or folder holds, for an error.

@@ -51,8 +51,7 @@ struct AddCommand: ParsableCommand {
             var meta: [String: MetadataValue] = [:]
             for entry in metadata {
                 guard let eq = entry.firstIndex(of: "=") else { throw ValidationError("--metadata takes key=value, got '\(entry)'") }
-                let v = String(entry[entry.index(after: eq)...])
-                meta[String(entry[..<eq])] = Double(v).map(MetadataValue.number) ?? .string(v)
+                meta[String(entry[..<eq])] = typedMetadataValue(entry[entry.index(after: eq)...])
             }
             let sample: Sample
             if let canonical = t.canonicalUnit {
@@ -144,4 +143,19 @@ struct PruneCommand: ParsableCommand {
             print("pruned \(dropped) deleted objects")
         }
     }
+}
+
+/// A metadata value from the command line, typed as HealthKit stores it:
+/// `true`/`false` a boolean, a finite number a number, an ISO 8601 date or
+/// date-time a date, anything else text (`HKWasUserEntered=true` is the
+/// boolean the importer and HealthKit write, not the string "true").
+func typedMetadataValue(_ text: Substring) -> MetadataValue {
+    switch text {
+    case "true": return .bool(true)
+    case "false": return .bool(false)
+    default: break
+    }
+    if let n = Double(text), n.isFinite { return .number(n) }
+    if let d = ISODate.parse(text) { return .date(d) }
+    return .string(String(text))
 }

@@ -53,6 +53,16 @@ import Testing
         #expect(try HealthUnit("kcal/(kg*hr)").description == "kcal/(kg*hr)")
     }
 
+    /// `bpm`, the unit people write for heart rate, is count/min.
+    @Test func bpmIsCountPerMinute() throws {
+        let bpm = try HealthUnit("bpm")
+        let perMinute = try HealthUnit("count/min"), perSecond = try HealthUnit("count/s")
+        #expect(bpm.isCompatible(with: perMinute) && bpm.isCompatible(with: perSecond))
+        #expect(try bpm.convert(72, to: HealthUnit("count/min")) == 72)
+        #expect(abs(try bpm.convert(60, to: HealthUnit("count/s")) - 1) < 1e-15)
+        #expect((try HealthUnit(bpm.description)) == bpm)
+    }
+
     @Test func oneUnitSpelledTwoWaysConvertsExactly() throws {
         // Same dimension, scale and offset: the value comes back unchanged,
         // not through a multiply and a divide.

@@ -87,6 +87,22 @@ import OpenHealthKitCore
         #expect(r.status == 1 && r.output.contains("says it is page"), "\(r.status) \(r.output)")
     }
 
+    /// `ohk add --metadata` types its values as HealthKit and the importer
+    /// do: booleans, numbers and dates, not text.
+    @Test func addTypesItsMetadataValues() throws {
+        let dir = temporaryDirectory() + "/store"
+        let r = ohk(["add", "StepCount", "1", "--metadata", "HKWasUserEntered=true", "--metadata", "n=3",
+                     "--metadata", "when=2024-03-01T08:00:00Z", "--metadata", "note=hello", "--store", dir])
+        #expect(r.status == 0, "\(r.output)")
+        let store = try Store(directory: dir)
+        defer { store.close() }
+        let sample = try #require(try store.anchoredQuery(type: try SampleType.named("StepCount"), anchor: nil).samples.first)
+        #expect(sample.metadata["HKWasUserEntered"] == .bool(true))
+        #expect(sample.metadata["n"] == .number(3))
+        #expect(sample.metadata["when"] == .date(try #require(ISODate.parse("2024-03-01T08:00:00Z"))))
+        #expect(sample.metadata["note"] == .string("hello"))
+    }
+
     /// `ohk --version` prints the library's version, the C header's.
     @Test func versionIsTheHeadersVersion() throws {
         let header = String(decoding: readBytes(repositoryRoot + "/include/openhealthkit_types.h"), as: UTF8.self)

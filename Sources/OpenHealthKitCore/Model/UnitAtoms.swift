@@ -57,8 +57,10 @@ enum UnitAtoms {
         "min": Atom(dimension: time, scale: 60),
         "hr": Atom(dimension: time, scale: 3600),
         "d": Atom(dimension: time, scale: 86400),
-        // frequency
+        // frequency; `bpm` (beats a minute, count/min) is ours, not
+        // HealthKit's: the unit people write for heart rate
         "Hz": Atom(dimension: product((time, -1)), scale: 1, prefixable: true),
+        "bpm": Atom(dimension: product((time, -1)), scale: 1.0 / 60),
         // energy and power
         "J": Atom(dimension: energy, scale: 1000, prefixable: true),
         "cal": Atom(dimension: energy, scale: 4184, prefixable: true),
