@@ -28,9 +28,9 @@ extern "C" {
 
 /* The ABI version this header describes; ohk_abi_version() returns the
  * library's. Bindings refuse a library whose version differs. */
-#define OHK_ABI_VERSION 2
+#define OHK_ABI_VERSION 3
 /* The library version this header belongs to; ohk_version_string() returns it. */
-#define OHK_VERSION_STRING "0.7.0"
+#define OHK_VERSION_STRING "0.8.0"
 
 /* ---- status codes: 0 is success, failures are negative and stable. */
 enum {
@@ -103,7 +103,9 @@ enum {
 enum {
     OHK_SAMPLE_CATEGORY = 1,       /* value is a category integer, not a quantity */
     OHK_SAMPLE_HAS_DEVICE = 2,     /* ohk_batch_device gives its device */
-    OHK_SAMPLE_HAS_METADATA = 4    /* ohk_batch_metadata gives its metadata */
+    OHK_SAMPLE_HAS_METADATA = 4,   /* ohk_batch_metadata gives its metadata */
+    OHK_SAMPLE_HAS_CREATION_DATE = 8, /* creation_date is set */
+    OHK_SAMPLE_HAS_UTC_OFFSET = 16 /* utc_offset is set */
 };
 
 /* Durable subscription frequencies (HKUpdateFrequency). */
@@ -191,6 +193,11 @@ typedef struct ohk_sample_input {
     const ohk_device *device;     /* NULL: no device */
     const ohk_metadata_entry *metadata;
     uint64_t metadata_count;
+    /* Optional; a zeroed struct gives neither (ABI 3). */
+    bool has_creation_date;       /* creation_date is given */
+    bool has_utc_offset;          /* utc_offset is given */
+    int32_t utc_offset;           /* seconds east of UTC of the sample's local time, within +-18 h */
+    double creation_date;         /* Unix seconds: when the sample was made, as its source says */
 } ohk_sample_input;
 
 /* What a save did with one sample (in input order). */
@@ -215,7 +222,8 @@ typedef struct ohk_sample_record {
     uint32_t type_index;          /* ohk_batch_type(batch, type_index, ...) */
     uint32_t source_index;        /* ohk_batch_source(batch, source_index, ...) */
     uint32_t flags;               /* OHK_SAMPLE_... */
-    uint32_t reserved;            /* zero */
+    int32_t utc_offset;           /* seconds east of UTC, with OHK_SAMPLE_HAS_UTC_OFFSET; else 0 */
+    double creation_date;         /* Unix seconds, with OHK_SAMPLE_HAS_CREATION_DATE; else NaN */
 } ohk_sample_record;
 
 /* Caller-owned arrays that ohk_batch_sample_columns fills, one element
@@ -229,6 +237,8 @@ typedef struct ohk_sample_columns {
     uint32_t *type_index;         /* as ohk_sample_record.type_index */
     uint32_t *source_index;       /* as ohk_sample_record.source_index */
     uint32_t *flags;              /* as ohk_sample_record.flags */
+    int64_t *creation_us;         /* Unix microseconds; INT64_MIN when the sample has none */
+    int32_t *utc_offset;          /* seconds east of UTC; INT32_MIN when the sample has none */
 } ohk_sample_columns;
 
 /* A deleted object of a batch (HKDeletedObject). */

@@ -39,12 +39,22 @@ public class HKSample: HKObject, @unchecked Sendable {
     public let sampleType: HKSampleType
     public let startDate: Date
     public let endDate: Date
+    /// OpenHealthKit's addition: when the sample was made, as its source
+    /// said (an Apple Health export's `creationDate`); nil when not known
+    /// (rule 24).
+    public let creationDate: Date?
+    /// OpenHealthKit's addition: the UTC offset of the sample's local time,
+    /// in seconds east of UTC, as an Apple Health export gives it; nil when
+    /// not known. HealthKit apps read `HKMetadataKeyTimeZone` for this.
+    public let utcOffset: Int?
 
     init(type: HKSampleType, start: Date, end: Date, uuid: UUID, sourceRevision: HKSourceRevision,
-         device: HKDevice?, metadata: ObjectMetadata) {
+         device: HKDevice?, metadata: ObjectMetadata, creationDate: Date? = nil, utcOffset: Int? = nil) {
         self.sampleType = type
         self.startDate = start
         self.endDate = end
+        self.creationDate = creationDate
+        self.utcOffset = utcOffset
         super.init(uuid: uuid, sourceRevision: sourceRevision, device: device, metadata: metadata)
     }
 
@@ -91,11 +101,12 @@ public final class HKQuantitySample: HKSample, @unchecked Sendable {
 
     /// A sample read from the store.
     init(type: HKQuantityType, canonicalUnit: HKUnit, value: Double, start: Date, end: Date, uuid: UUID,
-         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata) {
+         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata,
+         creationDate: Date?, utcOffset: Int?) {
         self.value = value
         self.unit = canonicalUnit
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
-                   device: device, metadata: metadata)
+                   device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }
 
     override func coreSample(in store: Store) throws(HKError) -> Sample {
@@ -103,7 +114,8 @@ public final class HKQuantitySample: HKSample, @unchecked Sendable {
         let metadata = try MetadataBridge.core(metadata)
         return try hk {
             try Sample.quantity(type, value: value, unit: unit.core, start: startDate, end: endDate,
-                                source: sourceRevision.core, device: device?.core, metadata: metadata, uuid: uuid)
+                                source: sourceRevision.core, device: device?.core, metadata: metadata, uuid: uuid,
+                                creationDate: creationDate, utcOffset: utcOffset)
         }
     }
 
@@ -141,10 +153,11 @@ public final class HKCategorySample: HKSample, @unchecked Sendable {
 
     /// A sample read from the store.
     init(type: HKCategoryType, value: Int, start: Date, end: Date, uuid: UUID,
-         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata) {
+         sourceRevision: HKSourceRevision, device: HKDevice?, metadata: ObjectMetadata,
+         creationDate: Date?, utcOffset: Int?) {
         self.value = value
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
-                   device: device, metadata: metadata)
+                   device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }
 
     override func coreSample(in store: Store) throws(HKError) -> Sample {
@@ -152,7 +165,8 @@ public final class HKCategorySample: HKSample, @unchecked Sendable {
         let metadata = try MetadataBridge.core(metadata)
         return try hk {
             try Sample.category(type, value: value, start: startDate, end: endDate, source: sourceRevision.core,
-                                device: device?.core, metadata: metadata, uuid: uuid)
+                                device: device?.core, metadata: metadata, uuid: uuid,
+                                creationDate: creationDate, utcOffset: utcOffset)
         }
     }
 

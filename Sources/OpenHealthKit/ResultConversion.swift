@@ -96,11 +96,13 @@ final class ResultConversion: @unchecked Sendable {
             let entry = types[f.typeIndex]
             if let value = f.quantity, let type = entry.quantityType, let unit = entry.unit {
                 sample = HKQuantitySample(type: type, canonicalUnit: unit, value: value, start: start, end: end,
-                                          uuid: f.uuid, sourceRevision: revision, device: device, metadata: metadata)
+                                          uuid: f.uuid, sourceRevision: revision, device: device, metadata: metadata,
+                                          creationDate: f.creationDate, utcOffset: f.utcOffset)
             } else {
                 sample = HKCategorySample(type: entry.type as! HKCategoryType, value: f.categoryValue ?? 0,
                                           start: start, end: end, uuid: f.uuid,
-                                          sourceRevision: revision, device: device, metadata: metadata)
+                                          sourceRevision: revision, device: device, metadata: metadata,
+                                          creationDate: f.creationDate, utcOffset: f.utcOffset)
             }
             out.append(sample)
         }

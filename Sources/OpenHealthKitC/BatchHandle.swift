@@ -73,10 +73,15 @@ final class BatchHandle: Handle, @unchecked Sendable {
                 if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
                 if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
                 if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
+                let created = f.creationTime
+                if created != nil { flags |= UInt32(OHK_SAMPLE_HAS_CREATION_DATE) }
+                let offset = f.utcOffset
+                if offset != nil { flags |= UInt32(OHK_SAMPLE_HAS_UTC_OFFSET) }
                 made[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
                                             end: UnixTime.fromReference(f.endTime), value: value,
                                             type_index: UInt32(f.typeIndex), source_index: sources.number(ofStoreID: f.sourceID),
-                                            flags: flags, reserved: 0)
+                                            flags: flags, utc_offset: Int32(offset ?? 0),
+                                            creation_date: created.map(UnixTime.fromReference) ?? .nan)
                 i += 1
             }
             records = made
@@ -96,6 +101,8 @@ final class BatchHandle: Handle, @unchecked Sendable {
         out.typeIndex = c.type_index
         out.sourceID = c.source_index
         out.flags = c.flags  // the core's bits are OHK_SAMPLE_*'s (Tests/c compares them with the records')
+        out.creationUnixMicroseconds = c.creation_us
+        out.utcOffset = c.utc_offset
         result.samples.fill(out)
         if let p = c.source_index {
             for i in 0..<result.samples.count { p[i] = sources.number(ofStoreID: p[i]) }

@@ -29,10 +29,13 @@ private struct SampleBuilder {
                 throw CError(.invalidMetadata, "samples[\(i)]: metadata key '\(key)' appears twice")
             }
         }
+        let created = c.has_creation_date ? try UnixTime.date(c.creation_date, "samples[\(i)].creation_date") : nil
+        let offset = c.has_utc_offset ? Int(c.utc_offset) : nil
         if let canonical = type.canonicalUnit {
             let unit = try c.unit.map { try self.unit($0, i) } ?? canonical
             return try Sample.quantity(type, value: c.value, unit: unit, start: start, end: end, source: source,
-                                       device: device, metadata: metadata, uuid: uuid)
+                                       device: device, metadata: metadata, uuid: uuid,
+                                       creationDate: created, utcOffset: offset)
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")
@@ -41,7 +44,8 @@ private struct SampleBuilder {
             throw CError(.invalidValue, "samples[\(i)]: a category value is an integer, got \(c.value)")
         }
         return try Sample.category(type, value: Int(c.value), start: start, end: end, source: source,
-                                   device: device, metadata: metadata, uuid: uuid)
+                                   device: device, metadata: metadata, uuid: uuid,
+                                   creationDate: created, utcOffset: offset)
     }
 
     private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> SampleType {

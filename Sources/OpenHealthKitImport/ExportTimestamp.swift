@@ -6,12 +6,16 @@ import OpenHealthKitCore
 enum ExportTimestamp {
     /// Seconds since 2001-01-01 UTC (`Date`'s reference), or nil when `text`
     /// is not exactly `yyyy-MM-dd HH:mm:ss ±hhmm` with fields in range.
-    static func parse(_ text: String) -> Double? {
+    static func parse(_ text: String) -> Double? { parseWithOffset(text)?.instant }
+
+    /// The instant and the UTC offset it was written in (seconds east of
+    /// UTC: `-0800` is -28,800), the sample's own time zone offset.
+    static func parseWithOffset(_ text: String) -> (instant: Double, offset: Int)? {
         var text = text
         return text.withUTF8 { parse($0) }
     }
 
-    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> Double? {
+    static func parse(_ b: UnsafeBufferPointer<UInt8>) -> (instant: Double, offset: Int)? {
         guard b.count == 25, b[4] == 45, b[7] == 45, b[10] == 32, b[13] == 58, b[16] == 58, b[19] == 32,
               b[20] == 43 || b[20] == 45 else { return nil }
         func number(_ from: Int, _ count: Int) -> Int? {
@@ -30,7 +34,7 @@ enum ExportTimestamp {
               hour < 24, minute < 60, second < 61, offH < 24, offM < 60 else { return nil }
         let offset = (offH * 3600 + offM * 60) * (b[20] == 45 ? -1 : 1)
         let unix = ISODate.daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset
-        return Double(unix - 978_307_200)
+        return (Double(unix - 978_307_200), offset)
     }
 
     private static func daysIn(_ month: Int, _ year: Int) -> Int {

@@ -54,7 +54,8 @@ struct RecordMapper {
         guard let type = type(r.type) else { return .failure(SkipReason(kind: .unknownType, subject: r.type)) }
         let subject = type.identifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
-        guard let start = ExportTimestamp.parse(r.startDate), let end = ExportTimestamp.parse(r.endDate) else {
+        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
+              let end = ExportTimestamp.parse(r.endDate) else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
         let created = r.creationDate.flatMap(ExportTimestamp.parse)
@@ -83,14 +84,17 @@ struct RecordMapper {
         }
         let uuid = contentUUID(type, source, device, start, end, created, value, metadata)
         let startDate = Date(timeIntervalSinceReferenceDate: start), endDate = Date(timeIntervalSinceReferenceDate: end)
+        let creationDate = created.map(Date.init(timeIntervalSinceReferenceDate:))
         do {
             switch value {
             case .quantity(let q):
                 return .success(try Sample.quantity(type, value: q, unit: type.canonicalUnit!, start: startDate, end: endDate,
-                                                    source: source, device: device, metadata: metadata, uuid: uuid))
+                                                    source: source, device: device, metadata: metadata, uuid: uuid,
+                                                    creationDate: creationDate, utcOffset: offset))
             case .category(let c):
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
-                                                    source: source, device: device, metadata: metadata, uuid: uuid))
+                                                    source: source, device: device, metadata: metadata, uuid: uuid,
+                                                    creationDate: creationDate, utcOffset: offset))
             }
         } catch let e as OHKError {
             // Values were checked above: what remains is dates and metadata.

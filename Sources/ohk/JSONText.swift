@@ -89,6 +89,8 @@ extension JSONObject {
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)
         o.add("sourceVersion", s.source.version)
+        if let c = s.creationDate { o.add("creationDate", ISODate.format(c)) }
+        if let offset = s.utcOffset { o.add("utcOffset", int: offset) }
         if let d = s.device { o.add("device", object: device(d)) }
         if !s.metadata.isEmpty { o.add("metadata", object: metadata(s.metadata)) }
         return o

@@ -193,7 +193,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 6)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         try store.save([try stepSample(6)])
         let read = try store.anchoredQuery(type: steps, anchor: nil).samples
         #expect(read.map(\.uuid) == [old.uuid, read[1].uuid] && read[0] == old)

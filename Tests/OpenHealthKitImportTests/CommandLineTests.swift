@@ -10,7 +10,10 @@ import OpenHealthKitCore
         struct Counts: Decodable { let samples: Int; let deletedObjects: Int }
         let samples: Int; let deletedObjects: Int; let types: [String: Counts]; let anchor: String
     }
-    struct SampleJSON: Decodable { let uuid: String; let type: String; let value: Double; let unit: String?; let source: String }
+    struct SampleJSON: Decodable {
+        let uuid: String; let type: String; let value: Double; let unit: String?; let source: String
+        let creationDate: String?; let utcOffset: Int?
+    }
     struct DeletedJSON: Decodable { let uuid: String; let type: String }
     struct Line: Decodable { let added: SampleJSON?; let deleted: DeletedJSON?; let anchor: String? }
     struct QueryJSON: Decodable { let samples: [SampleJSON]; let deletedObjects: [DeletedJSON]; let anchor: String }
@@ -54,6 +57,7 @@ import OpenHealthKitCore
         #expect(delta.first?.added?.uuid == uuid)
         #expect(delta.first?.added?.value == 72.5)
         #expect(delta.first?.added?.unit == "g" || delta.first?.added?.unit == "kg")
+        #expect(delta.first?.added?.creationDate == nil && delta.first?.added?.utcOffset == nil)
         let deleted = ohk(["delete", uuid, "--store", store])
         #expect(deleted.status == 0)
         let after = try lines(ohk(["changes", "--since", try #require(delta.last?.anchor), "--store", store]).output)
@@ -145,6 +149,8 @@ import OpenHealthKitCore
         let q = try decode(QueryJSON.self, r.output)
         #expect(q.samples.count == 2)
         #expect(q.samples.allSatisfy { $0.source == "Renpho" })
+        // Rule 24: what the export said of each record's creation and offset.
+        #expect(q.samples.allSatisfy { $0.creationDate?.hasPrefix("20") == true && $0.utcOffset == -28_800 }, "\(r.output)")
         let later = try decode(QueryJSON.self, ohk(["query", "BodyMass", "--anchor", q.anchor, "--format", "json", "--store", store]).output)
         #expect(later.samples.isEmpty)
         let table = ohk(["query", "HKQuantityTypeIdentifierHeight", "--unit", "cm", "--store", store]).output

@@ -137,6 +137,9 @@ import OpenHealthKitCore
         let height = try #require(try samples(store, "HKQuantityTypeIdentifierHeight").first)
         #expect(abs(try height.quantity(in: HealthUnit("m")) - 5.75 * 0.3048) < 1e-12)
         #expect(ISODate.format(height.startDate) == "2018-01-24T23:54:24Z")
+        // creationDate="2018-01-24 15:54:24 -0800": kept, with the offset (rule 24).
+        #expect(height.creationDate.map(ISODate.format) == "2018-01-24T23:54:24Z")
+        #expect(height.utcOffset == -8 * 3600)
         #expect(height.source == Source(bundleIdentifier: "DonorOne's Apple Watch", name: "DonorOne's Apple Watch", version: "4.1"))
         // `%` is a fraction: 0.161 means 16.1 %.
         let fat = try samples(store, "HKQuantityTypeIdentifierBodyFatPercentage").map { try $0.quantity(in: HealthUnit("%")) }
@@ -145,6 +148,19 @@ import OpenHealthKitCore
         let stand = try #require(try samples(store, "HKCategoryTypeIdentifierAppleStandHour").first)
         #expect(stand.value == .category(0))
         #expect(stand.source.name == "Dharti's Apple\u{a0}Watch")
+    }
+
+    /// <Record … BodyMassIndex creationDate="2020-04-19 06:53:41 -0800"
+    /// startDate="2020-04-18 05:52:26 -0800" …>, the first of export A.
+    @Test func rule24_eachRecordsCreationDateAndUTCOffsetAreKept() throws {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(fixtureA, into: store)
+        let bmi = try samples(store, "HKQuantityTypeIdentifierBodyMassIndex")
+        let first = try #require(bmi.first { ISODate.format($0.startDate) == "2020-04-18T13:52:26Z" })
+        #expect(first.creationDate.map(ISODate.format) == "2020-04-19T14:53:41Z")
+        #expect(first.utcOffset == -28_800)
+        #expect(bmi.allSatisfy { $0.creationDate != nil && $0.utcOffset == -28_800 })
     }
 
     @Test func deviceDescriptionsAndMetadataBecomeFields() throws {

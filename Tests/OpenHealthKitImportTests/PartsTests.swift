@@ -9,6 +9,9 @@ import OpenHealthKitCore
         #expect(t.map { ISODate.format(Date(timeIntervalSinceReferenceDate: $0)) } == "2018-01-24T23:54:24Z")
         let east = ExportTimestamp.parse("2024-03-01 00:30:00 +0530")
         #expect(east.map { ISODate.format(Date(timeIntervalSinceReferenceDate: $0)) } == "2024-02-29T19:00:00Z")
+        #expect(ExportTimestamp.parseWithOffset("2024-03-01 00:30:00 +0530")?.offset == 19_800)
+        #expect(ExportTimestamp.parseWithOffset("2018-01-24 15:54:24 -0800")?.offset == -28_800)
+        #expect(ExportTimestamp.parseWithOffset("2018-01-24 15:54:24 +0000")?.offset == 0)
         for bad in ["2018-01-24 15:54:24", "2018-01-24T15:54:24 -0800", "2018-02-30 10:00:00 +0000",
                     "2018-01-24 24:00:00 +0000", "2018-01-24 15:54:24 -08:00", "", "abcd-ef-gh ij:kl:mn +0000"] {
             #expect(ExportTimestamp.parse(bad) == nil, "\(bad)")

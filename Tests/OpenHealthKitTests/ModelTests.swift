@@ -95,6 +95,29 @@ import Testing
         #expect(after.deletedObjects[0].metadata?[HKMetadataKeySyncVersion] as? Double == 2)
     }
 
+    /// Rule 24: a sample's creation date and UTC offset (written by an
+    /// import, through the core) read back on HKSample, and a sample read
+    /// and saved again into another store keeps them.
+    @Test func rule24_creationDateAndUTCOffsetReadBackOnHKSample() async throws {
+        let store = try freshHealthStore()
+        let when = Date(timeIntervalSince1970: 1_600_000_000)
+        let core = try OpenHealthKitCore.Sample.quantity(
+            try SampleType.named("HKQuantityTypeIdentifierBodyMass"), value: 70, unit: HealthUnit("kg"),
+            start: when, end: when, source: Source(bundleIdentifier: "Renpho", name: "Renpho"),
+            creationDate: when + 60, utcOffset: -25_200)
+        try store.coreStore().save([core])
+        let query = HKAnchoredObjectQueryDescriptor(predicates: [.sample(type: HKQuantityType(.bodyMass))], anchor: nil)
+        let got = try #require(try await query.result(for: store).addedSamples.first)
+        #expect(got.creationDate == when + 60 && got.utcOffset == -25_200)
+        let other = try freshHealthStore()
+        try await other.save([got])
+        let again = try #require(try await query.result(for: other).addedSamples.first)
+        #expect(again.creationDate == when + 60 && again.utcOffset == -25_200)
+        let made = HKQuantitySample(type: HKQuantityType(.bodyMass), quantity: HKQuantity(unit: .pound(), doubleValue: 150),
+                                    start: when, end: when)
+        #expect(made.creationDate == nil && made.utcOffset == nil)
+    }
+
     /// Each factory selects what HealthKit documents it selects; compound
     /// predicates combine them.
     @Test func predicateFactoriesSelectWhatTheySay() async throws {

@@ -458,6 +458,62 @@ static void predicates_from_text_and_parts(void **state)
 /* Rule 8b (HKQuery.h): OHK_DATE_STRICT_END selects samples whose end is
  * in [start, end), for samples and deleted objects. Sample i runs from
  * T0 + 60 i for a minute; the range is [T0 + 600, T0 + 1200). */
+/* Rule 24: a sample's creation date and UTC offset are kept as given, in
+ * records and columns; a zeroed input gives neither, and an offset beyond
+ * 18 hours is refused. */
+static void rule24_creation_date_and_utc_offset_round_trip(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in[2];
+    in[0] = steps_input(0);
+    in[0].has_creation_date = true;
+    in[0].creation_date = T0 - 3600.5;
+    in[0].has_utc_offset = true;
+    in[0].utc_offset = -8 * 3600;
+    in[1] = steps_input(1);
+    ohk_save_outcome out[2];
+    OK(ohk_store_save(out, f->store, in, 2));
+
+    ohk_batch *b = query_type(f->store, STEPS, NULL, 0);
+    const ohk_sample_record *r;
+    uint64_t n;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, 2);
+    assert_true(r[0].flags & OHK_SAMPLE_HAS_CREATION_DATE);
+    assert_true(r[0].flags & OHK_SAMPLE_HAS_UTC_OFFSET);
+    assert_true(r[0].creation_date == T0 - 3600.5);
+    assert_int_equal(r[0].utc_offset, -8 * 3600);
+    assert_false(r[1].flags & (OHK_SAMPLE_HAS_CREATION_DATE | OHK_SAMPLE_HAS_UTC_OFFSET));
+    assert_true(isnan(r[1].creation_date));
+    assert_int_equal(r[1].utc_offset, 0);
+
+    int64_t created[2];
+    int32_t offset[2];
+    uint32_t flags[2];
+    ohk_sample_columns cols;
+    memset(&cols, 0, sizeof cols);
+    cols.creation_us = created;
+    cols.utc_offset = offset;
+    cols.flags = flags;
+    ohk_batch *c = query_type(f->store, STEPS, NULL, 0);
+    OK(ohk_batch_sample_columns(&n, &cols, 2, c));
+    assert_true(created[0] == llround((T0 - 3600.5) * 1e6) && created[1] == INT64_MIN);
+    assert_true(offset[0] == -8 * 3600 && offset[1] == INT32_MIN);
+    assert_int_equal(flags[0], r[0].flags);
+    assert_int_equal(flags[1], r[1].flags);
+    ohk_batch_free(c);
+    ohk_batch_free(b);
+
+    ohk_sample_input bad = steps_input(5);
+    bad.has_utc_offset = true;
+    bad.utc_offset = 18 * 3600 + 1;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(out, f->store, &bad, 1));
+    bad = steps_input(5);
+    bad.has_creation_date = true;
+    bad.creation_date = NAN;
+    assert_true(ohk_store_save(out, f->store, &bad, 1) < 0);
+}
+
 static void rule08b_strict_end_date_is_half_open(void **state)
 {
     fixture *f = *state;
@@ -496,6 +552,7 @@ int run_data(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(save_then_query_reads_every_field, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule08b_strict_end_date_is_half_open, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule24_creation_date_and_utc_offset_round_trip, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),

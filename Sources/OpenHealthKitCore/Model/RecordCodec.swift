@@ -1,8 +1,9 @@
 import FoundationEssentials
 
 /// The stored form of a sample or a deleted object (a tombstone): a fixed
-/// 48-byte head, then metadata when the flag says so, then (format 6) a
-/// 4-byte check of all before it (`RecordCheck`). Little-endian.
+/// 48-byte head, then the optional fields its flags announce, in this
+/// order, then (format 6) a 4-byte check of all before it (`RecordCheck`).
+/// Little-endian.
 ///
 ///     0  uuid        16 bytes
 ///     16 start       Float64, seconds since 2001-01-01 (Date's own representation)
@@ -10,11 +11,16 @@ import FoundationEssentials
 ///     32 value       Float64 quantity | Int64 category | Float64 deletion date (tombstone)
 ///     40 source id   UInt32
 ///     44 device id   24 bits, flags in the top 8 bits
-///     48 metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
+///     48 creation    Float64, when flagCreation (format 7)
+///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
+///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
 ///     end-4 check    UInt32, when the flag says so (format 5 records have none)
+///
+/// The optional fields cost nothing to samples without them, which are
+/// most of what apps save; imported samples carry both.
 @usableFromInline
 enum RecordCodec {
-    static let headSize = 48
+    @usableFromInline static let headSize = 48
     /// The largest record a save writes, metadata and all (rule 18): a
     /// read that meets a larger one meets damage, not a 4 GB copy.
     static let maxSize = 16 << 20
@@ -22,6 +28,8 @@ enum RecordCodec {
     @usableFromInline static let flagMetadata: UInt32 = 1 << 25
     @usableFromInline static let flagCategory: UInt32 = 1 << 26
     @usableFromInline static let flagChecked: UInt32 = 1 << 27
+    @usableFromInline static let flagCreation: UInt32 = 1 << 28
+    @usableFromInline static let flagUTCOffset: UInt32 = 1 << 29
     @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
@@ -37,6 +45,7 @@ enum RecordCodec {
     static func encodeSample(_ s: Sample, sourceID: UInt32, deviceID: UInt32, into w: inout ByteWriter) {
         let start = w.bytes.count
         var flags: UInt32 = flagChecked | (s.metadata.isEmpty ? 0 : flagMetadata)
+            | (s.creationDate == nil ? 0 : flagCreation) | (s.utcOffset == nil ? 0 : flagUTCOffset)
         let value: UInt64
         switch s.value {
         case .quantity(let v): value = v.bitPattern
@@ -52,6 +61,8 @@ enum RecordCodec {
             head.storeBytes(of: ((deviceID & deviceMask) | flags).littleEndian, toByteOffset: 44, as: UInt32.self)
             w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
         }
+        if let c = s.creationDate { w.f64(c.timeIntervalSinceReferenceDate) }
+        if let o = s.utcOffset { w.u32(UInt32(bitPattern: Int32(o))) }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
         appendCheck(&w, from: start)
     }
@@ -63,7 +74,8 @@ enum RecordCodec {
     }
 
     /// A tombstone keeps uuid, dates, source, deletion date, and the sync
-    /// identifier and version (rule 8); nothing else.
+    /// identifier and version (rule 8); nothing else (no creation date or
+    /// UTC offset).
     static func encodeTombstone(of record: RecordView, deletionDate: Date) -> [UInt8] {
         var w = ByteWriter()
         w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: record.bytes[0..<32]))
@@ -135,6 +147,23 @@ struct RecordView {
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
     @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
     var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
+    @inlinable var hasCreation: Bool { word & RecordCodec.flagCreation != 0 }
+    @inlinable var hasUTCOffset: Bool { word & RecordCodec.flagUTCOffset != 0 }
+    /// Where the metadata begins: after the head and the optional fields.
+    @inlinable var metadataOffset: Int {
+        RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0)
+    }
+    /// When the sample was created, as its source said (seconds since
+    /// 2001-01-01); nil when not given.
+    @inlinable var creation: Double? {
+        hasCreation && bytes.count >= RecordCodec.headSize + 8 ? f64(RecordCodec.headSize) : nil
+    }
+    /// The UTC offset of the sample's local time, in seconds east of UTC.
+    @inlinable var utcOffset: Int? {
+        let at = RecordCodec.headSize + (hasCreation ? 8 : 0)
+        guard hasUTCOffset, bytes.count >= at + 4 else { return nil }
+        return Int(Int32(bitPattern: u32(at)))
+    }
     /// The head and metadata: the record without its check.
     var body: UnsafeRawBufferPointer {
         isChecked ? UnsafeRawBufferPointer(rebasing: bytes[0..<max(0, bytes.count - RecordCheck.size)]) : bytes
@@ -155,8 +184,10 @@ struct RecordView {
         guard bytes.count >= RecordCodec.headSize,
               bytes.count >= RecordCodec.headSize + (isChecked ? RecordCheck.size : 0) else { return false }
         let body = self.body
-        guard hasMetadata else { return body.count == RecordCodec.headSize }
-        var r = ByteReader(body, offset: RecordCodec.headSize)
+        let fixed = metadataOffset
+        guard hasMetadata else { return body.count == fixed }
+        guard body.count > fixed else { return false }
+        var r = ByteReader(body, offset: fixed)
         guard let n = try? r.u16() else { return false }
         for _ in 0..<n {
             guard let klen = try? r.u16(), r.remaining >= Int(klen) else { return false }
@@ -192,7 +223,7 @@ struct RecordView {
 
     /// Walks the entries; `body` returns true to stop.
     func forEachMetadata(_ visit: (String, MetadataValue) -> Bool) throws {
-        var r = ByteReader(body, offset: RecordCodec.headSize)
+        var r = ByteReader(body, offset: metadataOffset)
         let n = Int(try r.u16())
         for _ in 0..<n {
             let klen = Int(try r.u16())

@@ -104,9 +104,22 @@ public struct Sample: Hashable, Sendable {
     public let source: Source
     public let device: Device?
     public let metadata: [String: MetadataValue]
+    /// When the sample was first made, as its source says (an Apple Health
+    /// export's `creationDate`); nil when not given. Saves keep what they
+    /// are given and stamp nothing (rule 24).
+    public let creationDate: Date?
+    /// The UTC offset of the sample's local time, in seconds east of UTC
+    /// (an export's `-0800` is -28,800): what "the user's day" is for this
+    /// sample. Nil when not known.
+    public let utcOffset: Int?
+
+    /// The largest UTC offset a sample takes: 18 hours either way, as
+    /// ISO 8601 and Foundation's `TimeZone` allow.
+    public static let maxUTCOffset = 18 * 3600
 
     init(uuid: UUID, type: SampleType, startDate: Date, endDate: Date, value: SampleValue,
-         source: Source, device: Device?, metadata: [String: MetadataValue]) {
+         source: Source, device: Device?, metadata: [String: MetadataValue],
+         creationDate: Date? = nil, utcOffset: Int? = nil) {
         self.uuid = uuid
         self.type = type
         self.startDate = startDate
@@ -115,15 +128,19 @@ public struct Sample: Hashable, Sendable {
         self.source = source
         self.device = device
         self.metadata = metadata
+        self.creationDate = creationDate
+        self.utcOffset = utcOffset
     }
 
     /// A quantity sample; `value` in `unit` is stored in the type's canonical unit.
     /// Throws for a category type, a unit of another dimension, a NaN or
-    /// infinite value, or `end` before `start`.
+    /// infinite value, `end` before `start`, a non-finite creation date or
+    /// a UTC offset beyond ±18 hours.
     public static func quantity(_ type: SampleType, value: Double, unit: HealthUnit,
                                 start: Date, end: Date, source: Source,
                                 device: Device? = nil, metadata: [String: MetadataValue] = [:],
-                                uuid: UUID = UUID()) throws -> Sample {
+                                uuid: UUID = UUID(), creationDate: Date? = nil,
+                                utcOffset: Int? = nil) throws -> Sample {
         guard let canonical = type.canonicalUnit else {
             throw OHKError(.invalidArgument, "\(type.identifier) is a category type; it takes an integer value")
         }
@@ -135,7 +152,8 @@ public struct Sample: Hashable, Sendable {
         }
         let stored = try unit.convert(value, to: canonical)
         let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .quantity(stored),
-                       source: source, device: device, metadata: metadata)
+                       source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
         try s.validate()
         return s
     }
@@ -144,9 +162,11 @@ public struct Sample: Hashable, Sendable {
     public static func category(_ type: SampleType, value: Int, start: Date, end: Date,
                                 source: Source, device: Device? = nil,
                                 metadata: [String: MetadataValue] = [:],
-                                uuid: UUID = UUID()) throws -> Sample {
+                                uuid: UUID = UUID(), creationDate: Date? = nil,
+                                utcOffset: Int? = nil) throws -> Sample {
         let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .category(value),
-                       source: source, device: device, metadata: metadata)
+                       source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
         try s.validate()
         return s
     }
@@ -167,6 +187,12 @@ public struct Sample: Hashable, Sendable {
         }
         guard s <= e else {
             throw OHKError(.invalidDateRange, "sample \(uuid) ends (\(endDate)) before it starts (\(startDate))")
+        }
+        if let c = creationDate, !c.timeIntervalSinceReferenceDate.isFinite {
+            throw OHKError(.invalidDateRange, "sample \(uuid) has a non-finite creation date")
+        }
+        if let o = utcOffset, abs(o) > Self.maxUTCOffset {
+            throw OHKError(.invalidArgument, "sample \(uuid) has a UTC offset of \(o) s; offsets lie within ±\(Self.maxUTCOffset) s (18 hours)")
         }
         switch (type.kind, value) {
         case (.quantity, .quantity(let v)):

@@ -27,7 +27,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                    value: r.isCategory ? .category(r.category) : .quantity(r.quantity),
                    source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
                    device: r.deviceID == 0 ? nil : names.device(r.deviceID),
-                   metadata: (try? r.metadata()) ?? [:])
+                   metadata: (try? r.metadata()) ?? [:],
+                   creationDate: r.creation.map(Date.init(timeIntervalSinceReferenceDate:)),
+                   utcOffset: r.utcOffset)
         }
     }
 
@@ -74,7 +76,13 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                 p[i] = (r.isCategory ? SampleColumnPointers.category : 0)
                     | (r.deviceID != 0 ? SampleColumnPointers.hasDevice : 0)
                     | (r.hasMetadata ? SampleColumnPointers.hasMetadata : 0)
+                    | (r.hasCreation ? SampleColumnPointers.hasCreationDate : 0)
+                    | (r.hasUTCOffset ? SampleColumnPointers.hasUTCOffset : 0)
             }
+            if let p = c.creationUnixMicroseconds {
+                p[i] = r.creation.map { Int64((($0 + unixOffset) * 1e6).rounded()) } ?? SampleColumnPointers.noCreationDate
+            }
+            if let p = c.utcOffset { p[i] = Int32(r.utcOffset ?? Int(SampleColumnPointers.noUTCOffset)) }
         }
     }
 
@@ -99,10 +107,17 @@ package struct SampleColumnPointers {
     package var typeIndex: UnsafeMutablePointer<UInt32>?
     /// The store's id of the sample's source (`SampleBatch.source(id:)`).
     package var sourceID: UnsafeMutablePointer<UInt32>?
-    /// `category`, `hasDevice` and `hasMetadata` bits.
+    /// `category`, `hasDevice`, `hasMetadata`, `hasCreationDate` and
+    /// `hasUTCOffset` bits.
     package var flags: UnsafeMutablePointer<UInt32>?
+    /// Unix microseconds, `noCreationDate` when the sample has none.
+    package var creationUnixMicroseconds: UnsafeMutablePointer<Int64>?
+    /// Seconds east of UTC, `noUTCOffset` when the sample has none.
+    package var utcOffset: UnsafeMutablePointer<Int32>?
 
-    package static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4
+    package static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4,
+                       hasCreationDate: UInt32 = 8, hasUTCOffset: UInt32 = 16
+    package static let noCreationDate = Int64.min, noUTCOffset = Int32.min
 
     package init() {}
 }
@@ -127,6 +142,12 @@ public struct SampleFields {
     /// The store's id of the sample's device, 0 when it has none.
     @inlinable public var deviceID: UInt32 { record.deviceID }
     @inlinable public var hasMetadata: Bool { record.hasMetadata }
+    /// When the sample was made, as its source said; nil when not given.
+    @inlinable public var creationDate: Date? { record.creation.map(Date.init(timeIntervalSinceReferenceDate:)) }
+    /// The creation date in seconds since 2001-01-01, without a Date.
+    @inlinable public var creationTime: Double? { record.creation }
+    /// The UTC offset of the sample's local time, seconds east of UTC.
+    @inlinable public var utcOffset: Int? { record.utcOffset }
     /// Each metadata entry in turn, without building a dictionary.
     public func forEachMetadata(_ body: (_ key: String, _ value: MetadataValue) -> Void) {
         guard hasMetadata else { return }

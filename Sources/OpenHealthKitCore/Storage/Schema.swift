@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 5). One LMDB environment per store
+/// The store's on-disk layout (format 7). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -38,8 +38,12 @@ enum Schema {
     /// (`RecordCheck`, flagged in the record, so format-5 records read as
     /// before and nothing is rewritten on upgrade); a format-5 library
     /// would read the check as part of the metadata, so it refuses the
-    /// store. Format 1 (development only) is refused.
-    static let format: UInt32 = 6
+    /// store. 7: a record may carry its creation date and UTC offset
+    /// (flagged, between the head and the metadata, so format-6 records
+    /// read as before and nothing is rewritten on upgrade); a format-6
+    /// library would read them as metadata, so it refuses the store.
+    /// Format 1 (development only) is refused.
+    static let format: UInt32 = 7
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones"]
     /// The fixed trees of fixed-size duplicates.

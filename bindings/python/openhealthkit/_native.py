@@ -21,7 +21,7 @@ from typing import Any
 from .errors import Status, error_for
 
 #: The ABI this binding was written for (OHK_ABI_VERSION of the header).
-ABI_VERSION = 2
+ABI_VERSION = 3
 LIBRARY_NAME = "libopenhealthkit.so"
 ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
 
@@ -32,6 +32,7 @@ ANCHOR_TEXT_SIZE = 64
 VALUE_NULL, VALUE_STRING, VALUE_NUMBER, VALUE_DATE, VALUE_BOOL, VALUE_UUID, VALUE_QUANTITY, VALUE_LIST = range(8)
 # ohk_sample_record.flags
 SAMPLE_CATEGORY, SAMPLE_HAS_DEVICE, SAMPLE_HAS_METADATA = 1, 2, 4
+SAMPLE_HAS_CREATION_DATE, SAMPLE_HAS_UTC_OFFSET = 8, 16
 # ohk_type_info.kind
 KIND_QUANTITY, KIND_CATEGORY = 0, 1
 
@@ -97,7 +98,8 @@ class ohk_sample_input(Structure):
         ("type", c_char_p), ("start", c_double), ("end", c_double), ("value", c_double),
         ("unit", c_char_p), ("uuid", c_uint8 * 16), ("source", ohk_source),
         ("device", POINTER(ohk_device)), ("metadata", POINTER(ohk_metadata_entry)),
-        ("metadata_count", c_uint64),
+        ("metadata_count", c_uint64), ("has_creation_date", c_bool), ("has_utc_offset", c_bool),
+        ("utc_offset", c_int32), ("creation_date", c_double),
     ]
 
 
@@ -113,7 +115,7 @@ class ohk_sample_record(Structure):
     _fields_ = [
         ("uuid", c_uint8 * 16), ("start", c_double), ("end", c_double), ("value", c_double),
         ("type_index", c_uint32), ("source_index", c_uint32), ("flags", c_uint32),
-        ("reserved", c_uint32),
+        ("utc_offset", c_int32), ("creation_date", c_double),
     ]
 
 
@@ -124,6 +126,7 @@ class ohk_sample_columns(Structure):
     _fields_ = [
         ("uuid", c_void_p), ("start_us", c_void_p), ("end_us", c_void_p), ("value", c_void_p),
         ("type_index", c_void_p), ("source_index", c_void_p), ("flags", c_void_p),
+        ("creation_us", c_void_p), ("utc_offset", c_void_p),
     ]
 
 
@@ -143,7 +146,7 @@ class ohk_type_info(Structure):
 
 
 # struct.Struct formats of the records, for reading whole arrays at once.
-SAMPLE_RECORD_FORMAT = "<16sdddIIII"
+SAMPLE_RECORD_FORMAT = "<16sdddIIIid"
 DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
 
 # ---- callbacks (user_data last)

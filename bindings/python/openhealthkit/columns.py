@@ -42,7 +42,8 @@ class SampleColumns:
 
 def _record_dtype(np: Any) -> Any:
     return np.dtype([("uuid", "u1", (16,)), ("start", "<f8"), ("end", "<f8"), ("value", "<f8"),
-                     ("type", "<u4"), ("source", "<u4"), ("flags", "<u4"), ("reserved", "<u4")])
+                     ("type", "<u4"), ("source", "<u4"), ("flags", "<u4"), ("utc_offset", "<i4"),
+                     ("creation_date", "<f8")])
 
 
 def _microseconds(np: Any, seconds: Any) -> Any:
@@ -70,7 +71,8 @@ def sample_columns(context: "BatchContext") -> SampleColumns:
     source = block[44 * count:48 * count].view(np.uint32)
     if count:
         columns = n.ohk_sample_columns(address, address + 16 * count, address + 24 * count,
-                                       address + 32 * count, address + 40 * count, address + 44 * count, None)
+                                       address + 32 * count, address + 40 * count, address + 44 * count,
+                                       None, None, None)
         written = ctypes.c_uint64()
         n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
     return SampleColumns(uuid=uuid, start=start, end=end, value=value, type=type_index, source=source,

@@ -8,15 +8,17 @@ Two samples are equal when their UUIDs are (HealthKit's rule for objects).
 
 from __future__ import annotations
 
+import math
 import os
 import uuid as uuid_module
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping
 
 from . import _native as n
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .catalogue import SampleType, convert, sample_type
+from .errors import InvalidArgumentError
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,14 +133,14 @@ class Sample(_Object):
     change once made."""
 
     # _r: the record (uuid, start, end, value, type_index, source_index,
-    # flags, reserved); _c: its batch's tables (types, sources, metadata),
+    # flags, utc_offset, creation_date); _c: its batch's tables (types, sources, metadata),
     # or an _Unsaved for a sample made in Python.
     __slots__ = ()
 
     def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
               unit: str | None, source: Source | None, device: Device | None,
               metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
-              flags: int) -> None:
+              flags: int, creation_date: datetime | None, utc_offset: timedelta | None) -> None:
         if source is not None and not isinstance(source, Source):
             raise TypeError(f"source must be a Source, not {type(source).__name__}")
         if device is not None and not isinstance(device, Device):
@@ -146,7 +148,12 @@ class Sample(_Object):
         raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
         if uuid is None:  # version 4, RFC 4122 variant
             raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
-        self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, 0)
+        created, offset = math.nan, 0
+        if creation_date is not None:
+            created, flags = unix_time(creation_date, "creation_date"), flags | n.SAMPLE_HAS_CREATION_DATE
+        if utc_offset is not None:
+            offset, flags = _offset_seconds(utc_offset), flags | n.SAMPLE_HAS_UTC_OFFSET
+        self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, offset, created)
         self._c = _Unsaved(kind, source, unit, _metadata_arg(metadata), device)
 
     @property
@@ -158,6 +165,26 @@ class Sample(_Object):
     def end_timestamp(self) -> float:
         """End as Unix seconds."""
         return self._r[2]
+
+    @property
+    def creation_date(self) -> datetime | None:
+        """When the sample was made, as its source said (an Apple Health
+        export's ``creationDate``), an aware UTC datetime; None when not
+        given. Saves keep it and stamp nothing (rule 24)."""
+        return utc_datetime(self._r[8]) if self._r[6] & n.SAMPLE_HAS_CREATION_DATE else None
+
+    @property
+    def utc_offset(self) -> timedelta | None:
+        """The UTC offset of the sample's local time (an export's
+        ``-0800`` is ``timedelta(hours=-8)``); None when not known."""
+        return timedelta(seconds=self._r[7]) if self._r[6] & n.SAMPLE_HAS_UTC_OFFSET else None
+
+    @property
+    def local_start_date(self) -> datetime | None:
+        """The start in the sample's own time zone offset (what "the user's
+        day" means for it); None when the offset is not known."""
+        offset = self.utc_offset
+        return None if offset is None else self.start_date.astimezone(timezone(offset))
 
     @property
     def device(self) -> Device | None:
@@ -193,13 +220,15 @@ class QuantitySample(Sample):
     def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: float,
                  unit: str | None = None, *, source: Source | None = None,
                  device: Device | None = None, metadata: Mapping[str, Any] | None = None,
-                 uuid: uuid_module.UUID | None = None) -> None:
+                 uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
+                 utc_offset: timedelta | None = None) -> None:
         kind = _resolve(sample_type)
         if kind.is_category:
             raise TypeError(f"{kind.identifier} is a category type: use CategorySample")
         if unit is not None:
             n.encode(unit, "unit")
-        self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0)
+        self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0,
+                   creation_date, utc_offset)
 
     @property
     def value(self) -> float:
@@ -229,13 +258,15 @@ class CategorySample(Sample):
     def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: int, *,
                  source: Source | None = None, device: Device | None = None,
                  metadata: Mapping[str, Any] | None = None,
-                 uuid: uuid_module.UUID | None = None) -> None:
+                 uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
+                 utc_offset: timedelta | None = None) -> None:
         kind = _resolve(sample_type)
         if not kind.is_category:
             raise TypeError(f"{kind.identifier} is a quantity type: use QuantitySample")
         if not isinstance(value, int) or isinstance(value, bool):
             raise TypeError(f"a category value is an int, not {type(value).__name__}")
-        self._init(kind, start, end, value, None, source, device, metadata, uuid, n.SAMPLE_CATEGORY)
+        self._init(kind, start, end, value, None, source, device, metadata, uuid, n.SAMPLE_CATEGORY,
+                   creation_date, utc_offset)
 
     @property
     def value(self) -> int:
@@ -281,6 +312,18 @@ class DeletedObject(_Object):
 
 Sample._family = Sample
 DeletedObject._family = DeletedObject
+
+
+def _offset_seconds(offset: timedelta) -> int:
+    """A UTC offset as whole seconds; the library refuses more than 18 hours."""
+    if not isinstance(offset, timedelta):
+        raise TypeError(f"utc_offset must be a timedelta, not {type(offset).__name__}")
+    seconds = offset.total_seconds()
+    if seconds != int(seconds):
+        raise InvalidArgumentError(f"utc_offset must be whole seconds, got {offset}")
+    if abs(seconds) > 18 * 3600:
+        raise InvalidArgumentError(f"utc_offset {offset} is beyond 18 hours")
+    return int(seconds)
 
 
 def _resolve(kind: str | SampleType) -> SampleType:

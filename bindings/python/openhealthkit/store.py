@@ -242,6 +242,10 @@ class HealthStore:
         kind = sample.sample_type
         identifier = kind.identifier.encode("utf-8")
         target.type, target.start, target.end, target.value = identifier, record[1], record[2], record[3]
+        if record[6] & n.SAMPLE_HAS_CREATION_DATE:
+            target.has_creation_date, target.creation_date = True, record[8]
+        if record[6] & n.SAMPLE_HAS_UTC_OFFSET:
+            target.has_utc_offset, target.utc_offset = True, record[7]
         unit = getattr(context, "unit", None)
         target.unit = unit.encode("utf-8") if unit else None
         ctypes.memmove(target.uuid, record[0], 16)

@@ -238,3 +238,32 @@ def test_rule_17_bad_input_gets_a_specific_error_and_writes_nothing(store):
     with pytest.raises(ohk.InvalidValueError):
         store.save(ohk.CategorySample(SLEEP, T0, T0, 999))
     assert not store.query([STEPS, SLEEP])
+
+
+def test_rule_24_creation_date_and_utc_offset_are_kept_as_given(store, tmp_path):
+    created = T0 - timedelta(hours=1)
+    pacific = timedelta(hours=-8)
+    both = steps(0, metadata={"note": "x"}, creation_date=created, utc_offset=pacific)
+    plain = steps(1)
+    sleep = ohk.CategorySample(SLEEP, T0, T0 + timedelta(hours=1), 0, utc_offset=timedelta(0))
+    assert both.creation_date == created and both.utc_offset == pacific
+    store.save([both, plain, sleep])
+    read = {s.uuid: s for s in store.query([STEPS, SLEEP]).samples}
+    got = read[both.uuid]
+    assert got.creation_date == created and got.utc_offset == pacific
+    assert got.metadata == {"note": "x"}  # the metadata after the optional fields reads whole
+    assert got.local_start_date.isoformat() == "2024-03-01T00:00:00-08:00"
+    assert read[plain.uuid].creation_date is None and read[plain.uuid].utc_offset is None
+    assert read[plain.uuid].local_start_date is None
+    assert read[sleep.uuid].utc_offset == timedelta(0) and read[sleep.uuid].creation_date is None
+    # A sample read back and saved into another store keeps both.
+    with ohk.HealthStore(tmp_path / "copy", durable=False) as other:
+        other.save(got)
+        [again] = other.query(STEPS).samples
+        assert again.creation_date == created and again.utc_offset == pacific
+    with pytest.raises(ohk.InvalidArgumentError, match="18 hours"):
+        steps(2, utc_offset=timedelta(hours=18, seconds=1))
+    with pytest.raises(ohk.InvalidArgumentError, match="naive"):
+        steps(2, creation_date=datetime(2024, 1, 1))
+    with pytest.raises(TypeError):
+        steps(2, utc_offset=3600)
