@@ -37,21 +37,26 @@ let package = Package(
         // The C API: @c entry points over the core.
         .target(
             name: "OpenHealthKitC",
-            dependencies: ["OpenHealthKitCore", "COpenHealthKit"],
+            dependencies: ["OpenHealthKitCore", "COpenHealthKit", "OpenHealthKitImport"],
             path: "Sources/OpenHealthKitC"
         ),
         // What the importer reads with: expat (XML), libarchive (zip),
-        // libcrypto (SHA-1 for name-based UUIDs).
-        .systemLibrary(name: "CExpat", path: "Sources/CExpat", pkgConfig: "expat",
-                       providers: [.apt(["libexpat1-dev"])]),
-        .systemLibrary(name: "CArchive", path: "Sources/CArchive", pkgConfig: "libarchive",
-                       providers: [.apt(["libarchive-dev"])]),
-        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"])]),
+        // libcrypto (SHA-1 for name-based UUIDs); headers only (Debian:
+        // libexpat1-dev, libarchive-dev, libssl-dev). CImportLibs opens the
+        // libraries when an import first needs them, so that the C library
+        // depends on none of them.
+        .systemLibrary(name: "CExpat", path: "Sources/CExpat"),
+        .systemLibrary(name: "CArchive", path: "Sources/CArchive"),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        .target(
+            name: "CImportLibs",
+            path: "Sources/CImportLibs",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // Apple Health export → samples, streamed into a store.
         .target(
             name: "OpenHealthKitImport",
-            dependencies: ["OpenHealthKitCore", "CExpat", "CArchive", "CCrypto"],
+            dependencies: ["OpenHealthKitCore", "CExpat", "CArchive", "CCrypto", "CImportLibs"],
             path: "Sources/OpenHealthKitImport"
         ),
         // HealthKit's names and signatures over the core; full Foundation

@@ -599,6 +599,33 @@ void ohk_query_free(ohk_query *query);
  */
 int32_t ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *user_data, ohk_destroy_fn destroy);
 
+/* ---- Importing Apple Health exports */
+
+/**
+ * Imports an Apple Health export into `store`: `path` is the export's zip,
+ * its unzipped folder, or its XML file, found under any name. The same
+ * importer as `ohk import`: one streaming pass in constant memory, each
+ * batch of samples saved all or nothing, idempotent (records already in
+ * the store are skipped), so a run that was stopped resumes by running it
+ * again. `progress` (may be NULL) is called on the calling thread after
+ * each chunk of XML, and can stop the import by returning non-zero.
+ * *out_report receives the report, to free with ohk_import_report_free.
+ * Returns OHK_OK when the whole export was read; OHK_ERR_IMPORT_DAMAGED
+ * (cut short or damaged past some point) or OHK_ERR_CANCELLED (progress
+ * asked to stop), with *out_report set: what came before was imported;
+ * OHK_ERR_IMPORT_INPUT (cannot open, not an export), OHK_ERR_UNAVAILABLE
+ * (libexpat, libarchive or libcrypto is not installed: they are opened
+ * when an import starts), and the store's errors, with *out_report NULL.
+ * Any thread; it blocks until the import ends.
+ */
+int32_t ohk_import_export(ohk_import_report **out_report, ohk_store *store, const char *path, ohk_import_progress_fn progress, void *user_data);
+
+/**
+ * Frees a report of ohk_import_export, its strings and arrays. NULL is
+ * ignored. Any thread.
+ */
+void ohk_import_report_free(ohk_import_report *report);
+
 #ifdef __cplusplus
 }
 #endif

@@ -54,7 +54,11 @@ enum {
     OHK_ERR_INVALID_METADATA = -17,
     OHK_ERR_STORE_FORMAT_TOO_OLD = -18,
     OHK_ERR_BUFFER_TOO_SMALL = -19,   /* the caller's buffer is too small; the needed size was written */
-    OHK_ERR_STORE_CORRUPT = -20       /* the store's file is damaged (ohk_store_verify tells what) */
+    OHK_ERR_STORE_CORRUPT = -20,      /* the store's file is damaged (ohk_store_verify tells what) */
+    OHK_ERR_IMPORT_INPUT = -21,       /* the file cannot be opened, or is not an Apple Health export */
+    OHK_ERR_IMPORT_DAMAGED = -22,     /* the export is cut short or damaged past some point; what came before was imported */
+    OHK_ERR_UNAVAILABLE = -23,        /* a library the call needs is not installed (the message names it) */
+    OHK_ERR_CANCELLED = -24           /* the caller's callback asked to stop */
 };
 
 /* ---- enums (int32_t fields and parameters) */
@@ -263,7 +267,52 @@ typedef struct ohk_type_info {
     bool is_custom;
 } ohk_type_info;
 
+/* One row of an import report: a kind of element or file of the export,
+ * how many it holds, how many were imported, and why the rest were not. */
+typedef struct ohk_import_row {
+    const char *kind;             /* an element ("Record", "Workout") or a kind of file (the routes GPX files) */
+    uint64_t count;
+    uint64_t imported;            /* imported by this run or an earlier one */
+    const char *note;             /* "" when there is nothing to say */
+} ohk_import_row;
+
+/* Records that were not imported for one reason. */
+typedef struct ohk_import_skip {
+    const char *reason;           /* "unknown type: HKQuantityTypeIdentifierFoo" */
+    uint64_t count;
+    uint64_t first_line;          /* the first line of the XML where it was met */
+} ohk_import_skip;
+
+/* What ohk_import_export did. The report owns its strings and arrays;
+ * free it with ohk_import_report_free. */
+typedef struct ohk_import_report {
+    uint64_t records;             /* <Record> elements read */
+    uint64_t added;               /* samples saved by this run */
+    uint64_t already_stored;      /* records stored before (an import is idempotent) */
+    uint64_t replaced;            /* added samples that replaced an older sync version (counted in added) */
+    uint64_t older_versions;      /* records not saved: the store holds a newer sync version */
+    uint64_t skipped;             /* records that are not samples (see skips) */
+    uint64_t bytes_read;          /* of the file (compressed bytes for a zip) */
+    uint64_t xml_bytes;           /* of XML parsed */
+    const char *export_xml;       /* the XML's name inside the zip or folder; NULL for an XML file */
+    int32_t failure;              /* OHK_OK, or why the import stopped early (OHK_ERR_IMPORT_DAMAGED, OHK_ERR_CANCELLED) */
+    const char *failure_message;  /* with its advice; NULL when failure is OHK_OK */
+    const ohk_import_row *contents;
+    uint64_t content_count;
+    const ohk_import_skip *skips;
+    uint64_t skip_count;
+    const char *const *warnings;  /* what the import worked around, e.g. a broken internal DTD */
+    uint64_t warning_count;
+} ohk_import_report;
+
 /* ---- callbacks. user_data is what the caller registered. */
+
+/* An import's progress, after each chunk of XML, on the calling thread:
+ * bytes of the file read out of bytes_total, records read, samples added.
+ * Return 0 to go on; anything else stops the import after what was read
+ * so far is saved (ohk_import_export then returns OHK_ERR_CANCELLED). */
+typedef int32_t (*ohk_import_progress_fn)(uint64_t bytes_read, uint64_t bytes_total, uint64_t records,
+                                          uint64_t added, void *user_data);
 
 /* Frees a callback's user_data; runs exactly once, after the last call. */
 typedef void (*ohk_destroy_fn)(void *user_data);

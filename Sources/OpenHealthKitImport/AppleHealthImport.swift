@@ -1,3 +1,4 @@
+import CImportLibs
 import Dispatch
 import Glibc
 import OpenHealthKitCore
@@ -11,11 +12,16 @@ public struct ImportOptions: Sendable {
     public var batchSize = 20_000
     /// Called after every chunk of XML, on the importing thread.
     public var progress: (@Sendable (ImportProgress) -> Void)?
+    /// Asked after every chunk of XML, on the importing thread: true stops
+    /// the import once what was read is saved (`failure` is `.cancelled`).
+    public var shouldStop: (@Sendable () -> Bool)?
     /// The bounds against hostile files (tests make them small).
     var limits = ImportLimits()
 
-    public init(batchSize: Int = 20_000, progress: (@Sendable (ImportProgress) -> Void)? = nil) {
+    public init(batchSize: Int = 20_000, shouldStop: (@Sendable () -> Bool)? = nil,
+                progress: (@Sendable (ImportProgress) -> Void)? = nil) {
         self.batchSize = batchSize
+        self.shouldStop = shouldStop
         self.progress = progress
     }
 }
@@ -41,6 +47,10 @@ public enum AppleHealthImport {
     public static func run(_ path: String, into store: Store,
                            options: ImportOptions = ImportOptions()) throws -> ImportReport {
         precondition(options.batchSize > 0, "batchSize must be positive")
+        var missing: UnsafePointer<CChar>?
+        guard ohk_import_libs_load(&missing) == 0 else {
+            throw ImportError.missingLibrary(missing.map { String(cString: $0) } ?? "an import library is missing")
+        }
         let input = try ExportInput(path: path, limits: options.limits)
         let handoff = Handoff<Chunk>(capacity: 4)
         let cancelled = Atomic<Bool>(false)
@@ -66,6 +76,13 @@ public enum AppleHealthImport {
                 saver.report.bytesRead = bytesRead
                 options.progress?(ImportProgress(bytesRead: bytesRead, totalBytes: input.totalBytes,
                                                  records: saver.report.records, added: saver.report.added + saver.pending))
+                if options.shouldStop?() == true {
+                    cancelled.store(true, ordering: .relaxed)
+                    while case .records = handoff.take() {}  // the reader's last chunks and its end
+                    try saver.flush()
+                    saver.report.failure = .cancelled
+                    return saver.report
+                }
             case .end(let failure, let otherElements, let otherFiles, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()

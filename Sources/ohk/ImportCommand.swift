@@ -48,12 +48,13 @@ struct ImportCommand: ParsableCommand {
             let bar = ProgressBar(enabled: !quiet)
             let report: ImportReport
             do {
-                report = try AppleHealthImport.run(path, into: store, options: ImportOptions(batchSize: batchSize) { p in
+                report = try AppleHealthImport.run(path, into: store, options: ImportOptions(batchSize: batchSize, progress: { p in
                     bar.update(done: p.bytesRead, total: p.totalBytes, detail: "\(p.records) records, \(p.added) added")
-                })
+                }))
             } catch let e as ImportError {
                 bar.finish()
                 printError("ohk: \(e)")
+                if case .missingLibrary = e { throw Exit.unavailable }
                 throw Exit.noInput
             }
             bar.finish()

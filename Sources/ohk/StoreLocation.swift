@@ -20,6 +20,8 @@ enum Exit {
     static let refused = ExitCode(1)
     static let damagedInput = ExitCode(65)
     static let noInput = ExitCode(66)
+    /// A library the command needs is not installed (EX_UNAVAILABLE).
+    static let unavailable = ExitCode(69)
 }
 
 /// Runs a command body, turning the store's errors into a message on

@@ -1,10 +1,11 @@
-/* The C API tests (cmocka): one executable, six groups. */
+/* The C API tests (cmocka): one executable, seven groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
 int run_nulls(void);
 int run_hooks(void);
 int run_reliability(void);
+int run_import(void);
 
 int main(void)
 {
@@ -14,5 +15,6 @@ int main(void)
     failed += run_nulls();
     failed += run_hooks();
     failed += run_reliability();
+    failed += run_import();
     return failed != 0;
 }

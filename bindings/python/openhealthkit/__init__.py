@@ -20,6 +20,7 @@ from .catalogue import (
 from .columns import SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
+from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, import_export
 from .predicate import Predicate
 from .queries import Query, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
@@ -33,10 +34,11 @@ __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
     "Aggregation", "Anchor", "AnchorLike", "CategorySample", "DEFAULT_SOURCE", "DeletedList",
-    "DeletedObject", "Device", "Frequency", "HealthStore", "Predicate", "Quantity",
+    "DeletedObject", "Device", "Frequency", "HealthStore", "ImportProgress", "ImportReport",
+    "ImportRow", "ImportSkip", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Subscription", "Types",
     "VerifyReport",
-    "canonical_unit", "category_value", "convert", "sample_type", "sample_types",
+    "canonical_unit", "category_value", "convert", "import_export", "sample_type", "sample_types",
     "units_compatible", *_error_names,
 ]

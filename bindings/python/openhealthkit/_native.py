@@ -145,6 +145,25 @@ class ohk_type_info(Structure):
     ]
 
 
+class ohk_import_row(Structure):
+    _fields_ = [("kind", c_char_p), ("count", c_uint64), ("imported", c_uint64), ("note", c_char_p)]
+
+
+class ohk_import_skip(Structure):
+    _fields_ = [("reason", c_char_p), ("count", c_uint64), ("first_line", c_uint64)]
+
+
+class ohk_import_report(Structure):
+    _fields_ = [
+        ("records", c_uint64), ("added", c_uint64), ("already_stored", c_uint64), ("replaced", c_uint64),
+        ("older_versions", c_uint64), ("skipped", c_uint64), ("bytes_read", c_uint64), ("xml_bytes", c_uint64),
+        ("export_xml", c_char_p), ("failure", c_int32), ("failure_message", c_char_p),
+        ("contents", POINTER(ohk_import_row)), ("content_count", c_uint64),
+        ("skips", POINTER(ohk_import_skip)), ("skip_count", c_uint64),
+        ("warnings", POINTER(c_char_p)), ("warning_count", c_uint64),
+    ]
+
+
 # struct.Struct formats of the records, for reading whole arrays at once.
 SAMPLE_RECORD_FORMAT = "<16sdddIIIid"
 DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
@@ -154,6 +173,7 @@ DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
 ohk_destroy_fn = CFUNCTYPE(None, c_void_p)
 ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch), c_void_p)
 ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
+ohk_import_progress_fn = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_uint64, c_uint64, c_void_p)
 ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64, POINTER(ohk_anchor), c_void_p)
 
 P = POINTER
@@ -228,6 +248,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_query_stop": (c_int32, [P(ohk_query)]),
     "ohk_query_free": (None, [P(ohk_query)]),
     "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
+    "ohk_import_report_free": (None, [P(ohk_import_report)]),
 }
 
 
@@ -240,6 +262,8 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     "ohk_batch_device": frozenset({Status.ERR_NOT_FOUND}),
     # A query freed meanwhile (close() on another thread) is stopped already.
     "ohk_query_stop": frozenset({Status.ERR_CLOSED}),
+    # An import that stopped early still has a report: import_export raises with it.
+    "ohk_import_export": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
 }
 
 

@@ -18,7 +18,8 @@ __all__ = [
     "NotFoundError", "AnchorError", "AnchorWrongStoreError", "AnchorCorruptError",
     "AnchorFromFutureError", "AnchorExpiredError", "StoreFormatError", "StoreFormatTooNewError",
     "StoreFormatTooOldError", "StorageError", "StoreCorruptError", "ClosedError", "InvalidPredicateError",
-    "InvalidMetadataError", "BufferTooSmallError", "CallbackError",
+    "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
+    "ImportDamagedError", "UnavailableError", "CancelledError",
 ]
 
 
@@ -46,6 +47,10 @@ class Status(IntEnum):
     ERR_STORE_FORMAT_TOO_OLD = -18
     ERR_BUFFER_TOO_SMALL = -19
     ERR_STORE_CORRUPT = -20
+    ERR_IMPORT_INPUT = -21
+    ERR_IMPORT_DAMAGED = -22
+    ERR_UNAVAILABLE = -23
+    ERR_CANCELLED = -24
 
 
 class OpenHealthKitError(Exception):
@@ -174,6 +179,32 @@ class StoreCorruptError(OpenHealthKitError, OSError):
     status, status_name = Status.ERR_STORE_CORRUPT, "OHK_ERR_STORE_CORRUPT"
 
 
+class ImportInputError(OpenHealthKitError, OSError):
+    """The file given to ``import_export`` cannot be opened, or is not an
+    Apple Health export (the message lists what the zip or folder holds)."""
+    status, status_name = Status.ERR_IMPORT_INPUT, "OHK_ERR_IMPORT_INPUT"
+
+
+class ImportDamagedError(OpenHealthKitError, ValueError):
+    """The export is cut short or damaged past some point; what came before
+    was imported, and ``report`` (an ``ImportReport``) says what."""
+    status, status_name = Status.ERR_IMPORT_DAMAGED, "OHK_ERR_IMPORT_DAMAGED"
+    report: object = None
+
+
+class UnavailableError(OpenHealthKitError, OSError):
+    """A library the call needs is not installed (the message names it and
+    its package): importing opens libexpat, libarchive and libcrypto."""
+    status, status_name = Status.ERR_UNAVAILABLE, "OHK_ERR_UNAVAILABLE"
+
+
+class CancelledError(OpenHealthKitError):
+    """The caller stopped the call (an import's progress callback); what
+    was done before is kept, and ``report`` says what."""
+    status, status_name = Status.ERR_CANCELLED, "OHK_ERR_CANCELLED"
+    report: object = None
+
+
 class CallbackError(OpenHealthKitError):
     """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
 
@@ -186,6 +217,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         AnchorWrongStoreError, AnchorCorruptError, AnchorFromFutureError, AnchorExpiredError,
         StoreFormatTooNewError, StoreFormatTooOldError, StorageError, ClosedError,
         InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
+        ImportInputError, ImportDamagedError, UnavailableError, CancelledError,
     )
 }
 

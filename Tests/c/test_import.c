@@ -1,0 +1,141 @@
+/* ohk_import_export: the importer of `ohk import`, from C. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define EXPORT_B OHK_FIXTURES "/export-small-b.xml"
+
+typedef struct progress_seen {
+    int calls;
+    uint64_t last_bytes, total, records;
+    int stop_at; /* 0: never */
+} progress_seen;
+
+static int32_t on_progress(uint64_t bytes_read, uint64_t bytes_total, uint64_t records, uint64_t added,
+                           void *user_data)
+{
+    progress_seen *p = user_data;
+    (void)added;
+    p->calls++;
+    p->last_bytes = bytes_read;
+    p->total = bytes_total;
+    p->records = records;
+    return p->stop_at && p->calls >= p->stop_at;
+}
+
+static const ohk_import_row *row(const ohk_import_report *r, const char *kind)
+{
+    for (uint64_t i = 0; i < r->content_count; i++)
+        if (strcmp(r->contents[i].kind, kind) == 0)
+            return &r->contents[i];
+    return NULL;
+}
+
+/* The counts are the fixture's own (read with Python's ElementTree):
+ * 37 records, one of an unknown type, 5 workouts. */
+static void import_reports_every_kind_and_is_idempotent(void **state)
+{
+    fixture *f = *state;
+    progress_seen seen = { 0 };
+    ohk_import_report *r = NULL;
+    OK(ohk_import_export(&r, f->store, EXPORT_B, on_progress, &seen));
+    assert_non_null(r);
+    assert_int_equal(r->records, 37);
+    assert_int_equal(r->added, 36);
+    assert_int_equal(r->skipped, 1);
+    assert_int_equal(r->failure, OHK_OK);
+    assert_null(r->failure_message);
+    assert_null(r->export_xml); /* an XML file given itself */
+    assert_true(seen.calls >= 1 && seen.records == 37 && seen.total > 0 && seen.last_bytes == seen.total);
+    const ohk_import_row *records = row(r, "Record"), *workouts = row(r, "Workout");
+    assert_non_null(records);
+    assert_int_equal(records->count, 37);
+    assert_non_null(workouts);
+    assert_int_equal(workouts->count, 5);
+    assert_int_equal(workouts->imported, 0);
+    assert_non_null(strstr(workouts->note, "not imported"));
+    assert_int_equal(r->skip_count, 1);
+    assert_non_null(strstr(r->skips[0].reason, "unknown type"));
+    assert_int_equal(r->skips[0].first_line, 217);
+    ohk_import_report_free(r);
+
+    /* The samples are there, with the export's creation dates and offsets (rule 24). */
+    ohk_batch *b = query_type(f->store, "HKQuantityTypeIdentifierBodyMass", NULL, 0);
+    const ohk_sample_record *s;
+    uint64_t n;
+    OK(ohk_batch_samples(&s, &n, b));
+    assert_int_equal(n, 7);
+    for (uint64_t i = 0; i < n; i++)
+        assert_true((s[i].flags & OHK_SAMPLE_HAS_CREATION_DATE) && s[i].utc_offset % 3600 == 0);
+    ohk_batch_free(b);
+
+    /* Again: nothing new. */
+    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    assert_int_equal(r->added, 0);
+    assert_int_equal(r->already_stored, 36);
+    ohk_import_report_free(r);
+    ohk_import_report_free(NULL);
+}
+
+/* A progress callback that returns non-zero stops the import with what
+ * was read saved; the next run adds the rest and nothing twice. */
+static void progress_can_stop_an_import_and_a_rerun_completes_it(void **state)
+{
+    fixture *f = *state;
+    progress_seen seen = { .stop_at = 1 };
+    ohk_import_report *r = NULL;
+    EXPECT(OHK_ERR_CANCELLED, ohk_import_export(&r, f->store, EXPORT_B, on_progress, &seen));
+    assert_non_null(r);
+    assert_int_equal(r->failure, OHK_ERR_CANCELLED);
+    assert_non_null(strstr(r->failure_message, "stopped"));
+    uint64_t first = r->added;
+    assert_int_equal(seen.calls, 1);
+    ohk_import_report_free(r);
+    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    assert_int_equal(first + r->added, 36);
+    assert_int_equal(r->already_stored, first);
+    ohk_import_report_free(r);
+}
+
+/* Bad input: an error code and no report, or a report with what came
+ * before the damage. */
+static void bad_input_is_an_error_that_says_which(void **state)
+{
+    fixture *f = *state;
+    ohk_import_report *r = (ohk_import_report *)1;
+    EXPECT(OHK_ERR_IMPORT_INPUT, ohk_import_export(&r, f->store, "/nonexistent/export.zip", NULL, NULL));
+    assert_null(r);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(&r, f->store, NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(NULL, f->store, EXPORT_B, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(&r, NULL, EXPORT_B, NULL, NULL));
+
+    /* The fixture cut inside its records: the records before the cut are imported. */
+    char path[128];
+    snprintf(path, sizeof path, "%s/cut.xml", f->dir);
+    FILE *in = fopen(EXPORT_B, "rb"), *out = fopen(path, "wb");
+    assert_non_null(in);
+    assert_non_null(out);
+    char buffer[20000];
+    size_t got = fread(buffer, 1, sizeof buffer, in);
+    assert_true(got > 16000);
+    fwrite(buffer, 1, 16000, out);
+    fclose(in);
+    fclose(out);
+    EXPECT(OHK_ERR_IMPORT_DAMAGED, ohk_import_export(&r, f->store, path, NULL, NULL));
+    assert_non_null(r);
+    assert_int_equal(r->failure, OHK_ERR_IMPORT_DAMAGED);
+    assert_non_null(strstr(r->failure_message, "ends early"));
+    assert_true(r->added > 0 && r->added < 36);
+    ohk_import_report_free(r);
+}
+
+int run_import(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(import_reports_every_kind_and_is_idempotent, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(progress_can_stop_an_import_and_a_rerun_completes_it, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(bad_input_is_an_error_that_says_which, open_fixture, close_fixture),
+    };
+    return cmocka_run_group_tests_name("import", tests, NULL, NULL);
+}
