@@ -194,7 +194,7 @@ private struct Saver {
         units.removeAll(keepingCapacity: true)
         // The store's pages read so far need not stay resident; unmapping
         // costs refaults, so only once they add up.
-        if ResidentMemory.fileBackedBytes() > 96 << 20 { try store.releaseMappedPages() }
+        if ResidentMemory.fileBackedBytes() > 24 << 20 { try store.releaseMappedPages() }
         (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
     }
 }
