@@ -22,6 +22,7 @@ import FoundationEssentials
 /// | `device_keys` | encoded device               | device id                              |
 /// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
 /// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
+/// | `priorities`  | type identifier              | source bundle identifiers, first first (rule 27) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -45,7 +46,7 @@ enum Schema {
     /// Format 1 (development only) is refused.
     static let format: UInt32 = 7
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
-                             "source_keys", "devices", "device_keys", "sync", "subs", "zones"]
+                             "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -114,7 +115,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones: MDB_dbi
+        zones, priorities: MDB_dbi
 
     init(_ dbis: [String: MDB_dbi]) {
         meta = dbis["meta"]!
@@ -131,6 +132,7 @@ struct FixedTrees: Sendable {
         sync = dbis["sync"]!
         subs = dbis["subs"]!
         zones = dbis["zones"]!
+        priorities = dbis["priorities"]!
     }
 }
 

@@ -99,7 +99,8 @@ public enum ISODate {
         return era * 146_097 + doe - 719_468
     }
 
-    private static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    /// The proleptic Gregorian date (year, month, day) of a day number since 1970-01-01.
+    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -109,5 +110,14 @@ public enum ISODate {
         let d = doy - (153 * mp + 2) / 5 + 1
         let m = mp + (mp < 10 ? 3 : -9)
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// Days in `month` of `year` (proleptic Gregorian).
+    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 }

@@ -1,0 +1,200 @@
+import FoundationEssentials
+
+/// HealthKit's statistics and statistics-collection queries (rules 25–29
+/// of docs/semantics.md), and the source priority they merge by.
+extension Store {
+    /// HKStatisticsQuery: the figures of `type` over every sample that
+    /// matches `predicate`, sources merged by priority. Matching samples
+    /// count whole; the result's dates are the earliest start and the
+    /// latest end among them. Nil when no sample matches (HealthKit's
+    /// `errorNoData`).
+    public func statistics(type: SampleType, predicate: SamplePredicate? = nil,
+                           options: StatisticsOptions) throws -> Statistics? {
+        try options.check(for: type)
+        let read = try statisticsSamples(type: type, predicate: predicate)
+        guard !read.samples.isEmpty else { return nil }
+        let start = read.samples.map(\.start).min()!, end = read.samples.map(\.end).max()!
+        // One interval over all time, in which every sample is whole.
+        let all = try compute(type, options, read, edges: [-.infinity, .infinity], utcOffset: 0)
+        return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: start),
+                          endDate: Date(timeIntervalSinceReferenceDate: end),
+                          values: all[0].values, bySource: all[0].bySource, sources: all[0].sources)
+    }
+
+    /// HKStatisticsCollectionQuery's results from `from` to `to`: one
+    /// `Statistics` per interval that overlaps them, with nil figures where
+    /// there is no data. Intervals are `interval` long, one of them starting
+    /// at `anchor`, counted in local time: each sample in its own UTC
+    /// offset, else in `utcOffset` (seconds east of UTC), which also places
+    /// the anchor and the reported dates (rule 28).
+    public func statisticsCollection(type: SampleType, predicate: SamplePredicate? = nil, options: StatisticsOptions,
+                                     anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
+                                     utcOffset: Int = 0) throws -> [Statistics] {
+        try options.check(for: type)
+        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
+        guard abs(utcOffset) <= Sample.maxUTCOffset else {
+            throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
+        }
+        let edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset)
+        // Every sample whose local time may reach the window: offsets lie within ±18 hours.
+        let margin = Double(2 * Sample.maxUTCOffset)
+        let window = SamplePredicate.dateRange(start: from.addingTimeInterval(-margin), end: to.addingTimeInterval(margin),
+                                               options: [])
+        let read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window)
+        return try compute(type, options, read, edges: edges, utcOffset: utcOffset)
+    }
+
+    /// The sources of `type` in the order set with `setSourcePriority`
+    /// (bundle identifiers, first first); empty when none was set.
+    public func sourcePriority(for type: SampleType) throws -> [String] {
+        try operation {
+            try env.read { txn in
+                guard let raw = try txn.get(trees.priorities, Array(type.identifier.utf8)) else { return [] }
+                return try Self.decodePriority(raw)
+            }
+        }
+    }
+
+    /// Sets the order in which statistics merge the sources of `type`
+    /// (rule 27): these bundle identifiers first, in this order, then the
+    /// others in the default order. An empty list restores the default.
+    public func setSourcePriority(_ bundleIdentifiers: [String], for type: SampleType) throws {
+        guard Set(bundleIdentifiers).count == bundleIdentifiers.count else {
+            throw OHKError(.invalidArgument, "a source appears twice in the priority of \(type.identifier)")
+        }
+        guard bundleIdentifiers.allSatisfy({ !$0.isEmpty }), bundleIdentifiers.count <= Int(UInt16.max) else {
+            throw OHKError(.invalidArgument, "a source priority lists up to 65,535 non-empty bundle identifiers")
+        }
+        try write { w in
+            let key = Array(type.identifier.utf8)
+            if bundleIdentifiers.isEmpty {
+                if try w.txn.get(trees.priorities, key) != nil { try w.txn.delete(trees.priorities, key) }
+                return
+            }
+            var out = ByteWriter()
+            out.u16(UInt16(bundleIdentifiers.count))
+            for b in bundleIdentifiers { out.string(b) }
+            try w.txn.put(trees.priorities, key, out.bytes)
+        }
+    }
+
+    private static func decodePriority(_ raw: UnsafeRawBufferPointer) throws -> [String] {
+        var r = ByteReader(raw)
+        return try (0..<Int(r.u16())).map { _ in try r.string() }
+    }
+
+    /// What a statistics query reads: its matching samples, their sources
+    /// (bundle identifiers and a source each) and the priority set for the type.
+    struct StatisticsRead {
+        var samples: [StatisticsSample]
+        var sources: [Source]
+    }
+
+    private func statisticsSamples(type: SampleType, predicate: SamplePredicate?) throws -> StatisticsRead {
+        let stored = try sourcePriority(for: type)
+        let result = try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: nil)
+        let batch = result.samples
+        // Sources by bundle identifier, each first seen at its lowest id.
+        var bundles: [String: (index: Int, firstID: UInt32, source: Source)] = [:]
+        var raw: [(start: Double, end: Double, value: Double, bundle: Int, offset: Int?)] = []
+        raw.reserveCapacity(batch.count)
+        batch.forEach { f in
+            let id = f.sourceID
+            let bundle = f.bundleIdentifier ?? "?"
+            let known = bundles[bundle]
+            if known == nil || id < known!.firstID {
+                let source = f.source ?? Source(bundleIdentifier: bundle, name: bundle)
+                bundles[bundle] = (known?.index ?? bundles.count, id, Source(bundleIdentifier: bundle, name: source.name))
+            }
+            raw.append((f.startTime, f.endTime, f.quantity ?? 0, bundles[bundle]!.index, f.utcOffset))
+        }
+        var sources = [Source](repeating: Source(bundleIdentifier: "", name: ""), count: bundles.count)
+        for (_, b) in bundles { sources[b.index] = b.source }
+        let ranks = Self.priorityRanks(sources: sources, firstIDs: bundles.values.sorted { $0.index < $1.index }.map(\.firstID),
+                                       stored: stored)
+        let samples = raw.enumerated().map { i, r in
+            StatisticsSample(start: r.start, end: r.end, value: r.value, rank: ranks[r.bundle], source: r.bundle,
+                             offset: r.offset.map(Double.init) ?? .nan, order: i)
+        }
+        return StatisticsRead(samples: samples, sources: sources)
+    }
+
+    /// Each source's place in the merge order (rule 27): the stored list
+    /// first, in its order; then watches, then phones (iPhone, iPad, iPod),
+    /// each by first appearance; then every other source, the newest
+    /// first, as the Health app puts a newly added app above the others.
+    static func priorityRanks(sources: [Source], firstIDs: [UInt32], stored: [String]) -> [Int] {
+        func kind(_ s: Source) -> Int {
+            let text = (s.name + " " + s.bundleIdentifier).lowercased()
+            if text.contains("watch") { return 0 }
+            if text.contains("iphone") || text.contains("ipad") || text.contains("ipod") { return 1 }
+            return 2
+        }
+        let place = Dictionary(uniqueKeysWithValues: stored.enumerated().map { ($1, $0) })
+        let order = sources.indices.sorted { a, b in
+            let pa = place[sources[a].bundleIdentifier], pb = place[sources[b].bundleIdentifier]
+            if pa != nil || pb != nil { return (pa ?? Int.max) < (pb ?? Int.max) }
+            let ka = kind(sources[a]), kb = kind(sources[b])
+            if ka != kb { return ka < kb }
+            return ka == 2 ? firstIDs[a] > firstIDs[b] : firstIDs[a] < firstIDs[b]
+        }
+        var ranks = [Int](repeating: 0, count: sources.count)
+        for (rank, i) in order.enumerated() { ranks[i] = rank }
+        return ranks
+    }
+
+    /// The edges of the intervals that overlap [from, to), in local time.
+    static func edges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date, utcOffset: Int) throws -> [Double] {
+        let offset = Double(utcOffset)
+        let a = anchor.timeIntervalSinceReferenceDate + offset
+        let lo = from.timeIntervalSinceReferenceDate + offset, hi = to.timeIntervalSinceReferenceDate + offset
+        guard a.isFinite, lo.isFinite, hi.isFinite, lo <= hi else {
+            throw OHKError(.invalidDateRange, "a statistics collection needs finite dates with from <= to")
+        }
+        // The interval containing `lo`: estimated, then corrected.
+        let typical = interval.seconds ?? Double(interval.count) * (interval.unit == .year ? 365.2425 : 30.436875) * 86_400
+        var k = Int(((lo - a) / typical).rounded(.down))
+        while interval.edge(k, from: a) > lo { k -= 1 }
+        while interval.edge(k + 1, from: a) <= lo { k += 1 }
+        var edges = [interval.edge(k, from: a)]
+        repeat {
+            k += 1
+            edges.append(interval.edge(k, from: a))
+            guard edges.count <= 1_000_001 else {
+                throw OHKError(.invalidArgument, "a statistics collection of more than 1,000,000 intervals")
+            }
+        } while edges.last! < hi
+        return edges
+    }
+
+    /// Merges, then feeds every interval; with `separateBySource`, each
+    /// source's own figures from all its samples, unmerged.
+    private func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
+                         edges: [Double], utcOffset: Int) throws -> [Statistics] {
+        guard case .quantity(_, let style) = type.kind else { return [] }
+        let offset = Double(utcOffset)
+        let samples = read.samples.map { s in
+            s.offset.isNaN ? StatisticsSample(start: s.start, end: s.end, value: s.value, rank: s.rank, source: s.source,
+                                              offset: offset, order: s.order) : s
+        }
+        var merged = StatisticsAccumulator(options: options, style: style, edges: edges)
+        for p in SourceMerge.pieces(samples) { merged.add(p.start, p.end, of: samples[p.sample], index: p.sample) }
+        var perSource: [StatisticsAccumulator] = []
+        if options.contains(.separateBySource) {
+            perSource = read.sources.map { _ in StatisticsAccumulator(options: options, style: style, edges: edges) }
+            for (i, s) in samples.enumerated() { perSource[s.source].add(s.start, s.end, of: s, index: i) }
+        }
+        return (0..<(edges.count - 1)).map { k in
+            var bySource: [String: StatisticsValues] = [:]
+            var sources: [Source] = []
+            for (i, acc) in perSource.enumerated() where acc.hasData(k) {
+                bySource[read.sources[i].bundleIdentifier] = acc.values(k)
+                sources.append(read.sources[i])
+            }
+            return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k] - offset),
+                              endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1] - offset),
+                              values: merged.values(k), bySource: bySource,
+                              sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier })
+        }
+    }
+}

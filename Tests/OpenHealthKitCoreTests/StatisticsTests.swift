@@ -1,0 +1,217 @@
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import OpenHealthKitCore
+
+/// Statistics and statistics collections (rules 25–29).
+@Suite struct StatisticsTests {
+    // 2024-03-01T00:00:00Z, a midnight in UTC.
+    private let midnight = Date(timeIntervalSinceReferenceDate: 730_944_000)
+    private let watch = Source(bundleIdentifier: "com.apple.health.watch", name: "Ann's Apple Watch")
+    private let phone = Source(bundleIdentifier: "com.apple.health.phone", name: "Ann's iPhone")
+    private let srcA = Source(bundleIdentifier: "com.example.a", name: "Steps A")
+    private let srcB = Source(bundleIdentifier: "com.example.b", name: "Steps B")
+    private let distance = try! SampleType.named("HKQuantityTypeIdentifierDistanceWalkingRunning")
+    private let noise = try! SampleType.named("HKQuantityTypeIdentifierEnvironmentalAudioExposure")
+
+    private func at(_ hours: Double) -> Date { midnight.addingTimeInterval(hours * 3600) }
+
+    private func walk(_ value: Double, _ from: Double, _ to: Double, _ source: Source, offset: Int? = nil) throws -> Sample {
+        try Sample.quantity(steps, value: value, unit: HealthUnit("count"), start: at(from), end: at(to),
+                            source: source, utcOffset: offset)
+    }
+
+    private func quantity(_ type: SampleType, _ value: Double, _ unit: String, _ from: Double, _ to: Double,
+                          _ source: Source? = nil) throws -> Sample {
+        try Sample.quantity(type, value: value, unit: HealthUnit(unit), start: at(from), end: at(to), source: source ?? srcA)
+    }
+
+    @Test func rule25_optionsMustFitTheTypesAggregationStyle() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([try walk(10, 8, 9, srcA), try quantity(heartRate, 60, "count/min", 8, 8)])
+        let wrong: [(SampleType, StatisticsOptions)] = [
+            (heartRate, .cumulativeSum), (steps, .discreteAverage), (steps, .discreteMin),
+            (steps, [.cumulativeSum, .discreteMax]), (steps, .separateBySource),
+        ]
+        for (type, options) in wrong {
+            #expect(throws: OHKError.self, "\(type.identifier) \(options.names)") {
+                try store.statistics(type: type, options: options)
+            }
+        }
+        do {
+            _ = try store.statistics(type: heartRate, options: .cumulativeSum)
+        } catch let e as OHKError {
+            #expect(e.code == .invalidArgument && e.message.contains("cumulativeSum") && e.message.contains("HeartRate"))
+        }
+        #expect(throws: OHKError.self) { try store.statistics(type: sleep, options: .mostRecent) }
+        // mostRecent, duration and separateBySource go with either style.
+        #expect(try store.statistics(type: steps, options: [.cumulativeSum, .mostRecent, .duration, .separateBySource]) != nil)
+        #expect(try store.statistics(type: heartRate, options: [.discreteAverage, .discreteMin, .discreteMax, .mostRecent,
+                                                                .duration, .separateBySource]) != nil)
+        // A figure not asked for is nil.
+        let only = try #require(try store.statistics(type: heartRate, options: .discreteMax))
+        #expect(only.maximum == 1 && only.average == nil && only.minimum == nil && only.mostRecent == nil)
+    }
+
+    /// The walk both the watch and the phone recorded counts once.
+    @Test func rule26_overlappingSourcesMergeTheHigherWinsAndTheLowerFillsGaps() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([try walk(1000, 8, 9, watch), try walk(1200, 8.5, 9.5, phone)])
+        let merged = try #require(try store.statistics(type: steps, options: [.cumulativeSum, .separateBySource]))
+        // The watch's 1,000, and the phone's half hour the watch did not cover: 600.
+        #expect(merged.sum == 1600)
+        #expect(merged.bySource["com.apple.health.watch"]?.sum == 1000 && merged.bySource["com.apple.health.phone"]?.sum == 1200)
+        #expect(merged.sources.map(\.bundleIdentifier) == ["com.apple.health.phone", "com.apple.health.watch"])
+        #expect(merged.startDate == at(8) && merged.endDate == at(9.5))
+        // A predicate applies before merging: without the watch, the phone's all.
+        let phoneOnly = try store.statistics(type: steps, predicate: .sources([phone.bundleIdentifier]), options: .cumulativeSum)
+        #expect(phoneOnly?.sum == 1200)
+        // Within one source every sample counts, overlapping or not.
+        try store.save([try walk(50, 8, 9, watch)])
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 1650)
+        // Without statistics' merge a plain sum would count the walk twice: 2,250.
+    }
+
+    @Test func rule27_priorityIsKeptPerTypeWithTheDocumentedDefault() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        // Saved in this order: A, then B, then the phone, then the watch.
+        // One step a minute (watch), 2 (phone), 3 (B), 4 (A), each from 08:00.
+        try store.save([try walk(240, 8, 9, srcA)])
+        try store.save([try walk(135, 8, 8.75, srcB)])
+        try store.save([try walk(60, 8, 8.5, phone)])
+        try store.save([try walk(15, 8, 8.25, watch)])
+        // Watch, phone, then the newer app B above A: 15 + 30 + 45 + 60.
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 150)
+        // A first, then the default for the rest: all of A's 240.
+        try store.setSourcePriority([srcA.bundleIdentifier], for: steps)
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 240)
+        // B, then the phone, then the watch, then A.
+        try store.setSourcePriority([srcB.bundleIdentifier, phone.bundleIdentifier, watch.bundleIdentifier], for: steps)
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 135 + 60)
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.sourcePriority(for: steps) == [srcB.bundleIdentifier, phone.bundleIdentifier, watch.bundleIdentifier])
+        #expect(try store.sourcePriority(for: distance).isEmpty)  // per type
+        #expect(throws: OHKError.self) { try store.setSourcePriority(["a", "a"], for: steps) }
+        #expect(throws: OHKError.self) { try store.setSourcePriority([""], for: steps) }
+        try store.setSourcePriority([], for: steps)
+        #expect(try store.sourcePriority(for: steps).isEmpty)
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 150)
+        #expect(try store.verify().isClean)
+    }
+
+    @Test func rule28_intervalsTileLocalTimeAndSumsAreProrated() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([
+            try walk(120, -1, 1, srcA),           // 23:00–01:00: half to each day
+            try walk(7, 24, 24, srcA),            // an instant at the next midnight: the new day
+            try walk(30, 7 + 8, 8 + 8, srcA, offset: -8 * 3600),  // 07:00 local at UTC−8: its own day (day 0)
+            try walk(5, 23.5, 23.75, srcA, offset: 2 * 3600),     // 01:30 local at UTC+2: the next day
+        ])
+        let days = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .day,
+                                                  from: at(-24), to: at(72))
+        #expect(days.map(\.startDate) == [at(-24), at(0), at(24), at(48)])
+        #expect(days.map(\.sum) == [60, 60 + 30, 7 + 5, nil])
+        #expect(days[3].values.isEmpty)
+        // In UTC+1 the same samples fall otherwise: the local midnight is 23:00 UTC,
+        // and the samples without an offset take the query's.
+        let shifted = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: at(-1), interval: .day,
+                                                     from: at(0), to: at(23), utcOffset: 3600)
+        #expect(shifted.map(\.startDate) == [at(-1)])
+        #expect(abs(try #require(shifted[0].sum) - 150) < 1e-9)
+        // Hours: 23:00–01:00 is 60 and 60.
+        let hours = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .hour,
+                                                   from: at(-1), to: at(1))
+        #expect(hours.map(\.sum) == [60, 60])
+        // Months keep the anchor's day, or the month's last.
+        let jan31 = Date(timeIntervalSinceReferenceDate: 728_352_000)  // 2024-01-31
+        #expect(StatisticsInterval.month.edge(1, from: jan31.timeIntervalSinceReferenceDate)
+                == Date(timeIntervalSinceReferenceDate: 730_857_600).timeIntervalSinceReferenceDate)  // 2024-02-29
+        #expect(StatisticsInterval.month.edge(2, from: jan31.timeIntervalSinceReferenceDate)
+                == Date(timeIntervalSinceReferenceDate: 733_536_000).timeIntervalSinceReferenceDate)  // 2024-03-31
+        #expect(StatisticsInterval.month.edge(-2, from: jan31.timeIntervalSinceReferenceDate)
+                == Date(timeIntervalSinceReferenceDate: 722_995_200).timeIntervalSinceReferenceDate)  // 2023-11-30
+        // A single statistics query counts matching samples whole; no match is nil.
+        let whole = try store.statistics(type: steps, predicate: .dateRange(start: at(0), end: at(0.5), options: []),
+                                         options: .cumulativeSum)
+        #expect(whole?.sum == 120 && whole?.startDate == at(-1) && whole?.endDate == at(1))
+        #expect(try store.statistics(type: distance, options: .cumulativeSum) == nil)
+        #expect(throws: OHKError.self) {
+            try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .day,
+                                           from: at(10), to: at(0))
+        }
+    }
+
+    @Test func rule29_averagesMinimumMaximumMostRecentAndDuration() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        // Heart rate is time-weighted: 60 for 10 minutes and 90 for 20 average 80, not 75.
+        try store.save([try quantity(heartRate, 60, "count/min", 8, 8 + 1 / 6.0),
+                        try quantity(heartRate, 90, "count/min", 9, 9 + 1 / 3.0)])
+        let hr = try #require(try store.statistics(type: heartRate, options: [.discreteAverage, .discreteMin, .discreteMax]))
+        #expect(abs(try #require(hr.average) * 60 - 80) < 1e-9)
+        #expect(hr.minimum == 1 && hr.maximum == 1.5)
+        // Instants only: the plain mean.
+        let instants = try makeStore()
+        defer { instants.close() }
+        try instants.save([60, 80, 130].enumerated().map { try quantity(heartRate, $1, "count/min", Double($0), Double($0)) })
+        #expect(abs(try #require(try instants.statistics(type: heartRate, options: .discreteAverage)?.average) * 60 - 90) < 1e-9)
+        // Body mass is arithmetic: 70 for a day and 72 for a minute average 71.
+        try store.save([try quantity(bodyMass, 70, "kg", 0, 24), try quantity(bodyMass, 72, "kg", 30, 30 + 1 / 60.0)])
+        let mass = try #require(try store.statistics(type: bodyMass, options: .discreteAverage)?.average)
+        #expect(abs(try bodyMass.canonicalUnit!.convert(mass, to: HealthUnit("kg")) - 71) < 1e-9)
+        // Sound levels average as energies: 60 and 80 dB for equal times give 77.0 dB.
+        try store.save([try quantity(noise, 60, "dBASPL", 8, 9), try quantity(noise, 80, "dBASPL", 9, 10)])
+        let leq = try #require(try store.statistics(type: noise, options: .discreteAverage)?.average)
+        #expect(abs(leq - 10 * log10((1e6 + 1e8) / 2)) < 1e-9)
+        // The most recent sample ends last; its own interval is reported.
+        let recent = try #require(try store.statistics(type: heartRate, options: .mostRecent))
+        #expect(recent.mostRecent == 1.5 && recent.values.mostRecentStart == at(9) && recent.values.mostRecentEnd == at(9 + 1 / 3.0))
+        // Duration is the union: 08:00–08:30 and 08:15–08:45 cover 45 minutes.
+        try store.save([try walk(1, 8, 8.5, srcA), try walk(1, 8.25, 8.75, srcA)])
+        #expect(try store.statistics(type: steps, options: .duration)?.duration == 45 * 60)
+    }
+
+    /// Rule 26 against a model: random samples of three sources on a grid
+    /// of minutes; in each minute the highest-priority source with a sample
+    /// there counts, each of its samples with its value spread evenly.
+    @Test func rule26_mergedSumsMatchAMinuteByMinuteModel() {
+        var rng = SplitMix(seed: 26)
+        for _ in 0..<300 {
+            let samples: [StatisticsSample] = (0..<Int(rng.next() % 8 + 1)).map { i in
+                let start = Double(rng.next() % 30), length = Double(rng.next() % 10 + 1)
+                let source = Int(rng.next() % 3)
+                return StatisticsSample(start: start * 60, end: (start + length) * 60, value: Double(rng.next() % 100),
+                                        rank: source, source: source, offset: 0, order: i)
+            }
+            var model = 0.0
+            for minute in 0..<40 {
+                let t = Double(minute) * 60 + 30
+                let here = samples.filter { $0.start <= t && t < $0.end }
+                guard let best = here.map(\.rank).min() else { continue }
+                for s in here where s.rank == best { model += s.value / ((s.end - s.start) / 60) }
+            }
+            var acc = StatisticsAccumulator(options: .cumulativeSum, style: .cumulative, edges: [-.infinity, .infinity])
+            for p in SourceMerge.pieces(samples) { acc.add(p.start, p.end, of: samples[p.sample], index: p.sample) }
+            #expect(abs((acc.values(0).sum ?? 0) - model) < 1e-6, "\(samples)")
+        }
+    }
+}
+
+/// A small deterministic generator for the model tests.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
