@@ -599,6 +599,56 @@ void ohk_query_free(ohk_query *query);
  */
 int32_t ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *user_data, ohk_destroy_fn destroy);
 
+/* ---- Statistics */
+
+/**
+ * HKStatisticsQuery: the figures of quantity type `type` over every
+ * sample that matches `predicate` (may be NULL), sources merged by
+ * priority; `options` are OHK_STATISTICS_ bits (rules 25–29 of
+ * docs/semantics.md). *out_result receives one interval: the earliest
+ * start and the latest end of the matching samples, each counted whole.
+ * Returns OHK_ERR_NOT_FOUND when no sample matches (HealthKit's
+ * errorNoData); OHK_ERR_INVALID_ARGUMENT for options that do not fit the
+ * type's aggregation style or a category type; OHK_ERR_UNKNOWN_TYPE,
+ * OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options);
+
+/**
+ * HKStatisticsCollectionQuery's results from `from` to `to` (Unix
+ * seconds): one interval for each that overlaps them, `interval_count`
+ * OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
+ * local time: each sample in its own UTC offset, else in `utc_offset`
+ * (seconds east of UTC), which also places the anchor and the reported
+ * bounds. Intervals without data have NaN figures. Returns
+ * OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit, more
+ * than 1,000,000 intervals), OHK_ERR_INVALID_DATE_RANGE (from after to),
+ * and the errors of ohk_store_statistics. Any thread.
+ */
+int32_t ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset);
+
+/**
+ * Frees a statistics result and its strings. NULL is ignored. Any thread.
+ */
+void ohk_statistics_result_free(ohk_statistics_result *result);
+
+/**
+ * Sets the order in which statistics merge the sources of `type` (rule
+ * 27): these `count` bundle identifiers first, in this order, then the
+ * others in the default order (watches, phones, then other sources, the
+ * newest first); a count of 0 restores the default. Returns
+ * OHK_ERR_INVALID_ARGUMENT (a source twice, an empty one),
+ * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_set_source_priority(ohk_store *store, const char *type, const char *const *bundle_identifiers, uint64_t count);
+
+/**
+ * The order set with ohk_store_set_source_priority: *out_list receives
+ * the bundle identifiers, one per line, or NULL when none was set; free
+ * it with ohk_string_free. Any thread.
+ */
+int32_t ohk_store_source_priority(char **out_list, ohk_store *store, const char *type);
+
 /* ---- Importing Apple Health exports */
 
 /**

@@ -112,6 +112,25 @@ enum {
     OHK_SAMPLE_HAS_UTC_OFFSET = 16 /* utc_offset is set */
 };
 
+/* Statistics options (HKStatisticsOptions, same values): a sum for
+ * cumulative types; average, minimum, maximum for discrete ones; the most
+ * recent value and the duration for either; each source's own figures. */
+enum {
+    OHK_STATISTICS_SEPARATE_BY_SOURCE = 1,
+    OHK_STATISTICS_AVERAGE = 2,
+    OHK_STATISTICS_MIN = 4,
+    OHK_STATISTICS_MAX = 8,
+    OHK_STATISTICS_SUM = 16,
+    OHK_STATISTICS_MOST_RECENT = 32,
+    OHK_STATISTICS_DURATION = 64
+};
+
+/* Units of a statistics collection's intervals. */
+enum {
+    OHK_INTERVAL_SECOND = 0, OHK_INTERVAL_MINUTE = 1, OHK_INTERVAL_HOUR = 2, OHK_INTERVAL_DAY = 3,
+    OHK_INTERVAL_WEEK = 4, OHK_INTERVAL_MONTH = 5, OHK_INTERVAL_YEAR = 6
+};
+
 /* Durable subscription frequencies (HKUpdateFrequency). */
 enum {
     OHK_FREQUENCY_IMMEDIATE = 0, OHK_FREQUENCY_HOURLY = 1,
@@ -266,6 +285,44 @@ typedef struct ohk_type_info {
     const char *canonical_unit;   /* NULL for category types */
     bool is_custom;
 } ohk_type_info;
+
+/* The figures of one interval, in the type's canonical unit; NaN when the
+ * option was not asked for or no sample fed it. */
+typedef struct ohk_statistics_values {
+    double sum;
+    double average;
+    double minimum;
+    double maximum;
+    double most_recent;           /* the value of the sample that ends last */
+    double most_recent_start;     /* that sample's own interval, Unix seconds */
+    double most_recent_end;
+    double duration;              /* seconds the samples cover */
+} ohk_statistics_values;
+
+/* One source's own figures in one interval (OHK_STATISTICS_SEPARATE_BY_SOURCE). */
+typedef struct ohk_statistics_source {
+    const char *bundle_identifier;
+    const char *name;
+    ohk_statistics_values values;
+} ohk_statistics_source;
+
+/* One interval: its bounds, its figures with sources merged by priority,
+ * and sources[first_source .. first_source + source_count) of the result. */
+typedef struct ohk_statistics_interval {
+    double start;                 /* Unix seconds */
+    double end;
+    ohk_statistics_values values;
+    uint64_t first_source;
+    uint64_t source_count;
+} ohk_statistics_interval;
+
+/* What a statistics call computed; free with ohk_statistics_result_free. */
+typedef struct ohk_statistics_result {
+    const ohk_statistics_interval *intervals;
+    uint64_t interval_count;
+    const ohk_statistics_source *sources;
+    uint64_t source_count;
+} ohk_statistics_result;
 
 /* One row of an import report: a kind of element or file of the export,
  * how many it holds, how many were imported, and why the rest were not. */

@@ -31,6 +31,7 @@ FILES = [
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
     ("CommitHookAPI.swift", "Commit hooks"),
+    ("StatisticsAPI.swift", "Statistics"),
     ("ImportAPI.swift", "Importing Apple Health exports"),
 ]
 

@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, seven groups. */
+/* The C API tests (cmocka): one executable, eight groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -6,6 +6,7 @@ int run_nulls(void);
 int run_hooks(void);
 int run_reliability(void);
 int run_import(void);
+int run_statistics(void);
 
 int main(void)
 {
@@ -16,5 +17,6 @@ int main(void)
     failed += run_hooks();
     failed += run_reliability();
     failed += run_import();
+    failed += run_statistics();
     return failed != 0;
 }

@@ -1,0 +1,151 @@
+import COpenHealthKit
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+
+/// HKStatisticsQuery: the figures of quantity type `type` over every
+/// sample that matches `predicate` (may be NULL), sources merged by
+/// priority; `options` are OHK_STATISTICS_ bits (rules 25–29 of
+/// docs/semantics.md). *out_result receives one interval: the earliest
+/// start and the latest end of the matching samples, each counted whole.
+/// Returns OHK_ERR_NOT_FOUND when no sample matches (HealthKit's
+/// errorNoData); OHK_ERR_INVALID_ARGUMENT for options that do not fit the
+/// type's aggregation style or a category type; OHK_ERR_UNKNOWN_TYPE,
+/// OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+@c public func ohk_store_statistics(_ out_result: UnsafeMutablePointer<UnsafeMutablePointer<ohk_statistics_result>?>?,
+                                    _ store: UnsafeMutablePointer<ohk_store>?,
+                                    _ type: UnsafePointer<CChar>?,
+                                    _ predicate: UnsafePointer<ohk_predicate>?,
+                                    _ options: UInt32) -> Int32 {
+    cCall {
+        let out = try out(out_result, "out_result")
+        let s = try StoreHandle.get(store)
+        let t = try sampleType(type, s, "type")
+        let p = try predicate.map { try PredicateHandle.get($0) }
+        guard let stats = try s.statistics(type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options))) else {
+            throw CError(.notFound, "no \(t.identifier) sample matches the query")
+        }
+        out.pointee = StatisticsResultC.make([stats])
+    }
+}
+
+/// HKStatisticsCollectionQuery's results from `from` to `to` (Unix
+/// seconds): one interval for each that overlaps them, `interval_count`
+/// OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
+/// local time: each sample in its own UTC offset, else in `utc_offset`
+/// (seconds east of UTC), which also places the anchor and the reported
+/// bounds. Intervals without data have NaN figures. Returns
+/// OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit, more
+/// than 1,000,000 intervals), OHK_ERR_INVALID_DATE_RANGE (from after to),
+/// and the errors of ohk_store_statistics. Any thread.
+@c public func ohk_store_statistics_collection(_ out_result: UnsafeMutablePointer<UnsafeMutablePointer<ohk_statistics_result>?>?,
+                                               _ store: UnsafeMutablePointer<ohk_store>?,
+                                               _ type: UnsafePointer<CChar>?,
+                                               _ predicate: UnsafePointer<ohk_predicate>?,
+                                               _ options: UInt32, _ anchor: Double, _ interval_count: UInt32,
+                                               _ interval_unit: Int32, _ from: Double, _ to: Double,
+                                               _ utc_offset: Int32) -> Int32 {
+    cCall {
+        let out = try out(out_result, "out_result")
+        let s = try StoreHandle.get(store)
+        let t = try sampleType(type, s, "type")
+        let p = try predicate.map { try PredicateHandle.get($0) }
+        let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
+        guard interval_unit >= 0, Int(interval_unit) < units.count else {
+            throw CError(.invalidArgument, "unknown interval unit \(interval_unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+        }
+        guard interval_count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
+        let stats = try s.statisticsCollection(
+            type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options)),
+            anchor: try UnixTime.date(anchor, "anchor"),
+            interval: StatisticsInterval(Int(interval_count), units[Int(interval_unit)]),
+            from: try UnixTime.date(from, "from"), to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset))
+        out.pointee = StatisticsResultC.make(stats)
+    }
+}
+
+/// Frees a statistics result and its strings. NULL is ignored. Any thread.
+@c public func ohk_statistics_result_free(_ result: UnsafeMutablePointer<ohk_statistics_result>?) {
+    guard let r = result?.pointee else { return }
+    for i in 0..<Int(r.source_count) {
+        free(UnsafeMutablePointer(mutating: r.sources[i].bundle_identifier))
+        free(UnsafeMutablePointer(mutating: r.sources[i].name))
+    }
+    free(UnsafeMutableRawPointer(mutating: r.intervals))
+    free(UnsafeMutableRawPointer(mutating: r.sources))
+    result?.deallocate()
+}
+
+/// Sets the order in which statistics merge the sources of `type` (rule
+/// 27): these `count` bundle identifiers first, in this order, then the
+/// others in the default order (watches, phones, then other sources, the
+/// newest first); a count of 0 restores the default. Returns
+/// OHK_ERR_INVALID_ARGUMENT (a source twice, an empty one),
+/// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+@c public func ohk_store_set_source_priority(_ store: UnsafeMutablePointer<ohk_store>?,
+                                             _ type: UnsafePointer<CChar>?,
+                                             _ bundle_identifiers: UnsafePointer<UnsafePointer<CChar>?>?,
+                                             _ count: UInt64) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        let t = try sampleType(type, s, "type")
+        let ids = try buffer(bundle_identifiers, count, "bundle_identifiers").enumerated().map {
+            try string($1, "bundle_identifiers[\($0)]")
+        }
+        try s.setSourcePriority(ids, for: t)
+    }
+}
+
+/// The order set with ohk_store_set_source_priority: *out_list receives
+/// the bundle identifiers, one per line, or NULL when none was set; free
+/// it with ohk_string_free. Any thread.
+@c public func ohk_store_source_priority(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                         _ store: UnsafeMutablePointer<ohk_store>?,
+                                         _ type: UnsafePointer<CChar>?) -> Int32 {
+    cCall {
+        let out = try out(out_list, "out_list")
+        let s = try StoreHandle.get(store)
+        let ids = try s.sourcePriority(for: try sampleType(type, s, "type"))
+        out.pointee = ids.isEmpty ? nil : ownedCString(ids.joined(separator: "\n"))
+    }
+}
+
+/// `Statistics` as the C structs: one malloc'ed block per array.
+private enum StatisticsResultC {
+    static func make(_ stats: [Statistics]) -> UnsafeMutablePointer<ohk_statistics_result> {
+        let sourceCount = stats.reduce(0) { $0 + $1.bySource.count }
+        let intervals = array(of: ohk_statistics_interval.self, stats.count)
+        let sources = array(of: ohk_statistics_source.self, sourceCount)
+        var next = 0
+        for (k, st) in stats.enumerated() {
+            let first = next
+            for source in st.sources {
+                guard let v = st.bySource[source.bundleIdentifier] else { continue }
+                sources[next] = ohk_statistics_source(bundle_identifier: UnsafePointer(strdup(source.bundleIdentifier)),
+                                                      name: UnsafePointer(strdup(source.name)), values: values(v))
+                next += 1
+            }
+            intervals[k] = ohk_statistics_interval(start: UnixTime.fromReference(st.startDate.timeIntervalSinceReferenceDate),
+                                                   end: UnixTime.fromReference(st.endDate.timeIntervalSinceReferenceDate),
+                                                   values: values(st.values), first_source: UInt64(first),
+                                                   source_count: UInt64(next - first))
+        }
+        let out = UnsafeMutablePointer<ohk_statistics_result>.allocate(capacity: 1)
+        out.initialize(to: ohk_statistics_result(intervals: UnsafePointer(intervals), interval_count: UInt64(stats.count),
+                                                 sources: UnsafePointer(sources), source_count: UInt64(next)))
+        return out
+    }
+
+    private static func values(_ v: StatisticsValues) -> ohk_statistics_values {
+        func unix(_ d: Date?) -> Double { d.map { UnixTime.fromReference($0.timeIntervalSinceReferenceDate) } ?? .nan }
+        return ohk_statistics_values(sum: v.sum ?? .nan, average: v.average ?? .nan, minimum: v.minimum ?? .nan,
+                                     maximum: v.maximum ?? .nan, most_recent: v.mostRecent ?? .nan,
+                                     most_recent_start: unix(v.mostRecentStart), most_recent_end: unix(v.mostRecentEnd),
+                                     duration: v.duration ?? .nan)
+    }
+
+    /// malloc'ed room for `count` (at least one, so the pointer is never NULL).
+    private static func array<T>(of: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
+        malloc(max(1, count) * MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: max(1, count))
+    }
+}

@@ -1,0 +1,91 @@
+/* Statistics from C: sums merged by source priority, collections, the
+ * priority itself (rules 25-28). */
+#include "support.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static ohk_sample_input walk(double value, double from_h, double to_h, const char *bundle, const char *name)
+{
+    ohk_sample_input in = steps_input(0);
+    in.value = value;
+    in.start = T0 + from_h * 3600;
+    in.end = T0 + to_h * 3600;
+    in.source.bundle_identifier = bundle;
+    in.source.name = name;
+    return in;
+}
+
+static void rule26_sources_merge_by_priority_from_c(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in[2] = {
+        walk(1000, 8, 9, "com.apple.health.watch", "Ann's Apple Watch"),
+        walk(1200, 8.5, 9.5, "com.apple.health.phone", "Ann's iPhone"),
+    };
+    ohk_save_outcome out[2];
+    OK(ohk_store_save(out, f->store, in, 2));
+    ohk_statistics_result *r = NULL;
+    OK(ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM | OHK_STATISTICS_SEPARATE_BY_SOURCE));
+    assert_int_equal(r->interval_count, 1);
+    assert_true(r->intervals[0].values.sum == 1600);   /* the watch's 1,000 and the phone's uncovered 600 */
+    assert_true(isnan(r->intervals[0].values.average));
+    assert_true(r->intervals[0].start == T0 + 8 * 3600 && r->intervals[0].end == T0 + 9.5 * 3600);
+    assert_int_equal(r->intervals[0].source_count, 2);
+    assert_int_equal(r->source_count, 2);
+    assert_string_equal(r->sources[0].bundle_identifier, "com.apple.health.phone");
+    assert_true(r->sources[0].values.sum == 1200 && r->sources[1].values.sum == 1000);
+    ohk_statistics_result_free(r);
+
+    /* The phone first: its 1,200 and the watch's uncovered 500. */
+    const char *order[] = { "com.apple.health.phone" };
+    OK(ohk_store_set_source_priority(f->store, STEPS, order, 1));
+    char *list = NULL;
+    OK(ohk_store_source_priority(&list, f->store, STEPS));
+    assert_string_equal(list, "com.apple.health.phone");
+    ohk_string_free(list);
+    OK(ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM));
+    assert_true(r->intervals[0].values.sum == 1700);
+    assert_int_equal(r->source_count, 0);
+    ohk_statistics_result_free(r);
+    OK(ohk_store_set_source_priority(f->store, STEPS, NULL, 0));
+    OK(ohk_store_source_priority(&list, f->store, STEPS));
+    assert_null(list);
+    ohk_statistics_result_free(NULL);
+}
+
+static void rule28_a_daily_collection_from_c(void **state)
+{
+    fixture *f = *state;
+    /* T0 is a midnight (UTC); 23:00-01:00 splits in half. */
+    ohk_sample_input in[2] = { walk(120, -1, 1, "com.example.c", "C"), walk(30, 30, 31, "com.example.c", "C") };
+    ohk_save_outcome out[2];
+    OK(ohk_store_save(out, f->store, in, 2));
+    ohk_statistics_result *r = NULL;
+    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1, OHK_INTERVAL_DAY,
+                                       T0 - 86400, T0 + 3 * 86400, 0));
+    assert_int_equal(r->interval_count, 4);
+    assert_true(r->intervals[0].start == T0 - 86400 && r->intervals[1].start == T0);
+    assert_true(r->intervals[0].values.sum == 60 && r->intervals[1].values.sum == 60);
+    assert_true(r->intervals[2].values.sum == 30 && isnan(r->intervals[3].values.sum));
+    ohk_statistics_result_free(r);
+
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_AVERAGE));
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_store_statistics(&r, f->store, "HKQuantityTypeIdentifierBodyMass", NULL,
+                                                   OHK_STATISTICS_AVERAGE));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 0,
+                                                                     OHK_INTERVAL_DAY, T0, T0, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1,
+                                                                     99, T0, T0, 0));
+    EXPECT(OHK_ERR_INVALID_DATE_RANGE, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0,
+                                                                       1, OHK_INTERVAL_DAY, T0 + 10, T0, 0));
+}
+
+int run_statistics(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(rule26_sources_merge_by_priority_from_c, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule28_a_daily_collection_from_c, open_fixture, close_fixture),
+    };
+    return cmocka_run_group_tests_name("statistics", tests, NULL, NULL);
+}
