@@ -145,6 +145,25 @@ class ohk_type_info(Structure):
     ]
 
 
+class ohk_statistics_values(Structure):
+    _fields_ = [(name, c_double) for name in ("sum", "average", "minimum", "maximum", "most_recent",
+                                              "most_recent_start", "most_recent_end", "duration")]
+
+
+class ohk_statistics_source(Structure):
+    _fields_ = [("bundle_identifier", c_char_p), ("name", c_char_p), ("values", ohk_statistics_values)]
+
+
+class ohk_statistics_interval(Structure):
+    _fields_ = [("start", c_double), ("end", c_double), ("values", ohk_statistics_values),
+                ("first_source", c_uint64), ("source_count", c_uint64)]
+
+
+class ohk_statistics_result(Structure):
+    _fields_ = [("intervals", POINTER(ohk_statistics_interval)), ("interval_count", c_uint64),
+                ("sources", POINTER(ohk_statistics_source)), ("source_count", c_uint64)]
+
+
 class ohk_import_row(Structure):
     _fields_ = [("kind", c_char_p), ("count", c_uint64), ("imported", c_uint64), ("note", c_char_p)]
 
@@ -248,6 +267,12 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_query_stop": (c_int32, [P(ohk_query)]),
     "ohk_query_free": (None, [P(ohk_query)]),
     "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_store_statistics": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32]),
+    "ohk_store_statistics_collection": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate),
+                                                  c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32]),
+    "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
+    "ohk_store_set_source_priority": (c_int32, [P(ohk_store), c_char_p, P(c_char_p), c_uint64]),
+    "ohk_store_source_priority": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
 }
@@ -262,6 +287,8 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     "ohk_batch_device": frozenset({Status.ERR_NOT_FOUND}),
     # A query freed meanwhile (close() on another thread) is stopped already.
     "ohk_query_stop": frozenset({Status.ERR_CLOSED}),
+    # No matching sample: statistics() returns None, as HealthKit's errorNoData.
+    "ohk_store_statistics": frozenset({Status.ERR_NOT_FOUND}),
     # An import that stopped early still has a report: import_export raises with it.
     "ohk_import_export": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
 }

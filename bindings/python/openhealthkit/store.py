@@ -18,12 +18,14 @@ from . import _native as n, hooks
 from ._convert import ValueArena, make_uuid, unix_time, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult
-from .catalogue import Aggregation, SampleType
+from . import statistics as _statistics
+from .catalogue import Aggregation, SampleType, convert
 from .catalogue import sample_type as catalogue_type
 from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
 from .samples import DeletedObject, Sample, Source
+from .statistics import Statistics, StatisticsOptions
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -345,6 +347,58 @@ class HealthStore:
 
     # ---- one-shot anchored queries
 
+    # ---- statistics (rules 25-29, docs/semantics.md)
+
+    def statistics(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
+                   predicate: Predicate | None = None, unit: str | None = None) -> Statistics | None:
+        """HKStatisticsQuery: the figures of a quantity type over every
+        matching sample, sources merged by priority (the walk the phone and
+        the watch both recorded counts once). ``options`` default to a sum
+        for cumulative types and an average for discrete ones; values are in
+        ``unit`` (default: the type's canonical unit). None when no sample
+        matches."""
+        kind = self.sample_type(sample_type)
+        _check_unit(kind, unit)
+        return _statistics.statistics(self, kind, options, predicate, unit)
+
+    def statistics_collection(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
+                              start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
+                              anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
+                              predicate: Predicate | None = None, unit: str | None = None) -> list[Statistics]:
+        """HKStatisticsCollectionQuery: one ``Statistics`` per interval from
+        ``start`` to ``end`` (``"day"``, ``"hour"``, ``(2, "week")``...), with
+        None figures where there is no data. Intervals are counted in local
+        time: each sample in its own UTC offset (imports keep it), else in
+        ``utc_offset``, which also places ``anchor`` (default: ``start``)
+        and the reported dates. Daily step totals::
+
+            store.statistics_collection("StepCount", start=day0, end=day7)
+        """
+        kind = self.sample_type(sample_type)
+        _check_unit(kind, unit)
+        return _statistics.statistics_collection(
+            self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
+            end=end, utc_offset=utc_offset, predicate=predicate, unit=unit)
+
+    def source_priority(self, sample_type: str | SampleType) -> list[str]:
+        """The bundle identifiers set with ``set_source_priority``, first first."""
+        listed = ctypes.POINTER(ctypes.c_char)()
+        n.lib.ohk_store_source_priority(ctypes.byref(listed), self._handle, _identifier(self.sample_type(sample_type)))
+        if not listed:
+            return []
+        try:
+            return ctypes.string_at(listed).decode("utf-8").split("\n")
+        finally:
+            n.lib.ohk_string_free(listed)
+
+    def set_source_priority(self, sample_type: str | SampleType, bundle_identifiers: Iterable[str]) -> None:
+        """The order statistics merge this type's sources in (rule 27): these
+        first, then the default (watches, phones, then other sources, the
+        newest first); an empty list restores the default."""
+        ids = [n.encode(b, "bundle identifier") for b in bundle_identifiers]
+        array = (ctypes.c_char_p * max(1, len(ids)))(*ids)
+        n.lib.ohk_store_set_source_priority(self._handle, _identifier(self.sample_type(sample_type)), array, len(ids))
+
     def current_anchor(self) -> Anchor:
         """The store's head: a query from it returns only later changes."""
         anchor = n.ohk_anchor()
@@ -458,6 +512,11 @@ class HealthStore:
             slot.predicate = _predicate_handle(chosen)
             keep.append(chosen)
         return array, len(items), keep
+
+
+def _check_unit(kind: SampleType, unit: str | None) -> None:
+    if unit is not None and kind.canonical_unit is not None:
+        convert(0.0, kind.canonical_unit, unit)  # IncompatibleUnitError or InvalidUnitError now, not after the query
 
 
 def _identifier(kind: str | SampleType) -> bytes:

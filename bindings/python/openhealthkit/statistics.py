@@ -1,0 +1,175 @@
+"""Statistics: HealthKit's statistics and statistics-collection queries.
+
+Sums, averages, minimum, maximum, the most recent value and the duration
+of a quantity type, over every matching sample or per interval (a day, an
+hour, a month...), with overlapping sources merged by priority so that the
+walk the phone and the watch both recorded counts once (rules 25-29 of
+docs/semantics.md).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import IntFlag
+from typing import TYPE_CHECKING, Any
+
+from . import _native as n
+from ._convert import unix_time, utc_datetime
+from .catalogue import Aggregation, SampleType, convert
+from .errors import Status
+from .samples import Source
+
+if TYPE_CHECKING:
+    from .predicate import Predicate
+    from .store import HealthStore
+
+
+class StatisticsOptions(IntFlag):
+    """What to compute (HKStatisticsOptions, same values)."""
+
+    SEPARATE_BY_SOURCE = 1
+    DISCRETE_AVERAGE = 2
+    DISCRETE_MIN = 4
+    DISCRETE_MAX = 8
+    CUMULATIVE_SUM = 16
+    MOST_RECENT = 32
+    DURATION = 64
+
+
+#: An interval's unit by name, as OHK_INTERVAL_ values.
+_UNITS = {"second": 0, "minute": 1, "hour": 2, "day": 3, "week": 4, "month": 5, "year": 6}
+
+
+@dataclass(frozen=True, slots=True)
+class StatisticsValues:
+    """Figures in ``unit``; each None when its option was not asked for or no
+    sample fed it. ``duration`` is the time the samples cover."""
+
+    sum: float | None = None
+    average: float | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    most_recent: float | None = None
+    most_recent_start: datetime | None = None
+    most_recent_end: datetime | None = None
+    duration: timedelta | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Statistics:
+    """HKStatistics: one interval's figures, sources merged by priority; with
+    SEPARATE_BY_SOURCE, ``by_source`` has each source's own (by bundle
+    identifier) and ``sources`` those with a matching sample here."""
+
+    start: datetime
+    end: datetime
+    unit: str
+    values: StatisticsValues
+    by_source: dict[str, StatisticsValues] = field(default_factory=dict)
+    sources: list[Source] = field(default_factory=list)
+
+    @property
+    def sum(self) -> float | None:
+        return self.values.sum
+
+    @property
+    def average(self) -> float | None:
+        return self.values.average
+
+    @property
+    def minimum(self) -> float | None:
+        return self.values.minimum
+
+    @property
+    def maximum(self) -> float | None:
+        return self.values.maximum
+
+    @property
+    def most_recent(self) -> float | None:
+        return self.values.most_recent
+
+    @property
+    def duration(self) -> timedelta | None:
+        return self.values.duration
+
+
+def default_options(kind: SampleType) -> StatisticsOptions:
+    """A sum for cumulative types, an average for discrete ones."""
+    if kind.aggregation is None:
+        raise TypeError(f"statistics are of quantity types; {kind.identifier} is a category type")
+    if kind.aggregation is Aggregation.CUMULATIVE:
+        return StatisticsOptions.CUMULATIVE_SUM
+    return StatisticsOptions.DISCRETE_AVERAGE
+
+
+def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions | None,
+               predicate: Predicate | None, unit: str | None) -> Statistics | None:
+    from .store import _predicate_handle
+    result = ctypes.POINTER(n.ohk_statistics_result)()
+    status = n.lib.ohk_store_statistics(ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"),
+                                        _predicate_handle(predicate), int(_options(kind, options)))
+    if status == Status.ERR_NOT_FOUND:
+        return None
+    return _read(result, kind, unit)[0]
+
+
+def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
+                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
+                          utc_offset: timedelta, predicate: Predicate | None, unit: str | None) -> list[Statistics]:
+    from .store import _predicate_handle
+    count, unit_name = (1, interval) if isinstance(interval, str) else interval
+    if unit_name not in _UNITS:
+        raise ValueError(f"interval unit must be one of {', '.join(_UNITS)}, not {unit_name!r}")
+    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+        raise ValueError(f"interval count must be a positive int, not {count!r}")
+    if not isinstance(utc_offset, timedelta):
+        raise TypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
+    result = ctypes.POINTER(n.ohk_statistics_result)()
+    n.lib.ohk_store_statistics_collection(
+        ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate),
+        int(_options(kind, options)), unix_time(anchor, "anchor"), count, _UNITS[unit_name],
+        unix_time(start, "start"), unix_time(end, "end"), int(utc_offset.total_seconds()))
+    return _read(result, kind, unit)
+
+
+def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsOptions:
+    if options is None:
+        return default_options(kind)
+    if not isinstance(options, StatisticsOptions):
+        raise TypeError(f"options must be StatisticsOptions, not {type(options).__name__}")
+    return options
+
+
+def _read(pointer: Any, kind: SampleType, unit: str | None) -> list[Statistics]:
+    canonical = kind.canonical_unit or ""
+    target = unit or canonical
+
+    def number(value: float) -> float | None:
+        if math.isnan(value):
+            return None
+        return value if target == canonical else convert(value, canonical, target)
+
+    def values(v: n.ohk_statistics_values) -> StatisticsValues:
+        return StatisticsValues(
+            sum=number(v.sum), average=number(v.average), minimum=number(v.minimum), maximum=number(v.maximum),
+            most_recent=number(v.most_recent),
+            most_recent_start=None if math.isnan(v.most_recent_start) else utc_datetime(v.most_recent_start),
+            most_recent_end=None if math.isnan(v.most_recent_end) else utc_datetime(v.most_recent_end),
+            duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration))
+
+    try:
+        r = pointer.contents
+        out = []
+        for interval in r.intervals[:r.interval_count]:
+            own = r.sources[interval.first_source:interval.first_source + interval.source_count]
+            out.append(Statistics(
+                start=utc_datetime(interval.start), end=utc_datetime(interval.end), unit=target,
+                values=values(interval.values),
+                by_source={s.bundle_identifier.decode("utf-8"): values(s.values) for s in own},
+                sources=[Source(s.bundle_identifier.decode("utf-8"), s.name.decode("utf-8")) for s in own]))
+        return out
+    finally:
+        n.lib.ohk_statistics_result_free(pointer)

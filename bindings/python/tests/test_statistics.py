@@ -1,0 +1,69 @@
+"""Statistics from Python (rules 25-29 of docs/semantics.md)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import openhealthkit as ohk
+from conftest import HEART, STEPS
+
+MIDNIGHT = datetime(2024, 3, 1, tzinfo=timezone.utc)
+WATCH = ohk.Source("com.apple.health.watch", "Ann's Apple Watch")
+PHONE = ohk.Source("com.apple.health.phone", "Ann's iPhone")
+S = ohk.StatisticsOptions
+
+
+def walk(value, from_h, to_h, source, **kwargs):
+    return ohk.QuantitySample(STEPS, MIDNIGHT + timedelta(hours=from_h), MIDNIGHT + timedelta(hours=to_h), value,
+                              source=source, **kwargs)
+
+
+def test_rule_26_the_walk_both_devices_recorded_counts_once(store):
+    store.save([walk(1000, 8, 9, WATCH), walk(1200, 8.5, 9.5, PHONE)])
+    merged = store.statistics(STEPS, S.CUMULATIVE_SUM | S.SEPARATE_BY_SOURCE)
+    assert merged.sum == 1600  # the watch's 1,000 and the phone's uncovered half hour
+    assert merged.by_source == {WATCH.bundle_identifier: ohk.StatisticsValues(sum=1000),
+                                PHONE.bundle_identifier: ohk.StatisticsValues(sum=1200)}
+    assert [s.name for s in merged.sources] == ["Ann's iPhone", "Ann's Apple Watch"]
+    assert (merged.start, merged.end) == (MIDNIGHT + timedelta(hours=8), MIDNIGHT + timedelta(hours=9.5))
+    store.set_source_priority("StepCount", [PHONE.bundle_identifier])
+    assert store.source_priority(STEPS) == [PHONE.bundle_identifier]
+    assert store.statistics("StepCount").sum == 1700  # the default option for steps is a sum
+    store.set_source_priority(STEPS, [])
+    assert store.source_priority(STEPS) == []
+
+
+def test_rule_28_daily_totals_in_each_samples_own_day(store):
+    store.save([walk(120, -1, 1, WATCH),                                      # 23:00-01:00 UTC: half each day
+                walk(30, 15, 16, PHONE, utc_offset=timedelta(hours=-8))])     # 07:00 in San Francisco
+    days = store.statistics_collection("StepCount", start=MIDNIGHT - timedelta(days=1),
+                                       end=MIDNIGHT + timedelta(days=2), anchor=MIDNIGHT)
+    assert [d.start for d in days] == [MIDNIGHT + timedelta(days=k) for k in (-1, 0, 1)]
+    assert [d.sum for d in days] == [60, 90, None]
+    hours = store.statistics_collection(STEPS, start=MIDNIGHT - timedelta(hours=1), end=MIDNIGHT + timedelta(hours=1),
+                                        interval="hour")
+    assert [h.sum for h in hours] == [60, 60]
+    march = store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval=(1, "month"))
+    assert [(m.start, m.end, m.sum) for m in march] == [(MIDNIGHT, datetime(2024, 4, 1, tzinfo=timezone.utc), 90)]
+
+
+def test_rule_25_29_discrete_figures_units_and_errors(store):
+    store.save([ohk.QuantitySample(HEART, MIDNIGHT, MIDNIGHT + timedelta(minutes=10), 60, "count/min"),
+                ohk.QuantitySample(HEART, MIDNIGHT + timedelta(hours=1), MIDNIGHT + timedelta(hours=1, minutes=20), 90,
+                                   "count/min")])
+    hr = store.statistics("HeartRate", S.DISCRETE_AVERAGE | S.DISCRETE_MIN | S.DISCRETE_MAX | S.MOST_RECENT | S.DURATION,
+                          unit="count/min")
+    assert hr.average == pytest.approx(80)  # time-weighted
+    assert (hr.minimum, hr.maximum, hr.most_recent) == (pytest.approx(60), pytest.approx(90), pytest.approx(90))
+    assert hr.duration == timedelta(minutes=30) and hr.sum is None and hr.unit == "count/min"
+    with pytest.raises(ohk.InvalidArgumentError, match="cumulativeSum"):
+        store.statistics(HEART, S.CUMULATIVE_SUM)
+    with pytest.raises(ohk.IncompatibleUnitError):
+        store.statistics(HEART, unit="kg")
+    with pytest.raises(TypeError):
+        store.statistics("SleepAnalysis")
+    with pytest.raises(ValueError, match="interval"):
+        store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval="fortnight")
+    assert store.statistics("BodyMass") is None  # no data, as HealthKit's errorNoData
