@@ -1,29 +1,73 @@
 import ArgumentParser
+import FoundationEssentials
 import OpenHealthKitCore
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats",
-        abstract: "Summarise the store: samples and deleted objects per type, sources, the current anchor.",
+        abstract: "Summarise the store, or one type's figures per day, hour, week, month.",
         discussion: """
-        The anchor printed is where `ohk changes --since` starts to see only
+        Without a type: samples and deleted objects per type, sources, and
+        the current anchor, where `ohk changes --since` starts to see only
         what changes from now on.
+
+        With a quantity type: HealthKit's statistics per interval, sources
+        merged by priority (the walk both the phone and the watch recorded
+        counts once): a sum for cumulative types, an average for discrete
+        ones, or the figures asked for. Each sample counts in its own local
+        day (imports keep each record's UTC offset); --utc-offset places
+        the rest and the printed dates.
 
         Examples:
           ohk stats
           ohk stats --json
+          ohk stats StepCount --by day --from 2024-03-01 --to 2024-03-08
+          ohk stats HeartRate --by hour --min --max --unit count/min --format csv
+          ohk stats StepCount --by month --by-source
         """
     )
 
     @OptionGroup var location: StoreLocation
 
-    @Flag(help: "Print JSON.")
+    @Argument(help: "A quantity type (StepCount or HKQuantityTypeIdentifierStepCount) for its figures per interval.")
+    var type: String?
+
+    @Option(help: "The interval: hour, day, week, month or year, or N units (2day).")
+    var by = "day"
+
+    @Option(help: "The first day or instant (ISO 8601); default: the type's first sample.")
+    var from: String?
+
+    @Option(help: "The last day or instant (ISO 8601); default: the type's last sample.")
+    var to: String?
+
+    @Option(name: .customLong("utc-offset"), parsing: .unconditional, help: "The offset of days for samples without their own (+01:00, -08:00).")
+    var utcOffset = "+00:00"
+
+    @Option(help: "The unit of the figures (count/min, kg, km).")
+    var unit: String?
+
+    @Flag(help: "The sum (cumulative types).") var sum = false
+    @Flag(help: "The average (discrete types).") var average = false
+    @Flag(help: "The minimum (discrete types).") var min = false
+    @Flag(help: "The maximum (discrete types).") var max = false
+    @Flag(name: .customLong("most-recent"), help: "The latest value.") var mostRecent = false
+    @Flag(help: "The time the samples cover, in seconds.") var duration = false
+    @Flag(name: .customLong("by-source"), help: "Each source's own figures too, unmerged.") var bySource = false
+
+    @Option(help: "table, csv or json (with a type).")
+    var format: OutputFormat = .table
+
+    enum OutputFormat: String, ExpressibleByArgument { case table, csv, json }
+
+    @Flag(help: "Print JSON (the summary).")
     var json = false
 
     func run() throws {
         try reportingErrors {
             let store = try location.open()
             defer { store.close() }
+            if let type { return try intervals(type, store) }
             let s = try store.statistics()
             if json {
                 var types = JSONObject()
@@ -53,5 +97,58 @@ struct StatsCommand: ParsableCommand {
             }
             print("anchor \(s.anchor.base64)")
         }
+    }
+
+    private func intervals(_ name: String, _ store: Store) throws {
+        let t = try sampleType(name, in: store)
+        guard case .quantity(_, let style) = t.kind else {
+            throw ValidationError("\(TypeCatalogue.shortName(t)) is a category type: statistics are of quantity types")
+        }
+        var options: StatisticsOptions = []
+        if sum { options.insert(.cumulativeSum) }
+        if average { options.insert(.discreteAverage) }
+        if min { options.insert(.discreteMin) }
+        if max { options.insert(.discreteMax) }
+        if mostRecent { options.insert(.mostRecent) }
+        if duration { options.insert(.duration) }
+        if options.isEmpty { options = style == .cumulative ? .cumulativeSum : .discreteAverage }
+        if bySource { options.insert(.separateBySource) }
+        let u = try unit.map { try HealthUnit($0) }
+        if let u, !u.isCompatible(with: t.canonicalUnit!) {
+            throw ValidationError("unit '\(u)' does not measure \(TypeCatalogue.shortName(t)) (\(t.canonicalUnit!))")
+        }
+        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: try Self.date(from, "--from"),
+                            to: try Self.date(to, "--to"), utcOffset: try Self.offset(utcOffset), unit: u,
+                            format: json ? .json : format).run(store)
+    }
+
+    static func interval(_ text: String) throws -> StatisticsInterval {
+        let digits = text.prefix { $0.isNumber }
+        let count = digits.isEmpty ? 1 : Int(digits) ?? 0
+        let units: [String: StatisticsInterval.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week,
+                                                        "month": .month, "year": .year]
+        guard count > 0, let unit = units[String(text.dropFirst(digits.count))] else {
+            throw ValidationError("--by takes minute, hour, day, week, month or year, or a count before one (2day), not '\(text)'")
+        }
+        return StatisticsInterval(count, unit)
+    }
+
+    static func date(_ text: String?, _ what: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
+        return d
+    }
+
+    /// `+01:00`, `-0800`, `Z`: seconds east of UTC.
+    static func offset(_ text: String) throws -> Int {
+        if text == "Z" || text == "0" { return 0 }
+        let b = Array(text.utf8)
+        let digits = b.dropFirst().filter { $0 != 58 }
+        guard b.count >= 3, b[0] == 43 || b[0] == 45, digits.count == 4, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let h = Int(String(decoding: digits.prefix(2), as: UTF8.self)),
+              let m = Int(String(decoding: digits.suffix(2), as: UTF8.self)), h <= 18, m < 60 else {
+            throw ValidationError("--utc-offset takes +HH:MM or -HH:MM (up to 18 hours), not '\(text)'")
+        }
+        return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
     }
 }

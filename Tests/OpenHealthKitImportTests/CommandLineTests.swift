@@ -162,6 +162,25 @@ import OpenHealthKitCore
         #expect(mixed.output.contains("175.26") && mixed.output.contains("143.0 count"))
     }
 
+    /// Figures per interval, worked out from the fixture by hand: its three
+    /// step counts (143, 66, 223) on 2014-09-19 in UTC−8, and body masses
+    /// of 195 lb on 2018-12-27 and 188.826 lb on 2019-01-02 (rules 26, 28).
+    @Test func statsPrintsFiguresPerIntervalAsTableCSVAndJSON() throws {
+        let store = try importedStore()
+        let csv = ohk(["stats", "BodyMass", "--by", "month", "--max", "--unit", "lb", "--from", "2018-12-01",
+                       "--to", "2019-01-31", "--format", "csv", "--store", store])
+        #expect(csv.status == 0)
+        #expect(csv.output == "start,max (lb)\n2018-12-01T00:00:00Z,195\n2019-01-01T00:00:00Z,188.826\n", "\(csv.output)")
+        struct Row: Decodable { let start: String; let sum: Double? }
+        let days = try decode([Row].self, ohk(["stats", "StepCount", "--format", "json", "--store", store]).output)
+        #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.sum) == [432])
+        let table = ohk(["stats", "StepCount", "--by", "hour", "--utc-offset", "-08:00", "--store", store]).output
+        #expect(table.contains("2014-09-19T10:00:00-08:00") && table.contains("432"), "\(table)")
+        #expect(ohk(["stats", "SleepAnalysis", "--store", store]).status == 64)
+        #expect(ohk(["stats", "StepCount", "--by", "fortnight", "--store", store]).status == 64)
+        #expect(ohk(["stats", "StepCount", "--unit", "kg", "--store", store]).status == 64)
+    }
+
     /// Descriptors: each type with its own predicate; the union comes back.
     @Test func queryTakesDescriptorsWithTheirOwnPredicates() throws {
         let store = try importedStore()

@@ -100,7 +100,7 @@ public enum ISODate {
     }
 
     /// The proleptic Gregorian date (year, month, day) of a day number since 1970-01-01.
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
