@@ -297,6 +297,7 @@ typedef struct ohk_statistics_values {
     double most_recent_start;     /* that sample's own interval, Unix seconds */
     double most_recent_end;
     double duration;              /* seconds the samples cover */
+    uint64_t count;               /* samples that fed the interval once sources were merged (0: no data) */
 } ohk_statistics_values;
 
 /* One source's own figures in one interval (OHK_STATISTICS_SEPARATE_BY_SOURCE). */

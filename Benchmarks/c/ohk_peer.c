@@ -295,6 +295,49 @@ static int op_poll_changed(store_t *s, uint32_t type)
     return n + nd > 0;
 }
 
+/* Phase 9a: one statistics collection, 1-day intervals from t0. */
+static int op_stats_daily_sum(store_t *s, uint32_t type, int64_t t0_ms, uint32_t ndays, double *sums,
+                              uint32_t *days_with_data)
+{
+    double t0 = (double)t0_ms / 1000.0;
+    ohk_statistics_result *r = NULL;
+    int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL, OHK_STATISTICS_SUM, t0, 1,
+                                                 OHK_INTERVAL_DAY, t0, t0 + (double)ndays * 86400.0, 0);
+    if (rc != OHK_OK)
+        return fail("statistics collection", rc);
+    uint32_t with_data = 0;
+    for (uint32_t d = 0; d < ndays; d++) {
+        const ohk_statistics_values *v = d < r->interval_count ? &r->intervals[d].values : NULL;
+        sums[d] = v && v->count ? v->sum : 0;
+        with_data += v && v->count;
+    }
+    *days_with_data = with_data;
+    ohk_statistics_result_free(r);
+    return 0;
+}
+
+/* Phase 9c: average, minimum and maximum per hour of one day. */
+static int op_stats_hourly(store_t *s, uint32_t type, int64_t t0_ms, stats_hour_t out[24])
+{
+    double t0 = (double)t0_ms / 1000.0;
+    ohk_statistics_result *r = NULL;
+    int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL,
+                                                 OHK_STATISTICS_AVERAGE | OHK_STATISTICS_MIN | OHK_STATISTICS_MAX, t0, 1,
+                                                 OHK_INTERVAL_HOUR, t0, t0 + 86400.0, 0);
+    if (rc != OHK_OK)
+        return fail("statistics collection", rc);
+    double scale = type == TYPE_HEART_RATE ? 60.0 : 1.0; /* canonical count/s -> count/min, as saved */
+    for (int h = 0; h < 24; h++) {
+        const ohk_statistics_values *v = (uint64_t)h < r->interval_count ? &r->intervals[h].values : NULL;
+        out[h].count = v ? v->count : 0;
+        out[h].avg = out[h].count ? v->average * scale : 0;
+        out[h].min = out[h].count ? v->minimum * scale : 0;
+        out[h].max = out[h].count ? v->maximum * scale : 0;
+    }
+    ohk_statistics_result_free(r);
+    return 0;
+}
+
 static const store_ops_t OHK_OPS = {
     .system = "openhealthkit-c",
     .version = op_version,
@@ -307,6 +350,8 @@ static const store_ops_t OHK_OPS = {
     .anchor_now = op_anchor_now,
     .set_commit_listener = op_set_commit_listener,
     .poll_changed = op_poll_changed,
+    .stats_daily_sum = op_stats_daily_sum,
+    .stats_hourly = op_stats_hourly,
 };
 
 int main(int argc, char **argv) { return bench_main(argc, argv, &OHK_OPS); }

@@ -141,7 +141,7 @@ private enum StatisticsResultC {
         return ohk_statistics_values(sum: v.sum ?? .nan, average: v.average ?? .nan, minimum: v.minimum ?? .nan,
                                      maximum: v.maximum ?? .nan, most_recent: v.mostRecent ?? .nan,
                                      most_recent_start: unix(v.mostRecentStart), most_recent_end: unix(v.mostRecentEnd),
-                                     duration: v.duration ?? .nan)
+                                     duration: v.duration ?? .nan, count: UInt64(v.count ?? 0))
     }
 
     /// malloc'ed room for `count` (at least one, so the pointer is never NULL).

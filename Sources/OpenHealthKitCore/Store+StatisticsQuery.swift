@@ -94,19 +94,24 @@ extension Store {
         let stored = try sourcePriority(for: type)
         let result = try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: nil)
         let batch = result.samples
-        // Sources by bundle identifier, each first seen at its lowest id.
+        // Sources by bundle identifier, each first seen at its lowest id;
+        // a table by source id spares a string per sample.
         var bundles: [String: (index: Int, firstID: UInt32, source: Source)] = [:]
+        var byID = [Int](repeating: -1, count: Int(batch.maxSourceID) + 1)
         var raw: [(start: Double, end: Double, value: Double, bundle: Int, offset: Int?)] = []
         raw.reserveCapacity(batch.count)
         batch.forEach { f in
             let id = f.sourceID
-            let bundle = f.bundleIdentifier ?? "?"
-            let known = bundles[bundle]
-            if known == nil || id < known!.firstID {
-                let source = f.source ?? Source(bundleIdentifier: bundle, name: bundle)
-                bundles[bundle] = (known?.index ?? bundles.count, id, Source(bundleIdentifier: bundle, name: source.name))
+            if byID[Int(id)] < 0 {
+                let bundle = f.bundleIdentifier ?? "?"
+                let known = bundles[bundle]
+                if known == nil || id < known!.firstID {
+                    let name = f.source?.name ?? bundle
+                    bundles[bundle] = (known?.index ?? bundles.count, id, Source(bundleIdentifier: bundle, name: name))
+                }
+                byID[Int(id)] = bundles[bundle]!.index
             }
-            raw.append((f.startTime, f.endTime, f.quantity ?? 0, bundles[bundle]!.index, f.utcOffset))
+            raw.append((f.startTime, f.endTime, f.quantity ?? 0, byID[Int(id)], f.utcOffset))
         }
         var sources = [Source](repeating: Source(bundleIdentifier: "", name: ""), count: bundles.count)
         for (_, b) in bundles { sources[b.index] = b.source }

@@ -14,6 +14,10 @@ public struct StatisticsValues: Hashable, Sendable {
     public var mostRecentEnd: Date?
     /// Seconds covered by the samples (their union).
     public var duration: Double?
+    /// How many samples fed the interval once sources were merged (a
+    /// sample that spans intervals counts in each); nil without data. Not
+    /// HealthKit's: readings per hour are a figure data people ask for.
+    public var count: Int?
 
     public init() {}
 

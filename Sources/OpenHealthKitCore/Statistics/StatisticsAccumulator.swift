@@ -81,6 +81,7 @@ struct StatisticsAccumulator {
         let i = intervals[k]
         var v = StatisticsValues()
         guard i.hasData else { return v }
+        v.count = i.count
         if options.contains(.cumulativeSum) { v.sum = i.sum }
         if options.contains(.discreteAverage) { v.average = average(i) }
         if options.contains(.discreteMin) { v.minimum = i.minimum }

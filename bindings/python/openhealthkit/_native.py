@@ -147,7 +147,7 @@ class ohk_type_info(Structure):
 
 class ohk_statistics_values(Structure):
     _fields_ = [(name, c_double) for name in ("sum", "average", "minimum", "maximum", "most_recent",
-                                              "most_recent_start", "most_recent_end", "duration")]
+                                              "most_recent_start", "most_recent_end", "duration")] + [("count", c_uint64)]
 
 
 class ohk_statistics_source(Structure):

@@ -56,6 +56,8 @@ class StatisticsValues:
     most_recent_start: datetime | None = None
     most_recent_end: datetime | None = None
     duration: timedelta | None = None
+    #: Samples that fed the interval once sources were merged (0: no data).
+    count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +96,10 @@ class Statistics:
     @property
     def duration(self) -> timedelta | None:
         return self.values.duration
+
+    @property
+    def count(self) -> int:
+        return self.values.count
 
 
 def default_options(kind: SampleType) -> StatisticsOptions:
@@ -158,7 +164,7 @@ def _read(pointer: Any, kind: SampleType, unit: str | None) -> list[Statistics]:
             most_recent=number(v.most_recent),
             most_recent_start=None if math.isnan(v.most_recent_start) else utc_datetime(v.most_recent_start),
             most_recent_end=None if math.isnan(v.most_recent_end) else utc_datetime(v.most_recent_end),
-            duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration))
+            duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration), count=v.count)
 
     try:
         r = pointer.contents

@@ -24,8 +24,8 @@ def test_rule_26_the_walk_both_devices_recorded_counts_once(store):
     store.save([walk(1000, 8, 9, WATCH), walk(1200, 8.5, 9.5, PHONE)])
     merged = store.statistics(STEPS, S.CUMULATIVE_SUM | S.SEPARATE_BY_SOURCE)
     assert merged.sum == 1600  # the watch's 1,000 and the phone's uncovered half hour
-    assert merged.by_source == {WATCH.bundle_identifier: ohk.StatisticsValues(sum=1000),
-                                PHONE.bundle_identifier: ohk.StatisticsValues(sum=1200)}
+    assert merged.by_source == {WATCH.bundle_identifier: ohk.StatisticsValues(sum=1000, count=1),
+                                PHONE.bundle_identifier: ohk.StatisticsValues(sum=1200, count=1)}
     assert [s.name for s in merged.sources] == ["Ann's iPhone", "Ann's Apple Watch"]
     assert (merged.start, merged.end) == (MIDNIGHT + timedelta(hours=8), MIDNIGHT + timedelta(hours=9.5))
     store.set_source_priority("StepCount", [PHONE.bundle_identifier])
