@@ -28,12 +28,14 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app
 
 # Installs what is missing (quick when already present).
-# LMDB for the core; expat, libarchive and libcrypto for the importer.
+# LMDB for the core; expat, libarchive and libcrypto for the importer;
+# the tz database for statistics in named time zones.
 deps:
-	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto; } 2>/dev/null || { \
-	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev and pkg-config"; \
+	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto \
+	   && test -f /usr/share/zoneinfo/Europe/Paris; } 2>/dev/null || { \
+	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev, pkg-config and tzdata"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev pkg-config >/dev/null; }
+	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev pkg-config tzdata >/dev/null; }
 
 # What the C tests need: cmocka and valgrind.
 c-deps: deps

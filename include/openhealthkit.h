@@ -620,12 +620,15 @@ int32_t ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *stor
  * OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
  * local time: each sample in its own UTC offset, else in `utc_offset`
  * (seconds east of UTC), which also places the anchor and the reported
- * bounds. Intervals without data have NaN figures. Returns
- * OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit, more
- * than 1,000,000 intervals), OHK_ERR_INVALID_DATE_RANGE (from after to),
- * and the errors of ohk_store_statistics. Any thread.
+ * bounds. With `time_zone` (a tz database name, "Europe/Paris"; NULL for
+ * none), intervals follow that zone's calendar for every sample instead:
+ * a day is 23 or 25 hours when its clocks change. Intervals without data
+ * have NaN figures. Returns OHK_ERR_INVALID_ARGUMENT (options, a zero
+ * count, an unknown unit or time zone, more than 1,000,000 intervals),
+ * OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
+ * ohk_store_statistics. Any thread.
  */
-int32_t ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset);
+int32_t ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
 
 /**
  * Frees a statistics result and its strings. NULL is ignored. Any thread.

@@ -302,7 +302,7 @@ static int op_stats_daily_sum(store_t *s, uint32_t type, int64_t t0_ms, uint32_t
     double t0 = (double)t0_ms / 1000.0;
     ohk_statistics_result *r = NULL;
     int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL, OHK_STATISTICS_SUM, t0, 1,
-                                                 OHK_INTERVAL_DAY, t0, t0 + (double)ndays * 86400.0, 0);
+                                                 OHK_INTERVAL_DAY, t0, t0 + (double)ndays * 86400.0, 0, NULL);
     if (rc != OHK_OK)
         return fail("statistics collection", rc);
     uint32_t with_data = 0;
@@ -323,7 +323,7 @@ static int op_stats_hourly(store_t *s, uint32_t type, int64_t t0_ms, stats_hour_
     ohk_statistics_result *r = NULL;
     int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL,
                                                  OHK_STATISTICS_AVERAGE | OHK_STATISTICS_MIN | OHK_STATISTICS_MAX, t0, 1,
-                                                 OHK_INTERVAL_HOUR, t0, t0 + 86400.0, 0);
+                                                 OHK_INTERVAL_HOUR, t0, t0 + 86400.0, 0, NULL);
     if (rc != OHK_OK)
         return fail("statistics collection", rc);
     double scale = type == TYPE_HEART_RATE ? 60.0 : 1.0; /* canonical count/s -> count/min, as saved */

@@ -34,17 +34,20 @@ import OpenHealthKitCore
 /// OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
 /// local time: each sample in its own UTC offset, else in `utc_offset`
 /// (seconds east of UTC), which also places the anchor and the reported
-/// bounds. Intervals without data have NaN figures. Returns
-/// OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit, more
-/// than 1,000,000 intervals), OHK_ERR_INVALID_DATE_RANGE (from after to),
-/// and the errors of ohk_store_statistics. Any thread.
+/// bounds. With `time_zone` (a tz database name, "Europe/Paris"; NULL for
+/// none), intervals follow that zone's calendar for every sample instead:
+/// a day is 23 or 25 hours when its clocks change. Intervals without data
+/// have NaN figures. Returns OHK_ERR_INVALID_ARGUMENT (options, a zero
+/// count, an unknown unit or time zone, more than 1,000,000 intervals),
+/// OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
+/// ohk_store_statistics. Any thread.
 @c public func ohk_store_statistics_collection(_ out_result: UnsafeMutablePointer<UnsafeMutablePointer<ohk_statistics_result>?>?,
                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                _ type: UnsafePointer<CChar>?,
                                                _ predicate: UnsafePointer<ohk_predicate>?,
                                                _ options: UInt32, _ anchor: Double, _ interval_count: UInt32,
                                                _ interval_unit: Int32, _ from: Double, _ to: Double,
-                                               _ utc_offset: Int32) -> Int32 {
+                                               _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> Int32 {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
@@ -59,7 +62,8 @@ import OpenHealthKitCore
             type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options)),
             anchor: try UnixTime.date(anchor, "anchor"),
             interval: StatisticsInterval(Int(interval_count), units[Int(interval_unit)]),
-            from: try UnixTime.date(from, "from"), to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset))
+            from: try UnixTime.date(from, "from"), to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset),
+            timeZone: try time_zone.map { try ZoneRules(try string($0, "time_zone")) })
         out.pointee = StatisticsResultC.make(stats)
     }
 }

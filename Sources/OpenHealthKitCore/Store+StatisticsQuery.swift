@@ -27,21 +27,37 @@ extension Store {
     /// at `anchor`, counted in local time: each sample in its own UTC
     /// offset, else in `utcOffset` (seconds east of UTC), which also places
     /// the anchor and the reported dates (rule 28).
+    ///
+    /// With `timeZone`, intervals are that zone's calendar instead, for
+    /// every sample: a day is 23 or 25 hours when its clocks change, and an
+    /// interval edge that does not exist (a skipped hour) is the moment the
+    /// clock jumps.
     public func statisticsCollection(type: SampleType, predicate: SamplePredicate? = nil, options: StatisticsOptions,
                                      anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
-                                     utcOffset: Int = 0) throws -> [Statistics] {
+                                     utcOffset: Int = 0, timeZone: ZoneRules? = nil) throws -> [Statistics] {
         try options.check(for: type)
         guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
         guard abs(utcOffset) <= Sample.maxUTCOffset else {
             throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
         }
-        let edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset)
+        let zoneOffset = timeZone.map { z in { (t: Double) in Double(z.offset(atUnix: t + 978_307_200)) } }
+        var edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to,
+                                   utcOffset: utcOffset, zoneOffset: zoneOffset)
         // Every sample whose local time may reach the window: offsets lie within ±18 hours.
         let margin = Double(2 * Sample.maxUTCOffset)
         let window = SamplePredicate.dateRange(start: from.addingTimeInterval(-margin), end: to.addingTimeInterval(margin),
                                                options: [])
-        let read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window)
-        return try compute(type, options, read, edges: edges, utcOffset: utcOffset)
+        var read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window)
+        guard let timeZone else { return try compute(type, options, read, edges: edges, utcOffset: utcOffset) }
+        // The zone's calendar for every sample: local edges become instants, and samples stay in UTC.
+        edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
+        // A skipped local hour maps two edges to one instant: one interval, not an empty one.
+        edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
+        read.samples = read.samples.map {
+            StatisticsSample(start: $0.start, end: $0.end, value: $0.value, rank: $0.rank, source: $0.source, offset: 0,
+                             order: $0.order)
+        }
+        return try compute(type, options, read, edges: edges, utcOffset: 0)
     }
 
     /// The sources of `type` in the order set with `setSourcePriority`
@@ -149,10 +165,15 @@ extension Store {
     }
 
     /// The edges of the intervals that overlap [from, to), in local time.
-    static func edges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date, utcOffset: Int) throws -> [Double] {
-        let offset = Double(utcOffset)
-        let a = anchor.timeIntervalSinceReferenceDate + offset
-        let lo = from.timeIntervalSinceReferenceDate + offset, hi = to.timeIntervalSinceReferenceDate + offset
+    /// With `zoneOffset` (a zone's offset at an instant), each date is read
+    /// in the offset in force at it rather than in `utcOffset`.
+    static func edges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date, utcOffset: Int,
+                      zoneOffset: ((Double) -> Double)? = nil) throws -> [Double] {
+        let local = { (d: Date) -> Double in
+            let t = d.timeIntervalSinceReferenceDate
+            return t + (zoneOffset?(t) ?? Double(utcOffset))
+        }
+        let a = local(anchor), lo = local(from), hi = local(to)
         guard a.isFinite, lo.isFinite, hi.isFinite, lo <= hi else {
             throw OHKError(.invalidDateRange, "a statistics collection needs finite dates with from <= to")
         }

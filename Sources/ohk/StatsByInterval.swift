@@ -11,6 +11,7 @@ struct StatsByInterval {
     let from: Date?
     let to: Date?
     let utcOffset: Int
+    let timeZone: ZoneRules?
     let unit: HealthUnit?
     let format: StatsCommand.OutputFormat
 
@@ -21,9 +22,15 @@ struct StatsByInterval {
             return
         }
         let from = self.from ?? whole.startDate, to = self.to ?? whole.endDate
-        let anchor = Self.anchor(interval.unit, before: from, utcOffset: utcOffset)
+        // The first interval's start: in the zone's offset then, or the given one.
+        let offsetAtStart = timeZone.map { $0.offset(atUnix: from.timeIntervalSince1970) } ?? utcOffset
+        var anchor = Self.anchor(interval.unit, before: from, utcOffset: offsetAtStart)
+        if let timeZone {  // the zone's own instant of that wall-clock time
+            let wall = anchor.timeIntervalSince1970 + Double(offsetAtStart)
+            anchor = Date(timeIntervalSince1970: timeZone.instant(ofLocal: wall))
+        }
         let stats = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
-                                                   from: from, to: to, utcOffset: utcOffset)
+                                                   from: from, to: to, utcOffset: utcOffset, timeZone: timeZone)
         let canonical = type.canonicalUnit!
         let shown = unit ?? canonical
         let columns = Self.columns(options)
@@ -34,7 +41,8 @@ struct StatsByInterval {
         let separate = options.contains(.separateBySource)
         var rows: [[String]] = []
         for s in stats {
-            let start = Self.localText(s.startDate, utcOffset)
+            let shownOffset = timeZone.map { $0.offset(atUnix: s.startDate.timeIntervalSince1970) } ?? utcOffset
+            let start = Self.localText(s.startDate, shownOffset)
             rows.append([start] + (separate ? ["all"] : []) + (try columns.map { try value(s.values, $0) }))
             for source in s.sources where separate {
                 guard let v = s.bySource[source.bundleIdentifier] else { continue }

@@ -24,6 +24,7 @@ struct StatsCommand: ParsableCommand {
           ohk stats StepCount --by day --from 2024-03-01 --to 2024-03-08
           ohk stats HeartRate --by hour --min --max --unit count/min --format csv
           ohk stats StepCount --by month --by-source
+          ohk stats StepCount --by day --tz Europe/Paris
         """
     )
 
@@ -43,6 +44,9 @@ struct StatsCommand: ParsableCommand {
 
     @Option(name: .customLong("utc-offset"), parsing: .unconditional, help: "The offset of days for samples without their own (+01:00, -08:00).")
     var utcOffset = "+00:00"
+
+    @Option(help: "A time zone (Europe/Paris): days follow its calendar for every sample, 23 or 25 hours when clocks change.")
+    var tz: String?
 
     @Option(help: "The unit of the figures (count/min, kg, km).")
     var unit: String?
@@ -117,8 +121,10 @@ struct StatsCommand: ParsableCommand {
         if let u, !u.isCompatible(with: t.canonicalUnit!) {
             throw ValidationError("unit '\(u)' does not measure \(TypeCatalogue.shortName(t)) (\(t.canonicalUnit!))")
         }
+        let zone: ZoneRules?
+        do { zone = try tz.map(ZoneRules.init) } catch let e as OHKError { throw ValidationError("--tz: \(e.message)") }
         try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: try Self.date(from, "--from"),
-                            to: try Self.date(to, "--to"), utcOffset: try Self.offset(utcOffset), unit: u,
+                            to: try Self.date(to, "--to"), utcOffset: try Self.offset(utcOffset), timeZone: zone, unit: u,
                             format: json ? .json : format).run(store)
     }
 

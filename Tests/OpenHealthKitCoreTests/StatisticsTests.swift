@@ -177,6 +177,39 @@ import Testing
         #expect(try store.statistics(type: steps, options: .duration)?.duration == 45 * 60)
     }
 
+    /// Rule 28 in a named zone: its calendar for every sample, DST days of
+    /// 23 and 25 hours in two zones, and a skipped hour.
+    @Test func rule28_aNamedTimeZonesDaysHave23Or25HoursWhenClocksChange() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        func utc(_ t: Double) -> Date { Date(timeIntervalSinceReferenceDate: t) }
+        // 2024-03-31T22:30Z is 00:30 on April 1 in Paris (CEST), still March 31 in UTC.
+        try store.save([try Sample.quantity(steps, value: 10, unit: HealthUnit("count"), start: utc(733_617_000),
+                                            end: utc(733_617_000), source: srcA)])
+        let paris = try ZoneRules("Europe/Paris")
+        let days = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: utc(733_446_000), interval: .day,
+                                                  from: utc(733_446_000), to: utc(733_617_000), timeZone: paris)
+        // Local midnights: March 30 (+01:00), March 31 (+01:00), April 1 (+02:00).
+        #expect(days.map(\.startDate) == [utc(733_446_000), utc(733_532_400), utc(733_615_200)])
+        #expect(days[1].endDate.timeIntervalSince(days[1].startDate) == 23 * 3600)
+        #expect(days.map(\.sum) == [nil, nil, 10])
+        // New York falls back on 2024-11-03: a day of 25 hours (04:00Z to 05:00Z the next day).
+        let newYork = try ZoneRules("America/New_York")
+        let fall = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: utc(752_212_800),
+                                                  interval: .day, from: utc(752_299_200), to: utc(752_299_200),
+                                                  timeZone: newYork)
+        #expect(fall.map(\.startDate) == [utc(752_299_200)] && fall[0].endDate == utc(752_389_200))
+        // Paris skips 02:00–03:00 on March 31: the hours run 00:00, 01:00, then 03:00 local.
+        let hours = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: utc(733_532_400),
+                                                   interval: .hour, from: utc(733_532_400), to: utc(733_543_200),
+                                                   timeZone: paris)
+        #expect(hours.map(\.startDate) == [utc(733_532_400), utc(733_536_000), utc(733_539_600)])
+        #expect(hours.map { $0.endDate.timeIntervalSince($0.startDate) } == [3600, 3600, 3600])
+        #expect(throws: OHKError.self) { try ZoneRules("Mars/Olympus_Mons") }
+        #expect(throws: OHKError.self) { try ZoneRules("../../etc/passwd") }
+        #expect(try ZoneRules("UTC").offset(atUnix: 0) == 0)
+    }
+
     /// Rule 26 against a model: random samples of three sources on a grid
     /// of minutes; in each minute the highest-priority source with a sample
     /// there counts, each of its samples with its value spread evenly.

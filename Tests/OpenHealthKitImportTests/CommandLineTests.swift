@@ -176,6 +176,9 @@ import OpenHealthKitCore
         #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.sum) == [432])
         let table = ohk(["stats", "StepCount", "--by", "hour", "--utc-offset", "-08:00", "--store", store]).output
         #expect(table.contains("2014-09-19T10:00:00-08:00") && table.contains("432"), "\(table)")
+        let paris = ohk(["stats", "StepCount", "--tz", "Europe/Paris", "--store", store]).output
+        #expect(paris.contains("2014-09-19T00:00:00+02:00") && paris.contains("432"), "\(paris)")
+        #expect(ohk(["stats", "StepCount", "--tz", "Mars/Olympus_Mons", "--store", store]).status == 64)
         #expect(ohk(["stats", "SleepAnalysis", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--by", "fortnight", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--unit", "kg", "--store", store]).status == 64)

@@ -63,7 +63,7 @@ static void rule28_a_daily_collection_from_c(void **state)
     OK(ohk_store_save(out, f->store, in, 2));
     ohk_statistics_result *r = NULL;
     OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1, OHK_INTERVAL_DAY,
-                                       T0 - 86400, T0 + 3 * 86400, 0));
+                                       T0 - 86400, T0 + 3 * 86400, 0, NULL));
     assert_int_equal(r->interval_count, 4);
     assert_true(r->intervals[0].start == T0 - 86400 && r->intervals[1].start == T0);
     assert_true(r->intervals[0].values.sum == 60 && r->intervals[1].values.sum == 60);
@@ -74,11 +74,19 @@ static void rule28_a_daily_collection_from_c(void **state)
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_statistics(&r, f->store, "HKQuantityTypeIdentifierBodyMass", NULL,
                                                    OHK_STATISTICS_AVERAGE));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 0,
-                                                                     OHK_INTERVAL_DAY, T0, T0, 0));
+                                                                     OHK_INTERVAL_DAY, T0, T0, 0, NULL));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1,
-                                                                     99, T0, T0, 0));
+                                                                     99, T0, T0, 0, NULL));
     EXPECT(OHK_ERR_INVALID_DATE_RANGE, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0,
-                                                                       1, OHK_INTERVAL_DAY, T0 + 10, T0, 0));
+                                                                       1, OHK_INTERVAL_DAY, T0 + 10, T0, 0, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1,
+                                                                     OHK_INTERVAL_DAY, T0, T0, 0, "Mars/Olympus_Mons"));
+    /* In Europe/Paris (UTC+1 in January) the day starts at 23:00 UTC: the 120 all fall on January 1. */
+    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0 - 3600, 1, OHK_INTERVAL_DAY,
+                                       T0 - 3600, T0, 0, "Europe/Paris"));
+    assert_int_equal(r->interval_count, 1);
+    assert_true(r->intervals[0].start == T0 - 3600 && r->intervals[0].values.sum == 120);
+    ohk_statistics_result_free(r);
 }
 
 int run_statistics(void)

@@ -124,7 +124,8 @@ def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions 
 
 def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
                           anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
-                          utc_offset: timedelta, predicate: Predicate | None, unit: str | None) -> list[Statistics]:
+                          utc_offset: timedelta, time_zone: str | None, predicate: Predicate | None,
+                          unit: str | None) -> list[Statistics]:
     from .store import _predicate_handle
     count, unit_name = (1, interval) if isinstance(interval, str) else interval
     if unit_name not in _UNITS:
@@ -137,7 +138,8 @@ def statistics_collection(store: HealthStore, kind: SampleType, options: Statist
     n.lib.ohk_store_statistics_collection(
         ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate),
         int(_options(kind, options)), unix_time(anchor, "anchor"), count, _UNITS[unit_name],
-        unix_time(start, "start"), unix_time(end, "end"), int(utc_offset.total_seconds()))
+        unix_time(start, "start"), unix_time(end, "end"), int(utc_offset.total_seconds()),
+        None if time_zone is None else n.encode(time_zone, "time_zone"))
     return _read(result, kind, unit)
 
 

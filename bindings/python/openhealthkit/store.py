@@ -364,13 +364,16 @@ class HealthStore:
     def statistics_collection(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
                               start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
                               anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
-                              predicate: Predicate | None = None, unit: str | None = None) -> list[Statistics]:
+                              time_zone: str | None = None, predicate: Predicate | None = None,
+                              unit: str | None = None) -> list[Statistics]:
         """HKStatisticsCollectionQuery: one ``Statistics`` per interval from
         ``start`` to ``end`` (``"day"``, ``"hour"``, ``(2, "week")``...), with
         None figures where there is no data. Intervals are counted in local
         time: each sample in its own UTC offset (imports keep it), else in
         ``utc_offset``, which also places ``anchor`` (default: ``start``)
-        and the reported dates. Daily step totals::
+        and the reported dates. With ``time_zone`` (``"Europe/Paris"``),
+        intervals follow that zone's calendar for every sample: a day is 23
+        or 25 hours when its clocks change. Daily step totals::
 
             store.statistics_collection("StepCount", start=day0, end=day7)
         """
@@ -378,7 +381,7 @@ class HealthStore:
         _check_unit(kind, unit)
         return _statistics.statistics_collection(
             self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
-            end=end, utc_offset=utc_offset, predicate=predicate, unit=unit)
+            end=end, utc_offset=utc_offset, time_zone=time_zone, predicate=predicate, unit=unit)
 
     def source_priority(self, sample_type: str | SampleType) -> list[str]:
         """The bundle identifiers set with ``set_source_priority``, first first."""

@@ -45,6 +45,13 @@ def test_rule_28_daily_totals_in_each_samples_own_day(store):
     hours = store.statistics_collection(STEPS, start=MIDNIGHT - timedelta(hours=1), end=MIDNIGHT + timedelta(hours=1),
                                         interval="hour")
     assert [h.sum for h in hours] == [60, 60]
+    # In Paris the night of March 31 is an hour short: a day of 23 hours.
+    paris = store.statistics_collection(STEPS, start=datetime(2024, 3, 30, 23, tzinfo=timezone.utc),
+                                        end=datetime(2024, 3, 31, 21, tzinfo=timezone.utc), time_zone="Europe/Paris")
+    assert [(d.start, d.end - d.start) for d in paris] == [(datetime(2024, 3, 30, 23, tzinfo=timezone.utc),
+                                                             timedelta(hours=23))]
+    with pytest.raises(ohk.InvalidArgumentError, match="time zone"):
+        store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, time_zone="Mars/Olympus_Mons")
     march = store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval=(1, "month"))
     assert [(m.start, m.end, m.sum) for m in march] == [(MIDNIGHT, datetime(2024, 4, 1, tzinfo=timezone.utc), 90)]
 
