@@ -55,7 +55,7 @@ public final class HKAnchoredObjectQuery: HKQuery, @unchecked Sendable {
         }
     }
 
-    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
+    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         let update = updateHandler
         guard limit >= 0 else { throw .invalid("limit must be HKObjectQueryNoLimit or positive, got \(limit)") }
         guard update == nil || limit == HKObjectQueryNoLimit else {

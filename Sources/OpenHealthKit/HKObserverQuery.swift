@@ -42,7 +42,7 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
         super.init(descriptors: queryDescriptors)
     }
 
-    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
+    override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         let completion: HKObserverQueryCompletionHandler = {
             self.counters.withLock {
                 self.completions += 1

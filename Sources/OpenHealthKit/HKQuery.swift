@@ -52,8 +52,9 @@ public class HKQuery: NSObject, @unchecked Sendable {
         }
     }
 
-    /// The core's live query that does this query's work (subclasses).
-    func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery {
+    /// The core's live query that does this query's work (subclasses);
+    /// nil for a query whose work is done once it has started.
+    func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         preconditionFailure("\(type(of: self)) does not run")
     }
 
@@ -63,7 +64,8 @@ public class HKQuery: NSObject, @unchecked Sendable {
 
     /// Runs `core` on `store` as this query's engine; a query stopped
     /// before this point does not start.
-    private func run(_ core: LiveQuery, on store: Store) throws(HKError) {
+    private func run(_ core: LiveQuery?, on store: Store) throws(HKError) {
+        guard let core else { return }
         let go = lock.withLock { () -> Bool in
             guard !stopped else { return false }
             running = core

@@ -23,7 +23,7 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
     /// maximum of a discrete one; the most recent value and the duration
     /// of either. HealthKit throws an exception here; the library gives an
     /// error that names the option and the type.
-    func check(for type: SampleType) throws {
+    public func check(for type: SampleType) throws {
         guard case .quantity(_, let style) = type.kind else {
             throw OHKError(.invalidArgument, "statistics are of quantity types; \(type.identifier) is a category type")
         }
