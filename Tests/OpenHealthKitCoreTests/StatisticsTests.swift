@@ -210,6 +210,41 @@ import Testing
         #expect(try ZoneRules("UTC").offset(atUnix: 0) == 0)
     }
 
+    /// Deletions and replacements change the figures: a deleted sample
+    /// no longer counts, a newer sync version replaces the older, and the
+    /// most recent value falls back to the sample before a deleted one.
+    @Test func rule26_29_deletionsAndReplacementsLowerSumsAndMoveTheMostRecent() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let early = try walk(100, 8, 9, srcA), late = try walk(50, 10, 11, srcA)
+        func synced(_ value: Double, _ version: Double) throws -> Sample {
+            try Sample.quantity(steps, value: value, unit: HealthUnit("count"), start: at(12), end: at(13), source: srcA,
+                                metadata: [MetadataKey.syncIdentifier: .string("s"), MetadataKey.syncVersion: .number(version)])
+        }
+        try store.save([early, late, try synced(30, 1)])
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 180)
+        try store.save([try synced(20, 2)])  // replaces the 30
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 170)
+        let recent = try #require(try store.statistics(type: steps, options: .mostRecent))
+        #expect(recent.mostRecent == 20 && recent.values.mostRecentEnd == at(13))
+        try store.delete(uuids: [early.uuid])
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 70)
+        let replaced = try store.anchoredQuery(type: steps, anchor: nil).samples.first { $0.value == .quantity(20) }!
+        try store.delete(uuids: [replaced.uuid])
+        let after = try #require(try store.statistics(type: steps, options: [.mostRecent, .cumulativeSum]))
+        #expect(after.mostRecent == 50 && after.values.mostRecentEnd == at(11) && after.sum == 50)
+    }
+
+    /// Two sources over exactly the same time: only the higher counts.
+    @Test func rule26_fullyOverlappingSourcesCountOnce() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([try walk(900, 8, 9, phone), try walk(1000, 8, 9, watch)])
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 1000)
+        try store.setSourcePriority([phone.bundleIdentifier], for: steps)
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 900)
+    }
+
     /// Rule 26 against a model: random samples of three sources on a grid
     /// of minutes; in each minute the highest-priority source with a sample
     /// there counts, each of its samples with its value spread evenly.
