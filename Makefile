@@ -43,10 +43,11 @@ c-deps: deps
 	  echo "installing libcmocka-dev and valgrind"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
 
-# What the Python tests need: pytest, and NumPy for the columnar path.
+# What the Python tests need: pytest, NumPy for the columnar path, pandas
+# for statistics as a DataFrame.
 py-deps:
-	@$(PYTHON) -c "import pytest, numpy" 2>/dev/null || { \
-	  echo "installing pytest and numpy"; $(PYTHON) -m pip install -q pytest numpy; }
+	@$(PYTHON) -c "import pytest, numpy, pandas" 2>/dev/null || { \
+	  echo "installing pytest, numpy and pandas"; $(PYTHON) -m pip install -q pytest numpy pandas; }
 
 # libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
 lib: deps

@@ -102,6 +102,68 @@ class Statistics:
         return self.values.count
 
 
+#: The figures of StatisticsValues, in the order the columns come.
+_FIGURES = ("sum", "average", "minimum", "maximum", "most_recent", "duration", "count")
+
+
+class StatisticsList(list):  # type: ignore[type-arg]
+    """A collection's intervals (a list of ``Statistics``), with the figures
+    as columns for analysis code."""
+
+    def to_numpy(self) -> dict[str, Any]:
+        """``start`` and ``end`` (``datetime64[us]``, UTC), then one float
+        array per figure (NaN where absent; ``duration`` in seconds) and
+        ``count`` (int64). Needs NumPy."""
+        try:
+            import numpy as np
+        except ImportError:
+            raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+
+        def instant(d: datetime) -> Any:
+            return np.datetime64(d.replace(tzinfo=None), "us")
+
+        columns: dict[str, Any] = {
+            "start": np.array([instant(s.start) for s in self], dtype="datetime64[us]"),
+            "end": np.array([instant(s.end) for s in self], dtype="datetime64[us]"),
+        }
+        for name in _FIGURES[:-2]:
+            columns[name] = np.array([math.nan if getattr(s, name) is None else getattr(s, name) for s in self],
+                                     dtype=np.float64)
+        columns["duration"] = np.array([math.nan if s.duration is None else s.duration.total_seconds() for s in self],
+                                       dtype=np.float64)
+        columns["count"] = np.array([s.count for s in self], dtype=np.int64)
+        return columns
+
+    def to_pandas(self, *, by_source: bool = False) -> Any:
+        """A DataFrame indexed by interval start (UTC), a column per figure
+        that any interval has. With ``by_source`` (queries with
+        SEPARATE_BY_SOURCE), one row per interval and source instead,
+        indexed by (start, bundle identifier), with each source's own
+        figures. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        if by_source:
+            rows = [(s.start, bundle, *(_figure(v, name) for name in _FIGURES))
+                    for s in self for bundle, v in s.by_source.items()]
+            frame = pd.DataFrame(rows, columns=["start", "source", *_FIGURES]).set_index(["start", "source"])
+        else:
+            columns = self.to_numpy()
+            frame = pd.DataFrame({name: columns[name] for name in _FIGURES},
+                                 index=pd.DatetimeIndex(columns["start"], name="start").tz_localize("UTC"))
+            frame["duration"] = pd.to_timedelta(frame["duration"], unit="s")
+        present = [name for name in _FIGURES if name == "count" or frame[name].notna().any()]
+        return frame[present]
+
+
+def _figure(v: StatisticsValues, name: str) -> Any:
+    value = getattr(v, name)
+    if name == "duration":
+        return math.nan if value is None else value.total_seconds()
+    return math.nan if value is None else value
+
+
 def default_options(kind: SampleType) -> StatisticsOptions:
     """A sum for cumulative types, an average for discrete ones."""
     if kind.aggregation is None:
@@ -125,7 +187,7 @@ def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions 
 def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
                           anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
                           utc_offset: timedelta, time_zone: str | None, predicate: Predicate | None,
-                          unit: str | None) -> list[Statistics]:
+                          unit: str | None) -> StatisticsList:
     from .store import _predicate_handle
     count, unit_name = (1, interval) if isinstance(interval, str) else interval
     if unit_name not in _UNITS:
@@ -151,7 +213,7 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
     return options
 
 
-def _read(pointer: Any, kind: SampleType, unit: str | None) -> list[Statistics]:
+def _read(pointer: Any, kind: SampleType, unit: str | None) -> StatisticsList:
     canonical = kind.canonical_unit or ""
     target = unit or canonical
 
@@ -170,7 +232,7 @@ def _read(pointer: Any, kind: SampleType, unit: str | None) -> list[Statistics]:
 
     try:
         r = pointer.contents
-        out = []
+        out = StatisticsList()
         for interval in r.intervals[:r.interval_count]:
             own = r.sources[interval.first_source:interval.first_source + interval.source_count]
             out.append(Statistics(

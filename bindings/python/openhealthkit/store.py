@@ -25,7 +25,7 @@ from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
 from .samples import DeletedObject, Sample, Source
-from .statistics import Statistics, StatisticsOptions
+from .statistics import Statistics, StatisticsList, StatisticsOptions
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -365,13 +365,15 @@ class HealthStore:
                               start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
                               anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
                               time_zone: str | None = None, predicate: Predicate | None = None,
-                              unit: str | None = None) -> list[Statistics]:
+                              unit: str | None = None) -> StatisticsList:
         """HKStatisticsCollectionQuery: one ``Statistics`` per interval from
         ``start`` to ``end`` (``"day"``, ``"hour"``, ``(2, "week")``...), with
         None figures where there is no data. Intervals are counted in local
         time: each sample in its own UTC offset (imports keep it), else in
         ``utc_offset``, which also places ``anchor`` (default: ``start``)
-        and the reported dates. With ``time_zone`` (``"Europe/Paris"``),
+        and the reported dates. The list has ``to_numpy()`` and
+        ``to_pandas()`` (a DataFrame indexed by interval start). With
+        ``time_zone`` (``"Europe/Paris"``),
         intervals follow that zone's calendar for every sample: a day is 23
         or 25 hours when its clocks change. Daily step totals::
 

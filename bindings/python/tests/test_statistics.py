@@ -74,3 +74,22 @@ def test_rule_25_29_discrete_figures_units_and_errors(store):
     with pytest.raises(ValueError, match="interval"):
         store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval="fortnight")
     assert store.statistics("BodyMass") is None  # no data, as HealthKit's errorNoData
+
+
+def test_a_collection_as_numpy_columns_and_a_pandas_frame(store):
+    np = pytest.importorskip("numpy")
+    pd = pytest.importorskip("pandas")
+    store.save([walk(1000, 8, 9, WATCH), walk(1200, 8.5, 9.5, PHONE), walk(30, 30, 31, WATCH)])
+    days = store.statistics_collection(STEPS, S.CUMULATIVE_SUM | S.SEPARATE_BY_SOURCE, start=MIDNIGHT,
+                                       end=MIDNIGHT + timedelta(days=2, hours=1))
+    columns = days.to_numpy()
+    assert columns["start"].tolist() == [np.datetime64("2024-03-01T00:00:00", "us").item(),
+                                         np.datetime64("2024-03-02T00:00:00", "us").item(),
+                                         np.datetime64("2024-03-03T00:00:00", "us").item()]
+    assert columns["sum"][:2].tolist() == [1600, 30] and np.isnan(columns["sum"][2])
+    assert columns["count"].tolist() == [2, 1, 0] and np.isnan(columns["average"]).all()
+    frame = days.to_pandas()
+    assert list(frame.columns) == ["sum", "count"]
+    assert frame.index[0] == pd.Timestamp("2024-03-01", tz="UTC") and frame["sum"].iloc[0] == 1600
+    per_source = days.to_pandas(by_source=True)
+    assert per_source.loc[(pd.Timestamp("2024-03-01", tz="UTC"), PHONE.bundle_identifier), "sum"] == 1200
