@@ -22,7 +22,7 @@ struct JSONObject {
 
     mutating func add(_ k: String, number v: Double) {
         key(k)
-        text += v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : "\(v)"
+        text += OutputText.number(v)
     }
 
     mutating func add(_ k: String, int v: Int) {
@@ -89,7 +89,7 @@ extension JSONObject {
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)
         o.add("sourceVersion", s.source.version)
-        if let c = s.creationDate { o.add("creationDate", ISODate.format(c)) }
+        if let c = s.creationDate { o.add("creationDate", OutputText.time(c)) }
         if let offset = s.utcOffset { o.add("utcOffset", int: offset) }
         if let d = s.device { o.add("device", object: device(d)) }
         if !s.metadata.isEmpty { o.add("metadata", object: metadata(s.metadata)) }
@@ -99,7 +99,7 @@ extension JSONObject {
     static func deleted(_ d: DeletedObject) -> JSONObject {
         var o = object(d.uuid, d.type, d.startDate, d.endDate)
         o.add("source", d.source.bundleIdentifier)
-        o.add("deleted", ISODate.format(d.deletionDate))
+        o.add("deleted", OutputText.time(d.deletionDate))
         if !d.metadata.isEmpty { o.add("metadata", object: metadata(d.metadata)) }
         return o
     }
@@ -109,8 +109,8 @@ extension JSONObject {
         var o = JSONObject()
         o.add("uuid", uuid.uuidString)
         o.add("type", type.identifier)
-        o.add("start", ISODate.format(start))
-        o.add("end", ISODate.format(end))
+        o.add("start", OutputText.time(start))
+        o.add("end", OutputText.time(end))
         return o
     }
 
@@ -127,7 +127,7 @@ extension JSONObject {
             case .string(let s): o.add(k, s)
             case .number(let n): o.add(k, number: n)
             case .bool(let b): o.add(k, bool: b)
-            case .date(let d): o.add(k, ISODate.format(d))
+            case .date(let d): o.add(k, OutputText.time(d))
             }
         }
         return o

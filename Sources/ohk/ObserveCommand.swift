@@ -40,7 +40,7 @@ struct ObserveCommand: ParsableCommand {
                 case .success(let changed):
                     var o = JSONObject()
                     o.add("changed", raw: JSONObject.array(changed.map(\.identifier).sorted().map(JSONObject.quoted)))
-                    o.add("at", ISODate.format(.now))
+                    o.add("at", OutputText.time(.now))
                     print(o.closed)
                     fflush(nil)  // stdout, which a pipe buffers
                     done()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import OpenHealthKitCore
 
 struct QueryCommand: ParsableCommand {
@@ -16,6 +17,8 @@ struct QueryCommand: ParsableCommand {
           ohk query BodyMass
           ohk query StepCount DistanceWalkingRunning --where 'source == "DonorTwo'"'"'s iPhone"'
           ohk query BodyMass --anchor "$ANCHOR" --format json
+          ohk query HeartRate --latest 10 --unit bpm
+          ohk query StepCount --since 2024-03-01 --until 2024-03-08 --sort start --format csv
           ohk query --descriptor 'BodyMass:source == "Renpho"' --descriptor 'Height'
         """
     )
@@ -42,16 +45,37 @@ struct QueryCommand: ParsableCommand {
     @Option(help: "Print quantities in this unit (for the types it fits).")
     var unit: String?
 
-    @Option(help: "table or json.")
+    @Option(help: "table, csv or json.")
     var format: OutputFormat = .table
 
-    enum OutputFormat: String, ExpressibleByArgument { case table, json }
+    enum OutputFormat: String, ExpressibleByArgument { case table, csv, json }
+
+    @Option(help: "Samples that end at or after this date (ISO 8601).")
+    var since: String?
+
+    @Option(help: "Samples that start before this date (ISO 8601).")
+    var until: String?
+
+    @Option(help: "Print samples in order of start or end (default: the store's change order).")
+    var sort: SortKey?
+
+    enum SortKey: String, ExpressibleByArgument { case start, end }
+
+    @Flag(help: "With --sort: the latest first.")
+    var desc = false
+
+    @Option(help: "Only the N samples that start last, the latest first (reads every match).")
+    var latest: Int?
 
     func validate() throws {
         guard !types.isEmpty || !descriptorTexts.isEmpty else {
             throw ValidationError("name at least one sample type or --descriptor")
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 (no limit) or positive") }
+        guard (latest ?? 1) > 0 else { throw ValidationError("--latest must be positive") }
+        guard latest == nil || (limit == 0 && sort == nil) else {
+            throw ValidationError("--latest reads every match and sorts them: it goes without --limit and --sort")
+        }
     }
 
     func run() throws {
@@ -70,20 +94,60 @@ struct QueryCommand: ParsableCommand {
                 descriptors.append(QueryDescriptor(type: type,
                                                    predicate: try parts.count > 1 ? SamplePredicate(String(parts[1]), for: type) : nil))
             }
+            if since != nil || until != nil {
+                // Overlap with [since, until): HealthKit's date predicate without strict options.
+                let range = SamplePredicate.dateRange(start: try date(since, "--since"), end: try date(until, "--until"),
+                                                      options: [])
+                descriptors = descriptors.map { d in
+                    QueryDescriptor(type: d.type, predicate: d.predicate.map { .and([$0, range]) } ?? range)
+                }
+            }
             let display = try unit.map { try HealthUnit($0) }
             let result = try store.anchoredQuery(descriptors, anchor: try parseAnchor(anchor), limit: limit)
+            var samples = Array(result.samples)
+            if let latest {
+                samples = Array(samples.sorted { ($0.startDate, $0.endDate) > ($1.startDate, $1.endDate) }.prefix(latest))
+            } else if let sort {
+                let key: (Sample) -> Date = sort == .start ? { $0.startDate } : { $0.endDate }
+                samples.sort { desc ? key($0) > key($1) : key($0) < key($1) }
+            }
+            let out = Output(samples: samples, deleted: Array(result.deletedObjects), anchor: result.newAnchor, display: display)
             switch format {
-            case .json: print(try json(result, display))
-            case .table: try table(result, display)
+            case .json: print(try json(out))
+            case .csv: try csv(out)
+            case .table: try table(out)
             }
         }
     }
 
-    private func json(_ r: AnchoredQueryResult, _ display: HealthUnit?) throws -> String {
+    private struct Output {
+        let samples: [Sample]
+        let deleted: [DeletedObject]
+        let anchor: QueryAnchor
+        let display: HealthUnit?
+
+        /// The value and its unit as printed: --unit for the types it fits,
+        /// the canonical unit for the others, a category's case name.
+        func value(_ s: Sample) throws -> (String, String) {
+            switch s.value {
+            case .quantity(let q):
+                let canonical = s.type.canonicalUnit!
+                if let display, display.isCompatible(with: canonical) {
+                    return (OutputText.number(try s.quantity(in: display)), display.description)
+                }
+                return (OutputText.number(q), canonical.description)
+            case .category(let c):
+                guard case .category(let values) = s.type.kind else { return ("\(c)", "") }
+                return (values.filter { $0.value == c }.map(\.key).sorted().first ?? "\(c)", "")
+            }
+        }
+    }
+
+    private func json(_ r: Output) throws -> String {
         var samples: [String] = []
         for s in r.samples {
             var o = JSONObject.sample(s)
-            if let display, let canonical = s.type.canonicalUnit, display.isCompatible(with: canonical) {
+            if let display = r.display, let canonical = s.type.canonicalUnit, display.isCompatible(with: canonical) {
                 o.add("displayValue", number: try s.quantity(in: display))
                 o.add("displayUnit", display.description)
             }
@@ -91,35 +155,45 @@ struct QueryCommand: ParsableCommand {
         }
         var o = JSONObject()
         o.add("samples", raw: JSONObject.array(samples))
-        o.add("deletedObjects", raw: JSONObject.array(r.deletedObjects.map { JSONObject.deleted($0).closed }))
-        o.add("anchor", r.newAnchor.base64)
+        o.add("deletedObjects", raw: JSONObject.array(r.deleted.map { JSONObject.deleted($0).closed }))
+        o.add("anchor", r.anchor.base64)
         return o.closed
     }
 
-    private func table(_ r: AnchoredQueryResult, _ display: HealthUnit?) throws {
+    /// One row per sample, then one per deleted object (its deletion date
+    /// in `deleted`); no anchor, which a program reads from JSON.
+    private func csv(_ r: Output) throws {
+        print("start,end,type,value,unit,source,uuid,deleted")
         for s in r.samples {
-            let value: String
-            switch s.value {
-            case .quantity(let q):
-                // --unit applies to the types it fits; the others keep their canonical unit.
-                let canonical = s.type.canonicalUnit!
-                if let display, display.isCompatible(with: canonical) {
-                    value = "\(try s.quantity(in: display)) \(display)"
-                } else {
-                    value = "\(q) \(canonical)"
-                }
-            case .category(let c):
-                guard case .category(let values) = s.type.kind else { continue }
-                value = values.filter { $0.value == c }.map(\.key).sorted().first ?? "\(c)"
-            }
-            print([ISODate.format(s.startDate), ISODate.format(s.endDate), shortName(s.type), value,
-                   s.source.bundleIdentifier, s.uuid.uuidString].joined(separator: "  "))
+            let (value, unit) = try r.value(s)
+            print([OutputText.time(s.startDate), OutputText.time(s.endDate), shortName(s.type), value, unit,
+                   s.source.bundleIdentifier, s.uuid.uuidString, ""].map(StatsByInterval.csvField).joined(separator: ","))
         }
-        for d in r.deletedObjects {
-            print(["deleted", ISODate.format(d.deletionDate), shortName(d.type), d.uuid.uuidString].joined(separator: "  "))
+        for d in r.deleted {
+            print([OutputText.time(d.startDate), OutputText.time(d.endDate), shortName(d.type), "", "",
+                   d.source.bundleIdentifier, d.uuid.uuidString, OutputText.time(d.deletionDate)]
+                .map(StatsByInterval.csvField).joined(separator: ","))
         }
-        print("\(r.samples.count) samples, \(r.deletedObjects.count) deleted objects")
-        print("anchor \(r.newAnchor.base64)")
+    }
+
+    private func table(_ r: Output) throws {
+        for s in r.samples {
+            let (value, unit) = try r.value(s)
+            print([OutputText.time(s.startDate), OutputText.time(s.endDate), shortName(s.type),
+                   unit.isEmpty ? value : "\(value) \(unit)", s.source.bundleIdentifier, s.uuid.uuidString]
+                .joined(separator: "  "))
+        }
+        for d in r.deleted {
+            print(["deleted", OutputText.time(d.deletionDate), shortName(d.type), d.uuid.uuidString].joined(separator: "  "))
+        }
+        print("\(r.samples.count) samples, \(r.deleted.count) deleted objects")
+        print("anchor \(r.anchor.base64)")
+    }
+
+    private func date(_ text: String?, _ what: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
+        return d
     }
 
     private func shortName(_ t: SampleType) -> String { TypeCatalogue.shortName(t) }

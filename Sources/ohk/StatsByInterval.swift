@@ -36,7 +36,7 @@ struct StatsByInterval {
         let columns = Self.columns(options)
         func value(_ v: StatisticsValues, _ c: Column) throws -> String {
             guard let x = c.read(v) else { return "" }
-            return c.isQuantity ? Self.number(try canonical.convert(x, to: shown)) : Self.number(x)
+            return c.isQuantity ? OutputText.number(try canonical.convert(x, to: shown)) : OutputText.number(x)
         }
         let separate = options.contains(.separateBySource)
         var rows: [[String]] = []
@@ -94,20 +94,13 @@ struct StatsByInterval {
         return out
     }
 
-    /// Shortest text that reads back as the same number, without "1e+06".
-    static func number(_ x: Double) -> String {
-        if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
-        let rounded = (x * 1e6).rounded() / 1e6
-        return "\(rounded)"
-    }
-
     static func csvField(_ s: String) -> String {
         s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacing("\"", with: "\"\"") + "\"" : s
     }
 
     /// `2024-03-01T00:00:00+01:00`: the interval's start in the query's offset.
     static func localText(_ d: Date, _ offset: Int) -> String {
-        let local = ISODate.format(d.addingTimeInterval(Double(offset)))  // "…Z"
+        let local = OutputText.time(d.addingTimeInterval(Double(offset)))  // "…Z"
         guard offset != 0 else { return local }
         let sign = offset < 0 ? "-" : "+", m = abs(offset) / 60
         let pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }

@@ -79,6 +79,11 @@ struct StatsCommand: ParsableCommand {
                     var o = JSONObject()
                     o.add("samples", int: t.samples)
                     o.add("deletedObjects", int: t.deletedObjects)
+                    if let span = try TypeSpan(t.type, store) {
+                        o.add("first", OutputText.time(span.first))
+                        o.add("last", OutputText.time(span.last))
+                        o.add("sources", raw: JSONObject.array(span.sources.map { JSONObject.quoted($0) }))
+                    }
                     types.add(t.type.identifier, object: o)
                 }
                 var o = JSONObject()
@@ -94,10 +99,17 @@ struct StatsCommand: ParsableCommand {
             }
             print("store \(store.directory)")
             print("  \(s.samples) samples, \(s.deletedObjects) deleted objects, \(s.types.count) types, \(s.sources) sources, \(s.devices) devices")
-            let width = s.types.map(\.type.identifier.count).max() ?? 0
+            let width = s.types.map { TypeCatalogue.shortName($0.type).count }.max() ?? 0
             for t in s.types {
-                let pad = String(repeating: " ", count: width - t.type.identifier.count)
-                print("  \(t.type.identifier)\(pad)  \(t.samples)" + (t.deletedObjects > 0 ? " (+\(t.deletedObjects) deleted)" : ""))
+                let name = TypeCatalogue.shortName(t.type)
+                var line = "  \(name)" + String(repeating: " ", count: width - name.count) + "  \(t.samples)"
+                    + (t.deletedObjects > 0 ? " (+\(t.deletedObjects) deleted)" : "")
+                if let span = try TypeSpan(t.type, store) {
+                    let shown = span.sources.prefix(3).joined(separator: ", ")
+                    line += "  \(OutputText.time(span.first)) to \(OutputText.time(span.last))  \(shown)"
+                        + (span.sources.count > 3 ? " and \(span.sources.count - 3) more" : "")
+                }
+                print(line)
             }
             print("anchor \(s.anchor.base64)")
         }
@@ -156,5 +168,27 @@ struct StatsCommand: ParsableCommand {
             throw ValidationError("--utc-offset takes +HH:MM or -HH:MM (up to 18 hours), not '\(text)'")
         }
         return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
+    }
+}
+
+/// A type's first start, last end and source names, read from its samples.
+struct TypeSpan {
+    let first: Date
+    let last: Date
+    let sources: [String]
+
+    init?(_ type: SampleType, _ store: Store) throws {
+        var first = Double.infinity, last = -Double.infinity
+        var names: [UInt32: String] = [:]
+        let batch = try store.anchoredQuery(type: type, anchor: nil).samples
+        batch.forEach { f in
+            first = Swift.min(first, f.startTime)
+            last = Swift.max(last, f.endTime)
+            if names[f.sourceID] == nil { names[f.sourceID] = f.source?.name ?? "?" }
+        }
+        guard first.isFinite else { return nil }
+        self.first = Date(timeIntervalSinceReferenceDate: first)
+        self.last = Date(timeIntervalSinceReferenceDate: last)
+        sources = Array(Set(names.values)).sorted()
     }
 }

@@ -159,7 +159,7 @@ import OpenHealthKitCore
         // A unit applies to the types it fits; the others keep their own.
         let mixed = ohk(["query", "Height", "StepCount", "--unit", "cm", "--store", store])
         #expect(mixed.status == 0)
-        #expect(mixed.output.contains("175.26") && mixed.output.contains("143.0 count"))
+        #expect(mixed.output.contains("175.26") && mixed.output.contains("  143 count  "))
     }
 
     /// Figures per interval, worked out from the fixture by hand: its three
@@ -182,6 +182,32 @@ import OpenHealthKitCore
         #expect(ohk(["stats", "SleepAnalysis", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--by", "fortnight", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--unit", "kg", "--store", store]).status == 64)
+    }
+
+    /// Issue 32's command line: the latest N, sorting, date bounds, CSV,
+    /// numbers that print as entered, one timestamp format, per-type spans.
+    @Test func queryLatestSortDatesCSVAndCleanNumbers() throws {
+        let store = try importedStore()
+        // Body masses of the fixture, latest first: 2020-10-05 (140 lb), then 2020-04-18 (138 lb).
+        let latest = ohk(["query", "BodyMass", "--latest", "2", "--unit", "lb", "--store", store]).output
+        let rows = latest.split(separator: "\n").prefix(2).map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        #expect(rows.map { $0[0] } == ["2020-10-05T20:02:41Z", "2020-04-18T13:52:26Z"], "\(latest)")
+        #expect(rows.map { "\($0[3]) \($0[4])" } == ["140 lb", "138 lb"])
+        let csv = ohk(["query", "BodyMass", "--since", "2018-12-01", "--until", "2019-02-01", "--sort", "start", "--desc",
+                       "--unit", "lb", "--format", "csv", "--store", store]).output.split(separator: "\n")
+        #expect(csv.first == "start,end,type,value,unit,source,uuid,deleted")
+        #expect(csv.dropFirst().map { $0.split(separator: ",")[3] } == ["188.826", "195"], "\(csv)")
+        // A stored 62 count/min (1.0333… count/s) prints as 62.
+        #expect(ohk(["add", "HeartRate", "62", "--unit", "count/min", "--start", "2024-03-01T08:00:00.25Z",
+                     "--store", store]).status == 0)
+        let heart = ohk(["query", "HeartRate", "--unit", "bpm", "--store", store]).output
+        #expect(heart.contains("2024-03-01T08:00:00.250Z") && heart.contains("  62 bpm  "), "\(heart)")
+        // Per type: first and last date, and the sources.
+        let stats = ohk(["stats", "--store", store]).output
+        #expect(stats.contains("BodyMass") && stats.contains("2016-02-10T07:59:59Z to 2020-10-05T20:02:41Z"), "\(stats)")
+        #expect(ohk(["query", "BodyMass", "--latest", "2", "--limit", "5", "--store", store]).status == 64)
+        let completion = ohk(["--generate-completion-script", "bash"])
+        #expect(completion.status == 0 && completion.output.contains("ohk"))
     }
 
     /// Descriptors: each type with its own predicate; the union comes back.
