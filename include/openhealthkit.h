@@ -162,6 +162,16 @@ int32_t ohk_type_lookup(ohk_type_info *out_info, ohk_store *store, const char *i
 int32_t ohk_category_value(int64_t *out_value, const char *type, const char *name);
 
 /**
+ * The case name of a category type's value ("AsleepREM" for type
+ * "HKCategoryTypeIdentifierSleepAnalysis", value 5; of names that share a
+ * value, HealthKit's current one). *out_name lives as long as the
+ * process. Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (a
+ * value the type does not name), or OHK_ERR_INVALID_ARGUMENT (NULL, a
+ * quantity type). Any thread.
+ */
+int32_t ohk_category_value_name(const char **out_name, const char *type, int64_t value);
+
+/**
  * Registers a quantity type of the store's own: `identifier` (1 to 255
  * bytes, not one of HealthKit's), its canonical unit and aggregation
  * (OHK_AGGREGATION_...). Registering the same definition again is

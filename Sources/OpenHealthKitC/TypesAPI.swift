@@ -108,6 +108,27 @@ private let lastCatalogueHit = Atomic<Int>(0)
     }
 }
 
+/// The case name of a category type's value ("AsleepREM" for type
+/// "HKCategoryTypeIdentifierSleepAnalysis", value 5; of names that share a
+/// value, HealthKit's current one). *out_name lives as long as the
+/// process. Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (a
+/// value the type does not name), or OHK_ERR_INVALID_ARGUMENT (NULL, a
+/// quantity type). Any thread.
+@c public func ohk_category_value_name(_ out_name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+                                       _ type: UnsafePointer<CChar>?, _ value: Int64) -> Int32 {
+    cCall {
+        let result = try out(out_name, "out_name")
+        let t = try sampleType(type, nil)
+        guard !t.isQuantity else {
+            throw CError(.invalidArgument, "\(t.identifier) is a quantity type; it has no named values")
+        }
+        guard let name = t.categoryValueName(Int(value)) else {
+            throw CError(.notFound, "\(t.identifier) has no value \(value)")
+        }
+        result.pointee = Interned.cString(name)
+    }
+}
+
 /// Registers a quantity type of the store's own: `identifier` (1 to 255
 /// bytes, not one of HealthKit's), its canonical unit and aggregation
 /// (OHK_AGGREGATION_...). Registering the same definition again is

@@ -107,10 +107,12 @@ extension Store {
 
     /// Deletes the samples with these UUIDs in one transaction, all or
     /// nothing (rule 15). An unknown or already deleted UUID fails the whole
-    /// delete with `.notFound`.
+    /// delete with `.notFound`; a UUID listed twice is deleted once.
     public func delete(uuids: [UUID]) throws {
+        var seen = Set<UUID>()
+        let unique = uuids.count < 2 ? uuids : uuids.filter { seen.insert($0).inserted }
         try write { w in
-            for u in uuids {
+            for u in unique {
                 guard let (typeID, seq) = try w.lookupUUID(u) else {
                     throw OHKError(.notFound, "no sample with UUID \(u)")
                 }

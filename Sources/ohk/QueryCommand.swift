@@ -137,8 +137,7 @@ struct QueryCommand: ParsableCommand {
                 }
                 return (OutputText.number(q), canonical.description)
             case .category(let c):
-                guard case .category(let values) = s.type.kind else { return ("\(c)", "") }
-                return (values.filter { $0.value == c }.map(\.key).sorted().first ?? "\(c)", "")
+                return (s.type.categoryValueName(c) ?? "\(c)", "")
             }
         }
     }

@@ -294,4 +294,18 @@ import Testing
         #expect(errorCode { try store.save([stepSample(2)]) } == .closed)
         #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .closed)
     }
+
+    @Test func rule15_aUUIDListedTwiceIsDeletedOnce() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let s = try (0..<3).map { try stepSample(Double($0), minute: $0) }
+        try store.save(s)
+        let anchor = try store.currentAnchor()
+        try store.delete(uuids: [s[0].uuid, s[1].uuid, s[0].uuid])
+        let after = try store.anchoredQuery(type: steps, anchor: anchor)
+        #expect(Set(after.deletedObjects.map(\.uuid)) == [s[0].uuid, s[1].uuid] && after.deletedObjects.count == 2)
+        // Deleted already: the whole call fails, as before.
+        #expect(errorCode { try store.delete(uuids: [s[2].uuid, s[0].uuid]) } == .notFound)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.map(\.uuid) == [s[2].uuid])
+    }
 }

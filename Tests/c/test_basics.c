@@ -229,6 +229,13 @@ static void catalogue(void **state)
     assert_int_equal(v, 3);
     EXPECT(OHK_ERR_NOT_FOUND, ohk_category_value(&v, SLEEP, "HKCategoryValueNope"));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_category_value(&v, STEPS, "x"));
+    const char *name = NULL;
+    OK(ohk_category_value_name(&name, SLEEP, 5));
+    assert_string_equal(name, "AsleepREM");
+    OK(ohk_category_value_name(&name, SLEEP, 1)); /* the current name, not the deprecated "Asleep" */
+    assert_string_equal(name, "AsleepUnspecified");
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_category_value_name(&name, SLEEP, 99));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_category_value_name(&name, STEPS, 1));
 
     /* Custom types: found through their store only. */
     OK(ohk_store_register_quantity_type(&info, f->store, "org.example.glasses", "count", OHK_AGGREGATION_CUMULATIVE));

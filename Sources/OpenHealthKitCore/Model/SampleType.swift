@@ -62,6 +62,15 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         return values.keys.filter { name.hasSuffix($0) }.max { $0.count < $1.count }.flatMap { values[$0] }
     }
 
+    /// The case name of a category value ("AsleepREM" for SleepAnalysis 5):
+    /// of names that share a value, the longest, which is HealthKit's
+    /// current one ("AsleepUnspecified", not the deprecated "Asleep"); nil
+    /// for a value the type does not name, and for quantity types.
+    public func categoryValueName(_ value: Int) -> String? {
+        guard case .category(let values) = kind else { return nil }
+        return values.filter { $0.value == value }.map(\.key).min { ($0.count, $1) > ($1.count, $0) }
+    }
+
     public static func == (a: SampleType, b: SampleType) -> Bool { a.identifier == b.identifier }
     public func hash(into h: inout Hasher) { h.combine(identifier) }
     public var description: String { identifier }

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 from . import _native as n
-from .errors import InvalidArgumentError, InvalidValueError
+from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 
 UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -28,7 +28,7 @@ def unix_time(moment: datetime, what: str) -> float:
     """An aware datetime as Unix seconds; naive datetimes are refused because
     their time zone is a guess."""
     if not isinstance(moment, datetime):
-        raise TypeError(f"{what} must be a datetime, not {type(moment).__name__}")
+        raise ArgumentTypeError(f"{what} must be a datetime, not {type(moment).__name__}")
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise InvalidArgumentError(f"{what} is a naive datetime; give it a time zone (e.g. tzinfo=timezone.utc)")
     return moment.timestamp()
@@ -50,10 +50,10 @@ def uuid_bytes(value: uuid_module.UUID | str | bytes, what: str = "uuid") -> byt
         try:
             return uuid_module.UUID(value).bytes
         except ValueError:
-            raise ValueError(f"{what} {value!r} is not a UUID") from None
+            raise InvalidArgumentError(f"{what} {value!r} is not a UUID") from None
     if isinstance(value, (bytes, bytearray)) and len(value) == 16:
         return bytes(value)
-    raise TypeError(f"{what} must be a uuid.UUID, its text or 16 bytes, not {type(value).__name__}")
+    raise ArgumentTypeError(f"{what} must be a uuid.UUID, its text or 16 bytes, not {type(value).__name__}")
 
 
 def make_uuid(raw: bytes) -> uuid_module.UUID:
@@ -97,7 +97,7 @@ class ValueArena:
             target.kind, target.count = n.VALUE_LIST, len(value)
             target.items = items if len(value) else POINTER(n.ohk_value)()
         else:
-            raise TypeError(f"{what}: a {type(value).__name__} is not a value the library takes "
+            raise ArgumentTypeError(f"{what}: a {type(value).__name__} is not a value the library takes "
                             "(None, str, bool, int, float, datetime, uuid.UUID, Quantity or a list)")
 
     def array(self, values: list[Any], what: str) -> Any:
@@ -112,7 +112,7 @@ class ValueArena:
 def finite(value: float, what: str) -> float:
     """A real number the library accepts: not NaN nor infinite."""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise TypeError(f"{what} must be a number, not {type(value).__name__}")
+        raise ArgumentTypeError(f"{what} must be a number, not {type(value).__name__}")
     number = float(value)
     if not math.isfinite(number):
         raise InvalidValueError(f"{what} must be finite, not {number}")
@@ -120,16 +120,19 @@ def finite(value: float, what: str) -> float:
 
 
 def python_value(value: n.ohk_value) -> Any:
-    """A metadata value from the library as Python: str, float, datetime or bool."""
+    """A metadata value from the library as Python: str, int (a whole
+    number, as a sync version or a motion context is), float, datetime or
+    bool."""
     kind = value.kind
     if kind == n.VALUE_STRING:
         return value.string.decode("utf-8")
     if kind == n.VALUE_NUMBER:
-        return value.number
+        number = value.number
+        return int(number) if number.is_integer() and abs(number) < 2**53 else number
     if kind == n.VALUE_DATE:
         return utc_datetime(value.number)
     if kind == n.VALUE_BOOL:
         return value.number != 0
     if kind == n.VALUE_NULL:
         return None
-    raise ValueError(f"unexpected metadata value kind {kind}")
+    raise InvalidArgumentError(f"unexpected metadata value kind {kind}")

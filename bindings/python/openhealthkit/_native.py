@@ -18,7 +18,7 @@ from ctypes import (
 from pathlib import Path
 from typing import Any
 
-from .errors import Status, error_for
+from .errors import ArgumentTypeError, InvalidArgumentError, Status, error_for
 
 #: The ABI this binding was written for (OHK_ABI_VERSION of the header).
 ABI_VERSION = 3
@@ -267,6 +267,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_query_stop": (c_int32, [P(ohk_query)]),
     "ohk_query_free": (None, [P(ohk_query)]),
     "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_category_value_name": (c_int32, [P(c_char_p), c_char_p, c_int64]),
     "ohk_store_statistics": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32]),
     "ohk_store_statistics_collection": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate),
                                                   c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32,
@@ -288,6 +289,8 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     "ohk_batch_device": frozenset({Status.ERR_NOT_FOUND}),
     # A query freed meanwhile (close() on another thread) is stopped already.
     "ohk_query_stop": frozenset({Status.ERR_CLOSED}),
+    # A value the type does not name: value_name is None.
+    "ohk_category_value_name": frozenset({Status.ERR_NOT_FOUND}),
     # No matching sample: statistics() returns None, as HealthKit's errorNoData.
     "ohk_store_statistics": frozenset({Status.ERR_NOT_FOUND}),
     # An import that stopped early still has a report: import_export raises with it.
@@ -362,10 +365,10 @@ def last_error() -> str:
 def encode(text: str, what: str) -> bytes:
     """A Python str as NUL-free UTF-8 for the C library."""
     if not isinstance(text, str):
-        raise TypeError(f"{what} must be a str, not {type(text).__name__}")
+        raise ArgumentTypeError(f"{what} must be a str, not {type(text).__name__}")
     data = text.encode("utf-8")
     if b"\0" in data:
-        raise ValueError(f"{what} must not contain NUL characters")
+        raise InvalidArgumentError(f"{what} must not contain NUL characters")
     return data
 
 

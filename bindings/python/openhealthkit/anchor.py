@@ -6,6 +6,7 @@ import ctypes
 from typing import Union
 
 from . import _native as n
+from .errors import ArgumentTypeError, InvalidArgumentError
 
 
 class Anchor:
@@ -32,7 +33,7 @@ class Anchor:
         """The anchor of persistent bytes from ``bytes(anchor)``;
         AnchorCorruptError when they do not decode, ``b""`` included."""
         if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise TypeError(f"anchor bytes must be bytes, not {type(data).__name__}")
+            raise ArgumentTypeError(f"anchor bytes must be bytes, not {type(data).__name__}")
         data = bytes(data)
         struct = n.ohk_anchor()
         n.lib.ohk_anchor_from_bytes(struct, data, len(data))
@@ -50,7 +51,7 @@ class Anchor:
     def from_value(cls, value: int) -> "Anchor":
         """HealthKit's legacy integer anchor: position `value`; 0 is NONE."""
         if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"a legacy anchor is an int, not {type(value).__name__}")
+            raise ArgumentTypeError(f"a legacy anchor is an int, not {type(value).__name__}")
         struct = n.ohk_anchor()
         n.lib.ohk_anchor_from_value(struct, value)
         return cls(struct)
@@ -115,7 +116,7 @@ def as_anchor(value: AnchorLike) -> Anchor:
         return Anchor.from_bytes(value)
     if isinstance(value, str):
         return Anchor.from_str(value)
-    raise TypeError(f"an anchor must be an Anchor, bytes, str or None, not {type(value).__name__}")
+    raise ArgumentTypeError(f"an anchor must be an Anchor, bytes, str or None, not {type(value).__name__}")
 
 
 __all__ = ["Anchor", "AnchorLike"]

@@ -19,7 +19,7 @@ __all__ = [
     "AnchorFromFutureError", "AnchorExpiredError", "StoreFormatError", "StoreFormatTooNewError",
     "StoreFormatTooOldError", "StorageError", "StoreCorruptError", "ClosedError", "InvalidPredicateError",
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
-    "ImportDamagedError", "UnavailableError", "CancelledError",
+    "ImportDamagedError", "UnavailableError", "CancelledError", "ArgumentTypeError",
 ]
 
 
@@ -73,6 +73,12 @@ class OpenHealthKitError(Exception):
 
 class InvalidArgumentError(OpenHealthKitError, ValueError):
     """A bad argument: a wrong handle, a bad length, an unknown option."""
+    status, status_name = Status.ERR_INVALID_ARGUMENT, "OHK_ERR_INVALID_ARGUMENT"
+
+
+class ArgumentTypeError(OpenHealthKitError, TypeError):
+    """An argument of the wrong Python type (a str where a datetime goes);
+    also a ``TypeError``, with the C status of a bad argument."""
     status, status_name = Status.ERR_INVALID_ARGUMENT, "OHK_ERR_INVALID_ARGUMENT"
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import _native as n
-from .errors import CancelledError, ImportDamagedError, Status, error_for
+from .errors import ArgumentTypeError, CancelledError, ImportDamagedError, Status, error_for
 from .store import HealthStore
 
 
@@ -84,7 +84,7 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
     imported; ``error.report`` says what) and the store's errors.
     """
     if not isinstance(store, HealthStore):
-        raise TypeError(f"store must be a HealthStore, not {type(store).__name__}")
+        raise ArgumentTypeError(f"store must be a HealthStore, not {type(store).__name__}")
     encoded = n.encode(os.path.expanduser(os.fspath(path)), "path")
     raised: list[BaseException] = []
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from . import _native as n
 from ._convert import ValueArena, finite, unix_time, uuid_bytes
+from .errors import ArgumentTypeError, InvalidArgumentError
 
 _OPERATORS = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
 
@@ -17,7 +18,7 @@ def _operator(op: str) -> int:
     try:
         return _OPERATORS[op]
     except (KeyError, TypeError):
-        raise ValueError(f"unknown comparison {op!r}; use one of {', '.join(_OPERATORS)}") from None
+        raise InvalidArgumentError(f"unknown comparison {op!r}; use one of {', '.join(_OPERATORS)}") from None
 
 
 class Predicate:
@@ -104,7 +105,7 @@ class Predicate:
     def category_value(cls, op: str, value: int) -> "Predicate":
         """Category samples whose value compares with `value` by `op`."""
         if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"a category value is an int, not {type(value).__name__}")
+            raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
         return cls._adopt(n.lib.ohk_predicate_category_value, _operator(op), value)
 
     @classmethod
@@ -121,7 +122,7 @@ class Predicate:
     def _combine(cls, build: Any, predicates: tuple["Predicate", ...]) -> "Predicate":
         for p in predicates:
             if not isinstance(p, Predicate):
-                raise TypeError(f"expected a Predicate, not {type(p).__name__}")
+                raise ArgumentTypeError(f"expected a Predicate, not {type(p).__name__}")
         array = (ctypes.POINTER(n.ohk_predicate) * max(len(predicates), 1))(
             *(p.handle() for p in predicates))
         return cls._adopt(build, array, len(predicates))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from . import _native as n
 from .batch import QueryResult
-from .errors import CallbackError, ClosedError, OpenHealthKitError, Status, error_for
+from .errors import ArgumentTypeError, CallbackError, ClosedError, OpenHealthKitError, Status, error_for
 
 if TYPE_CHECKING:
     from .store import HealthStore
@@ -41,9 +41,9 @@ class Query:
     def __init__(self, store: "HealthStore", callback: Callable[..., Any],
                  on_error: Callable[[BaseException], Any] | None) -> None:
         if not callable(callback):
-            raise TypeError("callback must be callable")
+            raise ArgumentTypeError("callback must be callable")
         if on_error is not None and not callable(on_error):
-            raise TypeError("on_error must be callable")
+            raise ArgumentTypeError("on_error must be callable")
         self._store = store
         self._callback = callback
         self._on_error = on_error

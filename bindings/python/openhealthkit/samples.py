@@ -8,6 +8,7 @@ Two samples are equal when their UUIDs are (HealthKit's rule for objects).
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import uuid as uuid_module
@@ -18,7 +19,7 @@ from typing import Any, Mapping
 from . import _native as n
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .catalogue import SampleType, convert, sample_type
-from .errors import InvalidArgumentError
+from .errors import ArgumentTypeError, InvalidArgumentError
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,12 +67,12 @@ def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     if metadata is None:
         return {}
     if not isinstance(metadata, Mapping):
-        raise TypeError(f"metadata must be a mapping, not {type(metadata).__name__}")
+        raise ArgumentTypeError(f"metadata must be a mapping, not {type(metadata).__name__}")
     for key, value in metadata.items():
         if not isinstance(key, str):
-            raise TypeError(f"metadata keys must be str, not {type(key).__name__}")
+            raise ArgumentTypeError(f"metadata keys must be str, not {type(key).__name__}")
         if not isinstance(value, (str, int, float, bool, datetime)):
-            raise TypeError(f"metadata {key!r}: a {type(value).__name__} is not a metadata value "
+            raise ArgumentTypeError(f"metadata {key!r}: a {type(value).__name__} is not a metadata value "
                             "(str, int, float, bool or datetime)")
         if isinstance(value, datetime):
             unix_time(value, f"metadata {key!r}")
@@ -142,9 +143,9 @@ class Sample(_Object):
               metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
               flags: int, creation_date: datetime | None, utc_offset: timedelta | None) -> None:
         if source is not None and not isinstance(source, Source):
-            raise TypeError(f"source must be a Source, not {type(source).__name__}")
+            raise ArgumentTypeError(f"source must be a Source, not {type(source).__name__}")
         if device is not None and not isinstance(device, Device):
-            raise TypeError(f"device must be a Device, not {type(device).__name__}")
+            raise ArgumentTypeError(f"device must be a Device, not {type(device).__name__}")
         raw = uuid_bytes(uuid) if uuid is not None else os.urandom(16)
         if uuid is None:  # version 4, RFC 4122 variant
             raw = bytes([*raw[:6], (raw[6] & 0x0F) | 0x40, raw[7], (raw[8] & 0x3F) | 0x80, *raw[9:]])
@@ -224,7 +225,7 @@ class QuantitySample(Sample):
                  utc_offset: timedelta | None = None) -> None:
         kind = _resolve(sample_type)
         if kind.is_category:
-            raise TypeError(f"{kind.identifier} is a category type: use CategorySample")
+            raise ArgumentTypeError(f"{kind.identifier} is a category type: use CategorySample")
         if unit is not None:
             n.encode(unit, "unit")
         self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0,
@@ -262,9 +263,9 @@ class CategorySample(Sample):
                  utc_offset: timedelta | None = None) -> None:
         kind = _resolve(sample_type)
         if not kind.is_category:
-            raise TypeError(f"{kind.identifier} is a quantity type: use QuantitySample")
+            raise ArgumentTypeError(f"{kind.identifier} is a quantity type: use QuantitySample")
         if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"a category value is an int, not {type(value).__name__}")
+            raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
         self._init(kind, start, end, value, None, source, device, metadata, uuid, n.SAMPLE_CATEGORY,
                    creation_date, utc_offset)
 
@@ -272,8 +273,19 @@ class CategorySample(Sample):
     def value(self) -> int:
         return int(self._r[3])
 
+    @property
+    def value_name(self) -> str | None:
+        """The value's name in the type's catalogue ("AsleepREM" for
+        SleepAnalysis 5); None for a value the catalogue does not name.
+        ``category_value(type, name)`` goes the other way."""
+        name = ctypes.c_char_p()
+        status = n.lib.ohk_category_value_name(ctypes.byref(name), self.sample_type.identifier.encode("utf-8"),
+                                               self.value)
+        return None if status != 0 or name.value is None else name.value.decode("utf-8")
+
     def _value_text(self) -> str:
-        return repr(self.value)
+        name = self.value_name
+        return repr(self.value) if name is None else f"{self.value} ({name})"
 
 
 class DeletedObject(_Object):
@@ -294,9 +306,12 @@ class DeletedObject(_Object):
         return self._c.sync_identifiers.get(self._r[0]) if self._r[6] else None
 
     @property
-    def sync_version(self) -> float | None:
+    def sync_version(self) -> int | float | None:
+        """The sync version; an int when whole, as metadata numbers are."""
         version = self._r[7]
-        return None if version != version else version  # NaN: absent
+        if version != version:  # NaN: absent
+            return None
+        return int(version) if version.is_integer() and abs(version) < 2**53 else version
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -317,7 +332,7 @@ DeletedObject._family = DeletedObject
 def _offset_seconds(offset: timedelta) -> int:
     """A UTC offset as whole seconds; the library refuses more than 18 hours."""
     if not isinstance(offset, timedelta):
-        raise TypeError(f"utc_offset must be a timedelta, not {type(offset).__name__}")
+        raise ArgumentTypeError(f"utc_offset must be a timedelta, not {type(offset).__name__}")
     seconds = offset.total_seconds()
     if seconds != int(seconds):
         raise InvalidArgumentError(f"utc_offset must be whole seconds, got {offset}")
@@ -330,5 +345,5 @@ def _resolve(kind: str | SampleType) -> SampleType:
     if isinstance(kind, SampleType):
         return kind
     if not isinstance(kind, str):
-        raise TypeError(f"a sample type is an identifier str or a SampleType, not {type(kind).__name__}")
+        raise ArgumentTypeError(f"a sample type is an identifier str or a SampleType, not {type(kind).__name__}")
     return sample_type(kind)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from . import _native as n
 from ._convert import unix_time, utc_datetime
 from .catalogue import Aggregation, SampleType, convert
-from .errors import Status
+from .errors import ArgumentTypeError, InvalidArgumentError, Status
 from .samples import Source
 
 if TYPE_CHECKING:
@@ -167,7 +167,7 @@ def _figure(v: StatisticsValues, name: str) -> Any:
 def default_options(kind: SampleType) -> StatisticsOptions:
     """A sum for cumulative types, an average for discrete ones."""
     if kind.aggregation is None:
-        raise TypeError(f"statistics are of quantity types; {kind.identifier} is a category type")
+        raise ArgumentTypeError(f"statistics are of quantity types; {kind.identifier} is a category type")
     if kind.aggregation is Aggregation.CUMULATIVE:
         return StatisticsOptions.CUMULATIVE_SUM
     return StatisticsOptions.DISCRETE_AVERAGE
@@ -191,11 +191,11 @@ def statistics_collection(store: HealthStore, kind: SampleType, options: Statist
     from .store import _predicate_handle
     count, unit_name = (1, interval) if isinstance(interval, str) else interval
     if unit_name not in _UNITS:
-        raise ValueError(f"interval unit must be one of {', '.join(_UNITS)}, not {unit_name!r}")
+        raise InvalidArgumentError(f"interval unit must be one of {', '.join(_UNITS)}, not {unit_name!r}")
     if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
-        raise ValueError(f"interval count must be a positive int, not {count!r}")
+        raise InvalidArgumentError(f"interval count must be a positive int, not {count!r}")
     if not isinstance(utc_offset, timedelta):
-        raise TypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
+        raise ArgumentTypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
     result = ctypes.POINTER(n.ohk_statistics_result)()
     n.lib.ohk_store_statistics_collection(
         ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate),
@@ -209,7 +209,7 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
     if options is None:
         return default_options(kind)
     if not isinstance(options, StatisticsOptions):
-        raise TypeError(f"options must be StatisticsOptions, not {type(options).__name__}")
+        raise ArgumentTypeError(f"options must be StatisticsOptions, not {type(options).__name__}")
     return options
 
 

@@ -26,6 +26,7 @@ from .predicate import Predicate
 from .queries import Query, Subscription, on_observed, on_results
 from .samples import DeletedObject, Sample, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions
+from .errors import ArgumentTypeError, InvalidArgumentError
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -116,16 +117,16 @@ class HealthStore:
         n.lib.ohk_store_options_init(options)
         if map_size is not None:
             if not isinstance(map_size, int) or isinstance(map_size, bool) or map_size <= 0:
-                raise ValueError(f"map_size must be a positive int, not {map_size!r}")
+                raise InvalidArgumentError(f"map_size must be a positive int, not {map_size!r}")
             options.map_size = map_size
         if tombstone_retention is not None:
             if not isinstance(tombstone_retention, timedelta):
-                raise TypeError("tombstone_retention must be a timedelta")
+                raise ArgumentTypeError("tombstone_retention must be a timedelta")
             options.tombstone_retention = (-1.0 if tombstone_retention == timedelta.max
                                            else tombstone_retention.total_seconds())
         options.durable = bool(durable)
         if not isinstance(default_source, Source):
-            raise TypeError("default_source must be a Source")
+            raise ArgumentTypeError("default_source must be a Source")
         self.path = os.path.expanduser(os.fspath(path))  # "~/health" as a shell would
         self.default_source = default_source
         self._types: dict[str, SampleType] = {}
@@ -209,7 +210,7 @@ class HealthStore:
         names = [n.encode(name, "value name") for name in values]
         numbers = list(values.values())
         if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers):
-            raise TypeError("category values are ints")
+            raise ArgumentTypeError("category values are ints")
         info = n.ohk_type_info()
         n.lib.ohk_store_register_category_type(
             info, self._handle, n.encode(identifier, "identifier"),
@@ -232,7 +233,7 @@ class HealthStore:
         sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
         for index, sample in enumerate(batch):
             if not isinstance(sample, Sample):
-                raise TypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
+                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
             self._fill_input(inputs[index], sample, sources, keep)
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
         n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
@@ -274,14 +275,18 @@ class HealthStore:
             keep.extend((arena, entries))
             target.metadata, target.metadata_count = entries, len(metadata)
 
-    def delete(self, objects: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:
+    def delete(self, objects: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> int:
         """Deletes samples (or the samples with these UUIDs) in one
-        transaction, all or nothing; NotFoundError if one is unknown."""
+        transaction, all or nothing (rule 15): NotFoundError if one is
+        unknown or deleted already; one listed twice is deleted once.
+        Returns how many were deleted, as ``delete_matching`` does."""
         if isinstance(objects, (Sample, uuid_module.UUID, str)):
             objects = [objects]
-        packed = b"".join(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o)
-                          for o in objects)
-        n.lib.ohk_store_delete_uuids(self._handle, packed, len(packed) // 16)
+        unique = dict.fromkeys(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o)
+                               for o in objects)
+        packed = b"".join(unique)
+        n.lib.ohk_store_delete_uuids(self._handle, packed, len(unique))
+        return len(unique)
 
     def delete_matching(self, sample_type: str | SampleType, predicate: Predicate | None = None) -> int:
         """Deletes every sample of the type that `predicate` matches (None:
@@ -340,7 +345,7 @@ class HealthStore:
             n.lib.ohk_store_set_commit_hook(self._handle, n.ohk_commit_fn(), None, n.ohk_destroy_fn())
             return
         if not callable(hook):
-            raise TypeError(f"hook must be callable or None, not {hook!r}")
+            raise ArgumentTypeError(f"hook must be callable or None, not {hook!r}")
         # On failure the library runs the destroy callback, which forgets the key.
         n.lib.ohk_store_set_commit_hook(self._handle, hooks.on_commit, hooks.register(hook),
                                         hooks.on_destroy)
@@ -434,7 +439,7 @@ class HealthStore:
         batch comes back empty (not yielded). Each result's anchor resumes
         right after it; every change comes exactly once (rule 5)."""
         if _count(batch_size, "batch_size") == 0:
-            raise ValueError("batch_size must be at least 1")
+            raise InvalidArgumentError("batch_size must be at least 1")
         # Built once: the descriptors (and the predicates they point at) serve every batch.
         descriptors, count, _keep = self._descriptors(types, predicate)
         position = as_anchor(anchor)
@@ -505,13 +510,13 @@ class HealthStore:
             types = [types]
         items = list(types)
         if not items:
-            raise ValueError("a query needs at least one type")
+            raise InvalidArgumentError("a query needs at least one type")
         array = (n.ohk_descriptor * len(items))()
         keep: list[Any] = []
         for slot, item in zip(array, items):
             kind, own = (item.sample_type, item.predicate) if isinstance(item, QueryDescriptor) else (item, None)
             if own is not None and predicate is not None:
-                raise ValueError("give a predicate per QueryDescriptor or one for all, not both")
+                raise InvalidArgumentError("give a predicate per QueryDescriptor or one for all, not both")
             chosen = own if own is not None else predicate
             slot.type = _identifier(kind)
             slot.predicate = _predicate_handle(chosen)
@@ -534,13 +539,13 @@ def _predicate_handle(predicate: Predicate | None) -> Any:
     if predicate is None:
         return None
     if not isinstance(predicate, Predicate):
-        raise TypeError(f"predicate must be a Predicate, not {type(predicate).__name__}")
+        raise ArgumentTypeError(f"predicate must be a Predicate, not {type(predicate).__name__}")
     return predicate.handle()
 
 
 def _count(value: int, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(f"{what} must be an int >= 0, not {value!r}")
+        raise InvalidArgumentError(f"{what} must be an int >= 0, not {value!r}")
     return value
 
 

@@ -176,3 +176,38 @@ def test_a_path_with_a_tilde_is_the_home_directory(tmp_path, monkeypatch):
         assert store.path == str(tmp_path / "health")
     assert (tmp_path / "health" / "data.mdb").exists()
     assert not (tmp_path / "~").exists()
+
+
+def test_python_errors_carry_a_status_and_the_builtin_base(store):
+    """Issue 32: bad arguments are the package's errors with a status, and
+    still ValueError / TypeError for code that catches those."""
+    with pytest.raises(ohk.InvalidArgumentError) as bad_uuid:
+        store.delete("not-a-uuid")
+    assert isinstance(bad_uuid.value, ValueError) and bad_uuid.value.status == ohk.errors.Status.ERR_INVALID_ARGUMENT
+    with pytest.raises(ohk.ArgumentTypeError) as wrong_type:
+        ohk.QuantitySample(STEPS, "yesterday", T0, 1)
+    assert isinstance(wrong_type.value, TypeError) and isinstance(wrong_type.value, ohk.OpenHealthKitError)
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.query(STEPS, limit=-1)
+
+
+def test_whole_numbers_come_back_as_ints_and_deletes_count(store):
+    sample = steps(0, metadata={"HKMetadataKeySyncIdentifier": "s", "HKMetadataKeySyncVersion": 3, "ratio": 0.5})
+    store.save(sample)
+    [read] = store.query(STEPS).samples
+    assert read.metadata == {"HKMetadataKeySyncIdentifier": "s", "HKMetadataKeySyncVersion": 3, "ratio": 0.5}
+    assert type(read.metadata["HKMetadataKeySyncVersion"]) is int
+    other = steps(1)
+    store.save(other)
+    assert store.delete([read, other, read]) == 2  # listed twice, deleted once (rule 15)
+    deleted = store.query(STEPS).deleted
+    version = {d.uuid: d.sync_version for d in deleted}[read.uuid]
+    assert version == 3 and type(version) is int
+
+
+def test_category_values_have_names(store):
+    sleep = ohk.CategorySample(SLEEP, T0, T0 + timedelta(hours=1), ohk.category_value(SLEEP, "AsleepREM"))
+    store.save(sleep)
+    [read] = store.query(SLEEP).samples
+    assert read.value_name == "AsleepREM" and "AsleepREM" in repr(read)
+    assert ohk.CategorySample(SLEEP, T0, T0, 1).value_name == "AsleepUnspecified"
