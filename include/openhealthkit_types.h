@@ -284,6 +284,7 @@ typedef struct ohk_type_info {
     int32_t aggregation;          /* OHK_AGGREGATION_..., -1 for category types */
     const char *canonical_unit;   /* NULL for category types */
     bool is_custom;
+    const char *display_unit;     /* the unit people read it in (count/min for heart rate); NULL for category types */
 } ohk_type_info;
 
 /* The figures of one interval, in the type's canonical unit; NaN when the

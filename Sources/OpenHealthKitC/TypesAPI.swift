@@ -13,6 +13,7 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_QUANTITY)
         info.aggregation = Int32(aggregation.rawValue)
         info.canonical_unit = Interned.cString(unit.description)
+        info.display_unit = Interned.cString((t.displayUnit ?? unit).description)
     case .category:
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1

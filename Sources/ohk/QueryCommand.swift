@@ -9,8 +9,9 @@ struct QueryCommand: ParsableCommand {
         discussion: """
         Types are HealthKit identifiers, with or without their prefix. The
         predicate is OpenHealthKit's predicate text (docs/predicates.md).
-        Quantities print in the type's canonical unit unless --unit says
-        otherwise. The last line (table) or the "anchor" field (JSON) is the
+        Quantities print in the type's display unit (count/min for heart
+        rate, km for distances) unless --unit says otherwise; JSON also
+        keeps the canonical value and unit. The last line (table) or the "anchor" field (JSON) is the
         anchor to pass next time.
 
         Examples:
@@ -126,14 +127,21 @@ struct QueryCommand: ParsableCommand {
         let anchor: QueryAnchor
         let display: HealthUnit?
 
-        /// The value and its unit as printed: --unit for the types it fits,
-        /// the canonical unit for the others, a category's case name.
+        /// The unit a quantity prints in: --unit for the types it fits, else
+        /// the type's display unit (count/min for heart rate, km for distances).
+        func shownUnit(_ t: SampleType) -> HealthUnit? {
+            guard let canonical = t.canonicalUnit else { return nil }
+            if let display, display.isCompatible(with: canonical) { return display }
+            return t.displayUnit
+        }
+
+        /// The value and its unit as printed, or a category's case name.
         func value(_ s: Sample) throws -> (String, String) {
             switch s.value {
             case .quantity(let q):
                 let canonical = s.type.canonicalUnit!
-                if let display, display.isCompatible(with: canonical) {
-                    return (OutputText.number(try s.quantity(in: display)), display.description)
+                if let unit = shownUnit(s.type), unit != canonical {
+                    return (OutputText.number(try s.quantity(in: unit)), unit.description)
                 }
                 return (OutputText.number(q), canonical.description)
             case .category(let c):
@@ -146,9 +154,9 @@ struct QueryCommand: ParsableCommand {
         var samples: [String] = []
         for s in r.samples {
             var o = JSONObject.sample(s)
-            if let display = r.display, let canonical = s.type.canonicalUnit, display.isCompatible(with: canonical) {
-                o.add("displayValue", number: try s.quantity(in: display))
-                o.add("displayUnit", display.description)
+            if let unit = r.shownUnit(s.type) {
+                o.add("displayValue", number: try s.quantity(in: unit))
+                o.add("displayUnit", unit.description)
             }
             samples.append(o.closed)
         }

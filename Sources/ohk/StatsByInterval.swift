@@ -32,7 +32,7 @@ struct StatsByInterval {
         let stats = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
                                                    from: from, to: to, utcOffset: utcOffset, timeZone: timeZone)
         let canonical = type.canonicalUnit!
-        let shown = unit ?? canonical
+        let shown = unit ?? type.displayUnit ?? canonical
         let columns = Self.columns(options)
         func value(_ v: StatisticsValues, _ c: Column) throws -> String {
             guard let x = c.read(v) else { return "" }

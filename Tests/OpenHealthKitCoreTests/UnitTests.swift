@@ -132,4 +132,18 @@ import Testing
         #expect(r.samples.count == 1)
         #expect(abs(try r.samples[0].quantity(in: HealthUnit("mg/dL")) - 99.085734) < 1e-5)
     }
+
+    /// Each type's display unit: what people read it in (issue 32).
+    @Test func displayUnitsAreTheOnesPeopleRead() throws {
+        func display(_ name: String) throws -> String? { try SampleType.named(name).displayUnit?.description }
+        #expect(try display("HKQuantityTypeIdentifierHeartRate") == "count/min")
+        #expect(try display("HKQuantityTypeIdentifierRespiratoryRate") == "count/min")
+        #expect(try display("HKQuantityTypeIdentifierDistanceWalkingRunning") == "km")
+        #expect(try display("HKQuantityTypeIdentifierWalkingSpeed") == "km/hr")
+        #expect(try display("HKQuantityTypeIdentifierHeight") == "cm")
+        #expect(try display("HKQuantityTypeIdentifierUnderwaterDepth") == "m")
+        #expect(try display("HKQuantityTypeIdentifierStepCount") == "count")
+        #expect(try display("HKQuantityTypeIdentifierBodyMass") == "kg")
+        #expect(try display("HKCategoryTypeIdentifierSleepAnalysis") == nil)
+    }
 }

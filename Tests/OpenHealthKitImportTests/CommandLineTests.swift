@@ -202,6 +202,9 @@ import OpenHealthKitCore
                      "--store", store]).status == 0)
         let heart = ohk(["query", "HeartRate", "--unit", "bpm", "--store", store]).output
         #expect(heart.contains("2024-03-01T08:00:00.250Z") && heart.contains("  62 bpm  "), "\(heart)")
+        // Without --unit: the type's display unit, count/min for heart rate.
+        let plain = ohk(["query", "HeartRate", "--store", store]).output
+        #expect(plain.contains("  62 count/min  "), "\(plain)")
         // Per type: first and last date, and the sources.
         let stats = ohk(["stats", "--store", store]).output
         #expect(stats.contains("BodyMass") && stats.contains("2016-02-10T07:59:59Z to 2020-10-05T20:02:41Z"), "\(stats)")

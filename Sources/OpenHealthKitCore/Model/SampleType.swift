@@ -38,6 +38,25 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
 
     public var isQuantity: Bool { canonicalUnit != nil }
 
+    /// The unit people read this type in (HealthKit's preferred units, in
+    /// metric, decision): count/min for rates kept in count/s (heart rate),
+    /// km/hr for speeds, km for cumulative distances, cm for body lengths
+    /// (height, waist, step and stride length); else the canonical unit.
+    /// What the command line and `to_pandas()` show unless told otherwise.
+    public var displayUnit: HealthUnit? {
+        guard case .quantity(let canonical, let style) = kind else { return nil }
+        let text: String?
+        switch canonical.description {
+        case "count/s": text = "count/min"
+        case "m/s": text = "km/hr"
+        case "m" where style == .cumulative: text = "km"
+        case "m" where ["Height", "WaistCircumference", "WalkingStepLength", "RunningStrideLength"]
+            .contains(where: identifier.hasSuffix): text = "cm"
+        default: text = nil
+        }
+        return text.flatMap { try? HealthUnit($0) } ?? canonical
+    }
+
     /// Looks up one of HealthKit's identifiers
     /// (`HKQuantityTypeIdentifierStepCount`, `HKCategoryTypeIdentifierSleepAnalysis`)
     /// or its short name (`StepCount`, `SleepAnalysis`).

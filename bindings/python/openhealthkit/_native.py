@@ -141,7 +141,7 @@ class ohk_deleted_record(Structure):
 class ohk_type_info(Structure):
     _fields_ = [
         ("identifier", c_char_p), ("kind", c_int32), ("aggregation", c_int32),
-        ("canonical_unit", c_char_p), ("is_custom", c_bool),
+        ("canonical_unit", c_char_p), ("is_custom", c_bool), ("display_unit", c_char_p),
     ]
 
 

@@ -29,6 +29,9 @@ class SampleType:
     canonical_unit: str | None
     aggregation: Aggregation | None
     is_custom: bool = False
+    #: The unit people read it in (count/min for heart rate, km for
+    #: distances); what statistics use unless told otherwise.
+    display_unit: str | None = None
 
     def __str__(self) -> str:
         return self.identifier
@@ -42,6 +45,7 @@ class SampleType:
             canonical_unit=None if category else info.canonical_unit.decode("utf-8"),
             aggregation=None if category else Aggregation(info.aggregation),
             is_custom=bool(info.is_custom),
+            display_unit=None if category else info.display_unit.decode("utf-8"),
         )
 
 

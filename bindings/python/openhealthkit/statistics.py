@@ -215,7 +215,7 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
 
 def _read(pointer: Any, kind: SampleType, unit: str | None) -> StatisticsList:
     canonical = kind.canonical_unit or ""
-    target = unit or canonical
+    target = unit or kind.display_unit or canonical
 
     def number(value: float) -> float | None:
         if math.isnan(value):

@@ -360,8 +360,8 @@ class HealthStore:
         matching sample, sources merged by priority (the walk the phone and
         the watch both recorded counts once). ``options`` default to a sum
         for cumulative types and an average for discrete ones; values are in
-        ``unit`` (default: the type's canonical unit). None when no sample
-        matches."""
+        ``unit`` (default: the type's ``display_unit``, count/min for heart
+        rate). None when no sample matches."""
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
         return _statistics.statistics(self, kind, options, predicate, unit)

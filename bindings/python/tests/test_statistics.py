@@ -65,6 +65,9 @@ def test_rule_25_29_discrete_figures_units_and_errors(store):
     assert hr.average == pytest.approx(80)  # time-weighted
     assert (hr.minimum, hr.maximum, hr.most_recent) == (pytest.approx(60), pytest.approx(90), pytest.approx(90))
     assert hr.duration == timedelta(minutes=30) and hr.sum is None and hr.unit == "count/min"
+    by_default = store.statistics("HeartRate", S.DISCRETE_MAX)  # the display unit: count/min
+    assert by_default.unit == "count/min" and by_default.maximum == pytest.approx(90)
+    assert store.sample_type("HeartRate").display_unit == "count/min"
     with pytest.raises(ohk.InvalidArgumentError, match="cumulativeSum"):
         store.statistics(HEART, S.CUMULATIVE_SUM)
     with pytest.raises(ohk.IncompatibleUnitError):
