@@ -43,10 +43,11 @@ extension Store {
         let zoneOffset = timeZone.map { z in { (t: Double) in Double(z.offset(atUnix: t + 978_307_200)) } }
         var edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to,
                                    utcOffset: utcOffset, zoneOffset: zoneOffset)
-        // Every sample whose local time may reach the window: offsets lie within ±18 hours.
+        // Every sample whose local time may reach an interval: the edges are
+        // local times, and offsets lie within ±18 hours.
         let margin = Double(2 * Sample.maxUTCOffset)
-        let window = SamplePredicate.dateRange(start: from.addingTimeInterval(-margin), end: to.addingTimeInterval(margin),
-                                               options: [])
+        let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
+                                               end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
         var read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window)
         guard let timeZone else { return try compute(type, options, read, edges: edges, utcOffset: utcOffset) }
         // The zone's calendar for every sample: local edges become instants, and samples stay in UTC.

@@ -128,6 +128,13 @@ import Testing
         let hours = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .hour,
                                                    from: at(-1), to: at(1))
         #expect(hours.map(\.sum) == [60, 60])
+        // An interval counts all its samples, however far past `to` it ends:
+        // March's sum from a window of its first instant holds March 20.
+        try store.save([try walk(9, 19 * 24 + 12, 19 * 24 + 13, srcA)])
+        let march = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .month,
+                                                   from: midnight, to: midnight)
+        let marchSum = try #require(march.first?.sum)
+        #expect(march.count == 1 && abs(marchSum - 111) < 1e-9)  // 60 + 30 + 7 + 5 + 9
         // Months keep the anchor's day, or the month's last.
         let jan31 = Date(timeIntervalSinceReferenceDate: 728_352_000)  // 2024-01-31
         #expect(StatisticsInterval.month.edge(1, from: jan31.timeIntervalSinceReferenceDate)
