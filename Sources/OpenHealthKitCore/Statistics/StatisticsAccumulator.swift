@@ -56,12 +56,19 @@ struct StatisticsAccumulator {
 
     private mutating func feed(_ k: Int, _ s: StatisticsSample, index: Int, share: Double, time: Double,
                                from: Double, to: Double) {
-        var i = intervals[k]
+        Self.feed(&intervals[k], s, index: index, share: share, time: time, from: from, to: to,
+                  style: style, options: options)
+    }
+
+    /// Changes interval `i` in place (a copy would copy its covered list too).
+    private static func feed(_ i: inout Interval, _ s: StatisticsSample, index: Int, share: Double, time: Double,
+                             from: Double, to: Double, style: AggregationStyle, options: StatisticsOptions) {
+        let level = style == .discreteEquivalentContinuousLevel
         i.sum += s.value * share
-        i.weighted += (style == .discreteEquivalentContinuousLevel ? Self.energy(s.value) : s.value) * time
+        i.weighted += (level ? energy(s.value) : s.value) * time
         i.weight += time
         if i.lastSample != index {  // a sample counts once per interval however many pieces it has there
-            i.arithmetic += style == .discreteEquivalentContinuousLevel ? Self.energy(s.value) : s.value
+            i.arithmetic += level ? energy(s.value) : s.value
             i.count += 1
             i.lastSample = index
         }
@@ -70,7 +77,6 @@ struct StatisticsAccumulator {
         let candidate = Recent(end: s.end, start: s.start, rank: s.rank, order: s.order, value: s.value)
         if options.contains(.mostRecent), i.recent.map({ candidate.isAfter($0) }) ?? true { i.recent = candidate }
         if options.contains(.duration), to > from { i.covered.append((from, to)) }
-        intervals[k] = i
     }
 
     /// Sound levels (dB) average as energies: the equivalent continuous level.
