@@ -45,8 +45,8 @@ struct AddCommand: ParsableCommand {
             let store = try location.open()
             defer { store.close() }
             let t = try sampleType(type, in: store)
-            let startDate = try date(start) ?? .now
-            let endDate = try date(end) ?? startDate
+            let startDate = try parseDate(start, "--start") ?? .now
+            let endDate = try parseDate(end, "--end") ?? startDate
             let src = Source(bundleIdentifier: source, name: source)
             var meta: [String: MetadataValue] = [:]
             for entry in metadata {
@@ -67,12 +67,6 @@ struct AddCommand: ParsableCommand {
             try store.save([sample])
             print(sample.uuid.uuidString)
         }
-    }
-
-    private func date(_ text: String?) throws -> Date? {
-        guard let text else { return nil }
-        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("'\(text)' is not an ISO 8601 date") }
-        return d
     }
 }
 

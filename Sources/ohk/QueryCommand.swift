@@ -97,7 +97,7 @@ struct QueryCommand: ParsableCommand {
             }
             if since != nil || until != nil {
                 // Overlap with [since, until): HealthKit's date predicate without strict options.
-                let range = SamplePredicate.dateRange(start: try date(since, "--since"), end: try date(until, "--until"),
+                let range = SamplePredicate.dateRange(start: try parseDate(since, "--since"), end: try parseDate(until, "--until"),
                                                       options: [])
                 descriptors = descriptors.map { d in
                     QueryDescriptor(type: d.type, predicate: d.predicate.map { .and([$0, range]) } ?? range)
@@ -195,12 +195,6 @@ struct QueryCommand: ParsableCommand {
         }
         print("\(r.samples.count) samples, \(r.deleted.count) deleted objects")
         print("anchor \(r.anchor.base64)")
-    }
-
-    private func date(_ text: String?, _ what: String) throws -> Date? {
-        guard let text else { return nil }
-        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
-        return d
     }
 
     private func shortName(_ t: SampleType) -> String { TypeCatalogue.shortName(t) }

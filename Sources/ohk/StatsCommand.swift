@@ -135,8 +135,8 @@ struct StatsCommand: ParsableCommand {
         }
         let zone: ZoneRules?
         do { zone = try tz.map(ZoneRules.init) } catch let e as OHKError { throw ValidationError("--tz: \(e.message)") }
-        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: try Self.date(from, "--from"),
-                            to: try Self.date(to, "--to"), utcOffset: try Self.offset(utcOffset), timeZone: zone, unit: u,
+        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: try parseDate(from, "--from"),
+                            to: try parseDate(to, "--to"), utcOffset: try Self.offset(utcOffset), timeZone: zone, unit: u,
                             format: json ? .json : format).run(store)
     }
 
@@ -149,12 +149,6 @@ struct StatsCommand: ParsableCommand {
             throw ValidationError("--by takes minute, hour, day, week, month or year, or a count before one (2day), not '\(text)'")
         }
         return StatisticsInterval(count, unit)
-    }
-
-    static func date(_ text: String?, _ what: String) throws -> Date? {
-        guard let text else { return nil }
-        guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
-        return d
     }
 
     /// `+01:00`, `-0800`, `Z`: seconds east of UTC.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
 
@@ -73,4 +74,11 @@ func parseAnchor(_ text: String) throws -> QueryAnchor? {
     } catch {
         throw ValidationError("'\(text)' is not an anchor (the base64 text that queries print, or 'none')")
     }
+}
+
+/// An ISO 8601 date or date-time given as option `what`; nil when absent.
+func parseDate(_ text: String?, _ what: String) throws -> Date? {
+    guard let text else { return nil }
+    guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
+    return d
 }
