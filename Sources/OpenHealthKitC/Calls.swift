@@ -89,6 +89,12 @@ func optionalString(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> Strin
 /// A library-owned copy of `s`, freed with `ohk_string_free`.
 func ownedCString(_ s: String) -> UnsafeMutablePointer<CChar> { strdup(s)! }
 
+/// malloc'ed room for `count` values (at least one, so the pointer is
+/// never NULL), for structs the caller frees with the library's free call.
+func mallocArray<T>(of: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
+    malloc(max(1, count) * MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: max(1, count))
+}
+
 /// An array the caller passed as pointer + count: NULL is allowed only
 /// with a zero count.
 func buffer<T>(_ p: UnsafePointer<T>?, _ count: UInt64, _ what: @autoclosure () -> String) throws -> UnsafeBufferPointer<T> {

@@ -96,18 +96,18 @@ private enum ImportReportC {
 
     static func make(_ r: ImportReport) -> UnsafeMutablePointer<ohk_import_report> {
         let rows = r.contents
-        let contents = array(of: ohk_import_row.self, rows.count)
+        let contents = mallocArray(of: ohk_import_row.self, rows.count)
         for (i, row) in rows.enumerated() {
             contents[i] = ohk_import_row(kind: strdup(row.kind), count: UInt64(row.count),
                                          imported: UInt64(row.imported), note: strdup(row.note))
         }
         let reasons = r.skipped.sorted { $0.key < $1.key }
-        let skips = array(of: ohk_import_skip.self, reasons.count)
+        let skips = mallocArray(of: ohk_import_skip.self, reasons.count)
         for (i, (reason, n)) in reasons.enumerated() {
             skips[i] = ohk_import_skip(reason: strdup(reason.description), count: UInt64(n),
                                        first_line: UInt64(r.firstLine[reason] ?? 0))
         }
-        let warnings = array(of: UnsafePointer<CChar>?.self, r.warnings.count)
+        let warnings = mallocArray(of: UnsafePointer<CChar>?.self, r.warnings.count)
         for (i, w) in r.warnings.enumerated() { warnings[i] = UnsafePointer(strdup(w)) }
         let out = UnsafeMutablePointer<ohk_import_report>.allocate(capacity: 1)
         out.initialize(to: ohk_import_report(
@@ -121,10 +121,5 @@ private enum ImportReportC {
             skips: UnsafePointer(skips), skip_count: UInt64(reasons.count),
             warnings: UnsafePointer(warnings), warning_count: UInt64(r.warnings.count)))
         return out
-    }
-
-    /// malloc'ed room for `count` (at least one, so the pointer is never NULL).
-    private static func array<T>(of: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
-        malloc(max(1, count) * MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: max(1, count))
     }
 }

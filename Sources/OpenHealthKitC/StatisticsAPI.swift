@@ -118,8 +118,8 @@ import OpenHealthKitCore
 private enum StatisticsResultC {
     static func make(_ stats: [Statistics]) -> UnsafeMutablePointer<ohk_statistics_result> {
         let sourceCount = stats.reduce(0) { $0 + $1.bySource.count }
-        let intervals = array(of: ohk_statistics_interval.self, stats.count)
-        let sources = array(of: ohk_statistics_source.self, sourceCount)
+        let intervals = mallocArray(of: ohk_statistics_interval.self, stats.count)
+        let sources = mallocArray(of: ohk_statistics_source.self, sourceCount)
         var next = 0
         for (k, st) in stats.enumerated() {
             let first = next
@@ -146,10 +146,5 @@ private enum StatisticsResultC {
                                      maximum: v.maximum ?? .nan, most_recent: v.mostRecent ?? .nan,
                                      most_recent_start: unix(v.mostRecentStart), most_recent_end: unix(v.mostRecentEnd),
                                      duration: v.duration ?? .nan, count: UInt64(v.count ?? 0))
-    }
-
-    /// malloc'ed room for `count` (at least one, so the pointer is never NULL).
-    private static func array<T>(of: T.Type, _ count: Int) -> UnsafeMutablePointer<T> {
-        malloc(max(1, count) * MemoryLayout<T>.stride)!.bindMemory(to: T.self, capacity: max(1, count))
     }
 }

@@ -11,7 +11,7 @@ extension Store {
     public func statistics(type: SampleType, predicate: SamplePredicate? = nil,
                            options: StatisticsOptions) throws -> Statistics? {
         try options.check(for: type)
-        let read = try statisticsSamples(type: type, predicate: predicate)
+        let read = try statisticsSamples(type: type, predicate: predicate, localOffset: { _ in 0 })
         guard !read.samples.isEmpty else { return nil }
         let start = read.samples.map(\.start).min()!, end = read.samples.map(\.end).max()!
         // One interval over all time, in which every sample is whole.
@@ -48,16 +48,17 @@ extension Store {
         let margin = Double(2 * Sample.maxUTCOffset)
         let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
                                                end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
-        var read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window)
-        guard let timeZone else { return try compute(type, options, read, edges: edges, utcOffset: utcOffset) }
+        let predicate = predicate.map { .and([$0, window]) } ?? window
+        guard let timeZone else {
+            // Each sample in its own offset, else the query's.
+            let read = try statisticsSamples(type: type, predicate: predicate, localOffset: { Double($0 ?? utcOffset) })
+            return try compute(type, options, read, edges: edges, utcOffset: utcOffset)
+        }
         // The zone's calendar for every sample: local edges become instants, and samples stay in UTC.
+        let read = try statisticsSamples(type: type, predicate: predicate, localOffset: { _ in 0 })
         edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
         // A skipped local hour maps two edges to one instant: one interval, not an empty one.
         edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
-        read.samples = read.samples.map {
-            StatisticsSample(start: $0.start, end: $0.end, value: $0.value, rank: $0.rank, source: $0.source, offset: 0,
-                             order: $0.order)
-        }
         return try compute(type, options, read, edges: edges, utcOffset: 0)
     }
 
@@ -107,7 +108,10 @@ extension Store {
         var sources: [Source]
     }
 
-    private func statisticsSamples(type: SampleType, predicate: SamplePredicate?) throws -> StatisticsRead {
+    /// `localOffset` turns a sample's own UTC offset (nil when it has none)
+    /// into the offset its local time is counted in.
+    private func statisticsSamples(type: SampleType, predicate: SamplePredicate?,
+                                   localOffset: (Int?) -> Double) throws -> StatisticsRead {
         let stored = try sourcePriority(for: type)
         let result = try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: nil)
         let batch = result.samples
@@ -136,7 +140,7 @@ extension Store {
                                        stored: stored)
         let samples = raw.enumerated().map { i, r in
             StatisticsSample(start: r.start, end: r.end, value: r.value, rank: ranks[r.bundle], source: r.bundle,
-                             offset: r.offset.map(Double.init) ?? .nan, order: i)
+                             offset: localOffset(r.offset), order: i)
         }
         return StatisticsRead(samples: samples, sources: sources)
     }
@@ -199,11 +203,7 @@ extension Store {
     private func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
                          edges: [Double], utcOffset: Int) throws -> [Statistics] {
         guard case .quantity(_, let style) = type.kind else { return [] }
-        let offset = Double(utcOffset)
-        let samples = read.samples.map { s in
-            s.offset.isNaN ? StatisticsSample(start: s.start, end: s.end, value: s.value, rank: s.rank, source: s.source,
-                                              offset: offset, order: s.order) : s
-        }
+        let offset = Double(utcOffset), samples = read.samples
         var merged = StatisticsAccumulator(options: options, style: style, edges: edges)
         for p in SourceMerge.pieces(samples) { merged.add(p.start, p.end, of: samples[p.sample], index: p.sample) }
         var perSource: [StatisticsAccumulator] = []
