@@ -454,12 +454,13 @@ struct Cursor {
     }
 
     /// The first and the last entry of the tree, and stepping by entry, by
-    /// key (past a key's duplicates) and by a page of duplicates at a time
+    /// key (past a key's duplicates, either way) and by a page of duplicates at a time
     /// (after `firstDuplicates`).
     func firstEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_FIRST) }
     func lastEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_LAST) }
     func nextEntry() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT) }
     func nextKey() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT_NODUP) }
+    func previousKey() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_PREV_NODUP) }
     func nextDuplicates() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? { try nextRaw(MDB_NEXT_MULTIPLE) }
 
     /// Raw key/value stepping for trees whose keys are not UInt64.
