@@ -49,7 +49,7 @@ var expectedSteps: UInt64 = 0
 var stepCount = 0
 for k in 0..<n where Workload.isStep(k) { expectedSteps &+= Workload.hashOf(k); stepCount += 1 }
 
-let store = try HKHealthStore(directory: dir)
+let store = HKHealthStore(directory: dir)
 // The same open store: LMDB forbids a second environment on one directory.
 let core = try store.coreStore()
 let stepType = HKQuantityType(.stepCount)

@@ -24,10 +24,14 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         self.init(opening: Store.defaultDirectory)
     }
 
-    /// Opens (creating when missing) the store in `directory`.
-    public convenience init(directory: String) throws(HKError) {
+    /// Opens (creating when missing) the store in `directory`. Like
+    /// `init()`, it does not throw, as HealthKit's initializer does not: a
+    /// store that cannot be opened (a path that is a file, no permission,
+    /// a store of a newer format) makes every call fail with
+    /// `errorDatabaseInaccessible` and the reason. `try coreStore()` tells
+    /// at once.
+    public convenience init(directory: String) {
         self.init(opening: directory)
-        _ = try core()
     }
 
     /// `init()`'s way of opening: failures are kept, not thrown.

@@ -6,8 +6,10 @@ public typealias HKObserverQueryCompletionHandler = @Sendable () -> Void
 
 /// A query that is told when something matching it is saved or deleted,
 /// by this process or another; it reads nothing itself (run an anchored
-/// query from the handler). It does not fire when it starts, only after a
-/// change (rule 10 of docs/semantics.md). Handlers run on a background thread.
+/// query from the handler). As HealthKit's, it calls its handler once
+/// when it starts, with every type it observes (apps do their first sync
+/// from that call), then after each change (rules 10 and 10b of
+/// docs/semantics.md). Handlers run on a background thread, one at a time.
 public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     public typealias UpdateHandler = @Sendable (HKObserverQuery, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
     public typealias DescriptorsUpdateHandler = @Sendable (HKObserverQuery, Set<HKSampleType>?, @escaping HKObserverQueryCompletionHandler, (any Error)?) -> Void
@@ -49,7 +51,7 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
                 self.counters.broadcast()
             }
         }
-        return ObserverQuery(descriptors: descriptors) { _, result, _ in
+        return ObserverQuery(descriptors: descriptors, firesOnStart: true) { _, result, _ in
             switch result {
             case .success(let types):
                 self.handler(self, Set(types.map(store.conversion.type)), completion, nil)

@@ -13,6 +13,11 @@ public final class HKSource: NSObject, @unchecked Sendable {
         super.init()
     }
 
+    /// The source of a core source (any revision of it).
+    convenience init(core: Source) {
+        self.init(name: core.name, bundleIdentifier: core.bundleIdentifier)
+    }
+
     /// This program: samples it creates carry this source. The bundle
     /// identifier is `$OHK_SOURCE` when set, else the program's name (Linux
     /// programs have no bundle).

@@ -29,14 +29,17 @@ public final class HKStatistics: NSObject, @unchecked Sendable {
     private let values: StatisticsValues
     private let bySource: [String: StatisticsValues]
     private let unit: HKUnit
+    /// The core's figures (what an update compares).
+    let core: Statistics
 
     init(_ s: Statistics, type: HKQuantityType, separate: Bool) {
+        core = s
         quantityType = type
         startDate = s.startDate
         endDate = s.endDate
         values = s.values
         bySource = s.bySource
-        sources = separate ? s.sources.map { HKSource(name: $0.name, bundleIdentifier: $0.bundleIdentifier) } : nil
+        sources = separate ? s.sources.map(HKSource.init(core:)) : nil
         unit = HKUnit(core: s.type.canonicalUnit!)
         super.init()
     }

@@ -70,8 +70,7 @@ public final class HKStatisticsCollectionQuery: HKQuery, @unchecked Sendable {
     }
 
     /// The one calendar unit of the components.
-    private func interval() throws(HKError) -> StatisticsInterval {
-        let c = intervalComponents
+    static func interval(_ c: DateComponents) throws(HKError) -> StatisticsInterval {
         let units: [(Int?, StatisticsInterval.Unit)] = [(c.second, .second), (c.minute, .minute), (c.hour, .hour),
                                                         (c.day, .day), (c.weekOfYear ?? c.weekOfMonth, .week),
                                                         (c.month, .month), (c.year, .year)]
@@ -82,34 +81,56 @@ public final class HKStatisticsCollectionQuery: HKQuery, @unchecked Sendable {
         return StatisticsInterval(set[0].0, set[0].1)
     }
 
-    /// The collection now: the intervals over the time the samples cover.
-    private func collection(_ core: Store, _ d: QueryDescriptor, _ interval: StatisticsInterval,
-                            _ zone: ZoneRules?) throws -> HKStatisticsCollection {
-        guard let span = try core.statistics(type: d.type, predicate: d.predicate, options: .duration) else {
-            return HKStatisticsCollection([])
+    /// A collection's settings, and the collection they give now: the
+    /// intervals over the time the samples cover, in this machine's time
+    /// zone. (Shared with `HKStatisticsCollectionQueryDescriptor`.)
+    struct Plan: @unchecked Sendable {
+        let core: Store
+        let descriptor: QueryDescriptor
+        let type: HKQuantityType
+        let options: HKStatisticsOptions
+        let anchorDate: Date
+        let interval: StatisticsInterval
+        let zone: ZoneRules?
+
+        init(_ store: HKHealthStore, _ descriptor: QueryDescriptor, type: HKQuantityType, options: HKStatisticsOptions,
+             anchorDate: Date, intervalComponents: DateComponents) throws(HKError) {
+            core = try store.core()
+            self.descriptor = descriptor
+            self.type = type
+            self.options = options
+            self.anchorDate = anchorDate
+            interval = try HKStatisticsCollectionQuery.interval(intervalComponents)
+            // Checked now, so that a bad option fails the start, not the first update.
+            try hk { try options.core.check(for: descriptor.type) }
+            zone = try? ZoneRules(TimeZone.current.identifier)
         }
-        let type = objectType as! HKQuantityType
-        let stats = try core.statisticsCollection(type: d.type, predicate: d.predicate, options: options.core,
-                                                  anchor: anchorDate, interval: interval, from: span.startDate,
-                                                  to: span.endDate, utcOffset: TimeZone.current.secondsFromGMT(),
-                                                  timeZone: zone)
-        return HKStatisticsCollection(stats.map { HKStatistics($0, type: type, separate: options.contains(.separateBySource)) })
+
+        func collection() throws -> HKStatisticsCollection {
+            let d = descriptor
+            guard let span = try core.statistics(type: d.type, predicate: d.predicate, options: .duration) else {
+                return HKStatisticsCollection([])
+            }
+            let stats = try core.statisticsCollection(type: d.type, predicate: d.predicate, options: options.core,
+                                                      anchor: anchorDate, interval: interval, from: span.startDate,
+                                                      to: span.endDate, utcOffset: TimeZone.current.secondsFromGMT(),
+                                                      timeZone: zone)
+            return HKStatisticsCollection(stats.map { HKStatistics($0, type: type, separate: options.contains(.separateBySource)) })
+        }
     }
 
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
-        let core = try store.core(), d = descriptors[0], interval = try interval()
-        // Checked now, so that a bad option fails the start, not the first update.
-        try hk { try options.core.check(for: d.type) }
-        let zone = try? ZoneRules(TimeZone.current.identifier)
+        let plan = try Plan(store, descriptors[0], type: objectType as! HKQuantityType, options: options,
+                            anchorDate: anchorDate, intervalComponents: intervalComponents)
         let first: HKStatisticsCollection
-        do { first = try collection(core, d, interval, zone) } catch { throw HKError(core: error) }
+        do { first = try plan.collection() } catch { throw HKError(core: error) }
         let initial = initialResultsHandler, update = statisticsUpdateHandler
         Self.onBackground { initial?(self, first, nil) }
         guard let update else { return nil }
-        return ObserverQuery(descriptors: [d]) { _, result, _ in
+        return ObserverQuery(descriptors: [plan.descriptor]) { _, result, _ in
             switch result {
             case .success:
-                do { update(self, nil, try self.collection(core, d, interval, zone), nil) }
+                do { update(self, nil, try plan.collection(), nil) }
                 catch { update(self, nil, nil, HKError(core: error)) }
             case .failure(let e):
                 update(self, nil, nil, HKError(core: e))

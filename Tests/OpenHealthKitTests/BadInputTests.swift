@@ -120,12 +120,18 @@ private func stored(_ store: HKHealthStore) async throws -> [HKSample] {
         #expect(e2?.code == .errorInvalidArgument)
     }
 
+    /// Neither initializer throws, as HealthKit's does not: the failure
+    /// to open surfaces on first use, as an HKError.
     @Test func storeThatCannotBeOpenedIsInaccessible() async throws {
         let file = temporaryFile()
-        let store = HKHealthStore(opening: file)  // what init() does with the default directory
+        let store = HKHealthStore(directory: file)
         let e = await hkError { try await store.save(steps(1, at: 0)) }
         #expect(e?.code == .errorDatabaseInaccessible)
         #expect(e?.localizedDescription.contains(file) == true)
+        #expect(throws: HKError.self) { try store.coreStore() }
+        let other = HKHealthStore(opening: file)  // what init() does with the default directory
+        let e2 = await hkError { try await other.delete(steps(1, at: 0)) }
+        #expect(e2?.code == .errorDatabaseInaccessible)
     }
 }
 

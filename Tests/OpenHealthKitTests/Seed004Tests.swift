@@ -78,7 +78,8 @@ private final class Monitor: @unchecked Sendable {
     /// "The system calls the update handler block you provide every time
     /// something saves or deletes samples matching this query", with the
     /// types that changed; the inner anchored query reads the change, and
-    /// the completion handler is called once per update.
+    /// the completion handler is called once per update. The first call
+    /// comes when the query starts, with every observed type (rule 10b).
     @Test func observerWithInnerQueryDeliversEachChangeAndCompletes() async throws {
         let store = try freshHealthStore()
         let monitor = Monitor(store: store)
@@ -86,23 +87,27 @@ private final class Monitor: @unchecked Sendable {
                                                                    anchor: nil).result(for: store).newAnchor  // test: start from now
         let query = monitor.start()
         defer { store.stop(query) }
+        let both = "types [\"HKQuantityTypeIdentifierPushCount\", \"HKQuantityTypeIdentifierStepCount\"]"
+        #expect(query.waitForCompletions(1))
+        #expect(monitor.transcript.lines == [both])
 
         let step = steps(100, at: 0)
         try await store.save(step)
-        #expect(query.waitForCompletions(1))
-        #expect(monitor.transcript.lines == ["types [\"HKQuantityTypeIdentifierStepCount\"]", "sample \(step.uuid)"])
+        #expect(query.waitForCompletions(2))
+        #expect(monitor.transcript.lines == [both, "types [\"HKQuantityTypeIdentifierStepCount\"]", "sample \(step.uuid)"])
 
         let push = steps(3, at: 1, type: .pushCount)
         try await store.save(push)
-        #expect(query.waitForCompletions(2))
+        #expect(query.waitForCompletions(3))
         try await store.save(bodyMass(70, at: 2))  // not observed: no call
         try await store.delete(step)
-        #expect(query.waitForCompletions(3))
+        #expect(query.waitForCompletions(4))
         #expect(monitor.transcript.lines == [
+            both,
             "types [\"HKQuantityTypeIdentifierStepCount\"]", "sample \(step.uuid)",
             "types [\"HKQuantityTypeIdentifierPushCount\"]", "sample \(push.uuid)",
             "types [\"HKQuantityTypeIdentifierStepCount\"]", "deleted \(step.uuid)",
         ])
-        #expect(query.completionCount == 3)
+        #expect(query.completionCount == 4)
     }
 }

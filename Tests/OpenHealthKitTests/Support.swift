@@ -4,7 +4,7 @@ import TestSupport
 
 /// A store in a fresh temporary directory.
 func freshHealthStore() throws -> HKHealthStore {
-    try HKHealthStore(directory: temporaryDirectory())
+    HKHealthStore(directory: temporaryDirectory())
 }
 
 /// What handlers saw, line by line, and a wait for the line a test needs

@@ -8,7 +8,7 @@ import Foundation
 import OpenHealthKit
 
 let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : NSTemporaryDirectory() + "ohk-swift6-\(getpid())"
-let store = try HKHealthStore(directory: directory)
+let store = HKHealthStore(directory: directory)
 let steps = HKQuantityType(.stepCount)
 let start = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -49,7 +49,8 @@ query.updateHandler = { _, samples, deleted, _, _ in
 store.execute(query)
 expect("anchored results", delivered)
 
-// 3. An observer whose handler calls its completion from a nested closure.
+// 3. An observer whose handler calls its completion from a nested closure:
+// once when it starts (as HealthKit's), then after the save.
 let observed = DispatchSemaphore(value: 0)
 let observer = HKObserverQuery(sampleType: steps, predicate: nil) { _, completion, _ in
     [1].forEach { _ in completion() }
@@ -57,9 +58,54 @@ let observer = HKObserverQuery(sampleType: steps, predicate: nil) { _, completio
     observed.signal()
 }
 store.execute(observer)
+expect("observer's first call", observed)
 try await store.save(sample(300, minute: 2))
 expect("anchored update", delivered)
-expect("observer call", observed)
+expect("observer call after the save", observed)
 store.stop(query)
 store.stop(observer)
+
+// 4. A sample query, the latest first, and a source query.
+let listed = DispatchSemaphore(value: 0)
+let latest = HKSampleQuery(sampleType: steps, predicate: nil, limit: 2,
+                           sortDescriptors: [NSSortDescriptor(key: HKSampleSortIdentifierStartDate, ascending: false)]) { _, samples, _ in
+    print("latest: \((samples ?? []).compactMap { ($0 as? HKQuantitySample)?.quantity.doubleValue(for: .count()) })")
+    listed.signal()
+}
+store.execute(latest)
+expect("sample query results", listed)
+let sources = HKSourceQuery(sampleType: steps, samplePredicate: nil) { _, sources, _ in
+    print("sources: \((sources ?? []).map { $0.name }.sorted())")
+    listed.signal()
+}
+store.execute(sources)
+expect("source query results", listed)
+
+// 5. A step-count dashboard: daily totals, then an update after a save.
+let charted = DispatchSemaphore(value: 0)
+let daily = HKStatisticsCollectionQuery(quantityType: steps, quantitySamplePredicate: nil, options: .cumulativeSum,
+                                        anchorDate: start, intervalComponents: DateComponents(day: 1))
+daily.initialResultsHandler = { _, collection, _ in
+    let totals = (collection?.statistics() ?? []).map { $0.sumQuantity()?.doubleValue(for: .count()) ?? 0 }
+    print("daily totals: \(totals)")
+    charted.signal()
+}
+daily.statisticsUpdateHandler = { _, _, collection, _ in
+    let totals = (collection?.statistics() ?? []).map { $0.sumQuantity()?.doubleValue(for: .count()) ?? 0 }
+    print("daily totals now: \(totals)")
+    charted.signal()
+}
+store.execute(daily)
+expect("statistics initial results", charted)
+try await store.save(sample(400, minute: 3))
+expect("statistics update", charted)
+store.stop(daily)
+
+// 6. The async descriptors, from top-level code.
+let newest = try await HKSampleQueryDescriptor(predicates: [.quantitySample(type: steps)],
+                                               sortDescriptors: [SortDescriptor(\.startDate, order: .reverse)], limit: 1)
+    .result(for: store)
+let total = try await HKStatisticsQueryDescriptor(predicate: .quantitySample(type: steps), options: .cumulativeSum)
+    .result(for: store)
+print("newest: \(newest.map { $0.quantity.doubleValue(for: .count()) }), total: \(total?.sumQuantity()?.doubleValue(for: .count()) ?? 0)")
 print("swift6-app: every handler ran, none trapped")

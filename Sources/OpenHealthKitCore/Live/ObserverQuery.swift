@@ -1,7 +1,8 @@
 /// An observer query (rule 10): after a commit (of any process) that
 /// saved or deleted something its descriptors match, the handler gets the
 /// set of matching types that changed. Never a call without a change:
-/// it does not fire at start. The completion handler exists for
+/// it does not fire at start, unless made with `firesOnStart` (rule 10b:
+/// HealthKit's HKObserverQuery does). The completion handler exists for
 /// HealthKit's shape; durable acknowledgement belongs to durable
 /// subscriptions. Run it with `Store.execute(_:)`.
 public final class ObserverQuery: LiveQuery, @unchecked Sendable {
@@ -15,10 +16,16 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
     private var anchor: QueryAnchor?
     /// How many times it read the store to find what changed (for tests).
     private(set) var storeReads = 0
+    /// The first poll calls the handler with every type (rule 10b).
+    private var startCall: Bool
 
-    public init(descriptors: [QueryDescriptor], handler: @escaping Handler) {
+    /// `firesOnStart`: call the handler once when the query starts, with
+    /// every type it observes, before any change (HealthKit's observer
+    /// does; rule 10b).
+    public init(descriptors: [QueryDescriptor], firesOnStart: Bool = false, handler: @escaping Handler) {
         self.descriptors = descriptors
         self.handler = handler
+        startCall = firesOnStart
         typesOnly = descriptors.allSatisfy { $0.predicate == nil }
         super.init()
     }
@@ -38,7 +45,7 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
 
     override func poll(_ store: Store, note: CommitNote?) {
         do {
-            let types: Set<SampleType>
+            var types: Set<SampleType>
             if let note, let known = typesChanged(by: note, store) {
                 types = known
                 if let a = anchor, a.position < note.head {
@@ -47,6 +54,11 @@ public final class ObserverQuery: LiveQuery, @unchecked Sendable {
             } else {
                 storeReads += 1
                 (types, anchor) = try store.changedTypes(descriptors, since: anchor)
+            }
+            if startCall {
+                // Every observed type, whatever the first read found.
+                startCall = false
+                types = Set(descriptors.map(\.type))
             }
             if !types.isEmpty { deliver { handler(self, .success(types), {}) } }
         } catch {
