@@ -2,6 +2,8 @@
 # only `make quickstart` (the main job) or `make test` (every test).
 
 SWIFT      ?= swift
+# The ohk tool is a package trait, off for packages that use the libraries.
+TRAITS     := --traits CommandLineTool
 BENCH_N    ?= 1000000
 BENCH_DIR  ?= /work/ohk-bench-store
 # The peer programs (the workload in C on SQLite and raw LMDB) are not part
@@ -76,9 +78,10 @@ install: lib
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/openhealthkit.pc
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(TRAITS)
 
-# Every test: no reference outside the repository, the Swift suites, then
+# Every test: no reference outside the repository, the Swift suites, a
+# user's package (no warning in Swift 5 or 6 mode, nothing fetched), then
 # the C API (header, library, C tests under valgrind and AddressSanitizer,
 # examples, an installed-copy build), then the Python package (pytest, and
 # `pip install` into a fresh venv), then the fuzz and crash smoke runs.
@@ -86,9 +89,10 @@ test: deps
 	python3 scripts/check_self_contained.py
 	python3 scripts/check_semantics.py
 	python3 scripts/gen_identifiers.py --check
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) build $(TRAITS) --build-tests
+	$(SWIFT) test $(TRAITS) --skip-build
 	$(MAKE) swift6-app
+	scripts/check_user_package.sh
 	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
@@ -118,22 +122,22 @@ py-install-check: python-lib
 # an anchored query, save a change, and query from the returned anchor.
 QUICKSTART_EXPORT ?= Tests/Fixtures/export-small-b.xml
 quickstart: deps
-	$(SWIFT) build -c release --product ohk
+	$(SWIFT) build $(TRAITS) -c release --product ohk
 	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
 
 # A HealthKit-style app in Swift 6 mode, nested closures in every handler
 # (examples/swift6-app): it traps if a handler type is not @Sendable.
 swift6-app: deps
-	$(SWIFT) build --product swift6-app
+	$(SWIFT) build $(TRAITS) --product swift6-app
 	dir=$$(mktemp -d) && .build/debug/swift6-app $$dir/store && rm -rf $$dir
 
 # The same story in Swift on the core (examples/swift-quickstart).
 swift-quickstart: deps
-	$(SWIFT) run swift-quickstart
+	$(SWIFT) run $(TRAITS) swift-quickstart
 
 # The reference workload (docs/benchmarks.md) on the core, release build.
 bench: deps
-	$(SWIFT) build -c release --product ohk-bench
+	$(SWIFT) build $(TRAITS) -c release --product ohk-bench
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
 	.build/release/ohk-bench --n $(BENCH_N) --dir $(BENCH_DIR)
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
@@ -141,7 +145,7 @@ bench: deps
 # Phases 2-4 through the HealthKit-shaped API (OpenHealthKit), beside the
 # core's API in the same run (docs/porting.md).
 hk-bench: deps
-	$(SWIFT) build -c release --product hk-bench
+	$(SWIFT) build $(TRAITS) -c release --product hk-bench
 	rm -rf $(BENCH_DIR)-hk
 	.build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk
 	rm -rf $(BENCH_DIR)-hk
@@ -191,7 +195,7 @@ py-bench-peer:
 # (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir].
 IMPORT_DIR ?= /work/ohk-import-bench
 import-bench: deps
-	$(SWIFT) build -c release --product ohk
+	$(SWIFT) build $(TRAITS) -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
 # Regenerates the type catalogue from scripts/healthkit-types.md,
@@ -210,7 +214,7 @@ FUZZ_RUNS ?= 100000
 FUZZ_TARGETS := predicate unit anchor record export
 FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
 fuzz-build: deps
-	$(SWIFT) build -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
+	$(SWIFT) build $(TRAITS) -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
 	  -Xswiftc -DOHK_FUZZING -Xswiftc -enable-testing -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
@@ -222,17 +226,17 @@ fuzz-smoke: fuzz-build
 # The seed corpus (and any crash input added to it) through each target,
 # built without the fuzzer: part of the ordinary test run.
 fuzz-replay: deps
-	$(SWIFT) build --product ohk-fuzz
+	$(SWIFT) build $(TRAITS) --product ohk-fuzz
 	for t in $(FUZZ_TARGETS); do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
 
 # The Swift suites under ThreadSanitizer, then AddressSanitizer (each in
 # its own build folder; about 15 minutes on two cores, not part of make test).
 test-sanitize: deps
-	$(SWIFT) build --build-tests --scratch-path .build-tsan --sanitize=thread
-	$(SWIFT) test --skip-build --scratch-path .build-tsan --sanitize=thread
-	$(SWIFT) build --build-tests --scratch-path .build-asan --sanitize=address
+	$(SWIFT) build $(TRAITS) --build-tests --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) test $(TRAITS) --skip-build --scratch-path .build-tsan --sanitize=thread
+	$(SWIFT) build $(TRAITS) --build-tests --scratch-path .build-asan --sanitize=address
 	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan-suppressions.txt \
-	  $(SWIFT) test --skip-build --scratch-path .build-asan --sanitize=address
+	  $(SWIFT) test $(TRAITS) --skip-build --scratch-path .build-asan --sanitize=address
 
 # The crash and stress suite (Tests/ohk-reliability): SIGKILLs of writers
 # and durable-subscription consumers at random moments, threads and
@@ -241,7 +245,7 @@ test-sanitize: deps
 # `make test` runs reliability-smoke.
 RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 300
 reliability: deps
-	$(SWIFT) build -c release --product ohk-reliability
+	$(SWIFT) build $(TRAITS) -c release --product ohk-reliability
 	.build/release/ohk-reliability $(RELIABILITY_ARGS)
 
 reliability-smoke: deps

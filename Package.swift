@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -12,6 +12,13 @@ let package = Package(
         // HealthKit's Swift API (HKHealthStore, HKAnchoredObjectQuery, …) over the core.
         .library(name: "OpenHealthKit", targets: ["OpenHealthKit"]),
         .executable(name: "ohk", targets: ["ohk"]),
+    ],
+    // The ohk tool is built with `--traits CommandLineTool` (the Makefile
+    // does); off by default, so that a package using only the libraries
+    // never fetches swift-argument-parser.
+    traits: [
+        .trait(name: "CommandLineTool", description: "The ohk tool and its tests (needs swift-argument-parser)."),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -70,7 +77,8 @@ let package = Package(
         .executableTarget(
             name: "ohk",
             dependencies: ["OpenHealthKitCore", "OpenHealthKitImport",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+                           .product(name: "ArgumentParser", package: "swift-argument-parser",
+                                    condition: .when(traits: ["CommandLineTool"]))],
             path: "Sources/ohk"
         ),
         // The reference workload's data and clocks, shared by the benchmarks.

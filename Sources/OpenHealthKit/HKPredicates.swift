@@ -60,11 +60,12 @@ extension HKQuery {
             @unknown default: break
             }
         }
-        switch predicate.predicateFormat {
+        let format = (predicate as Any as? FormatReadable)?.formatText ?? "\(predicate)"
+        switch format {
         case "TRUEPREDICATE": return .and([])
         case "FALSEPREDICATE": return .or([])
         default:
-            throw .invalid("predicate '\(predicate.predicateFormat)' is not one the store evaluates: build it with HKQuery's factories, NSCompoundPredicate, or HKQuery.predicate(text:arguments:)")
+            throw .invalid("predicate '\(format)' is not one the store evaluates: build it with HKQuery's factories, NSCompoundPredicate, or HKQuery.predicate(text:arguments:)")
         }
     }
 
@@ -133,7 +134,7 @@ extension HKQuery {
     /// `metadata[key] <operator> value`; for strings also BEGINSWITH,
     /// ENDSWITH and CONTAINS.
     public class func predicateForObjects(withMetadataKey key: String,
-                                          operatorType: NSComparisonPredicate.Operator,
+                                          operatorType: HKComparisonOperator,
                                           value: Any) -> NSPredicate {
         do {
             let v = try metadataValue(key, value)
@@ -149,7 +150,7 @@ extension HKQuery {
     // MARK: Values
 
     /// Quantity samples compared with `quantity` (in any compatible unit).
-    public class func predicateForQuantitySamples(with operatorType: NSComparisonPredicate.Operator,
+    public class func predicateForQuantitySamples(with operatorType: HKComparisonOperator,
                                                   quantity: HKQuantity) -> NSPredicate {
         do {
             return SamplesPredicate(.quantity(try comparison(operatorType), quantity.value, quantity.unit.core))
@@ -158,7 +159,7 @@ extension HKQuery {
         }
     }
 
-    public class func predicateForCategorySamples(with operatorType: NSComparisonPredicate.Operator,
+    public class func predicateForCategorySamples(with operatorType: HKComparisonOperator,
                                                   value: Int) -> NSPredicate {
         do {
             return SamplesPredicate(.categoryValue(try comparison(operatorType), value))
@@ -209,7 +210,7 @@ extension HKQuery {
         return v
     }
 
-    private static func comparison(_ op: NSComparisonPredicate.Operator) throws(HKError) -> Comparison {
+    private static func comparison(_ op: HKComparisonOperator) throws(HKError) -> Comparison {
         switch op {
         case .lessThan: return .lessThan
         case .lessThanOrEqualTo: return .lessThanOrEqual
@@ -221,7 +222,7 @@ extension HKQuery {
         }
     }
 
-    private static func textMatch(_ op: NSComparisonPredicate.Operator) -> TextMatch? {
+    private static func textMatch(_ op: HKComparisonOperator) -> TextMatch? {
         switch op {
         case .beginsWith: .beginsWith
         case .endsWith: .endsWith
@@ -229,4 +230,74 @@ extension HKQuery {
         default: nil
         }
     }
+}
+
+/// The operators of HealthKit's predicate factories, with the names and
+/// raw values of `NSComparisonPredicate.Operator` (not in HealthKit):
+/// swift-corelibs-foundation marks that type deprecated, so naming it in
+/// the factories' signatures printed warnings in every build of a user's
+/// package. Code written for HealthKit (`with: .greaterThan`) compiles
+/// unchanged against these names; the factories refuse the ones HealthKit
+/// refuses (`.matches`, `.like`, …) as they do.
+public enum HKComparisonOperator: UInt, Sendable {
+    case lessThan = 0
+    case lessThanOrEqualTo = 1
+    case greaterThan = 2
+    case greaterThanOrEqualTo = 3
+    case equalTo = 4
+    case notEqualTo = 5
+    case matches = 6
+    case like = 7
+    case beginsWith = 8
+    case endsWith = 9
+    case `in` = 10
+    case customSelector = 11
+    case contains = 99
+    case between = 100
+}
+
+/// The factories' forms that take `NSComparisonPredicate.Operator`
+/// itself, for code that spells the type out. Deprecated as that type is,
+/// which also keeps its deprecation from warning in this library's build;
+/// the forms above win wherever the operator is written `.greaterThan`.
+extension HKQuery {
+    @available(*, deprecated, message: "NSComparisonPredicate is deprecated in swift-corelibs-foundation: write the operator alone (.greaterThan), an HKComparisonOperator")
+    @_disfavoredOverload
+    public class func predicateForObjects(withMetadataKey key: String, operatorType: NSComparisonPredicate.Operator,
+                                          value: Any) -> NSPredicate {
+        guard let op = HKComparisonOperator(rawValue: operatorType.rawValue) else { return refusing(operatorType) }
+        return predicateForObjects(withMetadataKey: key, operatorType: op, value: value)
+    }
+
+    @available(*, deprecated, message: "NSComparisonPredicate is deprecated in swift-corelibs-foundation: write the operator alone (.greaterThan), an HKComparisonOperator")
+    @_disfavoredOverload
+    public class func predicateForQuantitySamples(with operatorType: NSComparisonPredicate.Operator,
+                                                  quantity: HKQuantity) -> NSPredicate {
+        guard let op = HKComparisonOperator(rawValue: operatorType.rawValue) else { return refusing(operatorType) }
+        return predicateForQuantitySamples(with: op, quantity: quantity)
+    }
+
+    @available(*, deprecated, message: "NSComparisonPredicate is deprecated in swift-corelibs-foundation: write the operator alone (.greaterThan), an HKComparisonOperator")
+    @_disfavoredOverload
+    public class func predicateForCategorySamples(with operatorType: NSComparisonPredicate.Operator,
+                                                  value: Int) -> NSPredicate {
+        guard let op = HKComparisonOperator(rawValue: operatorType.rawValue) else { return refusing(operatorType) }
+        return predicateForCategorySamples(with: op, value: value)
+    }
+
+    @available(*, deprecated, message: "reads NSComparisonPredicate.Operator, deprecated in swift-corelibs-foundation")
+    private static func refusing(_ op: NSComparisonPredicate.Operator) -> NSPredicate {
+        SamplesPredicate(refusing: "operator \(op) is not one HealthKit accepts here")
+    }
+}
+
+/// An NSPredicate's format text (for `NSPredicate(value:)`, whose format
+/// is TRUEPREDICATE or FALSEPREDICATE). `predicateFormat` is deprecated in
+/// swift-corelibs-foundation; read through this conformance, declared
+/// deprecated, it warns in no build.
+private protocol FormatReadable { var formatText: String { get } }
+
+@available(*, deprecated, message: "reads predicateFormat, deprecated in swift-corelibs-foundation")
+extension NSPredicate: FormatReadable {
+    fileprivate var formatText: String { predicateFormat }
 }

@@ -26,8 +26,9 @@ enum OutputText {
     static func number(_ x: Double) -> String {
         guard x.isFinite else { return "\(x)" }
         var buffer = [CChar](repeating: 0, count: 40)
-        _ = withVaList([x]) { vsnprintf(&buffer, buffer.count, "%.15g", $0) }
-        let rounded = Double(String(cString: buffer)) ?? x
+        let n = withVaList([x]) { vsnprintf(&buffer, buffer.count, "%.15g", $0) }
+        let text = String(decoding: buffer.prefix(max(0, Int(n))).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let rounded = Double(text) ?? x
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
         return "\(rounded)"
     }
