@@ -1,7 +1,8 @@
 // hk-bench: phases 2-4 of the reference workload (docs/benchmarks.md)
 // through the HealthKit-shaped API (`import OpenHealthKit`), each beside
-// the same phase on the core's API in the same run, one JSON line each.
-//   hk-bench --n 1000000 --dir /path/to/fresh/dir [--runs 5]
+// the same phase on the core's API in the same run, one JSON line each;
+// and "latest": the latest 100 heart rates by a sorted sample query.
+//   hk-bench --n 1000000 --dir /path/to/fresh/dir [--runs 5] [--phases 2,3,4,latest]
 // Phase 1's store is filled through the core (transactions of 100,000).
 import Foundation
 import OpenHealthKit
@@ -11,7 +12,7 @@ import Workload
 var n: UInt64 = 1_000_000
 var dir = "/tmp/hk-bench"
 var runs = 5
-var phases: Set<String> = ["2", "3", "4"]
+var phases: Set<String> = ["2", "3", "4", "latest"]
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -19,7 +20,7 @@ while let a = args.popFirst() {
     case "--dir": dir = args.popFirst() ?? dir
     case "--runs": runs = Int(args.popFirst() ?? "") ?? runs
     case "--phases": phases = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
-    default: print("usage: hk-bench [--n N] [--dir DIR] [--runs R] [--phases 2,3,4]"); exit(2)
+    default: print("usage: hk-bench [--n N] [--dir DIR] [--runs R] [--phases 2,3,4,latest]"); exit(2)
     }
 }
 
@@ -197,6 +198,40 @@ if phases.contains("4") {
     }
     emit("openhealthkit-hk", "delta", "\"median_us\":\(f1(percentile(hkLat, 0.5))),\"p99_us\":\(f1(percentile(hkLat, 0.99))),\(places(hkAt)),\"rounds\":1000,\"bad_rounds\":\(bad),\"ratio_to_core\":\(String(format: "%.2f", ratio)),\"ratio_of_all_rounds\":\(String(format: "%.2f", ratioAll))", ok: bad == 0)
     emit("openhealthkit-swift", "delta", "\"median_us\":\(f1(percentile(coreLat, 0.5))),\"p99_us\":\(f1(percentile(coreLat, 0.99))),\(places(coreAt)),\"rounds\":1000", ok: bad == 0)
+}
+// The latest 100 heart rates (a fifth of the store's samples) by a sample
+// query sorted by start date, newest first: through HKSampleQueryDescriptor,
+// through the core, and through the core sorted by end date, which reads
+// every heart rate (what the start index saves). 200 runs each,
+// interleaved; each must return exactly the 100 the workload says.
+if phases.contains("latest") {
+    var want: [UUID] = []
+    var k = n
+    while want.count < 100 && k > 0 { k -= 1; if !Workload.isStep(k) { want.append(Workload.uuid(k)) } }
+    let hr = HKQuantityType(.heartRate)
+    let latest = HKSampleQueryDescriptor(predicates: [.quantitySample(type: hr)],
+                                         sortDescriptors: [SortDescriptor(\.startDate, order: .reverse)], limit: 100)
+    let d = [QueryDescriptor(type: Workload.heartRate)]
+    var hkUs: [Double] = [], coreUs: [Double] = [], fullUs: [Double] = []
+    var bad = 0
+    for run in 0..<200 {
+        var t = now()
+        let a = try await latest.result(for: store)
+        hkUs.append((now() - t) * 1e6)
+        t = now()
+        let b = try core.sampleQuery(d, sort: [SampleSort(.startDate, ascending: false)], limit: 100)
+        coreUs.append((now() - t) * 1e6)
+        if a.map(\.uuid) != want || b.map(\.uuid) != want { bad += 1 }
+        if run % 20 == 0 {
+            t = now()
+            let c = try core.sampleQuery(d, sort: [SampleSort(.endDate, ascending: false)], limit: 100)
+            fullUs.append((now() - t) * 1e6)
+            if c.map(\.uuid) != want { bad += 1 }
+        }
+    }
+    let heartRates = n / 5
+    emit("openhealthkit-hk", "latest", "\"median_us\":\(f1(median(hkUs))),\"of\":\(heartRates),\"runs\":200,\"bad_runs\":\(bad)", ok: bad == 0)
+    emit("openhealthkit-swift", "latest", "\"median_us\":\(f1(median(coreUs))),\"every_match_sorted_median_us\":\(f1(median(fullUs))),\"of\":\(heartRates),\"runs\":200", ok: bad == 0)
 }
 store.close()
 exit(allOK ? 0 : 1)

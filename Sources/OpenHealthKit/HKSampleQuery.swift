@@ -115,6 +115,7 @@ public struct HKSampleQueryDescriptor<Sample: HKSample>: @unchecked Sendable {
     }
 
     /// The matching samples, sorted, at most `limit`.
+    nonisolated(nonsending)
     public func result(for healthStore: HKHealthStore) async throws -> [Sample] {
         let store = try healthStore.core()
         let limit = limit ?? HKObjectQueryNoLimit
@@ -177,6 +178,7 @@ public struct HKSourceQueryDescriptor<Sample: HKSample>: @unchecked Sendable {
     public init(predicate: HKSamplePredicate<Sample>) { self.predicate = predicate }
 
     /// The sources of the matching samples, ordered by bundle identifier.
+    nonisolated(nonsending)
     public func result(for healthStore: HKHealthStore) async throws -> [HKSource] {
         let store = try healthStore.core()
         let descriptor = try predicate.core(in: store)

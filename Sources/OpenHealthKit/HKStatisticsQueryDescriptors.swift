@@ -14,6 +14,7 @@ public struct HKStatisticsQueryDescriptor: @unchecked Sendable {
     /// The figures over every matching sample; nil when none matches
     /// (HealthKit's result is optional where its handler has
     /// `errorNoData`).
+    nonisolated(nonsending)
     public func result(for healthStore: HKHealthStore) async throws -> HKStatistics? {
         let store = try healthStore.core()
         let d = try predicate.core(in: store)
@@ -52,6 +53,7 @@ public struct HKStatisticsCollectionQueryDescriptor: @unchecked Sendable {
     }
 
     /// The collection now.
+    nonisolated(nonsending)
     public func result(for healthStore: HKHealthStore) async throws -> HKStatisticsCollection {
         let plan = try self.plan(healthStore)
         return try hk { try plan.collection() }
