@@ -177,7 +177,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     }
 
     /// Runs `body` on a background queue and reports to `completion`.
-    private func complete(_ completion: @escaping @Sendable (Bool, (any Error)?) -> Void,
+    func complete(_ completion: @escaping @Sendable (Bool, (any Error)?) -> Void,
                           _ body: @escaping () throws(HKError) -> Void) {
         HKQuery.onBackground {
             do throws(HKError) {

@@ -45,18 +45,44 @@ public final class HKObserverQuery: HKQuery, @unchecked Sendable {
     }
 
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
-        let completion: HKObserverQueryCompletionHandler = {
+        let counted: @Sendable () -> Void = {
             self.counters.withLock {
                 self.completions += 1
                 self.counters.broadcast()
             }
         }
+        if descriptors.count == 1, descriptors[0].predicate == nil, let frequency = try store.backgroundFrequency(descriptors[0].type) {
+            return backgroundDelivery(descriptors[0], frequency, store, counted)
+        }
+        let completion: HKObserverQueryCompletionHandler = counted
         return ObserverQuery(descriptors: descriptors, firesOnStart: true) { _, result, _ in
             switch result {
             case .success(let types):
                 self.handler(self, Set(types.map(store.conversion.type)), completion, nil)
             case .failure(let e):
                 self.handler(self, nil, completion, HKError(core: e))
+            }
+        }
+    }
+
+    /// The observer of a type with background delivery enabled: driven by
+    /// its durable subscription, and the completion handler acknowledges
+    /// what the call reported (HKBackgroundDelivery.swift).
+    private func backgroundDelivery(_ d: QueryDescriptor, _ frequency: DeliveryFrequency, _ store: HKHealthStore,
+                                    _ counted: @escaping @Sendable () -> Void) -> LiveQuery {
+        let types: Set<HKSampleType> = [store.conversion.type(d.type)]
+        return DurableSubscription(name: HKHealthStore.backgroundDeliveryName(d.type.identifier), descriptors: [d],
+                                   frequency: frequency, firesOnStart: true) { _, result, acknowledge in
+            // The core's acknowledgement may be called from any thread. A
+            // second call of the completion finds nothing to acknowledge.
+            nonisolated(unsafe) let acknowledge = acknowledge
+            let completion: HKObserverQueryCompletionHandler = {
+                try? acknowledge()
+                counted()
+            }
+            switch result {
+            case .success: self.handler(self, types, completion, nil)
+            case .failure(let e): self.handler(self, nil, completion, HKError(core: e))
             }
         }
     }

@@ -31,6 +31,19 @@ extension Store {
         }
     }
 
+    /// Creates a durable subscription without running it, or sets the
+    /// frequency of the one of that name (its descriptors must be the
+    /// same): what HealthKit's `enableBackgroundDelivery` records. A new
+    /// one starts at the store's current position.
+    public func registerSubscription(named name: String, descriptors: [QueryDescriptor],
+                                     frequency: DeliveryFrequency) throws {
+        guard !name.isEmpty, name.utf8.count <= 255 else {
+            throw OHKError(.invalidArgument, "a subscription name must be 1 to 255 bytes")
+        }
+        _ = try Self.group(descriptors, validatingWith: self)
+        _ = try openSubscription(name, descriptors, frequency)
+    }
+
     /// Creates the subscription or checks it against the stored one;
     /// returns its acknowledged position.
     func openSubscription(_ name: String, _ descriptors: [QueryDescriptor],

@@ -11,6 +11,9 @@ import FoundationEssentials
 /// acknowledging loses nothing. Tombstones after the oldest acknowledged
 /// position are kept whatever the retention. A new subscription starts at
 /// the store's current position. `frequency` bounds how often it fires.
+/// With `firesOnStart` (HealthKit's observers with background delivery,
+/// rule 10b), the first look always calls the handler: with what was not
+/// acknowledged, or with nothing and an acknowledgement that does nothing.
 public final class DurableSubscription: LiveQuery, @unchecked Sendable {
     public typealias Handler = (DurableSubscription, Result<AnchoredQueryResult, OHKError>,
                                 _ acknowledge: @escaping () throws -> Void) -> Void
@@ -49,9 +52,14 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
     private let state = Locked(State())
     /// Called when a look is put off by the frequency bound (for tests).
     var onDeferred: (() -> Void)?
+    /// The first look calls the handler whatever it finds (touched only
+    /// on the query's thread).
+    private var startCall: Bool
 
     public init(name: String, descriptors: [QueryDescriptor], frequency: DeliveryFrequency = .immediate,
-                backoff: Backoff = Backoff(), maxBatchSize: Int = 0, handler: @escaping Handler) {
+                backoff: Backoff = Backoff(), maxBatchSize: Int = 0, firesOnStart: Bool = false,
+                handler: @escaping Handler) {
+        startCall = firesOnStart
         self.name = name
         self.descriptors = descriptors
         self.frequency = frequency
@@ -88,8 +96,11 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
             let due = s.redeliver ? 0 : s.lastFired + frequency.interval
             return due > now ? (false, nil, due) : (false, s.scanFrom, nil)
         }
+        let first = startCall
+        startCall = false
         if busy { return }
         if let waitUntil {
+            if first { callAtStart(store) }
             schedule(after: waitUntil - now)
             onDeferred?()
             return
@@ -104,6 +115,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         }
         guard !r.samples.isEmpty || !r.deletedObjects.isEmpty else {
             state.withLock { $0.scanFrom = r.newAnchor }
+            if first { deliver { handler(self, .success(r), {}) } }
             return
         }
         let (token, acknowledgedAt, delay) = state.withLock { s -> (Int, UInt64, Double) in
@@ -121,6 +133,18 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
         }
         deliver { handler(self, .success(r), acknowledge) }
         schedule(after: delay, redeliveringToken: token)
+    }
+
+    /// The call at start when the frequency bound puts the look off: an
+    /// empty result from the store's current position; its
+    /// acknowledgement does nothing.
+    private func callAtStart(_ store: Store) {
+        do {
+            let empty = try store.anchoredQuery(descriptors, anchor: store.currentAnchor(), limit: 1)
+            deliver { handler(self, .success(empty), {}) }
+        } catch {
+            deliver { handler(self, .failure(OHKError(error)), {}) }
+        }
     }
 
     private func acknowledge(token: Int, from: UInt64, store: Store) throws {
