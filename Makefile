@@ -27,7 +27,8 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
-        reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app
+        reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
+        latest-bench latest-bench-run
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
@@ -149,6 +150,21 @@ hk-bench: deps
 	rm -rf $(BENCH_DIR)-hk
 	.build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk
 	rm -rf $(BENCH_DIR)-hk
+
+# The latest 100 heart rates by a sorted sample query (hk-bench's
+# "latest"), beside the same query on the SQLite peer's file through its
+# (type, start_ms) index, in C; three rounds, interleaved.
+latest-bench: deps
+	@test -f $(PEERS)/sqlite_peer.c || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory latest-bench-run
+
+latest-bench-run:
+	$(MAKE) -C $(PEERS) build
+	rm -rf $(BENCH_DIR)-sqlite && $(PEERS)/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync normal --phases 1 >/dev/null
+	mkdir -p build/bench && $(CC) -O2 -Wall -o build/bench/sqlite_latest Benchmarks/c/sqlite_latest.c -lsqlite3
+	$(SWIFT) build $(TRAITS) -c release --product hk-bench
+	for i in 1 2 3; do rm -rf $(BENCH_DIR)-hk; .build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk --phases latest; \
+	  build/bench/sqlite_latest $(BENCH_DIR)-sqlite/samples.sqlite; done
+	rm -rf $(BENCH_DIR)-hk $(BENCH_DIR)-sqlite
 
 # The same workload through the C API, on the peers' harness (same sitting
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].
