@@ -108,4 +108,25 @@ let newest = try await HKSampleQueryDescriptor(predicates: [.quantitySample(type
 let total = try await HKStatisticsQueryDescriptor(predicate: .quantitySample(type: steps), options: .cumulativeSum)
     .result(for: store)
 print("newest: \(newest.map { $0.quantity.doubleValue(for: .count()) }), total: \(total?.sumQuantity()?.doubleValue(for: .count()) ?? 0)")
+// 7. A background sync: background delivery enabled, an anchored query
+// inside the observer, whose completion acknowledges what was read.
+try await store.enableBackgroundDelivery(for: steps, frequency: .immediate)
+let synced = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var syncAnchor: HKQueryAnchor?
+let sync = HKObserverQuery(sampleType: steps, predicate: nil) { _, completion, _ in
+    let inner = HKAnchoredObjectQuery(type: steps, predicate: nil, anchor: syncAnchor, limit: HKObjectQueryNoLimit) {
+        _, added, _, newAnchor, _ in
+        syncAnchor = newAnchor
+        print("background sync: \((added ?? []).count) samples")
+        completion()
+        synced.signal()
+    }
+    store.execute(inner)
+}
+store.execute(sync)
+expect("background sync at start", synced)
+try await store.save(sample(500, minute: 4))
+expect("background sync after a save", synced)
+store.stop(sync)
+try await store.disableAllBackgroundDelivery()
 print("swift6-app: every handler ran, none trapped")
