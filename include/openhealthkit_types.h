@@ -63,8 +63,10 @@ enum {
 
 /* ---- enums (int32_t fields and parameters) */
 
-/* ohk_type_info.kind */
-enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1 };
+/* ohk_type_info.kind. A workout (HKWorkoutTypeIdentifier) reads as its
+ * duration in seconds, a quantity without a unit; its own fields are not
+ * in the C API yet. */
+enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
 enum {
@@ -346,7 +348,7 @@ typedef struct ohk_import_skip {
  * free it with ohk_import_report_free. */
 typedef struct ohk_import_report {
     uint64_t records;             /* <Record> elements read */
-    uint64_t added;               /* samples saved by this run */
+    uint64_t added;               /* samples saved by this run from <Record>s (workouts: the "Workout" row) */
     uint64_t already_stored;      /* records stored before (an import is idempotent) */
     uint64_t replaced;            /* added samples that replaced an older sync version (counted in added) */
     uint64_t older_versions;      /* records not saved: the store holds a newer sync version */

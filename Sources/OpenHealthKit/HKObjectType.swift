@@ -106,7 +106,7 @@ public final class HKCategoryType: HKSampleType, @unchecked Sendable {
     }
 
     override func checkKind(_ type: SampleType) throws(HKError) -> SampleType {
-        guard !type.isQuantity else { throw .invalid("\(identifier) is not a category type") }
+        guard case .category = type.kind else { throw .invalid("\(identifier) is not a category type") }
         return type
     }
 }

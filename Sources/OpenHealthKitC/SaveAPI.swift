@@ -37,6 +37,9 @@ private struct SampleBuilder {
                                        device: device, metadata: metadata, uuid: uuid,
                                        creationDate: created, utcOffset: offset)
         }
+        if case .workout = type.kind {
+            throw CError(.invalidArgument, "samples[\(i)]: workouts cannot be saved through the C API yet")
+        }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")
         }

@@ -18,6 +18,10 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1
         info.canonical_unit = nil
+    case .workout:
+        info.kind = Int32(OHK_KIND_WORKOUT)
+        info.aggregation = -1
+        info.canonical_unit = nil
     }
     return info
 }

@@ -160,7 +160,7 @@ private struct Saver {
 
     mutating func take(_ records: [ExportRecord]) throws {
         for r in records {
-            report.records += 1
+            if r.workout == nil { report.records += 1 } else { report.workouts += 1 }
             switch mapper.sample(r) {
             case .success(let s):
                 batch.append(s)
@@ -181,12 +181,19 @@ private struct Saver {
         guard !batch.isEmpty else { return }
         let outcomes = try store.saveNew(batch)
         for i in outcomes.indices {
+            let workout = batch[i].type.kind == .workout
             switch outcomes[i] {
-            case nil: report.alreadyStored += 1
-            case .notSavedOlderVersion?: report.olderVersions += 1
+            case nil:
+                if workout { report.workoutsAlreadyStored += 1 } else { report.alreadyStored += 1 }
+            case .notSavedOlderVersion?:
+                if workout { report.workoutsOlderVersions += 1 } else { report.olderVersions += 1 }
             case .saved?, .replaced?:
-                if case .replaced? = outcomes[i] { report.replaced += 1 }
-                report.added += 1
+                if workout {
+                    report.workoutsAdded += 1
+                } else {
+                    if case .replaced? = outcomes[i] { report.replaced += 1 }
+                    report.added += 1
+                }
                 tally.add(type: batch[i].type.identifier, unit: units[i], source: batch[i].source.name)
             }
         }

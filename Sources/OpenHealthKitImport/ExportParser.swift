@@ -1,17 +1,21 @@
 import CExpat
 import Glibc
+import OpenHealthKitCore
 
 /// Streams export.xml through expat and collects its top-level
-/// `<Record>`s; everything else is counted by element name. The DTD in the
-/// export's internal subset is read but no external entity is fetched.
+/// `<Record>`s and `<Workout>`s (with their events, statistics and
+/// activities); everything else is counted by element name. The DTD in
+/// the export's internal subset is read but no external entity is fetched.
 final class ExportParser {
     private let parser: XML_Parser
     /// Records completed since the last `takeRecords()`.
     private var records: [ExportRecord] = []
-    private var current: ExportRecord?
+    var current: ExportRecord?
+    /// The child of a workout being read (depth 3), for its own children.
+    var workoutChild: WorkoutChild?
     private var depth = 0
     /// Elements that are not records, by name (`Workout`, `Correlation`…).
-    private(set) var otherElements: [String: Int] = [:]
+    var otherElements: [String: Int] = [:]
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
     private var interned = [TextInterner](repeating: TextInterner(), count: 5)
     /// Set when the document is not an export; parsing stops.
@@ -97,20 +101,24 @@ final class ExportParser {
         case 2:
             if strcmp(name, "Record") == 0 {
                 current = record(attributes)
+            } else if strcmp(name, "Workout") == 0 {
+                current = record(attributes)
+                current!.type = TypeCatalogue.workoutIdentifier
+                current!.workout = workout(attributes)
             } else if strcmp(name, "ExportDate") != 0 {
                 otherElements[String(cString: name), default: 0] += 1
             }
+        case 3 where current?.workout != nil:
+            workoutChild(name, attributes)
         case 3 where current != nil:
             if strcmp(name, "MetadataEntry") == 0 {
-                var key: String?, value: String?
-                forEach(attributes) { k, v in
-                    if strcmp(k, "key") == 0 { key = String(cString: v) } else if strcmp(k, "value") == 0 { value = String(cString: v) }
-                }
-                if let key, let value { current!.metadata.append((key, value)) }
+                if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
             } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 {
                 // Beat-to-beat series (heartbeat series) have no place in a sample yet.
                 otherElements["HeartRateVariabilityMetadataList", default: 0] += 1
             }
+        case 4 where current?.workout != nil:
+            workoutGrandchild(name, attributes)
         default:
             break
         }
@@ -122,7 +130,17 @@ final class ExportParser {
             records.append(r)
             current = nil
         }
+        if depth == 3 { workoutChild = nil }
         depth -= 1
+    }
+
+    func metadataEntry(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> (key: String, value: String)? {
+        var key: String?, value: String?
+        forEach(attributes) { k, v in
+            if strcmp(k, "key") == 0 { key = String(cString: v) } else if strcmp(k, "value") == 0 { value = String(cString: v) }
+        }
+        guard let key, let value else { return nil }
+        return (key, value)
     }
 
     private func record(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportRecord {
@@ -147,7 +165,7 @@ final class ExportParser {
     }
 
     /// Expat's attributes: name, value, name, value, …, NULL.
-    private func forEach(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>,
+    func forEach(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>,
                          _ body: (UnsafePointer<CChar>, UnsafePointer<CChar>) -> Void) {
         var i = 0
         while let k = attributes[i], let v = attributes[i + 1] {

@@ -1,5 +1,5 @@
-/// One `<Record>` of export.xml as written: its attributes and its
-/// `<MetadataEntry>` children, still text.
+/// One `<Record>` (or `<Workout>`) of export.xml as written: its attributes
+/// and its `<MetadataEntry>` children, still text.
 struct ExportRecord: Sendable {
     var type = ""
     var unit: String?
@@ -13,4 +13,7 @@ struct ExportRecord: Sendable {
     var metadata: [(key: String, value: String)] = []
     /// Where the record starts in export.xml, for reports.
     var line = 0
+    /// A `<Workout>`'s own fields (its type is then
+    /// HKWorkoutTypeIdentifier); nil for a `<Record>`.
+    var workout: ExportWorkout?
 }

@@ -2,7 +2,7 @@
 public struct ImportReport: Sendable {
     /// Top-level `<Record>` elements read.
     public var records = 0
-    /// Samples saved by this run.
+    /// Samples saved by this run from `<Record>`s.
     public var added = 0
     /// Records already in the store (imported before, or twice in this
     /// export): nothing to do. A deleted sample stays deleted.
@@ -13,6 +13,13 @@ public struct ImportReport: Sendable {
     /// Records not saved because the store holds a newer version of the
     /// same sync identifier (rule 14).
     public var olderVersions = 0
+    /// `<Workout>` elements read; saved by this run, stored before, and
+    /// not saved because the store holds a newer version (rule 14).
+    /// Workouts skipped are counted in `skipped` with the records.
+    public var workouts = 0
+    public var workoutsAdded = 0
+    public var workoutsAlreadyStored = 0
+    public var workoutsOlderVersions = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -68,6 +75,15 @@ public struct ImportReport: Sendable {
         if olderVersions > 0 { notes.append("\(olderVersions) older than the stored version") }
         if skippedCount > 0 { notes.append("\(skippedCount) skipped") }
         var rows = [Row(kind: "Record", count: records, imported: added + alreadyStored, note: notes.joined(separator: ", "))]
+        if workouts > 0 {
+            var notes = ["with their events, statistics and activities"]
+            if workoutsAlreadyStored > 0 { notes.append("\(workoutsAlreadyStored) already stored") }
+            if workoutsOlderVersions > 0 { notes.append("\(workoutsOlderVersions) older than the stored version") }
+            let skipped = workouts - workoutsAdded - workoutsAlreadyStored - workoutsOlderVersions
+            if skipped > 0 { notes.append("\(skipped) skipped") }
+            rows.append(Row(kind: "Workout", count: workouts, imported: workoutsAdded + workoutsAlreadyStored,
+                            note: notes.joined(separator: "; ")))
+        }
         for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
             rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
         }
@@ -80,7 +96,8 @@ public struct ImportReport: Sendable {
     private static func reason(element: String) -> String {
         switch element {
         case "Correlation": "not imported yet; its member records are imported at top level"
-        case "Workout", "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
+        case "WorkoutRoute": "not imported yet; its workout is imported"
+        case "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"
         }

@@ -51,6 +51,7 @@ struct RecordMapper {
     init(store: Store) { self.store = store }
 
     mutating func sample(_ r: ExportRecord) -> Result<Sample, SkipReason> {
+        if let w = r.workout { return workout(r, w) }
         guard let type = type(r.type) else { return .failure(SkipReason(kind: .unknownType, subject: r.type)) }
         let subject = type.identifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
@@ -95,6 +96,8 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
+            case .workout:
+                preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
             // Values were checked above: what remains is dates and metadata.
@@ -104,7 +107,7 @@ struct RecordMapper {
         }
     }
 
-    private mutating func type(_ identifier: String) -> SampleType? {
+    mutating func type(_ identifier: String) -> SampleType? {
         recentTypes.value(for: identifier) { id in
             if let known = types[id] { return known }
             let t = try? store.sampleType(id)
@@ -113,7 +116,7 @@ struct RecordMapper {
         }
     }
 
-    private mutating func unit(_ text: String) -> HealthUnit? {
+    mutating func unit(_ text: String) -> HealthUnit? {
         recentUnits.value(for: text) { t in
             if let known = units[t] { return known }
             let u = try? HealthUnit(t)
@@ -124,7 +127,7 @@ struct RecordMapper {
 
     /// The export has no bundle identifiers: the source's name stands in
     /// for one, so `source == "Renpho"` finds Renpho's samples.
-    private mutating func source(_ name: String, _ version: String?) -> Source {
+    mutating func source(_ name: String, _ version: String?) -> Source {
         recentSources.value(for: SourceKey(name: name, version: version)) { key in
             if let s = sources[key] { return s }
             let s = Source(bundleIdentifier: name, name: name, version: version)
@@ -133,7 +136,7 @@ struct RecordMapper {
         }
     }
 
-    private mutating func device(_ text: String) -> Device {
+    mutating func device(_ text: String) -> Device {
         recentDevices.value(for: text) { t in
             if let d = devices[t] { return d }
             let d = DeviceDescription.parse(t)
@@ -173,7 +176,7 @@ struct RecordMapper {
     /// rather than the text of their local times and device fields rather
     /// than the description's memory address, which both change from one
     /// export to the next.
-    private mutating func contentUUID(_ type: SampleType, _ source: Source, _ device: Device?,
+    mutating func contentUUID(_ type: SampleType, _ source: Source, _ device: Device?,
                                       _ start: Double, _ end: Double, _ created: Double?,
                                       _ value: SampleValue, _ metadata: [String: MetadataValue]) -> UUID {
         name.removeAll(keepingCapacity: true)
@@ -192,6 +195,13 @@ struct RecordMapper {
         switch value {
         case .quantity(let q): name.append(1); bits(q.bitPattern)
         case .category(let c): name.append(2); bits(UInt64(bitPattern: Int64(c)))
+        case .workout(let w):
+            name.append(3)
+            bits(UInt64(w.activityType))
+            bits(w.duration.bitPattern)
+            for total in [w.totalEnergyBurned, w.totalDistance, w.totalSwimmingStrokeCount, w.totalFlightsClimbed] {
+                bits(total?.bitPattern ?? 0)
+            }
         }
         for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {
             text(k)

@@ -85,6 +85,11 @@ extension JSONObject {
             o.add("unit", s.type.canonicalUnit?.description)
         case .category(let c):
             o.add("value", int: c)
+        case .workout(let w):
+            // The duration is a workout's value, as through C and Python.
+            o.add("value", number: w.duration)
+            o.add("unit", "s")
+            o.add("workout", object: workout(w))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)

@@ -135,7 +135,8 @@ struct QueryCommand: ParsableCommand {
             return t.displayUnit
         }
 
-        /// The value and its unit as printed, or a category's case name.
+        /// The value and its unit as printed, a category's case name, or a
+        /// workout's activity and minutes.
         func value(_ s: Sample) throws -> (String, String) {
             switch s.value {
             case .quantity(let q):
@@ -146,6 +147,10 @@ struct QueryCommand: ParsableCommand {
                 return (OutputText.number(q), canonical.description)
             case .category(let c):
                 return (s.type.categoryValueName(c) ?? "\(c)", "")
+            case .workout(let w):
+                // The activity and its duration: "Walking 53.05 min".
+                let minutes = OutputText.number((w.duration / 60 * 100).rounded() / 100)
+                return ("\(WorkoutActivityType.names[w.activityType] ?? "\(w.activityType)") \(minutes)", "min")
             }
         }
     }

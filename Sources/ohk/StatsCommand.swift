@@ -118,7 +118,7 @@ struct StatsCommand: ParsableCommand {
     private func intervals(_ name: String, _ store: Store) throws {
         let t = try sampleType(name, in: store)
         guard case .quantity(_, let style) = t.kind else {
-            throw ValidationError("\(TypeCatalogue.shortName(t)) is a category type: statistics are of quantity types")
+            throw ValidationError("\(TypeCatalogue.shortName(t)) is a \(t.kindName) type: statistics are of quantity types")
         }
         var options: StatisticsOptions = []
         if sum { options.insert(.cumulativeSum) }

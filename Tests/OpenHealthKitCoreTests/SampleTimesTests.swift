@@ -73,9 +73,9 @@ import Testing
         #expect(try timed(1, creation: nil, offset: -18 * 3600).utcOffset == -64_800)
     }
 
-    /// Format 7 (rule 21): a format-6 store opens as format 7, its records
+    /// Format 7 (rule 21): a format-6 store opens as the current format, its records
     /// unchanged, and new records carry the optional fields.
-    @Test func aFormat6StoreOpensAsFormat7WithItsRecordsUnchanged() throws {
+    @Test func aFormat6StoreOpensAsTheCurrentFormatWithItsRecordsUnchanged() throws {
         let dir = temporaryDirectory()
         var store = try makeStore(directory: dir)
         let old = try stepSample(1, metadata: ["note": .string("format 6")])
@@ -84,7 +84,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 7)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         let new = try timed(2, minute: 1, creation: created, offset: pacific)
         try store.save([new])
         let read = try store.anchoredQuery(type: steps, anchor: nil).samples

@@ -34,20 +34,22 @@ import OpenHealthKitCore
     @Test func importThenStatsThenAgainAddsNothing() throws {
         let store = try importedStore()
         let stats = try decode(StatsJSON.self, ohk(["stats", "--store", store, "--json"]).output)
-        #expect(stats.samples == 36)
+        #expect(stats.samples == 41)  // 36 records and 5 workouts
         #expect(stats.types["HKQuantityTypeIdentifierBodyMass"]?.samples == 7)
+        #expect(stats.types["HKWorkoutTypeIdentifier"]?.samples == 5)
         let again = try decode(ImportJSON.self, ohk(["import", fixtureB, "--store", store, "--json"]).output)
         #expect(again.added == 0 && again.alreadyStored == 36)
         let text = ohk(["import", fixtureB, "--store", store]).output
         #expect(text.contains("unknown type: c: 1 (first at line 217)"))
-        #expect(text.contains("Audiogram") && text.contains("Workout                  5  not imported yet"), "\(text)")
+        #expect(text.contains("Audiogram") && text.contains("WorkoutRoute             2  not imported yet"), "\(text)")
+        #expect(text.contains("Workout                  5  imported; with their events, statistics and activities; 5 already stored"), "\(text)")
     }
 
     /// The quickstart's story: snapshot, one change, exactly that change.
     @Test func changesFromTheReturnedAnchorShowExactlyTheNewSample() throws {
         let store = try importedStore()
         let snapshot = try lines(ohk(["changes", "--since", "none", "--store", store]).output)
-        #expect(snapshot.compactMap(\.added).count == 36)
+        #expect(snapshot.compactMap(\.added).count == 41)  // records and workouts
         let anchor = try #require(snapshot.last?.anchor)
         let add = ohk(["add", "BodyMass", "72.5", "--unit", "kg", "--start", "2024-03-01T08:00:00Z", "--store", store])
         #expect(add.status == 0)
@@ -124,7 +126,7 @@ import OpenHealthKitCore
         let file = temporaryDirectory() + "/new.anchor"
         let first = ohk(["changes", "--anchor-file", file, "--store", store], mergeStderr: true)
         #expect(first.status == 0 && first.output.contains("does not exist yet: starting from the beginning"))
-        #expect(first.output.components(separatedBy: "\"added\"").count - 1 == 36)
+        #expect(first.output.components(separatedBy: "\"added\"").count - 1 == 41)
         let again = try lines(ohk(["changes", "--anchor-file", file, "--store", store]).output)
         #expect(again.count == 1 && again[0].anchor != nil)
     }
@@ -238,7 +240,7 @@ import OpenHealthKitCore
         defer { kill(pid, SIGTERM); var s: Int32 = 0; waitpid(pid, &s, 0); close(fd) }
         // The first anchor line ends the snapshot: the follower is live.
         let snapshot = readLines(fd) { $0.hasPrefix("{\"anchor\"") }
-        #expect(snapshot.count == 37)
+        #expect(snapshot.count == 42)  // 36 records, 5 workouts, the anchor
         let uuid = ohk(["add", "HeartRate", "61", "--unit", "count/min", "--store", store]).output
             .split(separator: "\n").first.map(String.init) ?? ""
         let update = try readLines(fd) { $0.hasPrefix("{\"anchor\"") }.map { try decode(Line.self, $0) }

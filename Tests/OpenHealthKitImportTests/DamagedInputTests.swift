@@ -26,13 +26,14 @@ import OpenHealthKitCore
         }
         #expect(message.contains("line"))
         #expect(partial.failure?.advice.contains("complete export") == true)
-        // Height, BodyMass ×7 (one before the workouts, six after).
-        #expect(partial.added == 8)
+        // Height, BodyMass ×7 (one before the workouts, six after), and
+        // the five workouts (lines 149 to 210).
+        #expect(partial.added == 8 && partial.workoutsAdded == 5)
         let rest = try importFile(fixtureB, into: store)
         #expect(rest.failure == nil)
-        #expect(rest.added == 28)
-        #expect(rest.alreadyStored == 8)
-        #expect(try store.statistics().samples == 36)
+        #expect(rest.added == 28 && rest.workoutsAdded == 0)
+        #expect(rest.alreadyStored == 8 && rest.workoutsAlreadyStored == 5)
+        #expect(try store.statistics().samples == 41)
     }
 
     @Test func malformedXMLStopsWithItsLineAndKeepsWhatCameBefore() throws {
@@ -139,7 +140,8 @@ import OpenHealthKitCore
         writeBytes(dir + "/cut.zip", Array(zipped[..<(zipped.count * 6 / 10)]))
 
         let whole = try newStore()
-        let expected = try importFile(dir + "/export.xml", into: whole).added
+        let wholeReport = try importFile(dir + "/export.xml", into: whole)
+        let expected = wholeReport.added
         whole.close()
 
         let store = try newStore()
@@ -155,7 +157,7 @@ import OpenHealthKitCore
         let rest = try importFile(dir + "/export.zip", into: store)
         #expect(rest.failure == nil)
         #expect(rest.alreadyStored == partial.added)
-        #expect(try store.statistics().samples == expected)
+        #expect(try store.statistics().samples == expected + wholeReport.workoutsAdded)
     }
 
     /// An import killed mid-way leaves whole batches (each one transaction,
@@ -164,7 +166,8 @@ import OpenHealthKitCore
         let dir = temporaryDirectory()
         generatedExport(dir + "/export.xml", size: "8M", seed: 7)
         let whole = try newStore()
-        let expected = try importFile(dir + "/export.xml", into: whole).added
+        let wholeReport = try importFile(dir + "/export.xml", into: whole)
+        let expected = wholeReport.added
         whole.close()
 
         let storeDir = dir + "/store"

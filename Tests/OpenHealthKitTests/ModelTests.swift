@@ -10,7 +10,7 @@ import Testing
     /// category value enum has the catalogue's integers.
     @Test func identifierConstantsCoverTheCatalogue() {
         let quantities = Set(TypeCatalogue.all.filter(\.isQuantity).map(\.identifier))
-        let categories = Set(TypeCatalogue.all.filter { !$0.isQuantity }.map(\.identifier))
+        let categories = Set(TypeCatalogue.all.filter { if case .category = $0.kind { true } else { false } }.map(\.identifier))
         #expect(Set(HKQuantityTypeIdentifier.all.map(\.rawValue)) == quantities)
         #expect(Set(HKCategoryTypeIdentifier.all.map(\.rawValue)) == categories)
         #expect(HKQuantityTypeIdentifier.stepCount.rawValue == "HKQuantityTypeIdentifierStepCount")

@@ -2,6 +2,7 @@
 #include "support.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 
 #define EXPORT_B OHK_FIXTURES "/export-small-b.xml"
@@ -53,8 +54,12 @@ static void import_reports_every_kind_and_is_idempotent(void **state)
     assert_int_equal(records->count, 37);
     assert_non_null(workouts);
     assert_int_equal(workouts->count, 5);
-    assert_int_equal(workouts->imported, 0);
-    assert_non_null(strstr(workouts->note, "not imported"));
+    assert_int_equal(workouts->imported, 5);
+    assert_non_null(strstr(workouts->note, "with their events"));
+    const ohk_import_row *routes = row(r, "WorkoutRoute");
+    assert_non_null(routes);
+    assert_int_equal(routes->count, 2);
+    assert_non_null(strstr(routes->note, "not imported yet"));
     assert_int_equal(r->skip_count, 1);
     assert_non_null(strstr(r->skips[0].reason, "unknown type"));
     assert_int_equal(r->skips[0].first_line, 217);
@@ -68,6 +73,16 @@ static void import_reports_every_kind_and_is_idempotent(void **state)
     assert_int_equal(n, 7);
     for (uint64_t i = 0; i < n; i++)
         assert_true((s[i].flags & OHK_SAMPLE_HAS_CREATION_DATE) && s[i].utc_offset % 3600 == 0);
+    ohk_batch_free(b);
+
+    /* Workouts read through C as their duration in seconds (rule 31). */
+    b = query_type(f->store, "HKWorkoutTypeIdentifier", NULL, 0);
+    OK(ohk_batch_samples(&s, &n, b));
+    assert_int_equal(n, 5);
+    int long_walk = 0;
+    for (uint64_t i = 0; i < n; i++)
+        long_walk += fabs(s[i].value - 204.681023834149 * 60) < 1e-6;
+    assert_int_equal(long_walk, 1);
     ohk_batch_free(b);
 
     /* Again: nothing new. */

@@ -13,6 +13,8 @@ import FoundationEssentials
 ///     44 device id   24 bits, flags in the top 8 bits
 ///     48 creation    Float64, when flagCreation (format 7)
 ///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
+///        payload     UInt32 length, then a workout's fields (`WorkoutCodec`),
+///                    when flagPayload (format 8); value is then the duration
 ///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
 ///     end-4 check    UInt32, when the flag says so (format 5 records have none)
 ///
@@ -30,6 +32,7 @@ enum RecordCodec {
     @usableFromInline static let flagChecked: UInt32 = 1 << 27
     @usableFromInline static let flagCreation: UInt32 = 1 << 28
     @usableFromInline static let flagUTCOffset: UInt32 = 1 << 29
+    @usableFromInline static let flagPayload: UInt32 = 1 << 30
     @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
@@ -50,6 +53,7 @@ enum RecordCodec {
         switch s.value {
         case .quantity(let v): value = v.bitPattern
         case .category(let v): value = UInt64(bitPattern: Int64(v)); flags |= flagCategory
+        case .workout(let workout): value = workout.duration.bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
@@ -63,6 +67,13 @@ enum RecordCodec {
         }
         if let c = s.creationDate { w.f64(c.timeIntervalSinceReferenceDate) }
         if let o = s.utcOffset { w.u32(UInt32(bitPattern: Int32(o))) }
+        if case .workout(let workout) = s.value {
+            let at = w.bytes.count
+            w.u32(0)
+            WorkoutCodec.encode(workout, into: &w)
+            let length = UInt32(w.bytes.count - at - 4).littleEndian
+            withUnsafeBytes(of: length) { w.bytes.replaceSubrange(at..<at + 4, with: $0) }
+        }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
         appendCheck(&w, from: start)
     }
@@ -149,9 +160,27 @@ struct RecordView {
     var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
     @inlinable var hasCreation: Bool { word & RecordCodec.flagCreation != 0 }
     @inlinable var hasUTCOffset: Bool { word & RecordCodec.flagUTCOffset != 0 }
+    @inlinable var hasPayload: Bool { word & RecordCodec.flagPayload != 0 }
+    /// Where the payload's length is, when the record has one.
+    @inlinable var payloadOffset: Int { RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0) }
+    /// The payload's length (0 without one, or when it does not fit in the
+    /// record: damage, which `isWellFormed` reports).
+    @inlinable var payloadLength: Int {
+        let at = payloadOffset
+        guard hasPayload, bytes.count >= at + 4 else { return 0 }
+        let n = Int(u32(at))
+        return n <= bytes.count - at - 4 ? n : 0
+    }
     /// Where the metadata begins: after the head and the optional fields.
     @inlinable var metadataOffset: Int {
-        RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0)
+        payloadOffset + (hasPayload ? 4 + payloadLength : 0)
+    }
+    /// A workout record's fields (its payload).
+    func workout() throws -> Workout {
+        guard hasPayload else { throw OHKError(.storeCorrupt, "a workout record without its fields") }
+        let at = payloadOffset + 4
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + payloadLength)]))
+        return try WorkoutCodec.decode(&r)
     }
     /// When the sample was created, as its source said (seconds since
     /// 2001-01-01); nil when not given.
@@ -184,6 +213,10 @@ struct RecordView {
         guard bytes.count >= RecordCodec.headSize,
               bytes.count >= RecordCodec.headSize + (isChecked ? RecordCheck.size : 0) else { return false }
         let body = self.body
+        if hasPayload {
+            let at = payloadOffset
+            guard body.count >= at + 4, Int(u32(at)) <= body.count - at - 4 else { return false }
+        }
         let fixed = metadataOffset
         guard hasMetadata else { return body.count == fixed }
         guard body.count > fixed else { return false }
@@ -224,14 +257,21 @@ struct RecordView {
     /// Walks the entries; `body` returns true to stop.
     func forEachMetadata(_ visit: (String, MetadataValue) -> Bool) throws {
         var r = ByteReader(body, offset: metadataOffset)
+        try RecordCodec.readMetadata(&r, visit)
+    }
+}
+
+extension RecordCodec {
+    /// Reads what `encodeMetadata` wrote; `visit` returns true to stop.
+    static func readMetadata(_ r: inout ByteReader, _ visit: (String, MetadataValue) -> Bool) throws {
         let n = Int(try r.u16())
         for _ in 0..<n {
             let klen = Int(try r.u16())
             guard r.remaining >= klen else { throw OHKError(.storage, "truncated metadata") }
-            let key = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[r.offset..<r.offset + klen]), as: UTF8.self)
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: r.buffer[r.offset..<r.offset + klen]), as: UTF8.self)
             r.offset += klen
             let value: MetadataValue
-            switch RecordCodec.Tag(rawValue: try r.u8()) {
+            switch Tag(rawValue: try r.u8()) {
             case .string: value = .string(try r.string())
             case .number: value = .number(try r.f64())
             case .date: value = .date(Date(timeIntervalSinceReferenceDate: try r.f64()))
@@ -240,5 +280,12 @@ struct RecordView {
             }
             if visit(key, value) { return }
         }
+    }
+
+    /// The whole metadata `encodeMetadata` wrote.
+    static func readMetadata(_ r: inout ByteReader) throws -> [String: MetadataValue] {
+        var out: [String: MetadataValue] = [:]
+        try readMetadata(&r) { k, v in out[k] = v; return false }
+        return out
     }
 }

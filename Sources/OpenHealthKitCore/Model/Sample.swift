@@ -87,10 +87,12 @@ public enum MetadataKey {
     public static let wasUserEntered = "HKWasUserEntered"
 }
 
-/// A sample's value: a quantity in its type's canonical unit, or a category integer.
+/// A sample's value: a quantity in its type's canonical unit, a category
+/// integer, or a workout's fields.
 public enum SampleValue: Hashable, Sendable {
     case quantity(Double)
     case category(Int)
+    case workout(Workout)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -142,7 +144,7 @@ public struct Sample: Hashable, Sendable {
                                 uuid: UUID = UUID(), creationDate: Date? = nil,
                                 utcOffset: Int? = nil) throws -> Sample {
         guard let canonical = type.canonicalUnit else {
-            throw OHKError(.invalidArgument, "\(type.identifier) is a category type; it takes an integer value")
+            throw OHKError(.invalidArgument, "\(type.identifier) is not a quantity type; it takes no quantity")
         }
         guard value.isFinite else {
             throw OHKError(.invalidValue, "quantity value must be finite, got \(value)")
@@ -166,6 +168,21 @@ public struct Sample: Hashable, Sendable {
                                 utcOffset: Int? = nil) throws -> Sample {
         let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .category(value),
                        source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
+    /// A workout (rule 31): its own fields, and what every sample has.
+    /// Throws for what a save refuses: an unknown activity or event type,
+    /// a negative or non-finite duration or total, an interval that ends
+    /// before it starts.
+    public static func workout(_ workout: Workout, start: Date, end: Date, source: Source,
+                               device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                               uuid: UUID = UUID(), creationDate: Date? = nil,
+                               utcOffset: Int? = nil) throws -> Sample {
+        let s = Sample(uuid: uuid, type: TypeCatalogue.workoutType, startDate: start, endDate: end,
+                       value: .workout(workout), source: source, device: device, metadata: metadata,
                        creationDate: creationDate, utcOffset: utcOffset)
         try s.validate()
         return s
@@ -201,6 +218,8 @@ public struct Sample: Hashable, Sendable {
             guard values.values.contains(v) else {
                 throw OHKError(.invalidValue, "\(v) is not a value of \(type.identifier) (allowed: \(Set(values.values).sorted()))")
             }
+        case (.workout, .workout(let w)):
+            try w.validate(uuid)
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

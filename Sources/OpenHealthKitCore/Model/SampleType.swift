@@ -14,6 +14,8 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case quantity(canonicalUnit: HealthUnit, aggregation: AggregationStyle)
         /// Values are integers, one of `values` (case name → integer).
         case category(values: [String: Int])
+        /// HealthKit's workout type: each value is a `Workout`.
+        case workout
     }
 
     public let identifier: String
@@ -37,6 +39,15 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var isQuantity: Bool { canonicalUnit != nil }
+
+    /// "quantity", "category" or "workout", for messages.
+    public var kindName: String {
+        switch kind {
+        case .quantity: "quantity"
+        case .category: "category"
+        case .workout: "workout"
+        }
+    }
 
     /// The unit people read this type in (HealthKit's preferred units, in
     /// metric, decision): count/min for rates kept in count/s (heart rate),
@@ -99,6 +110,9 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
 public enum TypeCatalogue {
     public static let quantityPrefix = "HKQuantityTypeIdentifier"
     public static let categoryPrefix = "HKCategoryTypeIdentifier"
+    /// HealthKit's one workout type (`HKObjectType.workoutType()`).
+    public static let workoutIdentifier = "HKWorkoutTypeIdentifier"
+    public static var workoutType: SampleType { standard[workoutIdentifier]! }
 
     /// Every standard type by identifier.
     public static let standard: [String: SampleType] = {
@@ -116,6 +130,8 @@ public enum TypeCatalogue {
             out[id] = SampleType(identifier: id, kind: .category(values: values), isCustom: false,
                                  catalogueIndex: out.count)
         }
+        out[workoutIdentifier] = SampleType(identifier: workoutIdentifier, kind: .workout, isCustom: false,
+                                            catalogueIndex: out.count)
         return out
     }()
 
@@ -127,6 +143,7 @@ public enum TypeCatalogue {
     /// quantity type and category type share one.
     public static func lookup(_ name: String) -> SampleType? {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
+            ?? (name == "Workout" ? standard[workoutIdentifier] : nil)
     }
 
     /// The short name of a standard type (its identifier without the
@@ -136,6 +153,7 @@ public enum TypeCatalogue {
         for prefix in [quantityPrefix, categoryPrefix] where type.identifier.hasPrefix(prefix) {
             return String(type.identifier.dropFirst(prefix.count))
         }
+        if type.identifier == workoutIdentifier { return "Workout" }
         return type.identifier
     }
 }

@@ -126,15 +126,15 @@ public indirect enum SamplePredicate: Hashable, Sendable {
         switch self {
         case .quantity(_, let v, let unit):
             guard let canonical = type.canonicalUnit else {
-                throw OHKError(.invalidPredicate, "quantity comparison on category type \(type.identifier) in '\(self)'")
+                throw OHKError(.invalidPredicate, "quantity comparison on \(type.kindName) type \(type.identifier) in '\(self)'")
             }
             guard unit.isCompatible(with: canonical) else {
                 throw OHKError(.incompatibleUnit, "predicate unit '\(unit)' is not compatible with \(type.identifier) ('\(canonical)') in '\(self)'")
             }
             guard v.isFinite else { throw OHKError(.invalidValue, "predicate quantity must be finite") }
         case .categoryValue:
-            guard !type.isQuantity else {
-                throw OHKError(.invalidPredicate, "category value comparison on quantity type \(type.identifier) in '\(self)'")
+            guard case .category = type.kind else {
+                throw OHKError(.invalidPredicate, "category value comparison on \(type.kindName) type \(type.identifier) in '\(self)'")
             }
         case .metadata(_, _, .number(let n)):
             guard n.isFinite else { throw OHKError(.invalidValue, "predicate number must be finite") }

@@ -24,7 +24,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
             Sample(uuid: r.uuid, type: type,
                    startDate: Date(timeIntervalSinceReferenceDate: r.start),
                    endDate: Date(timeIntervalSinceReferenceDate: r.end),
-                   value: r.isCategory ? .category(r.category) : .quantity(r.quantity),
+                   value: r.isCategory ? .category(r.category)
+                       : r.hasPayload ? ((try? r.workout()).map(SampleValue.workout) ?? .quantity(r.quantity))
+                       : .quantity(r.quantity),
                    source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
                    device: r.deviceID == 0 ? nil : names.device(r.deviceID),
                    metadata: (try? r.metadata()) ?? [:],

@@ -25,7 +25,7 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
     /// error that names the option and the type.
     public func check(for type: SampleType) throws {
         guard case .quantity(_, let style) = type.kind else {
-            throw OHKError(.invalidArgument, "statistics are of quantity types; \(type.identifier) is a category type")
+            throw OHKError(.invalidArgument, "statistics are of quantity types; \(type.identifier) is a \(type.kindName) type")
         }
         guard isSubset(of: Self.all) else {
             throw OHKError(.invalidArgument, "unknown statistics options \(rawValue & ~Self.all.rawValue)")

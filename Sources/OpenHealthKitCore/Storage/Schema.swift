@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 7). One LMDB environment per store
+/// The store's on-disk layout (format 8). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -42,9 +42,12 @@ enum Schema {
     /// store. 7: a record may carry its creation date and UTC offset
     /// (flagged, between the head and the metadata, so format-6 records
     /// read as before and nothing is rewritten on upgrade); a format-6
-    /// library would read them as metadata, so it refuses the store.
+    /// library would read them as metadata, so it refuses the store. 8: a
+    /// record may carry a payload (a workout's fields), flagged, between
+    /// those and the metadata; a format-7 library would read it as
+    /// metadata, so it refuses the store. Nothing is rewritten on upgrade.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 7
+    static let format: UInt32 = 8
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities"]
     /// The fixed trees of fixed-size duplicates.
@@ -213,6 +216,8 @@ enum TableCodec {
                 w.string(k)
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
+        case .workout:
+            w.u8(2)  // never a custom type's; here for completeness
         }
         return w.bytes
     }

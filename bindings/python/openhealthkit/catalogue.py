@@ -32,6 +32,9 @@ class SampleType:
     #: The unit people read it in (count/min for heart rate, km for
     #: distances); what statistics use unless told otherwise.
     display_unit: str | None = None
+    #: HKWorkoutTypeIdentifier: its samples read as their duration in
+    #: seconds (their own fields are not in the Python API yet).
+    is_workout: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -39,13 +42,15 @@ class SampleType:
     @classmethod
     def _from_info(cls, info: n.ohk_type_info) -> "SampleType":
         category = info.kind == n.KIND_CATEGORY
+        quantity = info.kind == n.KIND_QUANTITY
         return cls(
             identifier=info.identifier.decode("utf-8"),
             is_category=category,
-            canonical_unit=None if category else info.canonical_unit.decode("utf-8"),
-            aggregation=None if category else Aggregation(info.aggregation),
+            canonical_unit=info.canonical_unit.decode("utf-8") if quantity else None,
+            aggregation=Aggregation(info.aggregation) if quantity else None,
             is_custom=bool(info.is_custom),
-            display_unit=None if category else info.display_unit.decode("utf-8"),
+            display_unit=info.display_unit.decode("utf-8") if quantity else None,
+            is_workout=info.kind == n.KIND_WORKOUT,
         )
 
 

@@ -24,7 +24,12 @@ def test_import_reports_every_kind_and_keeps_creation_dates(store):
     assert (report.records, report.added, report.skipped, report.failure) == (37, 36, 1, None)
     rows = {row.kind: row for row in report.contents}
     assert rows["Record"].count == 37
-    assert rows["Workout"].count == 5 and rows["Workout"].imported == 0 and "not imported" in rows["Workout"].note
+    assert rows["Workout"].count == 5 and rows["Workout"].imported == 5 and "events" in rows["Workout"].note
+    assert rows["WorkoutRoute"].count == 2 and "not imported yet" in rows["WorkoutRoute"].note
+    # Workouts read as their duration in seconds (rule 31): the long walk is 204.68 min.
+    workouts = store.query("HKWorkoutTypeIdentifier").samples
+    assert len(workouts) == 5 and sorted(w.value for w in workouts)[-1] == pytest.approx(204.681023834149 * 60)
+    assert ohk.sample_type("HKWorkoutTypeIdentifier").is_workout
     assert [s.first_line for s in report.skips] == [217] and "unknown type" in report.skips[0].reason
     assert seen and seen[-1].records == 37 and seen[-1].bytes_read == seen[-1].bytes_total > 0
     masses = store.query(BODY_MASS).samples

@@ -1,0 +1,47 @@
+/// A `<Workout>` of export.xml as written: its own attributes and its
+/// children (`WorkoutEvent`, `WorkoutStatistics`, `WorkoutActivity`),
+/// still text. Carried by the `ExportRecord` of its common attributes.
+struct ExportWorkout: Sendable {
+    var activityType = ""
+    var duration: String?
+    var durationUnit: String?
+    var totalDistance: String?
+    var totalDistanceUnit: String?
+    var totalEnergyBurned: String?
+    var totalEnergyBurnedUnit: String?
+    var events: [Event] = []
+    var statistics: [Statistics] = []
+    var activities: [Activity] = []
+
+    struct Event: Sendable {
+        var type = ""
+        var date = ""
+        var duration: String?
+        var durationUnit: String?
+        var metadata: [(key: String, value: String)] = []
+    }
+
+    /// Newer exports' figures per quantity type (`sum` for cumulative
+    /// types, `average`, `minimum`, `maximum` for discrete ones).
+    struct Statistics: Sendable {
+        var type = ""
+        var startDate = ""
+        var endDate = ""
+        var sum: String?
+        var average: String?
+        var minimum: String?
+        var maximum: String?
+        var unit: String?
+    }
+
+    /// Newer exports' `<WorkoutActivity>`, nested in its workout.
+    struct Activity: Sendable {
+        var uuid: String?
+        var startDate = ""
+        var endDate: String?
+        var duration: String?
+        var durationUnit: String?
+        var metadata: [(key: String, value: String)] = []
+        var statistics: [Statistics] = []
+    }
+}

@@ -1,0 +1,94 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// `<Workout>` → a workout sample (rule 31): the activity type by name,
+/// the duration and totals in canonical units (s, kcal, m), events with
+/// their intervals, statistics per quantity type, activities; the common
+/// attributes (source, device, dates, metadata) as for records.
+extension RecordMapper {
+    mutating func workout(_ r: ExportRecord, _ w: ExportWorkout) -> Result<Sample, SkipReason> {
+        let subject = TypeCatalogue.workoutIdentifier
+        guard let activityType = WorkoutActivityType.number(w.activityType) else {
+            return .failure(SkipReason(kind: .badValue, subject: "workoutActivityType of \(subject)"))
+        }
+        guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
+        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
+              let end = ExportTimestamp.parse(r.endDate) else {
+            return .failure(SkipReason(kind: .badDate, subject: subject))
+        }
+        let source = source(r.sourceName, r.sourceVersion)
+        let device = r.device.map { self.device($0) }
+        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        do {
+            // An export's duration may differ from end − start (paused
+            // time, or an app that writes no interval): kept as given.
+            let duration = try quantity(w.duration, w.durationUnit ?? "min", "s") ?? (end - start)
+            var events: [WorkoutEvent] = []
+            for e in w.events {
+                guard let type = WorkoutEvent.typesByName[e.type.hasPrefix("HKWorkoutEventType") ? String(e.type.dropFirst(18)) : e.type],
+                      let at = ExportTimestamp.parse(e.date) else { throw SkipReason(kind: .badValue, subject: "WorkoutEvent of \(subject)") }
+                let length = try quantity(e.duration, e.durationUnit ?? "min", "s") ?? 0
+                let event = WorkoutEvent(type: type, start: Date(timeIntervalSinceReferenceDate: at),
+                                         end: Date(timeIntervalSinceReferenceDate: at + length), metadata: Self.metadata(e.metadata))
+                // Newer exports repeat an activity's events at the workout's
+                // level: one event, with the metadata of both.
+                if let i = events.firstIndex(where: { ($0.type, $0.start, $0.end) == (event.type, event.start, event.end) }) {
+                    events[i].metadata.merge(event.metadata) { kept, _ in kept }
+                } else {
+                    events.append(event)
+                }
+            }
+            var activities: [WorkoutActivity] = []
+            for a in w.activities {
+                guard let from = ExportTimestamp.parse(a.startDate) else { throw SkipReason(kind: .badDate, subject: "WorkoutActivity of \(subject)") }
+                let to = a.endDate.flatMap(ExportTimestamp.parse)
+                activities.append(WorkoutActivity(
+                    uuid: a.uuid.flatMap(UUID.init(uuidString:)) ?? UUID(), activityType: activityType,
+                    start: Date(timeIntervalSinceReferenceDate: from), end: to.map(Date.init(timeIntervalSinceReferenceDate:)),
+                    duration: try quantity(a.duration, a.durationUnit ?? "min", "s"), metadata: Self.metadata(a.metadata),
+                    statistics: try a.statistics.map { try statistics($0) }))
+            }
+            let workout = Workout(activityType: activityType, duration: duration,
+                                  totalEnergyBurned: try quantity(w.totalEnergyBurned, w.totalEnergyBurnedUnit ?? "kcal", "kcal"),
+                                  totalDistance: try quantity(w.totalDistance, w.totalDistanceUnit ?? "m", "m"),
+                                  events: events, activities: activities, statistics: try w.statistics.map { try statistics($0) })
+            let metadata = Self.metadata(r.metadata)
+            let uuid = contentUUID(TypeCatalogue.workoutType, source, device, start, end, created, .workout(workout), metadata)
+            return .success(try Sample.workout(workout, start: Date(timeIntervalSinceReferenceDate: start),
+                                               end: Date(timeIntervalSinceReferenceDate: end), source: source, device: device,
+                                               metadata: metadata, uuid: uuid,
+                                               creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)), utcOffset: offset))
+        } catch let reason as SkipReason {
+            return .failure(reason)
+        } catch let e as OHKError {
+            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: subject))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: subject))
+        }
+    }
+
+    /// `text` in `unit`, converted to `canonical`; nil when absent.
+    private mutating func quantity(_ text: String?, _ unitText: String, _ canonical: String) throws -> Double? {
+        guard let text else { return nil }
+        guard let given = unit(unitText), let target = unit(canonical), given.isCompatible(with: target) else {
+            throw SkipReason(kind: .badUnit, subject: unitText)
+        }
+        guard let v = Double(text), v.isFinite else { throw SkipReason(kind: .badValue, subject: TypeCatalogue.workoutIdentifier) }
+        return try given.convert(v, to: target)
+    }
+
+    /// A `<WorkoutStatistics>` in its type's canonical unit.
+    private mutating func statistics(_ s: ExportWorkout.Statistics) throws -> WorkoutStatistics {
+        guard let type = type(s.type), let canonical = type.canonicalUnit else {
+            throw SkipReason(kind: .unknownType, subject: s.type)
+        }
+        guard let from = ExportTimestamp.parse(s.startDate), let to = ExportTimestamp.parse(s.endDate) else {
+            throw SkipReason(kind: .badDate, subject: "WorkoutStatistics of \(s.type)")
+        }
+        let unit = s.unit ?? canonical.description, target = canonical.description
+        return WorkoutStatistics(type: type, start: Date(timeIntervalSinceReferenceDate: from),
+                                 end: Date(timeIntervalSinceReferenceDate: to),
+                                 sum: try quantity(s.sum, unit, target), average: try quantity(s.average, unit, target),
+                                 minimum: try quantity(s.minimum, unit, target), maximum: try quantity(s.maximum, unit, target))
+    }
+}

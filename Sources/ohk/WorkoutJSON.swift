@@ -1,0 +1,58 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// A workout's own fields in `ohk`'s JSON: the activity type by
+/// HealthKit's name and number, the duration in seconds, totals in their
+/// canonical units (kcal, m, counts), events, activities and statistics.
+extension JSONObject {
+    static func workout(_ w: Workout) -> JSONObject {
+        var o = JSONObject()
+        o.add("activityType", WorkoutActivityType.names[w.activityType])
+        o.add("activityTypeNumber", int: Int(w.activityType))
+        o.add("duration", number: w.duration)
+        if let v = w.totalEnergyBurned { o.add("totalEnergyBurnedKcal", number: v) }
+        if let v = w.totalDistance { o.add("totalDistanceM", number: v) }
+        if let v = w.totalSwimmingStrokeCount { o.add("totalSwimmingStrokeCount", number: v) }
+        if let v = w.totalFlightsClimbed { o.add("totalFlightsClimbed", number: v) }
+        if !w.events.isEmpty { o.add("events", raw: array(w.events.map { event($0).closed })) }
+        if !w.activities.isEmpty { o.add("activities", raw: array(w.activities.map { activity($0).closed })) }
+        if !w.statistics.isEmpty { o.add("statistics", raw: array(w.statistics.map { statistics($0).closed })) }
+        return o
+    }
+
+    private static let eventNames = Dictionary(uniqueKeysWithValues: WorkoutEvent.typesByName.map { ($1, $0) })
+
+    private static func event(_ e: WorkoutEvent) -> JSONObject {
+        var o = JSONObject()
+        o.add("type", eventNames[e.type] ?? String(e.type))
+        o.add("start", OutputText.time(e.start))
+        o.add("end", OutputText.time(e.end))
+        if !e.metadata.isEmpty { o.add("metadata", object: metadata(e.metadata)) }
+        return o
+    }
+
+    private static func activity(_ a: WorkoutActivity) -> JSONObject {
+        var o = JSONObject()
+        o.add("uuid", a.uuid.uuidString)
+        o.add("activityType", WorkoutActivityType.names[a.activityType])
+        o.add("start", OutputText.time(a.start))
+        if let end = a.end { o.add("end", OutputText.time(end)) }
+        if let d = a.duration { o.add("duration", number: d) }
+        if !a.statistics.isEmpty { o.add("statistics", raw: array(a.statistics.map { statistics($0).closed })) }
+        if !a.metadata.isEmpty { o.add("metadata", object: metadata(a.metadata)) }
+        return o
+    }
+
+    private static func statistics(_ s: WorkoutStatistics) -> JSONObject {
+        var o = JSONObject()
+        o.add("type", s.type.identifier)
+        o.add("start", OutputText.time(s.start))
+        o.add("end", OutputText.time(s.end))
+        if let v = s.sum { o.add("sum", number: v) }
+        if let v = s.average { o.add("average", number: v) }
+        if let v = s.minimum { o.add("minimum", number: v) }
+        if let v = s.maximum { o.add("maximum", number: v) }
+        o.add("unit", s.type.canonicalUnit?.description)
+        return o
+    }
+}
