@@ -111,6 +111,7 @@ FORWARD_VOID(EXPAT, XML_SetElementHandler, (XML_Parser p, XML_StartElementHandle
              (p, start, end))
 FORWARD_VOID(EXPAT, XML_SetEntityDeclHandler, (XML_Parser p, XML_EntityDeclHandler handler), (p, handler))
 FORWARD_VOID(EXPAT, XML_SetUserData, (XML_Parser p, void *userData), (p, userData))
+FORWARD_VOID(EXPAT, XML_SetCharacterDataHandler, (XML_Parser p, XML_CharacterDataHandler handler), (p, handler))
 
 /* libarchive */
 FORWARD(ARCHIVE, struct archive *, archive_read_new, (void), ())

@@ -37,8 +37,8 @@ private struct SampleBuilder {
                                        device: device, metadata: metadata, uuid: uuid,
                                        creationDate: created, utcOffset: offset)
         }
-        if case .workout = type.kind {
-            throw CError(.invalidArgument, "samples[\(i)]: workouts cannot be saved through the C API yet")
+        if type.kind == .workout || type.kind == .route {
+            throw CError(.invalidArgument, "samples[\(i)]: workouts and routes cannot be saved through the C API yet")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")

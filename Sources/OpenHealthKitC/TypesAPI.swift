@@ -18,8 +18,8 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1
         info.canonical_unit = nil
-    case .workout:
-        info.kind = Int32(OHK_KIND_WORKOUT)
+    case .workout, .route:
+        info.kind = Int32(t.kind == .workout ? OHK_KIND_WORKOUT : OHK_KIND_WORKOUT_ROUTE)
         info.aggregation = -1
         info.canonical_unit = nil
     }

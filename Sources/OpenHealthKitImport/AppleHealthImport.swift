@@ -1,6 +1,7 @@
 import CImportLibs
 import Dispatch
 import Glibc
+import FoundationEssentials
 import OpenHealthKitCore
 import Synchronization
 
@@ -86,9 +87,14 @@ public enum AppleHealthImport {
             case .end(let failure, let otherElements, let otherFiles, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()
+                // The routes' files, once the XML has named them all (after
+                // damage the zip cannot be read on: they wait for a rerun).
+                var routeFiles: Set<String> = []
+                if failure == nil { routeFiles = try saver.importRoutes(path, exportXML: input.entryName) }
                 saver.report.failure = failure
                 saver.report.notImported = otherElements
-                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles, exportXML: input.entryName)
+                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !routeFiles.contains($0) },
+                                                                       exportXML: input.entryName)
                 saver.report.bytesRead = bytesRead
                 return saver.report
             }
@@ -146,6 +152,8 @@ private struct Saver {
     private var batch: [Sample] = []
     private var units: [String] = []
     private var tally = AddedTally()
+    /// The routes of the workouts saved, by file: read after the XML.
+    private var routes: [String: [(route: ExportWorkout.Route, workout: UUID)]] = [:]
 
     init(store: Store, batchSize: Int) {
         self.store = store
@@ -160,9 +168,17 @@ private struct Saver {
 
     mutating func take(_ records: [ExportRecord]) throws {
         for r in records {
-            if r.workout == nil { report.records += 1 } else { report.workouts += 1 }
+            if let w = r.workout {
+                report.workouts += 1
+                report.routes += w.routes.count
+            } else {
+                report.records += 1
+            }
             switch mapper.sample(r) {
             case .success(let s):
+                for route in r.workout?.routes ?? [] {
+                    if let p = route.path { routes[p, default: []].append((route, s.uuid)) } else { report.routesWithoutFile += 1 }
+                }
                 batch.append(s)
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 if batch.count >= batchSize { try flush() }
@@ -177,19 +193,52 @@ private struct Saver {
         }
     }
 
+    /// Reads the GPX files of the saved workouts' routes and saves each
+    /// route with its workout's UUID (rule 32); returns the names of the
+    /// files read, as the export has them.
+    mutating func importRoutes(_ exportPath: String, exportXML: String?) throws -> Set<String> {
+        var read: Set<String> = []
+        try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(routes.keys), maxBytes: 256 << 20) { path, name, bytes in
+            read.insert(name)
+            let refs = routes.removeValue(forKey: path) ?? []
+            switch GPXParser.locations(bytes) {
+            case .failure(let reason):
+                report.skipped[reason, default: 0] += refs.count
+            case .success(let locations):
+                for (route, workout) in refs {
+                    switch mapper.route(route, workout: workout, locations: locations) {
+                    case .success(let s):
+                        batch.append(s)
+                        units.append("")
+                        if batch.count >= batchSize { try flush() }
+                    case .failure(let reason):
+                        report.skipped[reason, default: 0] += 1
+                    }
+                }
+            }
+        }
+        // Routes whose file the export does not hold.
+        report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
+        routes.removeAll()
+        try flush()
+        return read
+    }
+
     mutating func flush() throws {
         guard !batch.isEmpty else { return }
         let outcomes = try store.saveNew(batch)
         for i in outcomes.indices {
-            let workout = batch[i].type.kind == .workout
+            let workout = batch[i].type.kind == .workout, route = batch[i].type.kind == .route
             switch outcomes[i] {
             case nil:
-                if workout { report.workoutsAlreadyStored += 1 } else { report.alreadyStored += 1 }
+                if workout { report.workoutsAlreadyStored += 1 } else if route { report.routesAlreadyStored += 1 } else { report.alreadyStored += 1 }
             case .notSavedOlderVersion?:
-                if workout { report.workoutsOlderVersions += 1 } else { report.olderVersions += 1 }
+                if workout { report.workoutsOlderVersions += 1 } else if route { report.routesAlreadyStored += 1 } else { report.olderVersions += 1 }
             case .saved?, .replaced?:
                 if workout {
                     report.workoutsAdded += 1
+                } else if route {
+                    report.routesAdded += 1
                 } else {
                     if case .replaced? = outcomes[i] { report.replaced += 1 }
                     report.added += 1

@@ -10,6 +10,7 @@ extension ExportParser {
     enum WorkoutChild {
         case event(Int)
         case activity(Int)
+        case route(Int)
         case other
     }
 
@@ -47,8 +48,11 @@ extension ExportParser {
         case "WorkoutActivity":
             current!.workout!.activities.append(activity(attributes))
             workoutChild = .activity(current!.workout!.activities.count - 1)
+        case "WorkoutRoute":
+            current!.workout!.routes.append(route(attributes))
+            workoutChild = .route(current!.workout!.routes.count - 1)
         case let other:
-            otherElements[other, default: 0] += 1  // WorkoutRoute
+            otherElements[other, default: 0] += 1
             workoutChild = .other
         }
     }
@@ -65,8 +69,17 @@ extension ExportParser {
             current!.workout!.activities[i].statistics.append(statistics(attributes))
         case (.activity?, "WorkoutEvent"):
             current!.workout!.events.append(event(attributes))
+        case (.route(let i)?, "MetadataEntry"):
+            if let entry = metadataEntry(attributes) { current!.workout!.routes[i].metadata.append(entry) }
+        case (.route(let i)?, "FileReference"):
+            forEach(attributes) { k, v in
+                guard strcmp(k, "path") == 0 else { return }
+                // "/workout-routes/x.gpx": relative to the export's folder.
+                let path = String(cString: v)
+                current!.workout!.routes[i].path = path.hasPrefix("/") ? String(path.dropFirst()) : path
+            }
         default:
-            break  // a route's file reference and metadata
+            break
         }
     }
 
@@ -102,6 +115,23 @@ extension ExportParser {
             }
         }
         return s
+    }
+
+    private func route(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Route {
+        var r = ExportWorkout.Route()
+        forEach(attributes) { k, v in
+            let value = String(cString: v)
+            switch String(cString: k) {
+            case "sourceName": r.sourceName = value
+            case "sourceVersion": r.sourceVersion = value
+            case "device": r.device = value
+            case "creationDate": r.creationDate = value
+            case "startDate": r.startDate = value
+            case "endDate": r.endDate = value
+            default: break
+            }
+        }
+        return r
     }
 
     private func activity(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Activity {

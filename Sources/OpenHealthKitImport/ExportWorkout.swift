@@ -12,6 +12,7 @@ struct ExportWorkout: Sendable {
     var events: [Event] = []
     var statistics: [Statistics] = []
     var activities: [Activity] = []
+    var routes: [Route] = []
 
     struct Event: Sendable {
         var type = ""
@@ -32,6 +33,20 @@ struct ExportWorkout: Sendable {
         var minimum: String?
         var maximum: String?
         var unit: String?
+    }
+
+    /// A `<WorkoutRoute>`: its own attributes, metadata, and the GPX file
+    /// (`FileReference`) that holds its locations.
+    struct Route: Sendable {
+        var sourceName = ""
+        var sourceVersion: String?
+        var device: String?
+        var creationDate: String?
+        var startDate = ""
+        var endDate = ""
+        var metadata: [(key: String, value: String)] = []
+        /// Relative to the export's folder: "workout-routes/route_….gpx".
+        var path: String?
     }
 
     /// Newer exports' `<WorkoutActivity>`, nested in its workout.

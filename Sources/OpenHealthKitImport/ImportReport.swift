@@ -20,6 +20,13 @@ public struct ImportReport: Sendable {
     public var workoutsAdded = 0
     public var workoutsAlreadyStored = 0
     public var workoutsOlderVersions = 0
+    /// `<WorkoutRoute>` elements read (inside workouts); routes saved by
+    /// this run, stored before, and whose GPX file the export does not
+    /// hold. A route whose file is not a GPX track is counted in `skipped`.
+    public var routes = 0
+    public var routesAdded = 0
+    public var routesAlreadyStored = 0
+    public var routesWithoutFile = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -84,6 +91,15 @@ public struct ImportReport: Sendable {
             rows.append(Row(kind: "Workout", count: workouts, imported: workoutsAdded + workoutsAlreadyStored,
                             note: notes.joined(separator: "; ")))
         }
+        if routes > 0 {
+            var notes = ["with the locations of their GPX files"]
+            if routesAlreadyStored > 0 { notes.append("\(routesAlreadyStored) already stored") }
+            if routesWithoutFile > 0 { notes.append("\(routesWithoutFile) without their file in the export") }
+            let skipped = routes - routesAdded - routesAlreadyStored - routesWithoutFile
+            if skipped > 0 { notes.append("\(skipped) not imported (see skipped)") }
+            rows.append(Row(kind: "WorkoutRoute", count: routes, imported: routesAdded + routesAlreadyStored,
+                            note: notes.joined(separator: "; ")))
+        }
         for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
             rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
         }
@@ -96,7 +112,6 @@ public struct ImportReport: Sendable {
     private static func reason(element: String) -> String {
         switch element {
         case "Correlation": "not imported yet; its member records are imported at top level"
-        case "WorkoutRoute": "not imported yet; its workout is imported"
         case "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"

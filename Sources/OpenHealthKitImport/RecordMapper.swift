@@ -96,7 +96,7 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
-            case .workout:
+            case .workout, .route:
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
@@ -201,6 +201,17 @@ struct RecordMapper {
             bits(w.duration.bitPattern)
             for total in [w.totalEnergyBurned, w.totalDistance, w.totalSwimmingStrokeCount, w.totalFlightsClimbed] {
                 bits(total?.bitPattern ?? 0)
+            }
+        case .route(let r):
+            // A route is its workout's and the file's: the first and last
+            // points and their count tell it from any other.
+            name.append(4)
+            text(r.workout?.uuidString)
+            bits(UInt64(r.locations.count))
+            for l in [r.locations.first, r.locations.last].compactMap({ $0 }) {
+                bits(l.timestamp.timeIntervalSinceReferenceDate.bitPattern)
+                bits(l.latitude.bitPattern)
+                bits(l.longitude.bitPattern)
             }
         }
         for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {

@@ -67,6 +67,33 @@ extension RecordMapper {
         }
     }
 
+    /// A `<WorkoutRoute>` of the workout `workout`, with the locations of
+    /// its GPX file (rule 32).
+    mutating func route(_ r: ExportWorkout.Route, workout: UUID, locations: [RouteLocation]) -> Result<Sample, SkipReason> {
+        let subject = TypeCatalogue.routeIdentifier
+        guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
+        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
+              let end = ExportTimestamp.parse(r.endDate) else {
+            return .failure(SkipReason(kind: .badDate, subject: subject))
+        }
+        let source = source(r.sourceName, r.sourceVersion)
+        let device = r.device.map { self.device($0) }
+        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let route = WorkoutRoute(workout: workout, locations: locations)
+        let metadata = Self.metadata(r.metadata)
+        let uuid = contentUUID(TypeCatalogue.routeType, source, device, start, end, created, .route(route), metadata)
+        do {
+            return .success(try Sample.route(route, start: Date(timeIntervalSinceReferenceDate: start),
+                                             end: Date(timeIntervalSinceReferenceDate: end), source: source, device: device,
+                                             metadata: metadata, uuid: uuid,
+                                             creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)), utcOffset: offset))
+        } catch let e as OHKError {
+            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: subject))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: subject))
+        }
+    }
+
     /// `text` in `unit`, converted to `canonical`; nil when absent.
     private mutating func quantity(_ text: String?, _ unitText: String, _ canonical: String) throws -> Double? {
         guard let text else { return nil }

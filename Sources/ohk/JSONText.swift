@@ -90,6 +90,10 @@ extension JSONObject {
             o.add("value", number: w.duration)
             o.add("unit", "s")
             o.add("workout", object: workout(w))
+        case .route(let r):
+            // The number of locations is a route's value, as through C and Python.
+            o.add("value", int: r.locations.count)
+            o.add("route", object: route(r))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)

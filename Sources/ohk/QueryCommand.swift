@@ -135,8 +135,8 @@ struct QueryCommand: ParsableCommand {
             return t.displayUnit
         }
 
-        /// The value and its unit as printed, a category's case name, or a
-        /// workout's activity and minutes.
+        /// The value and its unit as printed, a category's case name, a
+        /// workout's activity and minutes, or a route's number of locations.
         func value(_ s: Sample) throws -> (String, String) {
             switch s.value {
             case .quantity(let q):
@@ -151,6 +151,8 @@ struct QueryCommand: ParsableCommand {
                 // The activity and its duration: "Walking 53.05 min".
                 let minutes = OutputText.number((w.duration / 60 * 100).rounded() / 100)
                 return ("\(WorkoutActivityType.names[w.activityType] ?? "\(w.activityType)") \(minutes)", "min")
+            case .route(let r):
+                return ("\(r.locations.count)", "locations")
             }
         }
     }

@@ -41,9 +41,9 @@ struct TypesCommand: ParsableCommand {
                     o.add("values", object: v)
                     line += "  category  " + values.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
                         .map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                case .workout:
-                    o.add("kind", "workout")
-                    line += "  workout"
+                case .workout, .route:
+                    o.add("kind", t.kindName)
+                    line += "  " + t.kindName
                 }
                 if t.isCustom { o.add("custom", bool: true) }
                 print(json ? o.closed : line)

@@ -20,6 +20,21 @@ extension JSONObject {
         return o
     }
 
+    /// A route: its workout, then its locations, each
+    /// `[unix seconds, latitude, longitude, altitude, horizontal accuracy,
+    /// vertical accuracy, course, speed]` (null where unknown), compact
+    /// because routes hold thousands.
+    static func route(_ r: WorkoutRoute) -> JSONObject {
+        var o = JSONObject()
+        o.add("workout", r.workout?.uuidString)
+        let points = r.locations.map { l in
+            let fields = [l.timestamp.timeIntervalSince1970, l.latitude, l.longitude] + l.optionals
+            return "[" + fields.map { $0.map(OutputText.number) ?? "null" }.joined(separator: ",") + "]"
+        }
+        o.add("locations", raw: array(points))
+        return o
+    }
+
     private static let eventNames = Dictionary(uniqueKeysWithValues: WorkoutEvent.typesByName.map { ($1, $0) })
 
     private static func event(_ e: WorkoutEvent) -> JSONObject {

@@ -115,3 +115,49 @@ import Testing
         #expect(try store.verify().isClean)
     }
 }
+
+/// Workout routes (rule 32): samples of HKWorkoutRouteTypeIdentifier
+/// holding their locations in time order and their workout's UUID.
+@Suite struct WorkoutRouteTests {
+    private func location(_ second: Double, _ lat: Double = 48.85, _ lon: Double = 2.35) -> RouteLocation {
+        RouteLocation(timestamp: t0.addingTimeInterval(second), latitude: lat, longitude: lon, altitude: 35,
+                      horizontalAccuracy: 4, verticalAccuracy: nil, course: 180, speed: 2.5)
+    }
+
+    @Test func rule32_aRouteKeepsItsLocationsInTimeOrderAndItsWorkout() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let workout = try Sample.workout(Workout(activityType: 37, duration: 60), start: t0, end: t0.addingTimeInterval(60), source: appA)
+        let route = try Sample.route(WorkoutRoute(workout: workout.uuid, locations: [location(30), location(0), location(60)]),
+                                     start: t0, end: t0.addingTimeInterval(60), source: appA)
+        guard case .route(let r) = route.value else { Issue.record("not a route"); return }
+        #expect(r.locations.map(\.timestamp) == [0, 30, 60].map { t0.addingTimeInterval($0) })
+        _ = try store.save([workout, route])
+        let read = try store.anchoredQuery(type: TypeCatalogue.routeType, anchor: nil)
+        #expect(Array(read.samples) == [route])
+        guard case .route(let back) = read.samples[0].value else { Issue.record("not a route"); return }
+        #expect(back.workout == workout.uuid && back.locations == r.locations)
+        #expect(back.locations[0].verticalAccuracy == nil && back.locations[0].course == 180)
+
+        // Deleting the workout leaves its route (HealthKit documents no
+        // cascade; developers observe none).
+        try store.delete(uuids: [workout.uuid])
+        #expect(try store.anchoredQuery(type: TypeCatalogue.routeType, anchor: nil).samples.map(\.uuid) == [route.uuid])
+        #expect(try store.verify().isClean)
+    }
+
+    @Test func rule32_aSaveRefusesARouteOffTheEarthOrEmpty() throws {
+        let bad: [(String, [RouteLocation])] = [
+            ("no location", []),
+            ("a latitude of 91°", [location(0, 91, 0)]),
+            ("a longitude of -181°", [location(0, 0, -181)]),
+            ("an infinite altitude", [RouteLocation(timestamp: t0, latitude: 0, longitude: 0, altitude: .infinity)]),
+        ]
+        for (what, locations) in bad {
+            #expect(throws: OHKError.self, "\(what)") {
+                try Sample.route(WorkoutRoute(workout: nil, locations: locations), start: t0, end: t0, source: appA)
+            }
+        }
+        _ = try Sample.route(WorkoutRoute(workout: nil, locations: [location(0, -90, 180)]), start: t0, end: t0, source: appA)
+    }
+}

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Testing
 import OpenHealthKitCore
 @testable import OpenHealthKitImport
@@ -22,7 +23,8 @@ import OpenHealthKitCore
         defer { store.close() }
         let r = try importFile(fixtureB, into: store)
         #expect(r.workouts == 5 && r.workoutsAdded == 5)
-        #expect(r.notImported == ["Audiogram": 1, "Me": 1, "WorkoutRoute": 2])
+        #expect(r.notImported == ["Audiogram": 1, "Me": 1])
+        #expect(r.routes == 2 && r.routesWithoutFile == 2)  // a loose XML, no GPX beside it
         #expect(r.contents.contains(ImportReport.Row(kind: "Workout", count: 5, imported: 5,
                                                      note: "with their events, statistics and activities")))
         let all = try workouts(store)
@@ -97,7 +99,7 @@ import OpenHealthKitCore
         let r = try importFile(dir + "/export.xml", into: store)
         #expect(r.workouts == 2 && r.workoutsAdded == 1)
         #expect(r.skipped == [SkipReason(kind: .badValue, subject: "workoutActivityType of HKWorkoutTypeIdentifier"): 1])
-        #expect(r.notImported == ["WorkoutRoute": 1])
+        #expect(r.notImported.isEmpty && r.routes == 1 && r.routesWithoutFile == 1)
         let (hike, w) = try #require(try workouts(store).first)
         let start = hike.startDate
         #expect(w.activityType == 24 && w.duration == 119.5 * 60)
@@ -119,5 +121,95 @@ import OpenHealthKitCore
         #expect(abs(heart.average! - 2) < 1e-12 && abs(heart.minimum! - 1.25) < 1e-12 && heart.sum == nil)
         let energy = try #require(w.statistics.first { $0.type.identifier == "HKQuantityTypeIdentifierActiveEnergyBurned" })
         #expect(energy.sum == 1389.98)
+    }
+}
+
+/// Routes (rule 32): each `<WorkoutRoute>`'s GPX file, found in the zip
+/// (before or after the XML), in the unzipped folder, or beside the XML.
+@Suite struct RouteImportTests {
+    /// A GPX file as the Health app writes it; its points out of time
+    /// order, one with an invalid course (-1).
+    private let gpx = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1">
+     <metadata><time>2020-08-23T17:40:02Z</time></metadata>
+     <trk><name>Route</name><trkseg>
+      <trkpt lon="-122.4195" lat="37.7750"><ele>21.7</ele><time>2018-02-01T16:25:18Z</time><extensions><speed>1.5</speed><course>90</course><hAcc>3.5</hAcc><vAcc>2.6</vAcc></extensions></trkpt>
+      <trkpt lon="-122.4194" lat="37.7749"><ele>21.5</ele><time>2018-02-01T16:25:10Z</time><extensions><speed>1.6</speed><course>-1.000000</course><hAcc>3.7</hAcc><vAcc>2.8</vAcc></extensions></trkpt>
+     </trkseg></trk>
+    </gpx>
+    """
+
+    /// Fixture B's first route file (its second has none here).
+    private let routeFile = "workout-routes/route_2018-02-01_8.25am.gpx"
+
+    private func routes(_ store: Store) throws -> [(Sample, WorkoutRoute)] {
+        try store.anchoredQuery(type: TypeCatalogue.routeType, anchor: nil).samples.compactMap { s in
+            guard case .route(let r) = s.value else { return nil }
+            return (s, r)
+        }
+    }
+
+    private func expectTheRoute(_ store: Store, _ r: ImportReport) throws {
+        #expect(r.routes == 2 && r.routesAdded == 1 && r.routesWithoutFile == 1)
+        let all = try routes(store)
+        #expect(all.count == 1)
+        let (sample, route) = try #require(all.first)
+        // Its workout is the walk that names the file (2018-02-01, 15:46:59Z).
+        let workouts = try store.anchoredQuery(type: TypeCatalogue.workoutType, anchor: nil).samples
+        let walk = try #require(workouts.first { $0.startDate == Date(timeIntervalSince1970: 1_517_500_019) })
+        #expect(route.workout == walk.uuid)
+        #expect(route.locations.map(\.timestamp) == [Date(timeIntervalSince1970: 1_517_502_310), Date(timeIntervalSince1970: 1_517_502_318)])
+        #expect(route.locations[0].latitude == 37.7749 && route.locations[0].longitude == -122.4194)
+        #expect(route.locations[0].course == nil && route.locations[1].course == 90)
+        #expect(route.locations[0].altitude == 21.5 && route.locations[0].speed == 1.6 && route.locations[0].horizontalAccuracy == 3.7)
+        #expect(sample.metadata["HKMetadataKeySyncVersion"] == .number(2))
+    }
+
+    @Test func rule32_aZipsRouteFilesAreReadWhereverTheyAreInIt() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/route.gpx", gpx)
+        writeText(dir + "/other.gpx", gpx)
+        // The routes before the XML, as the Health app writes its zip, and
+        // a file no workout names.
+        makeZip(dir + "/e.zip", [("apple_health_export/" + routeFile, dir + "/route.gpx"),
+                                 ("apple_health_export/workout-routes/unnamed.gpx", dir + "/other.gpx"),
+                                 ("apple_health_export/export.xml", fixtureB)])
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/e.zip", into: store)
+        try expectTheRoute(store, r)
+        #expect(r.contents.contains { $0.kind == "WorkoutRoute" && $0.count == 2 && $0.imported == 1 })
+        // The file read is not listed as left out; the other one is.
+        #expect(r.filesNotImported == ["workout-routes/*.gpx": 1])
+        let again = try importFile(dir + "/e.zip", into: store)
+        #expect(again.routesAdded == 0 && again.routesAlreadyStored == 1)
+        #expect(try routes(store).count == 1)
+    }
+
+    @Test func rule32_anUnzippedFolderAndALooseXMLFindTheirRouteFiles() throws {
+        for loose in [false, true] {
+            let dir = temporaryDirectory()
+            mkdir(dir + "/apple_health_export", 0o755)
+            mkdir(dir + "/apple_health_export/workout-routes", 0o755)
+            writeBytes(dir + "/apple_health_export/export.xml", readBytes(fixtureB))
+            writeText(dir + "/apple_health_export/" + routeFile, gpx)
+            let store = try newStore()
+            defer { store.close() }
+            let r = try importFile(loose ? dir + "/apple_health_export/export.xml" : dir, into: store)
+            try expectTheRoute(store, r)
+        }
+    }
+
+    @Test func aRouteFileThatIsNotGPXIsSkippedWithItsReason() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/route.gpx", "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"></trkpt></trkseg></trk>")
+        makeZip(dir + "/e.zip", [("apple_health_export/export.xml", fixtureB), ("apple_health_export/" + routeFile, dir + "/route.gpx")])
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/e.zip", into: store)
+        #expect(r.failure == nil && r.routesAdded == 0)
+        #expect(r.skipped[SkipReason(kind: .badValue, subject: "route file: malformed GPX")] == 1)
+        #expect(try routes(store).isEmpty)
     }
 }

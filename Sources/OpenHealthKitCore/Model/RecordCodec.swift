@@ -13,8 +13,10 @@ import FoundationEssentials
 ///     44 device id   24 bits, flags in the top 8 bits
 ///     48 creation    Float64, when flagCreation (format 7)
 ///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
-///        payload     UInt32 length, then a workout's fields (`WorkoutCodec`),
-///                    when flagPayload (format 8); value is then the duration
+///        payload     UInt32 length, then a workout's fields (`WorkoutCodec`;
+///                    value is then the duration) or a route's locations
+///                    (`RouteCodec`; value is their count), when flagPayload
+///                    (format 8)
 ///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
 ///     end-4 check    UInt32, when the flag says so (format 5 records have none)
 ///
@@ -54,6 +56,7 @@ enum RecordCodec {
         case .quantity(let v): value = v.bitPattern
         case .category(let v): value = UInt64(bitPattern: Int64(v)); flags |= flagCategory
         case .workout(let workout): value = workout.duration.bitPattern; flags |= flagPayload
+        case .route(let route): value = Double(route.locations.count).bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
@@ -67,15 +70,22 @@ enum RecordCodec {
         }
         if let c = s.creationDate { w.f64(c.timeIntervalSinceReferenceDate) }
         if let o = s.utcOffset { w.u32(UInt32(bitPattern: Int32(o))) }
-        if case .workout(let workout) = s.value {
-            let at = w.bytes.count
-            w.u32(0)
-            WorkoutCodec.encode(workout, into: &w)
-            let length = UInt32(w.bytes.count - at - 4).littleEndian
-            withUnsafeBytes(of: length) { w.bytes.replaceSubrange(at..<at + 4, with: $0) }
+        switch s.value {
+        case .workout(let workout): appendPayload(&w) { WorkoutCodec.encode(workout, into: &$0) }
+        case .route(let route): appendPayload(&w) { RouteCodec.encode(route, into: &$0) }
+        case .quantity, .category: break
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
         appendCheck(&w, from: start)
+    }
+
+    /// A payload: its length, then what `body` writes.
+    private static func appendPayload(_ w: inout ByteWriter, _ body: (inout ByteWriter) -> Void) {
+        let at = w.bytes.count
+        w.u32(0)
+        body(&w)
+        let length = UInt32(w.bytes.count - at - 4).littleEndian
+        withUnsafeBytes(of: length) { w.bytes.replaceSubrange(at..<at + 4, with: $0) }
     }
 
     /// Ends the record that began at `from` with its check.
@@ -175,12 +185,17 @@ struct RecordView {
     @inlinable var metadataOffset: Int {
         payloadOffset + (hasPayload ? 4 + payloadLength : 0)
     }
-    /// A workout record's fields (its payload).
-    func workout() throws -> Workout {
-        guard hasPayload else { throw OHKError(.storeCorrupt, "a workout record without its fields") }
+    /// The value a record's payload holds, for a record of `type`: a
+    /// workout's fields or a route's locations.
+    func payloadValue(_ type: SampleType) throws -> SampleValue {
+        guard hasPayload else { throw OHKError(.storeCorrupt, "a \(type.kindName) record without its payload") }
         let at = payloadOffset + 4
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + payloadLength)]))
-        return try WorkoutCodec.decode(&r)
+        switch type.kind {
+        case .workout: return .workout(try WorkoutCodec.decode(&r))
+        case .route: return .route(try RouteCodec.decode(&r))
+        case .quantity, .category: throw OHKError(.storeCorrupt, "a \(type.identifier) record with a payload")
+        }
     }
     /// When the sample was created, as its source said (seconds since
     /// 2001-01-01); nil when not given.

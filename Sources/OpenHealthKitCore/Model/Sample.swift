@@ -88,11 +88,12 @@ public enum MetadataKey {
 }
 
 /// A sample's value: a quantity in its type's canonical unit, a category
-/// integer, or a workout's fields.
+/// integer, a workout's fields, or a workout route's locations.
 public enum SampleValue: Hashable, Sendable {
     case quantity(Double)
     case category(Int)
     case workout(Workout)
+    case route(WorkoutRoute)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -188,6 +189,20 @@ public struct Sample: Hashable, Sendable {
         return s
     }
 
+    /// A workout route (rule 32): its locations, in time order, and its
+    /// workout's UUID. Throws for a route without locations, a location
+    /// off the Earth or a value that is not finite.
+    public static func route(_ route: WorkoutRoute, start: Date, end: Date, source: Source,
+                             device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                             uuid: UUID = UUID(), creationDate: Date? = nil,
+                             utcOffset: Int? = nil) throws -> Sample {
+        let s = Sample(uuid: uuid, type: TypeCatalogue.routeType, startDate: start, endDate: end,
+                       value: .route(route), source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
     /// The quantity in `unit`; throws for category samples and other dimensions.
     public func quantity(in unit: HealthUnit) throws -> Double {
         guard case .quantity(let v) = value, let canonical = type.canonicalUnit else {
@@ -220,6 +235,8 @@ public struct Sample: Hashable, Sendable {
             }
         case (.workout, .workout(let w)):
             try w.validate(uuid)
+        case (.route, .route(let r)):
+            try r.validate(uuid)
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

@@ -16,6 +16,8 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case category(values: [String: Int])
         /// HealthKit's workout type: each value is a `Workout`.
         case workout
+        /// HealthKit's workout route type: each value is a `WorkoutRoute`.
+        case route
     }
 
     public let identifier: String
@@ -46,6 +48,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case .quantity: "quantity"
         case .category: "category"
         case .workout: "workout"
+        case .route: "route"
         }
     }
 
@@ -113,6 +116,9 @@ public enum TypeCatalogue {
     /// HealthKit's one workout type (`HKObjectType.workoutType()`).
     public static let workoutIdentifier = "HKWorkoutTypeIdentifier"
     public static var workoutType: SampleType { standard[workoutIdentifier]! }
+    /// HealthKit's workout route type (`HKSeriesType.workoutRoute()`).
+    public static let routeIdentifier = "HKWorkoutRouteTypeIdentifier"
+    public static var routeType: SampleType { standard[routeIdentifier]! }
 
     /// Every standard type by identifier.
     public static let standard: [String: SampleType] = {
@@ -132,6 +138,8 @@ public enum TypeCatalogue {
         }
         out[workoutIdentifier] = SampleType(identifier: workoutIdentifier, kind: .workout, isCustom: false,
                                             catalogueIndex: out.count)
+        out[routeIdentifier] = SampleType(identifier: routeIdentifier, kind: .route, isCustom: false,
+                                          catalogueIndex: out.count)
         return out
     }()
 
@@ -143,7 +151,7 @@ public enum TypeCatalogue {
     /// quantity type and category type share one.
     public static func lookup(_ name: String) -> SampleType? {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
-            ?? (name == "Workout" ? standard[workoutIdentifier] : nil)
+            ?? (name == "Workout" ? standard[workoutIdentifier] : name == "WorkoutRoute" ? standard[routeIdentifier] : nil)
     }
 
     /// The short name of a standard type (its identifier without the
@@ -154,6 +162,7 @@ public enum TypeCatalogue {
             return String(type.identifier.dropFirst(prefix.count))
         }
         if type.identifier == workoutIdentifier { return "Workout" }
+        if type.identifier == routeIdentifier { return "WorkoutRoute" }
         return type.identifier
     }
 }

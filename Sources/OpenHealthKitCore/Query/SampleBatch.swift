@@ -25,7 +25,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
                    startDate: Date(timeIntervalSinceReferenceDate: r.start),
                    endDate: Date(timeIntervalSinceReferenceDate: r.end),
                    value: r.isCategory ? .category(r.category)
-                       : r.hasPayload ? ((try? r.workout()).map(SampleValue.workout) ?? .quantity(r.quantity))
+                       : r.hasPayload ? ((try? r.payloadValue(type)) ?? .quantity(r.quantity))
                        : .quantity(r.quantity),
                    source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
                    device: r.deviceID == 0 ? nil : names.device(r.deviceID),

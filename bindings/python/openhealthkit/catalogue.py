@@ -35,6 +35,9 @@ class SampleType:
     #: HKWorkoutTypeIdentifier: its samples read as their duration in
     #: seconds (their own fields are not in the Python API yet).
     is_workout: bool = False
+    #: HKWorkoutRouteTypeIdentifier: its samples read as their number of
+    #: locations (the locations are not in the Python API yet).
+    is_route: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -51,6 +54,7 @@ class SampleType:
             is_custom=bool(info.is_custom),
             display_unit=info.display_unit.decode("utf-8") if quantity else None,
             is_workout=info.kind == n.KIND_WORKOUT,
+            is_route=info.kind == n.KIND_WORKOUT_ROUTE,
         )
 
 

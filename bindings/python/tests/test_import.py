@@ -25,7 +25,7 @@ def test_import_reports_every_kind_and_keeps_creation_dates(store):
     rows = {row.kind: row for row in report.contents}
     assert rows["Record"].count == 37
     assert rows["Workout"].count == 5 and rows["Workout"].imported == 5 and "events" in rows["Workout"].note
-    assert rows["WorkoutRoute"].count == 2 and "not imported yet" in rows["WorkoutRoute"].note
+    assert rows["WorkoutRoute"].count == 2 and "2 without their file" in rows["WorkoutRoute"].note  # no GPX beside it
     # Workouts read as their duration in seconds (rule 31): the long walk is 204.68 min.
     workouts = store.query("HKWorkoutTypeIdentifier").samples
     assert len(workouts) == 5 and sorted(w.value for w in workouts)[-1] == pytest.approx(204.681023834149 * 60)

@@ -1,0 +1,110 @@
+import FoundationEssentials
+
+/// A workout's route (HealthKit's `HKWorkoutRoute`): the value of a sample
+/// of HKWorkoutRouteTypeIdentifier, its locations in time order, and the
+/// workout it belongs to (rule 32).
+public struct WorkoutRoute: Hashable, Sendable {
+    /// The workout's UUID; nil for a route of no workout.
+    public var workout: UUID?
+    /// Sorted by time, as HealthKit's route builder sorts them.
+    public var locations: [RouteLocation]
+
+    public init(workout: UUID?, locations: [RouteLocation]) {
+        self.workout = workout
+        self.locations = locations.sorted { $0.timestamp < $1.timestamp }
+    }
+}
+
+/// One point of a route: what HealthKit keeps of a `CLLocation`. The
+/// optional fields are nil where the source gave none or marked them
+/// invalid (CLLocation's negative accuracy, course or speed).
+public struct RouteLocation: Hashable, Sendable {
+    public var timestamp: Date
+    /// Degrees, WGS 84.
+    public var latitude: Double
+    public var longitude: Double
+    /// Metres above sea level.
+    public var altitude: Double?
+    /// Metres.
+    public var horizontalAccuracy: Double?
+    public var verticalAccuracy: Double?
+    /// Degrees from true north.
+    public var course: Double?
+    /// Metres per second.
+    public var speed: Double?
+
+    public init(timestamp: Date, latitude: Double, longitude: Double, altitude: Double? = nil,
+                horizontalAccuracy: Double? = nil, verticalAccuracy: Double? = nil,
+                course: Double? = nil, speed: Double? = nil) {
+        self.timestamp = timestamp
+        self.latitude = latitude
+        self.longitude = longitude
+        self.altitude = altitude
+        self.horizontalAccuracy = horizontalAccuracy
+        self.verticalAccuracy = verticalAccuracy
+        self.course = course
+        self.speed = speed
+    }
+
+    /// Altitude, horizontal and vertical accuracy, course and speed, in
+    /// that order (how they are stored and printed).
+    public var optionals: [Double?] { [altitude, horizontalAccuracy, verticalAccuracy, course, speed] }
+}
+
+extension WorkoutRoute {
+    /// What a save refuses in a route (rule 32): no location, a latitude
+    /// beyond ±90° or a longitude beyond ±180°, a value that is not finite.
+    func validate(_ uuid: UUID) throws {
+        guard !locations.isEmpty else { throw OHKError(.invalidValue, "route \(uuid) has no location") }
+        for l in locations {
+            guard l.timestamp.timeIntervalSinceReferenceDate.isFinite,
+                  l.latitude.isFinite, abs(l.latitude) <= 90, l.longitude.isFinite, abs(l.longitude) <= 180 else {
+                throw OHKError(.invalidValue, "route \(uuid): a location at \(l.latitude), \(l.longitude) is not on Earth")
+            }
+            guard l.optionals.allSatisfy({ $0?.isFinite ?? true }) else {
+                throw OHKError(.invalidValue, "route \(uuid): a location's altitude, accuracy, course or speed is not finite")
+            }
+        }
+    }
+}
+
+/// A route's stored form (a record payload, like a workout's fields).
+enum RouteCodec {
+    static let version: UInt8 = 1
+
+    static func encode(_ r: WorkoutRoute, into out: inout ByteWriter) {
+        out.u8(version)
+        if let w = r.workout { out.u8(1); out.uuid(w) } else { out.u8(0) }
+        out.u32(UInt32(r.locations.count))
+        for l in r.locations {
+            out.f64(l.timestamp.timeIntervalSinceReferenceDate)
+            out.f64(l.latitude)
+            out.f64(l.longitude)
+            var mask: UInt8 = 0
+            for (i, v) in l.optionals.enumerated() where v != nil { mask |= 1 << UInt8(i) }
+            out.u8(mask)
+            for v in l.optionals { if let v { out.f64(v) } }
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws -> WorkoutRoute {
+        guard try r.u8() == version else { throw OHKError(.storeCorrupt, "a route of an unknown version") }
+        let workout = try r.u8() == 1 ? try r.uuid() : nil
+        let n = Int(try r.u32())
+        guard n <= r.remaining / 25 else { throw OHKError(.storeCorrupt, "a corrupt route") }
+        var locations: [RouteLocation] = []
+        locations.reserveCapacity(n)
+        for _ in 0..<n {
+            let t = try r.f64(), lat = try r.f64(), lon = try r.f64()
+            let mask = try r.u8()
+            var o: [Double?] = []
+            for i in 0..<5 { o.append(mask & (1 << UInt8(i)) != 0 ? try r.f64() : nil) }
+            locations.append(RouteLocation(timestamp: Date(timeIntervalSinceReferenceDate: t), latitude: lat, longitude: lon,
+                                           altitude: o[0], horizontalAccuracy: o[1], verticalAccuracy: o[2], course: o[3], speed: o[4]))
+        }
+        // Stored sorted: no sort on the way out.
+        var route = WorkoutRoute(workout: workout, locations: [])
+        route.locations = locations
+        return route
+    }
+}
