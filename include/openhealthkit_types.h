@@ -65,9 +65,10 @@ enum {
 
 /* ohk_type_info.kind. A workout (HKWorkoutTypeIdentifier) reads as its
  * duration in seconds, a route (HKWorkoutRouteTypeIdentifier) as its
- * number of locations, each a quantity without a unit; their own fields
- * are not in the C API yet. */
-enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3 };
+ * number of locations, a correlation (blood pressure, food) as its number
+ * of members, each a quantity without a unit; their own fields are not in
+ * the C API yet. */
+enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
 enum {

@@ -37,8 +37,8 @@ private struct SampleBuilder {
                                        device: device, metadata: metadata, uuid: uuid,
                                        creationDate: created, utcOffset: offset)
         }
-        if type.kind == .workout || type.kind == .route {
-            throw CError(.invalidArgument, "samples[\(i)]: workouts and routes cannot be saved through the C API yet")
+        if type.kind == .workout || type.kind == .route || type.kind == .correlation {
+            throw CError(.invalidArgument, "samples[\(i)]: workouts, routes and correlations cannot be saved through the C API yet")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")

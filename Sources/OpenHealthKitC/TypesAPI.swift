@@ -18,8 +18,8 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1
         info.canonical_unit = nil
-    case .workout, .route:
-        info.kind = Int32(t.kind == .workout ? OHK_KIND_WORKOUT : OHK_KIND_WORKOUT_ROUTE)
+    case .workout, .route, .correlation:
+        info.kind = Int32(t.kind == .workout ? OHK_KIND_WORKOUT : t.kind == .route ? OHK_KIND_WORKOUT_ROUTE : OHK_KIND_CORRELATION)
         info.aggregation = -1
         info.canonical_unit = nil
     }

@@ -28,6 +28,7 @@ extension Store {
             try forEach { s in
                 try validateType(s.type)
                 try s.validate()
+                if case .correlation(let c) = s.value { try checkMembers(s, c, &w) }
                 outcomes.append(try save(s, &w))
             }
             return outcomes
@@ -61,10 +62,24 @@ extension Store {
                     outcomes.append(nil)
                     return
                 }
+                if case .correlation(let c) = s.value { try checkMembers(s, c, &w) }
                 outcomes.append(try save(s, &w))
             }
             return outcomes
         }
+    }
+
+    /// Rule 33: a correlation's members are live samples, of the store or
+    /// of this save before it, of the types the correlation allows.
+    private func checkMembers(_ s: Sample, _ c: Correlation, _ w: inout WriteContext) throws {
+        var types: [UUID: SampleType] = [:]
+        for m in c.members {
+            guard let (typeID, seq) = try w.lookupUUID(m),
+                  let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq),
+                  try !RecordView(stored: raw).isTombstone else { continue }
+            types[m] = w.type(id: typeID)
+        }
+        try c.validate(s.uuid, type: s.type, memberTypes: types)
     }
 
     private func save(_ s: Sample, _ w: inout WriteContext) throws -> SaveOutcome {

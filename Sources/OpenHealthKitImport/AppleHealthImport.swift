@@ -81,12 +81,14 @@ public enum AppleHealthImport {
                     cancelled.store(true, ordering: .relaxed)
                     while case .records = handoff.take() {}  // the reader's last chunks and its end
                     try saver.flush()
+                    try saver.saveCorrelations()
                     saver.report.failure = .cancelled
                     return saver.report
                 }
             case .end(let failure, let otherElements, let otherFiles, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()
+                try saver.saveCorrelations()
                 // The routes' files, once the XML has named them all (after
                 // damage the zip cannot be read on: they wait for a rerun).
                 var routeFiles: Set<String> = []
@@ -151,7 +153,12 @@ private struct Saver {
     // Two arrays rather than pairs: the save reads the samples as they are.
     private var batch: [Sample] = []
     private var units: [String] = []
+    /// Whether each sample of the batch is a correlation's member (counted
+    /// with its correlation, not as a record).
+    private var isMember: [Bool] = []
     private var tally = AddedTally()
+    /// Correlations and their members, saved after the records.
+    private var correlations: [(members: [(Sample, String)], correlation: Sample)] = []
     /// The routes of the workouts saved, by file: read after the XML.
     private var routes: [String: [(route: ExportWorkout.Route, workout: UUID)]] = [:]
 
@@ -168,6 +175,10 @@ private struct Saver {
 
     mutating func take(_ records: [ExportRecord]) throws {
         for r in records {
+            if let members = r.members {
+                try takeCorrelation(r, members)
+                continue
+            }
             if let w = r.workout {
                 report.workouts += 1
                 report.routes += w.routes.count
@@ -181,16 +192,59 @@ private struct Saver {
                 }
                 batch.append(s)
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
+                isMember.append(false)
                 if batch.count >= batchSize { try flush() }
-            case .failure(var reason):
-                // A damaged file with endless distinct types must not grow the report without end.
-                if report.skipped.count >= 1000 && report.skipped[reason] == nil {
-                    reason = SkipReason(kind: reason.kind, subject: "(others)")
-                }
-                report.skipped[reason, default: 0] += 1
-                if report.firstLine[reason] == nil { report.firstLine[reason] = r.line }
+            case .failure(let reason):
+                skip(reason, line: r.line)
             }
         }
+    }
+
+    private mutating func skip(_ reason: SkipReason, line: Int) {
+        var reason = reason
+        // A damaged file with endless distinct types must not grow the report without end.
+        if report.skipped.count >= 1000 && report.skipped[reason] == nil {
+            reason = SkipReason(kind: reason.kind, subject: "(others)")
+        }
+        report.skipped[reason, default: 0] += 1
+        if report.firstLine[reason] == nil { report.firstLine[reason] = line }
+    }
+
+    /// A correlation, kept with its members until the records are saved:
+    /// its members are the export's top-level records, which may come
+    /// after it, and a save takes members before their correlation (rule
+    /// 33). A member that cannot be mapped skips the correlation.
+    private mutating func takeCorrelation(_ r: ExportRecord, _ members: [ExportRecord]) throws {
+        report.correlations += 1
+        var samples: [(Sample, String)] = []
+        for m in members {
+            switch mapper.sample(m) {
+            case .success(let s): samples.append((s, s.type.isQuantity ? m.unit ?? "" : ""))
+            case .failure(let reason): return skip(reason, line: m.line)
+            }
+        }
+        switch mapper.correlation(r, members: samples.map(\.0.uuid)) {
+        case .success(let c): correlations.append((samples, c))
+        case .failure(let reason): skip(reason, line: r.line)
+        }
+    }
+
+    /// Saves the correlations read so far, each after its members (stored
+    /// already when the export lists them at top level, as Apple's do).
+    mutating func saveCorrelations() throws {
+        for (members, c) in correlations {
+            for (s, unit) in members {
+                batch.append(s)
+                units.append(unit)
+                isMember.append(true)
+            }
+            batch.append(c)
+            units.append("")
+            isMember.append(false)
+            if batch.count >= batchSize { try flush() }
+        }
+        correlations.removeAll()
+        try flush()
     }
 
     /// Reads the GPX files of the saved workouts' routes and saves each
@@ -210,6 +264,7 @@ private struct Saver {
                     case .success(let s):
                         batch.append(s)
                         units.append("")
+                        isMember.append(false)
                         if batch.count >= batchSize { try flush() }
                     case .failure(let reason):
                         report.skipped[reason, default: 0] += 1
@@ -229,6 +284,21 @@ private struct Saver {
         let outcomes = try store.saveNew(batch)
         for i in outcomes.indices {
             let workout = batch[i].type.kind == .workout, route = batch[i].type.kind == .route
+            if isMember[i] {
+                if case .saved? = outcomes[i] {
+                    tally.add(type: batch[i].type.identifier, unit: units[i], source: batch[i].source.name)
+                }
+                continue
+            }
+            if batch[i].type.kind == .correlation {
+                switch outcomes[i] {
+                case nil, .notSavedOlderVersion?: report.correlationsAlreadyStored += 1
+                case .saved?, .replaced?:
+                    report.correlationsAdded += 1
+                    tally.add(type: batch[i].type.identifier, unit: "", source: batch[i].source.name)
+                }
+                continue
+            }
             switch outcomes[i] {
             case nil:
                 if workout { report.workoutsAlreadyStored += 1 } else if route { report.routesAlreadyStored += 1 } else { report.alreadyStored += 1 }
@@ -248,6 +318,7 @@ private struct Saver {
         }
         batch.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)
+        isMember.removeAll(keepingCapacity: true)
         // The store's pages read so far need not stay resident; unmapping
         // costs refaults, so only once they add up.
         if ResidentMemory.fileBackedBytes() > 24 << 20 { try store.releaseMappedPages() }

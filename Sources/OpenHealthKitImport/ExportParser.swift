@@ -3,14 +3,17 @@ import Glibc
 import OpenHealthKitCore
 
 /// Streams export.xml through expat and collects its top-level
-/// `<Record>`s and `<Workout>`s (with their events, statistics and
-/// activities); everything else is counted by element name. The DTD in
+/// `<Record>`s, `<Workout>`s (with their events, statistics, activities
+/// and routes) and `<Correlation>`s (with their member records);
+/// everything else is counted by element name. The DTD in
 /// the export's internal subset is read but no external entity is fetched.
 final class ExportParser {
     private let parser: XML_Parser
     /// Records completed since the last `takeRecords()`.
     private var records: [ExportRecord] = []
     var current: ExportRecord?
+    /// A correlation's member record being read (depth 3).
+    private var member: ExportRecord?
     /// The child of a workout being read (depth 3), for its own children.
     var workoutChild: WorkoutChild?
     private var depth = 0
@@ -101,6 +104,9 @@ final class ExportParser {
         case 2:
             if strcmp(name, "Record") == 0 {
                 current = record(attributes)
+            } else if strcmp(name, "Correlation") == 0 {
+                current = record(attributes)
+                current!.members = []
             } else if strcmp(name, "Workout") == 0 {
                 current = record(attributes)
                 current!.type = TypeCatalogue.workoutIdentifier
@@ -110,6 +116,14 @@ final class ExportParser {
             }
         case 3 where current?.workout != nil:
             workoutChild(name, attributes)
+        case 3 where current?.members != nil:
+            if strcmp(name, "Record") == 0 {
+                member = record(attributes)
+            } else if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) {
+                current!.metadata.append(entry)
+            }
+        case 4 where member != nil:
+            if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) { member!.metadata.append(entry) }
         case 3 where current != nil:
             if strcmp(name, "MetadataEntry") == 0 {
                 if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
@@ -130,7 +144,13 @@ final class ExportParser {
             records.append(r)
             current = nil
         }
-        if depth == 3 { workoutChild = nil }
+        if depth == 3 {
+            workoutChild = nil
+            if let m = member {
+                current?.members?.append(m)
+                member = nil
+            }
+        }
         depth -= 1
     }
 

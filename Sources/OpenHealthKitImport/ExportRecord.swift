@@ -16,4 +16,6 @@ struct ExportRecord: Sendable {
     /// A `<Workout>`'s own fields (its type is then
     /// HKWorkoutTypeIdentifier); nil for a `<Record>`.
     var workout: ExportWorkout?
+    /// A `<Correlation>`'s member `<Record>`s; nil for anything else.
+    var members: [ExportRecord]?
 }

@@ -27,6 +27,13 @@ public struct ImportReport: Sendable {
     public var routesAdded = 0
     public var routesAlreadyStored = 0
     public var routesWithoutFile = 0
+    /// `<Correlation>` elements read; saved by this run; stored before. Its
+    /// member records are saved with it (as samples of their own types,
+    /// counted with the records when the export lists them at top level,
+    /// as Apple's exports do).
+    public var correlations = 0
+    public var correlationsAdded = 0
+    public var correlationsAlreadyStored = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -91,6 +98,14 @@ public struct ImportReport: Sendable {
             rows.append(Row(kind: "Workout", count: workouts, imported: workoutsAdded + workoutsAlreadyStored,
                             note: notes.joined(separator: "; ")))
         }
+        if correlations > 0 {
+            var notes = ["with their member records"]
+            if correlationsAlreadyStored > 0 { notes.append("\(correlationsAlreadyStored) already stored") }
+            let skipped = correlations - correlationsAdded - correlationsAlreadyStored
+            if skipped > 0 { notes.append("\(skipped) not imported (see skipped)") }
+            rows.append(Row(kind: "Correlation", count: correlations, imported: correlationsAdded + correlationsAlreadyStored,
+                            note: notes.joined(separator: "; ")))
+        }
         if routes > 0 {
             var notes = ["with the locations of their GPX files"]
             if routesAlreadyStored > 0 { notes.append("\(routesAlreadyStored) already stored") }
@@ -111,7 +126,6 @@ public struct ImportReport: Sendable {
 
     private static func reason(element: String) -> String {
         switch element {
-        case "Correlation": "not imported yet; its member records are imported at top level"
         case "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"

@@ -96,7 +96,7 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
-            case .workout, .route:
+            case .workout, .route, .correlation:
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
@@ -202,6 +202,9 @@ struct RecordMapper {
             for total in [w.totalEnergyBurned, w.totalDistance, w.totalSwimmingStrokeCount, w.totalFlightsClimbed] {
                 bits(total?.bitPattern ?? 0)
             }
+        case .correlation(let c):
+            name.append(5)
+            for m in c.members { text(m.uuidString) }
         case .route(let r):
             // A route is its workout's and the file's: the first and last
             // points and their count tell it from any other.

@@ -94,6 +94,9 @@ extension JSONObject {
             // The number of locations is a route's value, as through C and Python.
             o.add("value", int: r.locations.count)
             o.add("route", object: route(r))
+        case .correlation(let c):
+            o.add("value", int: c.members.count)
+            o.add("members", raw: array(c.members.map { quoted($0.uuidString) }))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)

@@ -153,6 +153,8 @@ struct QueryCommand: ParsableCommand {
                 return ("\(WorkoutActivityType.names[w.activityType] ?? "\(w.activityType)") \(minutes)", "min")
             case .route(let r):
                 return ("\(r.locations.count)", "locations")
+            case .correlation(let c):
+                return ("\(c.members.count)", "members")
             }
         }
     }

@@ -157,7 +157,7 @@ import OpenHealthKitCore
         let rest = try importFile(dir + "/export.zip", into: store)
         #expect(rest.failure == nil)
         #expect(rest.alreadyStored == partial.added)
-        #expect(try store.statistics().samples == expected + wholeReport.workoutsAdded)
+        #expect(try store.statistics().samples == expected + wholeReport.workoutsAdded + wholeReport.correlationsAdded)
     }
 
     /// An import killed mid-way leaves whole batches (each one transaction,

@@ -213,3 +213,41 @@ import OpenHealthKitCore
         #expect(try routes(store).isEmpty)
     }
 }
+
+/// Correlations (rule 33): a `<Correlation>` and its nested `<Record>`s,
+/// which Apple's exports also list at top level.
+@Suite struct CorrelationImportTests {
+    private func export(correlationFirst: Bool) -> String {
+        let attributes = """
+        sourceName="Beurer HealthCoach" sourceVersion="1.3.5.1" creationDate="2024-04-10 19:14:14 -0400" \
+        startDate="2023-07-23 09:24:00 -0400" endDate="2023-07-23 09:24:00 -0400"
+        """
+        let meta = "<MetadataEntry key=\"HKExternalUUID\" value=\"IO009MEA000021\"/>"
+        let sys = "<Record type=\"HKQuantityTypeIdentifierBloodPressureSystolic\" \(attributes) unit=\"mmHg\" value=\"113\">\(meta)</Record>"
+        let dia = "<Record type=\"HKQuantityTypeIdentifierBloodPressureDiastolic\" \(attributes) unit=\"mmHg\" value=\"66\">\(meta)</Record>"
+        let correlation = "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" \(attributes)>\(meta)\(dia)\(sys)</Correlation>"
+        let body = correlationFirst ? correlation + sys + dia : sys + dia + correlation
+        return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\(body)</HealthData>\n"
+    }
+
+    @Test func rule33_aCorrelationGroupsTheTopLevelRecordsItRepeats() throws {
+        for correlationFirst in [false, true] {
+            let dir = temporaryDirectory()
+            writeText(dir + "/export.xml", export(correlationFirst: correlationFirst))
+            let store = try newStore()
+            defer { store.close() }
+            let r = try importFile(dir + "/export.xml", into: store)
+            #expect(r.records == 2 && r.correlations == 1 && r.correlationsAdded == 1)
+            #expect(r.added + r.alreadyStored == 2, "each record once, whichever comes first")
+            let sys = try store.anchoredQuery(type: SampleType.named("BloodPressureSystolic"), anchor: nil).samples
+            let dia = try store.anchoredQuery(type: SampleType.named("BloodPressureDiastolic"), anchor: nil).samples
+            #expect(sys.count == 1 && dia.count == 1)
+            let bp = try store.anchoredQuery(type: SampleType.named("BloodPressure"), anchor: nil).samples
+            #expect(bp.count == 1)
+            #expect(bp.first?.value == .correlation(Correlation(members: [sys[0].uuid, dia[0].uuid])))
+            #expect(bp.first?.metadata["HKExternalUUID"] == .string("IO009MEA000021"))
+            let again = try importFile(dir + "/export.xml", into: store)
+            #expect(again.correlationsAdded == 0 && again.correlationsAlreadyStored == 1 && again.added == 0)
+        }
+    }
+}

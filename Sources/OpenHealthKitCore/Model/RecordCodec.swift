@@ -15,8 +15,9 @@ import FoundationEssentials
 ///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
 ///        payload     UInt32 length, then a workout's fields (`WorkoutCodec`;
 ///                    value is then the duration) or a route's locations
-///                    (`RouteCodec`; value is their count), when flagPayload
-///                    (format 8)
+///                    (`RouteCodec`; value is their count) or a correlation's
+///                    members (`CorrelationCodec`; value is their count),
+///                    when flagPayload (format 8)
 ///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
 ///     end-4 check    UInt32, when the flag says so (format 5 records have none)
 ///
@@ -57,6 +58,7 @@ enum RecordCodec {
         case .category(let v): value = UInt64(bitPattern: Int64(v)); flags |= flagCategory
         case .workout(let workout): value = workout.duration.bitPattern; flags |= flagPayload
         case .route(let route): value = Double(route.locations.count).bitPattern; flags |= flagPayload
+        case .correlation(let c): value = Double(c.members.count).bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
@@ -73,6 +75,7 @@ enum RecordCodec {
         switch s.value {
         case .workout(let workout): appendPayload(&w) { WorkoutCodec.encode(workout, into: &$0) }
         case .route(let route): appendPayload(&w) { RouteCodec.encode(route, into: &$0) }
+        case .correlation(let c): appendPayload(&w) { CorrelationCodec.encode(c, into: &$0) }
         case .quantity, .category: break
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
@@ -194,6 +197,7 @@ struct RecordView {
         switch type.kind {
         case .workout: return .workout(try WorkoutCodec.decode(&r))
         case .route: return .route(try RouteCodec.decode(&r))
+        case .correlation: return .correlation(try CorrelationCodec.decode(&r))
         case .quantity, .category: throw OHKError(.storeCorrupt, "a \(type.identifier) record with a payload")
         }
     }

@@ -88,12 +88,14 @@ public enum MetadataKey {
 }
 
 /// A sample's value: a quantity in its type's canonical unit, a category
-/// integer, a workout's fields, or a workout route's locations.
+/// integer, a workout's fields, a workout route's locations, or a
+/// correlation's members.
 public enum SampleValue: Hashable, Sendable {
     case quantity(Double)
     case category(Int)
     case workout(Workout)
     case route(WorkoutRoute)
+    case correlation(Correlation)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -203,6 +205,21 @@ public struct Sample: Hashable, Sendable {
         return s
     }
 
+    /// A correlation (rule 33) of `type` (blood pressure or food): its
+    /// members' UUIDs. The members are saved before it, in the same save or
+    /// an earlier one; the save checks them.
+    public static func correlation(_ type: SampleType, members: [UUID], start: Date, end: Date, source: Source,
+                                   device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                   uuid: UUID = UUID(), creationDate: Date? = nil,
+                                   utcOffset: Int? = nil) throws -> Sample {
+        guard case .correlation = type.kind else { throw OHKError(.invalidArgument, "\(type.identifier) is not a correlation type") }
+        let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end,
+                       value: .correlation(Correlation(members: members)), source: source, device: device,
+                       metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
     /// The quantity in `unit`; throws for category samples and other dimensions.
     public func quantity(in unit: HealthUnit) throws -> Double {
         guard case .quantity(let v) = value, let canonical = type.canonicalUnit else {
@@ -237,6 +254,8 @@ public struct Sample: Hashable, Sendable {
             try w.validate(uuid)
         case (.route, .route(let r)):
             try r.validate(uuid)
+        case (.correlation, .correlation):
+            break  // its members, against the store, when saved
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

@@ -18,6 +18,9 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case workout
         /// HealthKit's workout route type: each value is a `WorkoutRoute`.
         case route
+        /// A correlation type (blood pressure, food): each value is a
+        /// `Correlation`.
+        case correlation
     }
 
     public let identifier: String
@@ -49,6 +52,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case .category: "category"
         case .workout: "workout"
         case .route: "route"
+        case .correlation: "correlation"
         }
     }
 
@@ -113,6 +117,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
 public enum TypeCatalogue {
     public static let quantityPrefix = "HKQuantityTypeIdentifier"
     public static let categoryPrefix = "HKCategoryTypeIdentifier"
+    public static let correlationPrefix = "HKCorrelationTypeIdentifier"
     /// HealthKit's one workout type (`HKObjectType.workoutType()`).
     public static let workoutIdentifier = "HKWorkoutTypeIdentifier"
     public static var workoutType: SampleType { standard[workoutIdentifier]! }
@@ -140,6 +145,9 @@ public enum TypeCatalogue {
                                             catalogueIndex: out.count)
         out[routeIdentifier] = SampleType(identifier: routeIdentifier, kind: .route, isCustom: false,
                                           catalogueIndex: out.count)
+        for id in [bloodPressureIdentifier, foodIdentifier] {
+            out[id] = SampleType(identifier: id, kind: .correlation, isCustom: false, catalogueIndex: out.count)
+        }
         return out
     }()
 
@@ -152,13 +160,14 @@ public enum TypeCatalogue {
     public static func lookup(_ name: String) -> SampleType? {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
             ?? (name == "Workout" ? standard[workoutIdentifier] : name == "WorkoutRoute" ? standard[routeIdentifier] : nil)
+            ?? standard[correlationPrefix + name]
     }
 
     /// The short name of a standard type (its identifier without the
     /// prefix); a custom type's identifier as it is.
     public static func shortName(_ type: SampleType) -> String {
         guard !type.isCustom else { return type.identifier }
-        for prefix in [quantityPrefix, categoryPrefix] where type.identifier.hasPrefix(prefix) {
+        for prefix in [quantityPrefix, categoryPrefix, correlationPrefix] where type.identifier.hasPrefix(prefix) {
             return String(type.identifier.dropFirst(prefix.count))
         }
         if type.identifier == workoutIdentifier { return "Workout" }

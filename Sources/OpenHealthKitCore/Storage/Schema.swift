@@ -216,7 +216,7 @@ enum TableCodec {
                 w.string(k)
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
-        case .workout, .route:
+        case .workout, .route, .correlation:
             w.u8(2)  // never a custom type's; here for completeness
         }
         return w.bytes

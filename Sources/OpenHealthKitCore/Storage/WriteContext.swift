@@ -252,6 +252,13 @@ struct WriteContext {
         pendingUUIDs.removeAll(keepingCapacity: true)
     }
 
+    /// The type with store id `id`, committed or added by this transaction.
+    func type(id: UInt16) -> SampleType? {
+        if let t = committed.type(id: id) { return t }
+        guard let identifier = added.typeIDs.first(where: { $0.value == id })?.key else { return nil }
+        return TypeCatalogue.standard[identifier] ?? committed.customTypes[identifier]
+    }
+
     mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
         try flushUUIDs()
         return try uuidIndex.get(PendingUUID(uuid)).map(Schema.unpack)

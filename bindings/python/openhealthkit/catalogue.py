@@ -38,6 +38,9 @@ class SampleType:
     #: HKWorkoutRouteTypeIdentifier: its samples read as their number of
     #: locations (the locations are not in the Python API yet).
     is_route: bool = False
+    #: A correlation type (blood pressure, food): its samples read as their
+    #: number of members (the members are not in the Python API yet).
+    is_correlation: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -55,6 +58,7 @@ class SampleType:
             display_unit=info.display_unit.decode("utf-8") if quantity else None,
             is_workout=info.kind == n.KIND_WORKOUT,
             is_route=info.kind == n.KIND_WORKOUT_ROUTE,
+            is_correlation=info.kind == n.KIND_CORRELATION,
         )
 
 

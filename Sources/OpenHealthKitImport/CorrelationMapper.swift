@@ -1,0 +1,35 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// `<Correlation>` → a correlation sample (rule 33) whose members are the
+/// samples of its nested `<Record>`s: the same content gives the same
+/// UUID, so they are the export's top-level records, stored once.
+extension RecordMapper {
+    mutating func correlation(_ r: ExportRecord, members: [UUID]) -> Result<Sample, SkipReason> {
+        guard let type = TypeCatalogue.lookup(r.type), case .correlation = type.kind else {
+            return .failure(SkipReason(kind: .unknownType, subject: r.type))
+        }
+        guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
+        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
+              let end = ExportTimestamp.parse(r.endDate) else {
+            return .failure(SkipReason(kind: .badDate, subject: type.identifier))
+        }
+        let source = source(r.sourceName, r.sourceVersion)
+        let device = r.device.map { self.device($0) }
+        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let metadata = Self.metadata(r.metadata)
+        let value = Correlation(members: members)
+        let uuid = contentUUID(type, source, device, start, end, created, .correlation(value), metadata)
+        do {
+            return .success(try Sample.correlation(type, members: members, start: Date(timeIntervalSinceReferenceDate: start),
+                                                   end: Date(timeIntervalSinceReferenceDate: end), source: source,
+                                                   device: device, metadata: metadata, uuid: uuid,
+                                                   creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)),
+                                                   utcOffset: offset))
+        } catch let e as OHKError {
+            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: type.identifier))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: type.identifier))
+        }
+    }
+}
