@@ -43,6 +43,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
                                       "cannot open the store in \(directory): \(HKError(core: error).localizedDescription)"))
         }
         super.init()
+        if case .success(let o) = opened { conversion.core = o.store }
     }
 
     deinit { close() }
@@ -158,6 +159,8 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
         samples.reserveCapacity(objects.count)
         for object in objects {
             guard let sample = object as? HKSample else { throw .invalid("\(type(of: object)) objects cannot be saved") }
+            // A new correlation's objects first, in the same save (rule 33).
+            for member in (sample as? HKCorrelation)?.newObjects ?? [] { samples.append(try member.coreSample(in: store)) }
             samples.append(try sample.coreSample(in: store))
         }
         try hk { _ = try store.save(samples) }

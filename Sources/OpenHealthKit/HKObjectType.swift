@@ -38,8 +38,14 @@ public class HKObjectType: NSObject, @unchecked Sendable {
 
     /// The HealthKit type for a core type.
     static func make(_ type: SampleType) -> HKSampleType {
-        type.isQuantity ? HKQuantityType(identifier: type.identifier, known: type)
-                        : HKCategoryType(identifier: type.identifier, known: type)
+        switch type.kind {
+        case .quantity: HKQuantityType(identifier: type.identifier, known: type)
+        case .category: HKCategoryType(identifier: type.identifier, known: type)
+        case .workout: HKWorkoutType(identifier: type.identifier, known: type)
+        case .correlation: HKCorrelationType(identifier: type.identifier, known: type)
+        // Routes need CoreLocation's CLLocation, which Linux lacks.
+        case .route: HKSampleType(identifier: type.identifier, known: type)
+        }
     }
 }
 

@@ -42,6 +42,9 @@ final class ResultConversion: @unchecked Sendable {
     /// (A `Mutex`, not an `NSLock`: taken on every query, its uncontended
     /// path is an atomic in place instead of a call into an object.)
     private let shared = Mutex(Shared())
+    /// The store the results come from, for what a result reads later (a
+    /// correlation's objects).
+    weak var core: Store?
 
     /// The batch as `S` objects; every sample of the batch must be an `S`
     /// (the query's descriptors were checked to be of `S`'s kind).
@@ -94,7 +97,10 @@ final class ResultConversion: @unchecked Sendable {
             let start = f.startDate, end = f.endDate
             let sample: HKSample
             let entry = types[f.typeIndex]
-            if let value = f.quantity, let type = entry.quantityType, let unit = entry.unit {
+            if let payload = f.payload {
+                sample = self.payloadSample(payload, entry.type, start, end, f.uuid, revision, device, metadata,
+                                            f.creationDate, f.utcOffset)
+            } else if let value = f.quantity, let type = entry.quantityType, let unit = entry.unit {
                 sample = HKQuantitySample(type: type, canonicalUnit: unit, value: value, start: start, end: end,
                                           uuid: f.uuid, sourceRevision: revision, device: device, metadata: metadata,
                                           creationDate: f.creationDate, utcOffset: f.utcOffset)

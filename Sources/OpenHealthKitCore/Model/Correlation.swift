@@ -20,7 +20,7 @@ extension TypeCatalogue {
     /// The member types each correlation type allows (documented: blood
     /// pressure holds a systolic and a diastolic sample; food, dietary
     /// samples).
-    static func correlationMembers(_ identifier: String) -> Set<String> {
+    public static func correlationMembers(_ identifier: String) -> Set<String> {
         if identifier == bloodPressureIdentifier { return [systolic, diastolic] }
         return Set(standard.values.filter { $0.isQuantity && $0.identifier.hasPrefix(quantityPrefix + "Dietary") }.map(\.identifier))
     }

@@ -150,6 +150,9 @@ public struct SampleFields {
     @inlinable public var creationTime: Double? { record.creation }
     /// The UTC offset of the sample's local time, seconds east of UTC.
     @inlinable public var utcOffset: Int? { record.utcOffset }
+    /// A workout's fields, a route's locations or a correlation's members;
+    /// nil for quantities and categories.
+    public var payload: SampleValue? { record.hasPayload ? try? record.payloadValue(type) : nil }
     /// Each metadata entry in turn, without building a dictionary.
     public func forEachMetadata(_ body: (_ key: String, _ value: MetadataValue) -> Void) {
         guard hasMetadata else { return }

@@ -1,0 +1,70 @@
+// HKWorkout and HKCorrelation (rules 31 and 33): the programs real apps
+// contain, a workout list and a blood-pressure log.
+import Foundation
+@testable import OpenHealthKit
+import OpenHealthKitCore
+import Testing
+
+@Suite struct WorkoutAPITests {
+    private func samples(_ store: HKHealthStore, _ type: HKSampleType) -> [HKSample] {
+        let done = Transcript()
+        let got = Shared<[HKSample]>([])
+        store.execute(HKSampleQuery(sampleType: type, predicate: nil, limit: HKObjectQueryNoLimit,
+                                    sortDescriptors: [NSSortDescriptor(key: HKSampleSortIdentifierStartDate, ascending: true)]) { _, s, _ in
+            got.value = s ?? []
+            done.record("done")
+        })
+        #expect(done.wait(forLinesStartingWith: "done"))
+        return got.value
+    }
+
+    @Test func rule31_aWorkoutListReadsWhatWasSaved() async throws {
+        let store = try freshHealthStore()
+        let start = day0, end = day0 + 45 * minute
+        let run = HKWorkout(activityType: .running, start: start, end: end,
+                            workoutEvents: [HKWorkoutEvent(type: .pause, dateInterval: DateInterval(start: start + 600, duration: 0), metadata: nil),
+                                            HKWorkoutEvent(type: .resume, dateInterval: DateInterval(start: start + 720, duration: 0), metadata: nil)],
+                            totalEnergyBurned: HKQuantity(unit: .kilocalorie(), doubleValue: 420),
+                            totalDistance: HKQuantity(unit: .mile(), doubleValue: 5), metadata: [HKMetadataKeyIndoorWorkout: false])
+        let walk = HKWorkout(activityType: .walking, start: end + 3600, end: end + 7200)
+        try await store.save([walk, run])
+        let list = samples(store, HKObjectType.workoutType())
+        #expect(list.map(\.uuid) == [run.uuid, walk.uuid])
+        let read = try #require(list.first as? HKWorkout)
+        #expect(read.workoutActivityType == .running && read.duration == 45 * minute)
+        #expect(read.totalEnergyBurned?.doubleValue(for: .kilocalorie()) == 420)
+        #expect(abs(read.totalDistance!.doubleValue(for: .mile()) - 5) < 1e-9)
+        #expect(read.workoutEvents?.map(\.type) == [.pause, .resume])
+        #expect(read.workoutEvents?.first?.dateInterval.start == start + 600)
+        #expect(read.metadata?[HKMetadataKeyIndoorWorkout] as? Bool == false)
+        #expect((list.last as? HKWorkout)?.workoutActivityType == .walking)
+        #expect(HKWorkoutActivityType(rawValue: 37) == .running && HKWorkoutActivityType.other.rawValue == 3000)
+    }
+
+    /// The blood-pressure log: a correlation saved with its two samples,
+    /// read back with them; the samples are in their own types' queries.
+    @Test func rule33_aBloodPressureLogSavesAndReadsItsCorrelations() async throws {
+        let store = try freshHealthStore()
+        let mmHg = HKUnit.millimeterOfMercury()
+        let sys = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: 121),
+                                   start: day0, end: day0)
+        let dia = HKQuantitySample(type: HKQuantityType(.bloodPressureDiastolic), quantity: HKQuantity(unit: mmHg, doubleValue: 79),
+                                   start: day0, end: day0)
+        let type = try #require(HKObjectType.correlationType(forIdentifier: .bloodPressure))
+        let reading = HKCorrelation(type: type, start: day0, end: day0, objects: [sys, dia])
+        try await store.save(reading)
+
+        let log = samples(store, type)
+        let read = try #require(log.first as? HKCorrelation)
+        #expect(log.count == 1 && read.uuid == reading.uuid && read.correlationType == type)
+        let values = read.objects.compactMap { ($0 as? HKQuantitySample)?.quantity.doubleValue(for: mmHg) }.sorted()
+        #expect(values == [79, 121])
+        #expect(read.objects(for: HKQuantityType(.bloodPressureSystolic)).map(\.uuid) == [sys.uuid])
+        #expect(samples(store, HKQuantityType(.bloodPressureDiastolic)).map(\.uuid) == [dia.uuid])
+
+        // A correlation the type does not allow fails the save, and writes nothing.
+        let wrong = HKCorrelation(type: type, start: day0, end: day0, objects: [steps(10, at: 0), sys])
+        await #expect(throws: HKError.self) { try await store.save(wrong) }
+        #expect(samples(store, HKQuantityType(.stepCount)).isEmpty)
+    }
+}
