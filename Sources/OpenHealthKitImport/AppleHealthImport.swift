@@ -187,16 +187,36 @@ private struct Saver {
             }
             switch mapper.sample(r) {
             case .success(let s):
-                for route in r.workout?.routes ?? [] {
-                    if let p = route.path { routes[p, default: []].append((route, s.uuid)) } else { report.routesWithoutFile += 1 }
-                }
                 batch.append(s)
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 isMember.append(false)
+                for var route in r.workout?.routes ?? [] {
+                    if route.sourceName.isEmpty { route.sourceName = r.sourceName; route.sourceVersion = r.sourceVersion }
+                    if !route.locations.isEmpty {
+                        takeInlineRoute(route, workout: s.uuid)
+                    } else if let p = route.path {
+                        routes[p, default: []].append((route, s.uuid))
+                    } else {
+                        report.routesWithoutFile += 1
+                    }
+                }
                 if batch.count >= batchSize { try flush() }
             case .failure(let reason):
                 skip(reason, line: r.line)
             }
+        }
+    }
+
+    /// A route whose locations the XML holds (exports from before iOS 13).
+    private mutating func takeInlineRoute(_ route: ExportWorkout.Route, workout: UUID) {
+        let mapped = RecordMapper.locations(route.locations).flatMap { mapper.route(route, workout: workout, locations: $0) }
+        switch mapped {
+        case .success(let s):
+            batch.append(s)
+            units.append("")
+            isMember.append(false)
+        case .failure(let reason):
+            report.skipped[reason, default: 0] += 1
         }
     }
 

@@ -58,7 +58,8 @@ extension ExportParser {
     }
 
     /// A child of a workout's child: an event's metadata; an activity's
-    /// metadata, statistics and events (kept with the workout's).
+    /// metadata, statistics and events (kept with the workout's); a
+    /// route's metadata, file reference, or inline locations.
     func workoutGrandchild(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         switch (workoutChild, String(cString: name)) {
         case (.event(let i)?, "MetadataEntry"):
@@ -71,6 +72,10 @@ extension ExportParser {
             current!.workout!.events.append(event(attributes))
         case (.route(let i)?, "MetadataEntry"):
             if let entry = metadataEntry(attributes) { current!.workout!.routes[i].metadata.append(entry) }
+        case (.route(let i)?, "Location"):
+            var location: [String: String] = [:]
+            forEach(attributes) { k, v in location[String(cString: k)] = String(cString: v) }
+            current!.workout!.routes[i].locations.append(location)
         case (.route(let i)?, "FileReference"):
             forEach(attributes) { k, v in
                 guard strcmp(k, "path") == 0 else { return }

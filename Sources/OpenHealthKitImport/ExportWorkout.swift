@@ -47,6 +47,10 @@ struct ExportWorkout: Sendable {
         var metadata: [(key: String, value: String)] = []
         /// Relative to the export's folder: "workout-routes/route_….gpx".
         var path: String?
+        /// Exports from before iOS 13 hold the locations inline instead:
+        /// `<Location date latitude longitude altitude horizontalAccuracy
+        /// verticalAccuracy course speed/>`, each attribute as text.
+        var locations: [[String: String]] = []
     }
 
     /// Newer exports' `<WorkoutActivity>`, nested in its workout.

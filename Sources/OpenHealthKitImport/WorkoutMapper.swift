@@ -69,13 +69,18 @@ extension RecordMapper {
 
     /// A `<WorkoutRoute>` of the workout `workout`, with the locations of
     /// its GPX file (rule 32).
+    /// A route without its own source or dates (some old exports) takes
+    /// its workout's source and its first and last locations' times.
     mutating func route(_ r: ExportWorkout.Route, workout: UUID, locations: [RouteLocation]) -> Result<Sample, SkipReason> {
         let subject = TypeCatalogue.routeIdentifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
-        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
-              let end = ExportTimestamp.parse(r.endDate) else {
+        let first = locations.map(\.timestamp).min()?.timeIntervalSinceReferenceDate
+        let last = locations.map(\.timestamp).max()?.timeIntervalSinceReferenceDate
+        let given = ExportTimestamp.parseWithOffset(r.startDate)
+        guard let start = given?.instant ?? first, let end = ExportTimestamp.parse(r.endDate) ?? last else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
+        let offset = given?.offset
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
         let created = r.creationDate.flatMap(ExportTimestamp.parse)
@@ -92,6 +97,23 @@ extension RecordMapper {
         } catch {
             return .failure(SkipReason(kind: .invalidSample, subject: subject))
         }
+    }
+
+    /// The inline `<Location>`s of an old export's route.
+    static func locations(_ inline: [[String: String]]) -> Result<[RouteLocation], SkipReason> {
+        var out: [RouteLocation] = []
+        for a in inline {
+            guard let date = a["date"].flatMap(ExportTimestamp.parse), let lat = a["latitude"].flatMap(Double.init),
+                  let lon = a["longitude"].flatMap(Double.init) else {
+                return .failure(SkipReason(kind: .badValue, subject: "Location of \(TypeCatalogue.routeIdentifier)"))
+            }
+            // CLLocation's negative values mean "invalid": unknown here.
+            let valid = { (key: String) in a[key].flatMap(Double.init).flatMap { $0 >= 0 ? $0 : nil } }
+            out.append(RouteLocation(timestamp: Date(timeIntervalSinceReferenceDate: date), latitude: lat, longitude: lon,
+                                     altitude: a["altitude"].flatMap(Double.init), horizontalAccuracy: valid("horizontalAccuracy"),
+                                     verticalAccuracy: valid("verticalAccuracy"), course: valid("course"), speed: valid("speed")))
+        }
+        return .success(out)
     }
 
     /// `text` in `unit`, converted to `canonical`; nil when absent.

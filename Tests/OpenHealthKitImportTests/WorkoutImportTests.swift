@@ -251,3 +251,34 @@ import OpenHealthKitCore
         }
     }
 }
+
+extension RouteImportTests {
+    /// Exports from before iOS 13 hold a route's locations inline, and
+    /// some routes there have no source or dates of their own.
+    @Test func rule32_inlineLocationsOfOldExportsAreARoute() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/export.xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" startDate="2019-03-01 18:00:00 -0500" endDate="2019-03-01 18:30:00 -0500">
+          <WorkoutRoute creationDate="2019-03-01 18:30:30 -0500">
+           <Location date="2019-03-01 18:00:05 -0500" latitude="40.712900" longitude="-74.005900" altitude="10.8" horizontalAccuracy="4" verticalAccuracy="3" course="-1" speed="3.4"/>
+           <Location date="2019-03-01 18:00:00 -0500" latitude="40.712800" longitude="-74.006000" altitude="10.5" horizontalAccuracy="5" verticalAccuracy="3" course="180" speed="3.5"/>
+          </WorkoutRoute>
+         </Workout>
+        </HealthData>
+        """)
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.routes == 1 && r.routesAdded == 1 && r.routesWithoutFile == 0)
+        let (sample, route) = try #require(try routes(store).first)
+        let start = Date(timeIntervalSince1970: 1_551_481_200)  // 2019-03-01 23:00:00Z
+        #expect(sample.startDate == start && sample.endDate == start.addingTimeInterval(5))
+        #expect(sample.source.name == "Watch")
+        #expect(route.locations.map(\.latitude) == [40.7128, 40.7129])
+        #expect(route.locations[0].course == 180 && route.locations[1].course == nil && route.locations[1].speed == 3.4)
+        let workout = try #require(try store.anchoredQuery(type: TypeCatalogue.workoutType, anchor: nil).samples.first)
+        #expect(route.workout == workout.uuid)
+    }
+}
