@@ -93,8 +93,10 @@ public enum MetadataKey {
 public enum SampleValue: Hashable, Sendable {
     case quantity(Double)
     case category(Int)
-    case workout(Workout)
-    case route(WorkoutRoute)
+    // Boxed: inline, a workout's fields made every sample (quantities
+    // included) 72 bytes larger, which saves and reads copy.
+    indirect case workout(Workout)
+    indirect case route(WorkoutRoute)
     case correlation(Correlation)
 }
 
