@@ -85,6 +85,14 @@ public class HKQuery: NSObject, @unchecked Sendable {
         core?.stop()
     }
 
+    /// A one-shot query's work, run on a background queue: its answer, or
+    /// its error as an `HKError`, goes to `deliver`.
+    static func answer<T>(_ work: @escaping () throws -> T, _ deliver: @escaping (T?, (any Error)?) -> Void) {
+        onBackground {
+            do { deliver(try work(), nil) } catch { deliver(nil, HKError(core: error)) }
+        }
+    }
+
     /// Calls `body` on a background queue, as HealthKit calls handlers.
     /// Handlers are not `Sendable` in HealthKit's signatures; each runs
     /// once, on that queue only.

@@ -83,13 +83,8 @@ public final class HKSampleQuery: HKQuery, @unchecked Sendable {
             sort.append(SampleSort(key, ascending: d.ascending))
         }
         let core = try store.core(), limit = self.limit, handler = self.handler
-        Self.onBackground {
-            do {
-                let batch = try core.sampleQuery(descriptors, sort: sort, limit: limit)
-                handler(self, store.conversion.samples(batch), nil)
-            } catch {
-                handler(self, nil, HKError(core: error))
-            }
+        Self.answer({ store.conversion.samples(try core.sampleQuery(descriptors, sort: sort, limit: limit)) }) {
+            handler(self, $0, $1)
         }
         return nil
     }
@@ -155,13 +150,7 @@ public final class HKSourceQuery: HKQuery, @unchecked Sendable {
 
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         let core = try store.core(), handler = self.handler
-        Self.onBackground {
-            do {
-                handler(self, Set(try core.sources(descriptors).map(HKSource.init(core:))), nil)
-            } catch {
-                handler(self, nil, HKError(core: error))
-            }
-        }
+        Self.answer({ Set(try core.sources(descriptors).map(HKSource.init(core:))) }) { handler(self, $0, $1) }
         return nil
     }
 

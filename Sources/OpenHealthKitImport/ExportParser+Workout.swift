@@ -15,21 +15,24 @@ extension ExportParser {
     }
 
     func workout(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout {
+        let a = text(of: attributes)
         var w = ExportWorkout()
-        forEach(attributes) { k, v in
-            let value = String(cString: v)
-            switch String(cString: k) {
-            case "workoutActivityType": w.activityType = value
-            case "duration": w.duration = value
-            case "durationUnit": w.durationUnit = value
-            case "totalDistance": w.totalDistance = value
-            case "totalDistanceUnit": w.totalDistanceUnit = value
-            case "totalEnergyBurned": w.totalEnergyBurned = value
-            case "totalEnergyBurnedUnit": w.totalEnergyBurnedUnit = value
-            default: break
-            }
-        }
+        w.activityType = a["workoutActivityType"] ?? ""
+        w.duration = a["duration"]
+        w.durationUnit = a["durationUnit"]
+        w.totalDistance = a["totalDistance"]
+        w.totalDistanceUnit = a["totalDistanceUnit"]
+        w.totalEnergyBurned = a["totalEnergyBurned"]
+        w.totalEnergyBurnedUnit = a["totalEnergyBurnedUnit"]
         return w
+    }
+
+    /// An element's attributes as text, by name (workouts and their parts
+    /// are few: a dictionary costs nothing worth saving).
+    private func text(of attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> [String: String] {
+        var out: [String: String] = [:]
+        forEach(attributes) { k, v in out[String(cString: k)] = String(cString: v) }
+        return out
     }
 
     /// A child of the open workout: metadata, an event, statistics, an
@@ -73,9 +76,7 @@ extension ExportParser {
         case (.route(let i)?, "MetadataEntry"):
             if let entry = metadataEntry(attributes) { current!.workout!.routes[i].metadata.append(entry) }
         case (.route(let i)?, "Location"):
-            var location: [String: String] = [:]
-            forEach(attributes) { k, v in location[String(cString: k)] = String(cString: v) }
-            current!.workout!.routes[i].locations.append(location)
+            current!.workout!.routes[i].locations.append(text(of: attributes))
         case (.route(let i)?, "FileReference"):
             forEach(attributes) { k, v in
                 guard strcmp(k, "path") == 0 else { return }
@@ -89,69 +90,27 @@ extension ExportParser {
     }
 
     private func event(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Event {
-        var e = ExportWorkout.Event()
-        forEach(attributes) { k, v in
-            let value = String(cString: v)
-            switch String(cString: k) {
-            case "type": e.type = value
-            case "date": e.date = value
-            case "duration": e.duration = value
-            case "durationUnit": e.durationUnit = value
-            default: break
-            }
-        }
-        return e
+        let a = text(of: attributes)
+        return ExportWorkout.Event(type: a["type"] ?? "", date: a["date"] ?? "", duration: a["duration"],
+                                   durationUnit: a["durationUnit"])
     }
 
     private func statistics(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Statistics {
-        var s = ExportWorkout.Statistics()
-        forEach(attributes) { k, v in
-            let value = String(cString: v)
-            switch String(cString: k) {
-            case "type": s.type = value
-            case "startDate": s.startDate = value
-            case "endDate": s.endDate = value
-            case "sum": s.sum = value
-            case "average": s.average = value
-            case "minimum": s.minimum = value
-            case "maximum": s.maximum = value
-            case "unit": s.unit = value
-            default: break
-            }
-        }
-        return s
+        let a = text(of: attributes)
+        return ExportWorkout.Statistics(type: a["type"] ?? "", startDate: a["startDate"] ?? "", endDate: a["endDate"] ?? "",
+                                        sum: a["sum"], average: a["average"], minimum: a["minimum"], maximum: a["maximum"],
+                                        unit: a["unit"])
     }
 
     private func route(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Route {
-        var r = ExportWorkout.Route()
-        forEach(attributes) { k, v in
-            let value = String(cString: v)
-            switch String(cString: k) {
-            case "sourceName": r.sourceName = value
-            case "sourceVersion": r.sourceVersion = value
-            case "device": r.device = value
-            case "creationDate": r.creationDate = value
-            case "startDate": r.startDate = value
-            case "endDate": r.endDate = value
-            default: break
-            }
-        }
-        return r
+        let a = text(of: attributes)
+        return ExportWorkout.Route(sourceName: a["sourceName"] ?? "", sourceVersion: a["sourceVersion"], device: a["device"],
+                                   creationDate: a["creationDate"], startDate: a["startDate"] ?? "", endDate: a["endDate"] ?? "")
     }
 
     private func activity(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Activity {
-        var a = ExportWorkout.Activity()
-        forEach(attributes) { k, v in
-            let value = String(cString: v)
-            switch String(cString: k) {
-            case "uuid": a.uuid = value
-            case "startDate": a.startDate = value
-            case "endDate": a.endDate = value
-            case "duration": a.duration = value
-            case "durationUnit": a.durationUnit = value
-            default: break
-            }
-        }
-        return a
+        let a = text(of: attributes)
+        return ExportWorkout.Activity(uuid: a["uuid"], startDate: a["startDate"] ?? "", endDate: a["endDate"],
+                                      duration: a["duration"], durationUnit: a["durationUnit"])
     }
 }

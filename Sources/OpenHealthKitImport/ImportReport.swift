@@ -89,32 +89,16 @@ public struct ImportReport: Sendable {
         if olderVersions > 0 { notes.append("\(olderVersions) older than the stored version") }
         if skippedCount > 0 { notes.append("\(skippedCount) skipped") }
         var rows = [Row(kind: "Record", count: records, imported: added + alreadyStored, note: notes.joined(separator: ", "))]
-        if workouts > 0 {
-            var notes = ["with their events, statistics and activities"]
-            if workoutsAlreadyStored > 0 { notes.append("\(workoutsAlreadyStored) already stored") }
-            if workoutsOlderVersions > 0 { notes.append("\(workoutsOlderVersions) older than the stored version") }
-            let skipped = workouts - workoutsAdded - workoutsAlreadyStored - workoutsOlderVersions
-            if skipped > 0 { notes.append("\(skipped) skipped") }
-            rows.append(Row(kind: "Workout", count: workouts, imported: workoutsAdded + workoutsAlreadyStored,
-                            note: notes.joined(separator: "; ")))
-        }
-        if correlations > 0 {
-            var notes = ["with their member records"]
-            if correlationsAlreadyStored > 0 { notes.append("\(correlationsAlreadyStored) already stored") }
-            let skipped = correlations - correlationsAdded - correlationsAlreadyStored
-            if skipped > 0 { notes.append("\(skipped) not imported (see skipped)") }
-            rows.append(Row(kind: "Correlation", count: correlations, imported: correlationsAdded + correlationsAlreadyStored,
-                            note: notes.joined(separator: "; ")))
-        }
-        if routes > 0 {
-            var notes = ["with the locations of their GPX files"]
-            if routesAlreadyStored > 0 { notes.append("\(routesAlreadyStored) already stored") }
-            if routesWithoutFile > 0 { notes.append("\(routesWithoutFile) without their file in the export") }
-            let skipped = routes - routesAdded - routesAlreadyStored - routesWithoutFile
-            if skipped > 0 { notes.append("\(skipped) not imported (see skipped)") }
-            rows.append(Row(kind: "WorkoutRoute", count: routes, imported: routesAdded + routesAlreadyStored,
-                            note: notes.joined(separator: "; ")))
-        }
+        rows += [
+            Self.row("Workout", count: workouts, added: workoutsAdded, stored: workoutsAlreadyStored,
+                     holds: "with their events, statistics and activities",
+                     also: [(workoutsOlderVersions, "older than the stored version")]),
+            Self.row("WorkoutRoute", count: routes, added: routesAdded, stored: routesAlreadyStored,
+                     holds: "with the locations of their GPX files",
+                     also: [(routesWithoutFile, "without their file in the export")]),
+            Self.row("Correlation", count: correlations, added: correlationsAdded, stored: correlationsAlreadyStored,
+                     holds: "with their member records", also: []),
+        ].compactMap { $0 }
         for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
             rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
         }
@@ -122,6 +106,23 @@ public struct ImportReport: Sendable {
             rows.append(Row(kind: kind, count: n, imported: 0, note: "not imported yet"))
         }
         return rows
+    }
+
+    /// The row of a kind imported whole (nil when the export has none):
+    /// what it holds, then what was not added and why; the rest were
+    /// skipped, and `skipped` says why.
+    private static func row(_ kind: String, count: Int, added: Int, stored: Int, holds: String,
+                            also: [(Int, String)]) -> Row? {
+        guard count > 0 else { return nil }
+        var notes = [holds]
+        if stored > 0 { notes.append("\(stored) already stored") }
+        var accounted = added + stored
+        for (n, why) in also where n > 0 {
+            notes.append("\(n) \(why)")
+            accounted += n
+        }
+        if count > accounted { notes.append("\(count - accounted) skipped") }
+        return Row(kind: kind, count: count, imported: added + stored, note: notes.joined(separator: "; "))
     }
 
     private static func reason(element: String) -> String {
