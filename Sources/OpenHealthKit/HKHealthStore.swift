@@ -153,17 +153,38 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
 
     // MARK: Internals
 
+    /// Saves in one transaction. A correlation's objects are saved before
+    /// it (rule 33), unless the call saves them too or the store holds
+    /// them already; correlations go last.
     private func saveNow(_ objects: [HKObject]) throws(HKError) {
         let store = try core()
-        var samples: [Sample] = []
+        var samples: [Sample] = [], correlations: [Sample] = [], members: [Sample] = []
         samples.reserveCapacity(objects.count)
         for object in objects {
             guard let sample = object as? HKSample else { throw .invalid("\(type(of: object)) objects cannot be saved") }
-            // A new correlation's objects first, in the same save (rule 33).
-            for member in (sample as? HKCorrelation)?.newObjects ?? [] { samples.append(try member.coreSample(in: store)) }
-            samples.append(try sample.coreSample(in: store))
+            if let c = sample as? HKCorrelation {
+                for member in c.newObjects { members.append(try member.coreSample(in: store)) }
+                correlations.append(try sample.coreSample(in: store))
+            } else {
+                samples.append(try sample.coreSample(in: store))
+            }
         }
-        try hk { _ = try store.save(samples) }
+        if !members.isEmpty {
+            var skip = Set(samples.map(\.uuid))
+            skip.formUnion(try storedUUIDs(members, in: store))
+            for m in members where skip.insert(m.uuid).inserted { samples.append(m) }
+        }
+        let all = samples + correlations
+        try hk { _ = try store.save(all) }
+    }
+
+    /// Which of `samples` the store holds live.
+    private func storedUUIDs(_ samples: [Sample], in store: Store) throws(HKError) -> Set<UUID> {
+        let uuids = Set(samples.map(\.uuid))
+        let descriptors = Set(samples.map(\.type.identifier)).sorted().compactMap { id in
+            samples.first { $0.type.identifier == id }.map { QueryDescriptor(type: $0.type, predicate: .uuids(uuids)) }
+        }
+        return try hk { Set(try store.anchoredQuery(descriptors, anchor: nil).samples.map(\.uuid)) }
     }
 
     private func deleteNow(_ objects: [HKObject]) throws(HKError) {

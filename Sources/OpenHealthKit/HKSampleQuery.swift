@@ -29,8 +29,10 @@ extension HKSample {
     /// (on any sample class); nil for any other.
     static func sortKey(_ keyPath: AnyKeyPath?) -> SampleSort.Key? {
         switch keyPath {
-        case \HKSample.startDate, \HKQuantitySample.startDate, \HKCategorySample.startDate: .startDate
-        case \HKSample.endDate, \HKQuantitySample.endDate, \HKCategorySample.endDate: .endDate
+        case \HKSample.startDate, \HKQuantitySample.startDate, \HKCategorySample.startDate, \HKWorkout.startDate,
+             \HKCorrelation.startDate: .startDate
+        case \HKSample.endDate, \HKQuantitySample.endDate, \HKCategorySample.endDate, \HKWorkout.endDate,
+             \HKCorrelation.endDate: .endDate
         default: nil
         }
     }

@@ -104,11 +104,16 @@ final class ResultConversion: @unchecked Sendable {
                 sample = HKQuantitySample(type: type, canonicalUnit: unit, value: value, start: start, end: end,
                                           uuid: f.uuid, sourceRevision: revision, device: device, metadata: metadata,
                                           creationDate: f.creationDate, utcOffset: f.utcOffset)
-            } else {
-                sample = HKCategorySample(type: entry.type as! HKCategoryType, value: f.categoryValue ?? 0,
+            } else if let type = entry.type as? HKCategoryType {
+                sample = HKCategorySample(type: type, value: f.categoryValue ?? 0,
                                           start: start, end: end, uuid: f.uuid,
                                           sourceRevision: revision, device: device, metadata: metadata,
                                           creationDate: f.creationDate, utcOffset: f.utcOffset)
+            } else {
+                // A workout or correlation whose payload does not read
+                // (damage): a sample of its type, without its fields.
+                sample = HKSample(type: entry.type, start: start, end: end, uuid: f.uuid, sourceRevision: revision,
+                                  device: device, metadata: metadata, creationDate: f.creationDate, utcOffset: f.utcOffset)
             }
             out.append(sample)
         }

@@ -284,6 +284,11 @@ public final class Store: @unchecked Sendable {
         if case .category(let values) = kind, values.isEmpty {
             throw OHKError(.invalidArgument, "a category type needs at least one value")
         }
+        switch kind {
+        case .quantity, .category: break
+        case .workout, .route, .correlation:
+            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes and correlations are HealthKit's")
+        }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {
             try env.write(durable: options.durable) { txn in

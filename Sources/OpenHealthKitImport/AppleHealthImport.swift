@@ -216,7 +216,7 @@ private struct Saver {
             units.append("")
             isMember.append(false)
         case .failure(let reason):
-            report.skipped[reason, default: 0] += 1
+            skip(reason, line: 0)
         }
     }
 
@@ -227,7 +227,7 @@ private struct Saver {
             reason = SkipReason(kind: reason.kind, subject: "(others)")
         }
         report.skipped[reason, default: 0] += 1
-        if report.firstLine[reason] == nil { report.firstLine[reason] = line }
+        if line > 0 && report.firstLine[reason] == nil { report.firstLine[reason] = line }
     }
 
     /// A correlation, kept with its members until the records are saved:
@@ -243,28 +243,55 @@ private struct Saver {
             case .failure(let reason): return skip(reason, line: m.line)
             }
         }
-        switch mapper.correlation(r, members: samples.map(\.0.uuid)) {
+        switch mapper.correlation(r, members: samples.map(\.0)) {
         case .success(let c): correlations.append((samples, c))
         case .failure(let reason): skip(reason, line: r.line)
         }
     }
 
     /// Saves the correlations read so far, each after its members (stored
-    /// already when the export lists them at top level, as Apple's do).
+    /// already when the export lists them at top level, as Apple's do),
+    /// many to a transaction; when the store refuses one (a member it
+    /// holds deleted, or a newer version of), those of that transaction
+    /// are saved one at a time, and the refused ones are skipped.
     mutating func saveCorrelations() throws {
-        for (members, c) in correlations {
-            for (s, unit) in members {
-                batch.append(s)
-                units.append(unit)
-                isMember.append(true)
-            }
-            batch.append(c)
-            units.append("")
-            isMember.append(false)
-            if batch.count >= batchSize { try flush() }
-        }
+        let all = correlations
         correlations.removeAll()
-        try flush()
+        var start = 0
+        while start < all.count {
+            var end = start
+            while end < all.count && batch.count < batchSize { queue(all[end]); end += 1 }
+            do {
+                try flush()
+            } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
+                clearBatch()
+                for one in all[start..<end] {
+                    queue(one)
+                    do { try flush() } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
+                        clearBatch()
+                        skip(SkipReason(kind: .invalidSample, subject: "members of \(one.correlation.type.identifier)"), line: 0)
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
+    private mutating func queue(_ one: (members: [(Sample, String)], correlation: Sample)) {
+        for (s, unit) in one.members {
+            batch.append(s)
+            units.append(unit)
+            isMember.append(true)
+        }
+        batch.append(one.correlation)
+        units.append("")
+        isMember.append(false)
+    }
+
+    private mutating func clearBatch() {
+        batch.removeAll(keepingCapacity: true)
+        units.removeAll(keepingCapacity: true)
+        isMember.removeAll(keepingCapacity: true)
     }
 
     /// Reads the GPX files of the saved workouts' routes and saves each
@@ -277,7 +304,7 @@ private struct Saver {
             let refs = routes.removeValue(forKey: path) ?? []
             switch GPXParser.locations(bytes) {
             case .failure(let reason):
-                report.skipped[reason, default: 0] += refs.count
+                for _ in refs { skip(reason, line: 0) }
             case .success(let locations):
                 for (route, workout) in refs {
                     switch mapper.route(route, workout: workout, locations: locations) {
@@ -287,7 +314,7 @@ private struct Saver {
                         isMember.append(false)
                         if batch.count >= batchSize { try flush() }
                     case .failure(let reason):
-                        report.skipped[reason, default: 0] += 1
+                        skip(reason, line: 0)
                     }
                 }
             }

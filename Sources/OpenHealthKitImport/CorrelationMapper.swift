@@ -5,7 +5,9 @@ import OpenHealthKitCore
 /// samples of its nested `<Record>`s: the same content gives the same
 /// UUID, so they are the export's top-level records, stored once.
 extension RecordMapper {
-    mutating func correlation(_ r: ExportRecord, members: [UUID]) -> Result<Sample, SkipReason> {
+    /// Refused here, as a save would refuse it (rule 33), so that one bad
+    /// correlation skips itself rather than the batch it is saved in.
+    mutating func correlation(_ r: ExportRecord, members: [Sample]) -> Result<Sample, SkipReason> {
         guard let type = TypeCatalogue.lookup(r.type), case .correlation = type.kind else {
             return .failure(SkipReason(kind: .unknownType, subject: r.type))
         }
@@ -18,10 +20,14 @@ extension RecordMapper {
         let device = r.device.map { self.device($0) }
         let created = r.creationDate.flatMap(ExportTimestamp.parse)
         let metadata = Self.metadata(r.metadata)
-        let value = Correlation(members: members)
+        let value = Correlation(members: members.map(\.uuid))
+        let memberTypes = Dictionary(members.map { ($0.uuid, $0.type) }, uniquingKeysWith: { a, _ in a })
+        guard (try? value.validate(UUID(), type: type, memberTypes: memberTypes)) != nil else {
+            return .failure(SkipReason(kind: .invalidSample, subject: "members of \(type.identifier)"))
+        }
         let uuid = contentUUID(type, source, device, start, end, created, .correlation(value), metadata)
         do {
-            return .success(try Sample.correlation(type, members: members, start: Date(timeIntervalSinceReferenceDate: start),
+            return .success(try Sample.correlation(type, members: value.members, start: Date(timeIntervalSinceReferenceDate: start),
                                                    end: Date(timeIntervalSinceReferenceDate: end), source: source,
                                                    device: device, metadata: metadata, uuid: uuid,
                                                    creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)),

@@ -36,7 +36,7 @@ extension ExportParser {
     }
 
     /// A child of the open workout: metadata, an event, statistics, an
-    /// activity; a route is counted (routes are not imported yet).
+    /// activity, a route.
     func workoutChild(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         switch String(cString: name) {
         case "MetadataEntry":

@@ -17,7 +17,7 @@ final class ExportParser {
     /// The child of a workout being read (depth 3), for its own children.
     var workoutChild: WorkoutChild?
     private var depth = 0
-    /// Elements that are not records, by name (`Workout`, `Correlation`…).
+    /// Elements not imported, by name (`ActivitySummary`, `Me`…).
     var otherElements: [String: Int] = [:]
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
     private var interned = [TextInterner](repeating: TextInterner(), count: 5)

@@ -13,6 +13,8 @@ enum RouteFiles {
     /// name inside it (nil for a loose XML file).
     static func read(_ exportPath: String, exportXML: String?, paths: Set<String>, maxBytes: Int,
                      _ body: (_ path: String, _ name: String, _ bytes: [UInt8]) throws -> Void) throws {
+        // Only files inside the export: no "..", no absolute path.
+        let paths = paths.filter { p in !p.hasPrefix("/") && !p.split(separator: "/").contains("..") }
         guard !paths.isEmpty else { return }
         var st = stat()
         guard stat(exportPath, &st) == 0 else { return }

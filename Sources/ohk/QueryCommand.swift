@@ -140,7 +140,9 @@ struct QueryCommand: ParsableCommand {
         func value(_ s: Sample) throws -> (String, String) {
             switch s.value {
             case .quantity(let q):
-                let canonical = s.type.canonicalUnit!
+                // A workout, route or correlation whose payload does not
+                // read (damage) has its count or duration alone.
+                guard let canonical = s.type.canonicalUnit else { return (OutputText.number(q), "") }
                 if let unit = shownUnit(s.type), unit != canonical {
                     return (OutputText.number(try s.quantity(in: unit)), unit.description)
                 }

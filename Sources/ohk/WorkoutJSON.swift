@@ -8,7 +8,7 @@ extension JSONObject {
     static func workout(_ w: Workout) -> JSONObject {
         var o = JSONObject()
         o.add("activityType", WorkoutActivityType.names[w.activityType])
-        o.add("activityTypeNumber", int: Int(w.activityType))
+        o.add("activityTypeNumber", int: Int(clamping: w.activityType))
         o.add("duration", number: w.duration)
         if let v = w.totalEnergyBurned { o.add("totalEnergyBurnedKcal", number: v) }
         if let v = w.totalDistance { o.add("totalDistanceM", number: v) }

@@ -35,8 +35,11 @@ import Testing
                                      [SampleSort(.endDate)], [SampleSort(.endDate, ascending: false)],
                                      [SampleSort(.startDate, ascending: false), SampleSort(.endDate)],
                                      [SampleSort(.endDate), SampleSort(.startDate, ascending: false)]]
+        let strict = SamplePredicate.dateRange(start: t0.addingTimeInterval(100_000), end: t0.addingTimeInterval(250_000),
+                                               options: .strictStartDate)
         for descriptors in [[QueryDescriptor(type: steps)],
-                            [QueryDescriptor(type: steps), QueryDescriptor(type: heartRate, predicate: window)]] {
+                            [QueryDescriptor(type: steps), QueryDescriptor(type: heartRate, predicate: window)],
+                            [QueryDescriptor(type: steps, predicate: strict)]] {
             // Store order, every live match: the anchored query's samples.
             let all = try store.anchoredQuery(descriptors, anchor: nil).samples.map { $0 }
             #expect(!all.isEmpty && all.allSatisfy { !deleted.contains($0.uuid) })

@@ -78,6 +78,19 @@ import Testing
         for (what, w) in bad {
             #expect(throws: OHKError.self, "\(what)") { try Sample.workout(w, start: t0, end: t0.addingTimeInterval(60), source: appA) }
         }
+        // Statistics of a store's own type: not HealthKit's, refused (a
+        // workout's fields name HealthKit's types only).
+        let store = try makeStore()
+        defer { store.close() }
+        let custom = try store.registerCustomType("com.example.power", kind: .quantity(canonicalUnit: HealthUnit("W"), aggregation: .discreteArithmetic))
+        #expect(throws: OHKError.self) {
+            try Sample.workout(Workout(activityType: 52, duration: 60, statistics: [WorkoutStatistics(type: custom, start: t0, end: t0)]),
+                               start: t0, end: t0.addingTimeInterval(60), source: appA)
+        }
+        // Workouts, routes and correlations are HealthKit's kinds only.
+        for kind in [SampleType.Kind.workout, .route, .correlation] {
+            #expect(throws: OHKError.self) { try store.registerCustomType("com.example.\(kind)", kind: kind) }
+        }
         // A workout type takes no quantity, and a quantity type no workout.
         #expect(throws: OHKError.self) {
             try Sample.quantity(TypeCatalogue.workoutType, value: 1, unit: HealthUnit("count"), start: t0, end: t0, source: appA)

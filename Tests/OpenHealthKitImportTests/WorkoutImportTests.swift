@@ -201,6 +201,21 @@ import OpenHealthKitCore
         }
     }
 
+    /// A file reference that climbs out of the export reads nothing.
+    @Test func aRouteFileOutsideTheExportIsNotRead() throws {
+        let dir = temporaryDirectory()
+        mkdir(dir + "/apple_health_export", 0o755)
+        writeText(dir + "/secret.gpx", gpx)
+        let xml = String(decoding: readBytes(fixtureB), as: UTF8.self)
+            .replacing("/workout-routes/route_2018-02-01_8.25am.gpx", with: "/../secret.gpx")
+        writeText(dir + "/apple_health_export/export.xml", xml)
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir, into: store)
+        #expect(r.routesAdded == 0 && r.routesWithoutFile == 2)
+        #expect(try routes(store).isEmpty)
+    }
+
     @Test func aRouteFileThatIsNotGPXIsSkippedWithItsReason() throws {
         let dir = temporaryDirectory()
         writeText(dir + "/route.gpx", "<gpx><trk><trkseg><trkpt lat=\"1\" lon=\"2\"></trkpt></trkseg></trk>")
@@ -217,7 +232,9 @@ import OpenHealthKitCore
 /// Correlations (rule 33): a `<Correlation>` and its nested `<Record>`s,
 /// which Apple's exports also list at top level.
 @Suite struct CorrelationImportTests {
-    private func export(correlationFirst: Bool) -> String {
+    /// Two records and their blood-pressure correlation; `withCorrelation`
+    /// false leaves it out, `loneSystolic` makes its members two systolic.
+    private func export(correlationFirst: Bool, withCorrelation: Bool = true, loneSystolic: Bool = false) -> String {
         let attributes = """
         sourceName="Beurer HealthCoach" sourceVersion="1.3.5.1" creationDate="2024-04-10 19:14:14 -0400" \
         startDate="2023-07-23 09:24:00 -0400" endDate="2023-07-23 09:24:00 -0400"
@@ -225,9 +242,37 @@ import OpenHealthKitCore
         let meta = "<MetadataEntry key=\"HKExternalUUID\" value=\"IO009MEA000021\"/>"
         let sys = "<Record type=\"HKQuantityTypeIdentifierBloodPressureSystolic\" \(attributes) unit=\"mmHg\" value=\"113\">\(meta)</Record>"
         let dia = "<Record type=\"HKQuantityTypeIdentifierBloodPressureDiastolic\" \(attributes) unit=\"mmHg\" value=\"66\">\(meta)</Record>"
-        let correlation = "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" \(attributes)>\(meta)\(dia)\(sys)</Correlation>"
+        let members = loneSystolic ? sys + sys.replacing("113", with: "114") : dia + sys
+        let correlation = withCorrelation
+            ? "<Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" \(attributes)>\(meta)\(members)</Correlation>" : ""
         let body = correlationFirst ? correlation + sys + dia : sys + dia + correlation
         return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"en_US\">\(body)</HealthData>\n"
+    }
+
+    /// A blood pressure with a systolic value alone, and one whose member
+    /// the store holds deleted: each skipped, the rest imported.
+    @Test func rule33_aCorrelationTheStoreRefusesIsSkippedNotTheImport() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/lone.xml", export(correlationFirst: false, loneSystolic: true))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/lone.xml", into: store)
+        #expect(r.failure == nil && r.correlations == 1 && r.correlationsAdded == 0)
+        #expect(r.skipped[SkipReason(kind: .invalidSample, subject: "members of HKCorrelationTypeIdentifierBloodPressure")] == 1)
+        #expect(r.added >= 1)
+
+        // A member deleted in the store before the correlation is imported.
+        writeText(dir + "/pair.xml", export(correlationFirst: false))
+        let other = try newStore()
+        defer { other.close() }
+        let records = dir + "/records.xml"
+        writeText(records, export(correlationFirst: false, withCorrelation: false))
+        _ = try importFile(records, into: other)
+        let dia = try other.anchoredQuery(type: SampleType.named("BloodPressureDiastolic"), anchor: nil).samples
+        try other.delete(uuids: dia.map(\.uuid))
+        let again = try importFile(dir + "/pair.xml", into: other)
+        #expect(again.failure == nil && again.correlationsAdded == 0)
+        #expect(again.skipped[SkipReason(kind: .invalidSample, subject: "members of HKCorrelationTypeIdentifierBloodPressure")] == 1)
     }
 
     @Test func rule33_aCorrelationGroupsTheTopLevelRecordsItRepeats() throws {

@@ -62,6 +62,16 @@ import Testing
         #expect(read.objects(for: HKQuantityType(.bloodPressureSystolic)).map(\.uuid) == [sys.uuid])
         #expect(samples(store, HKQuantityType(.bloodPressureDiastolic)).map(\.uuid) == [dia.uuid])
 
+        // Members passed in the same call, or stored already, are saved once.
+        let sys2 = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: 118),
+                                    start: day0 + 60, end: day0 + 60)
+        let dia2 = HKQuantitySample(type: HKQuantityType(.bloodPressureDiastolic), quantity: HKQuantity(unit: mmHg, doubleValue: 76),
+                                    start: day0 + 60, end: day0 + 60)
+        try await store.save([HKCorrelation(type: type, start: day0 + 60, end: day0 + 60, objects: [sys2, dia2]), sys2, dia2])
+        try await store.save(HKCorrelation(type: type, start: day0, end: day0, objects: [sys, dia], metadata: ["note": "again"]))
+        #expect(samples(store, type).count == 3)
+        #expect(samples(store, HKQuantityType(.bloodPressureSystolic)).count == 2)
+
         // A correlation the type does not allow fails the save, and writes nothing.
         let wrong = HKCorrelation(type: type, start: day0, end: day0, objects: [steps(10, at: 0), sys])
         await #expect(throws: HKError.self) { try await store.save(wrong) }

@@ -148,17 +148,40 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
     }
 
     private func acknowledge(token: Int, from: UInt64, store: Store) throws {
-        try state.withLock { s in
-            guard let out = s.outstanding, out.token == token else {
-                throw OHKError(.invalidArgument, "this delivery of subscription '\(name)' was already acknowledged or expired")
+        do {
+            try state.withLock { s in
+                guard let out = s.outstanding, out.token == token else {
+                    throw OHKError(.invalidArgument, "this delivery of subscription '\(name)' was already acknowledged or expired")
+                }
+                try store.acknowledgeSubscription(name, from: from, to: out.to.position, firedAt: s.lastFired)
+                s.acknowledged = out.to.position
+                s.scanFrom = out.to
+                s.outstanding = nil
+                s.attempts = 0
             }
-            try store.acknowledgeSubscription(name, from: from, to: out.to.position, firedAt: s.lastFired)
-            s.acknowledged = out.to.position
-            s.scanFrom = out.to
+        } catch let e as OHKError where e.code == .notFound || e.message.contains("acknowledged elsewhere") {
+            resynchronise(store)
+            throw e
+        }
+        storeChanged()  // more may have arrived meanwhile
+    }
+
+    /// Someone else moved or removed the stored subscription (another
+    /// subscription object of the same name, in this process or another):
+    /// go on from where the store says, or stop when it is gone, rather
+    /// than deliver the same changes again for ever.
+    private func resynchronise(_ store: Store) {
+        guard let stored = try? store.subscriptions().first(where: { $0.name == name }) else {
+            stop()
+            return
+        }
+        state.withLock { s in
+            s.acknowledged = stored.acknowledged.position
+            s.scanFrom = stored.acknowledged.position == 0 ? nil : QueryAnchor(storeID: store.storeID, position: stored.acknowledged.position, horizon: 0)
             s.outstanding = nil
             s.attempts = 0
         }
-        storeChanged()  // more may have arrived meanwhile
+        storeChanged()
     }
 
     /// Looks again after `seconds`: for the frequency bound, or to deliver

@@ -31,7 +31,7 @@ extension Correlation {
     /// sample of the store or of this save before it): no member, a member
     /// that is missing or of a type the correlation does not allow, a blood
     /// pressure without exactly one systolic and one diastolic sample.
-    func validate(_ uuid: UUID, type: SampleType, memberTypes: [UUID: SampleType]) throws {
+    public func validate(_ uuid: UUID, type: SampleType, memberTypes: [UUID: SampleType]) throws {
         guard !members.isEmpty else { throw OHKError(.invalidValue, "correlation \(uuid) has no member") }
         let allowed = TypeCatalogue.correlationMembers(type.identifier)
         var types: [String] = []

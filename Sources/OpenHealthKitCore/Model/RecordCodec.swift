@@ -189,10 +189,10 @@ struct RecordView {
         payloadOffset + (hasPayload ? 4 + payloadLength : 0)
     }
     /// The value a record's payload holds, for a record of `type`: a
-    /// workout's fields or a route's locations.
+    /// workout's fields, a route's locations or a correlation's members.
     func payloadValue(_ type: SampleType) throws -> SampleValue {
-        guard hasPayload else { throw OHKError(.storeCorrupt, "a \(type.kindName) record without its payload") }
         let at = payloadOffset + 4
+        guard hasPayload, bytes.count >= at else { throw OHKError(.storeCorrupt, "a \(type.kindName) record without its payload") }
         var r = ByteReader(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + payloadLength)]))
         switch type.kind {
         case .workout: return .workout(try WorkoutCodec.decode(&r))

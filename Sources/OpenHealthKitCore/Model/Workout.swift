@@ -189,7 +189,9 @@ extension Workout {
 
 extension WorkoutStatistics {
     func validate(_ what: String) throws {
-        guard type.isQuantity else { throw OHKError(.invalidArgument, "\(what): statistics of \(type.identifier), not a quantity type") }
+        guard type.isQuantity, !type.isCustom else {
+            throw OHKError(.invalidArgument, "\(what): statistics of \(type.identifier), not one of HealthKit's quantity types")
+        }
         try Workout.checkInterval(start, end, "statistics of \(type.identifier) in \(what)")
         for v in [sum, average, minimum, maximum] {
             if let v, !v.isFinite { throw OHKError(.invalidValue, "\(what): statistics of \(type.identifier) must be finite") }

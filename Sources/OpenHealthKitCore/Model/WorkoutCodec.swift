@@ -1,7 +1,7 @@
 import FoundationEssentials
 
-/// A workout's stored form: the body a workout record carries between its
-/// head's optional fields and its metadata (`RecordCodec.flagBody`).
+/// A workout's stored form: the payload a workout record carries between
+/// its head's optional fields and its metadata (`RecordCodec.flagPayload`).
 /// Little-endian; a version byte first, so a later format can add fields.
 enum WorkoutCodec {
     static let version: UInt8 = 1
@@ -33,7 +33,9 @@ enum WorkoutCodec {
 
     static func decode(_ r: inout ByteReader) throws -> Workout {
         guard try r.u8() == version else { throw OHKError(.storeCorrupt, "a workout of an unknown version") }
-        let activityType = UInt(try r.u64())
+        let raw = try r.u64()
+        guard raw <= UInt64(UInt32.max) else { throw OHKError(.storeCorrupt, "a corrupt workout") }
+        let activityType = UInt(raw)
         let duration = try r.f64()
         let totals = try decodeOptionals(4, &r)
         var events: [WorkoutEvent] = []

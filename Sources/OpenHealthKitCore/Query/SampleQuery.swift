@@ -137,10 +137,14 @@ extension Store {
         defer { c.close() }
         var reader = PositionReader(cursor: s.cursor)
         var rows: [Row] = []
-        var entry = key.ascending ? try c.firstEntry() : try c.lastEntry()
+        // The predicates' start range, when they bound it: the walk begins
+        // at its wanted end and stops past the other.
+        let range = StartRange.of(s.predicates) ?? StartRange()
+        var entry = try firstBucket(c, range, ascending: key.ascending)
         while let (k, _) = entry {
             guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
             let bucketStart = Schema.bucketStart(ofKey: k)
+            if key.ascending ? bucketStart > range.hi : bucketStart + Schema.startBucketSeconds <= range.lo { break }
             if rows.count >= limit {
                 // The `limit`-th best so far.
                 let bound = key.key == .startDate ? rows[limit - 1].start : rows[limit - 1].end
@@ -159,6 +163,22 @@ extension Store {
             entry = key.ascending ? try c.nextKey() : try c.previousKey()
         }
         return rows
+    }
+
+    /// The bucket a walk begins with: the first whose starts can be in
+    /// `range` from the wanted end (the whole index for an open range).
+    private func firstBucket(_ c: Cursor, _ range: StartRange,
+                             ascending: Bool) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+        if ascending {
+            guard range.lo > -.infinity else { return try c.firstEntry() }
+            return try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
+        }
+        guard range.hi < .infinity else { return try c.lastEntry() }
+        let hiKey = Schema.startBucketKey(range.hi)
+        // The last bucket at or before hi's.
+        guard let at = try withUnsafeBytes(of: hiKey, { try c.seekRaw(atLeast: $0) }) else { return try c.lastEntry() }
+        if at.0.loadUnaligned(as: UInt64.self) == hiKey { return at }
+        return try c.previousKey()
     }
 
     /// The change positions of one start-index bucket (the cursor ends

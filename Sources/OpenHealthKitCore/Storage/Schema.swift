@@ -217,7 +217,8 @@ enum TableCodec {
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
         case .workout, .route, .correlation:
-            w.u8(2)  // never a custom type's; here for completeness
+            // Never a custom type's (registerCustomType refuses them).
+            preconditionFailure("a \(kind) type is not stored as a custom type")
         }
         return w.bytes
     }
