@@ -57,6 +57,41 @@ import Testing
         sub.stop()
     }
 
+    /// Two subscription objects of one name (a program's two observers of
+    /// a type with background delivery): when one acknowledges, the
+    /// other's acknowledgement finds the stored position moved; it goes on
+    /// from there, with the next change, rather than deliver the same
+    /// changes again at every back-off.
+    @Test func rule11_anAcknowledgementMadeElsewhereIsFollowedNotRedelivered() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.registerSubscription(named: "twice", descriptors: [QueryDescriptor(type: steps)], frequency: .immediate)
+        let a = try stepSample(1)
+        try store.save([a])
+        let events = Waiter()
+        let got = Locked<[String: [([UUID], () throws -> Void)]]>([:])
+        func subscriber(_ who: String) -> DurableSubscription {
+            // A back-off longer than the test: no redelivery but the fix's.
+            DurableSubscription(name: "twice", descriptors: [QueryDescriptor(type: steps)],
+                                backoff: .init(initial: 600, maximum: 600)) { _, r, ack in
+                got.withLock { $0[who, default: []].append((try! r.get().sampleUUIDs, ack)) }
+                events.add(who)
+            }
+        }
+        let one = subscriber("one"), two = subscriber("two")
+        try store.execute(one)
+        try store.execute(two)
+        defer { one.stop(); two.stop() }
+        #expect(events.wait { events.value("one") >= 1 && events.value("two") >= 1 })
+        let (ackOne, ackTwo) = got.withLock { ($0["one"]![0].1, $0["two"]![0].1) }
+        try ackOne()
+        #expect(errorCode { try ackTwo() } == .invalidArgument)  // acknowledged elsewhere
+        let b = try stepSample(2, minute: 1)
+        try store.save([b])
+        #expect(events.wait { events.value("two") >= 2 })
+        #expect(got.withLock { $0["two"]!.dropFirst().first?.0 } == [b.uuid])
+    }
+
     /// An hourly subscription that fired does not fire again within the hour.
     @Test func rule11_frequencyBoundsHowOftenItFires() throws {
         let store = try makeStore()
