@@ -116,8 +116,10 @@ extension ResultConversion {
             return HKCorrelation(members: c.members, loader: { [weak self] uuids in self?.members(uuids, of: type) ?? [] },
                                  type: type, start: start, end: end, uuid: uuid, sourceRevision: revision, device: device,
                                  metadata: metadata, creationDate: created, utcOffset: offset)
-        case .route, .quantity, .category:
-            // Routes need CoreLocation's CLLocation, which Linux lacks.
+        case .route(let r):
+            return HKWorkoutRoute(r, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision, device: device,
+                                  metadata: metadata, creationDate: created, utcOffset: offset)
+        case .quantity, .category:
             return HKSample(type: type, start: start, end: end, uuid: uuid, sourceRevision: revision, device: device,
                             metadata: metadata, creationDate: created, utcOffset: offset)
         }

@@ -43,8 +43,7 @@ public class HKObjectType: NSObject, @unchecked Sendable {
         case .category: HKCategoryType(identifier: type.identifier, known: type)
         case .workout: HKWorkoutType(identifier: type.identifier, known: type)
         case .correlation: HKCorrelationType(identifier: type.identifier, known: type)
-        // Routes need CoreLocation's CLLocation, which Linux lacks.
-        case .route: HKSampleType(identifier: type.identifier, known: type)
+        case .route: HKSeriesType(identifier: type.identifier, known: type)
         }
     }
 }

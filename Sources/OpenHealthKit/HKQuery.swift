@@ -121,6 +121,10 @@ public final class HKQueryDescriptor: NSObject, @unchecked Sendable {
     /// The core's descriptor for a type and predicate (also what
     /// `HKSamplePredicate` becomes, without making a descriptor object).
     static func core(_ type: HKSampleType, _ predicate: NSPredicate?, in store: Store) throws(HKError) -> QueryDescriptor {
-        QueryDescriptor(type: try type.resolve(in: store), predicate: try HKQuery.corePredicate(predicate))
+        let resolved = try type.resolve(in: store)
+        if let p = predicate as? WorkoutObjectsPredicate {
+            return QueryDescriptor(type: resolved, predicate: try p.core(for: resolved, in: store))
+        }
+        return QueryDescriptor(type: resolved, predicate: try HKQuery.corePredicate(predicate))
     }
 }

@@ -77,4 +77,57 @@ import Testing
         await #expect(throws: HKError.self) { try await store.save(wrong) }
         #expect(samples(store, HKQuantityType(.stepCount)).isEmpty)
     }
+
+    /// The workout list with routes: each workout's routes through
+    /// `predicateForObjects(from:)`, their locations through
+    /// `HKWorkoutRouteQuery`, in batches, in time order (rule 32).
+    @Test func rule32_aWorkoutListWithRoutes() throws {
+        let store = try freshHealthStore()
+        let core = try store.coreStore()
+        let source = OpenHealthKitCore.Source(bundleIdentifier: "com.example.watch", name: "Watch")
+        let run = try OpenHealthKitCore.Sample.workout(Workout(activityType: 37, duration: 1800), start: day0,
+                                                       end: day0 + 1800, source: source)
+        let walk = try OpenHealthKitCore.Sample.workout(Workout(activityType: 52, duration: 600), start: day0 + 3600,
+                                                        end: day0 + 4200, source: source)
+        // 2,500 points, one a second, saved out of order: three batches.
+        let points = (0..<2500).reversed().map { i in
+            RouteLocation(timestamp: day0 + Double(i), latitude: 48.85 + Double(i) * 1e-5, longitude: 2.35,
+                          altitude: 35, horizontalAccuracy: 4, verticalAccuracy: 3, course: nil, speed: 3)
+        }
+        let route = try OpenHealthKitCore.Sample.route(WorkoutRoute(workout: run.uuid, locations: points), start: day0,
+                                                       end: day0 + 2499, source: source)
+        try core.save([run, walk, route])
+
+        let workouts = samples(store, HKObjectType.workoutType()).compactMap { $0 as? HKWorkout }
+        #expect(workouts.map(\.workoutActivityType) == [.running, .walking])
+        let routes = samples(store, HKSeriesType.workoutRoute())
+        #expect(routes.count == 1)
+        let done = Transcript()
+        let found = Shared<[HKWorkoutRoute]>([])
+        store.execute(HKSampleQuery(sampleType: HKSeriesType.workoutRoute(), predicate: HKQuery.predicateForObjects(from: workouts[0]),
+                                    limit: HKObjectQueryNoLimit, sortDescriptors: nil) { _, s, _ in
+            found.value = (s ?? []).compactMap { $0 as? HKWorkoutRoute }
+            done.record("routes")
+        })
+        #expect(done.wait(forLinesStartingWith: "routes"))
+        let theRoute = try #require(found.value.first)
+        #expect(found.value.count == 1 && theRoute.count == 2500)
+        store.execute(HKSampleQuery(sampleType: HKSeriesType.workoutRoute(), predicate: HKQuery.predicateForObjects(from: workouts[1]),
+                                    limit: HKObjectQueryNoLimit, sortDescriptors: nil) { _, s, _ in
+            done.record("walk routes \((s ?? []).count)")
+        })
+        #expect(done.wait(forLinesStartingWith: "walk routes"))
+        #expect(done.lines.contains("walk routes 0"))
+
+        let batches = Shared<[Int]>([]), located = Shared<[CLLocation]>([])
+        store.execute(HKWorkoutRouteQuery(route: theRoute) { _, locations, finished, error in
+            located.value += locations ?? []
+            batches.value.append(locations?.count ?? -1)
+            if finished || error != nil { done.record("locations") }
+        })
+        #expect(done.wait(forLinesStartingWith: "locations"))
+        #expect(batches.value == [1000, 1000, 500])
+        #expect(located.value.map(\.timestamp) == (0..<2500).map { day0 + Double($0) })
+        #expect(located.value[0].course < 0 && located.value[0].speed == 3 && located.value[0].horizontalAccuracy == 4)
+    }
 }
