@@ -46,6 +46,12 @@ extension HKQuery {
     static func corePredicate(_ predicate: NSPredicate?) throws(HKError) -> SamplePredicate? {
         guard let predicate else { return nil }
         if let p = predicate as? SamplesPredicate { return try p.core.get() }
+        // Resolved against the store, as a query's whole predicate only
+        // (HKQueryDescriptor.core); inside a compound it would read as
+        // TRUEPREDICATE and match everything.
+        if predicate is WorkoutObjectsPredicate {
+            throw .invalid("predicateForObjects(from: workout) is a query's whole predicate here; it cannot be combined yet")
+        }
         if let c = predicate as? NSCompoundPredicate {
             var parts: [SamplePredicate] = []
             for sub in c.subpredicates {

@@ -119,6 +119,16 @@ import Testing
         #expect(done.wait(forLinesStartingWith: "walk routes"))
         #expect(done.lines.contains("walk routes 0"))
 
+        // Combined with another predicate it is refused, not read as "all".
+        let both = NSCompoundPredicate(andPredicateWithSubpredicates: [HKQuery.predicateForObjects(from: workouts[1]),
+                                                                       HKQuery.predicateForSamples(withStart: day0, end: nil)])
+        store.execute(HKSampleQuery(sampleType: HKSeriesType.workoutRoute(), predicate: both, limit: HKObjectQueryNoLimit,
+                                    sortDescriptors: nil) { _, s, e in
+            done.record("combined \(s == nil) \((e as? HKError)?.code == .errorInvalidArgument)")
+        })
+        #expect(done.wait(forLinesStartingWith: "combined"))
+        #expect(done.lines.contains("combined true true"))
+
         let batches = Shared<[Int]>([]), located = Shared<[CLLocation]>([])
         store.execute(HKWorkoutRouteQuery(route: theRoute) { _, locations, finished, error in
             located.value += locations ?? []
