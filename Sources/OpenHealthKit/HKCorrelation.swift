@@ -135,3 +135,35 @@ extension ResultConversion {
         return samples(r.samples)
     }
 }
+
+/// `HKQuery.predicateForObjectsWithNoCorrelation()`: samples no
+/// correlation holds (rule 33), resolved against the store when a query
+/// starts.
+final class NoCorrelationPredicate: NSPredicate {
+    init() { super.init(value: true) }
+
+    required init?(coder: NSCoder) { nil }
+
+    /// The core's predicate for `type` in `store`: none of the members of
+    /// the correlations that can hold `type`.
+    func core(for type: SampleType, in store: Store) throws(HKError) -> SamplePredicate {
+        var members = Set<UUID>()
+        for id in [TypeCatalogue.bloodPressureIdentifier, TypeCatalogue.foodIdentifier]
+        where TypeCatalogue.correlationMembers(id).contains(type.identifier) {
+            guard let correlationType = TypeCatalogue.standard[id] else { continue }
+            for s in try hk({ try store.anchoredQuery(type: correlationType, anchor: nil).samples }) {
+                if case .correlation(let c) = s.value { members.formUnion(c.members) }
+            }
+        }
+        return members.isEmpty ? .and([]) : .not(.uuids(members))
+    }
+}
+
+extension HKQuery {
+    /// Samples that no correlation holds (a blood pressure's own systolic
+    /// value is left out, one saved alone is not). Resolved when the query
+    /// starts, as the query's whole predicate.
+    public class func predicateForObjectsWithNoCorrelation() -> NSPredicate {
+        NoCorrelationPredicate()
+    }
+}

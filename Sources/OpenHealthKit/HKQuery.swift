@@ -125,6 +125,9 @@ public final class HKQueryDescriptor: NSObject, @unchecked Sendable {
         if let p = predicate as? WorkoutObjectsPredicate {
             return QueryDescriptor(type: resolved, predicate: try p.core(for: resolved, in: store))
         }
+        if let p = predicate as? NoCorrelationPredicate {
+            return QueryDescriptor(type: resolved, predicate: try p.core(for: resolved, in: store))
+        }
         return QueryDescriptor(type: resolved, predicate: try HKQuery.corePredicate(predicate))
     }
 }

@@ -72,6 +72,15 @@ import Testing
         #expect(samples(store, type).count == 3)
         #expect(samples(store, HKQuantityType(.bloodPressureSystolic)).count == 2)
 
+        // A systolic value saved alone is the only one no correlation holds.
+        let alone = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: 130),
+                                     start: day0 + 120, end: day0 + 120)
+        try await store.save(alone)
+        let free = try await HKSampleQueryDescriptor(
+            predicates: [.quantitySample(type: HKQuantityType(.bloodPressureSystolic), predicate: HKQuery.predicateForObjectsWithNoCorrelation())],
+            sortDescriptors: []).result(for: store)
+        #expect(free.map(\.uuid) == [alone.uuid])
+
         // A correlation the type does not allow fails the save, and writes nothing.
         let wrong = HKCorrelation(type: type, start: day0, end: day0, objects: [steps(10, at: 0), sys])
         await #expect(throws: HKError.self) { try await store.save(wrong) }
