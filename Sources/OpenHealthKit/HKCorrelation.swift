@@ -17,10 +17,6 @@ public final class HKCorrelationType: HKSampleType, @unchecked Sendable {
         self.init(identifier: identifier.rawValue, known: nil)
     }
 
-    override init(identifier: String, known: SampleType?) {
-        super.init(identifier: identifier, known: known)
-    }
-
     override func checkKind(_ type: SampleType) throws(HKError) -> SampleType {
         guard type.kind == .correlation else { throw .invalid("\(identifier) is not a correlation type") }
         return type
@@ -139,7 +135,7 @@ extension ResultConversion {
 /// `HKQuery.predicateForObjectsWithNoCorrelation()`: samples no
 /// correlation holds (rule 33), resolved against the store when a query
 /// starts.
-final class NoCorrelationPredicate: NSPredicate {
+final class NoCorrelationPredicate: NSPredicate, StoreResolvedPredicate {
     init() { super.init(value: true) }
 
     required init?(coder: NSCoder) { nil }

@@ -181,9 +181,7 @@ public final class HKHealthStore: NSObject, @unchecked Sendable {
     /// Which of `samples` the store holds live.
     private func storedUUIDs(_ samples: [Sample], in store: Store) throws(HKError) -> Set<UUID> {
         let uuids = Set(samples.map(\.uuid))
-        let descriptors = Set(samples.map(\.type.identifier)).sorted().compactMap { id in
-            samples.first { $0.type.identifier == id }.map { QueryDescriptor(type: $0.type, predicate: .uuids(uuids)) }
-        }
+        let descriptors = Set(samples.map(\.type)).map { QueryDescriptor(type: $0, predicate: .uuids(uuids)) }
         return try hk { Set(try store.anchoredQuery(descriptors, anchor: nil).samples.map(\.uuid)) }
     }
 

@@ -49,7 +49,7 @@ extension HKQuery {
         // Resolved against the store, as a query's whole predicate only
         // (HKQueryDescriptor.core); inside a compound it would read as
         // TRUEPREDICATE and match everything.
-        if predicate is WorkoutObjectsPredicate || predicate is NoCorrelationPredicate {
+        if predicate is StoreResolvedPredicate {
             throw .invalid("predicateForObjects(from: workout) and predicateForObjectsWithNoCorrelation() are a query's whole predicate here; they cannot be combined yet")
         }
         if let c = predicate as? NSCompoundPredicate {

@@ -102,6 +102,13 @@ public class HKQuery: NSObject, @unchecked Sendable {
     }
 }
 
+/// A predicate the store's contents decide (a workout's routes, the
+/// samples no correlation holds): read into the core's predicate when a
+/// query starts, as the query's whole predicate.
+protocol StoreResolvedPredicate {
+    func core(for type: SampleType, in store: Store) throws(HKError) -> SamplePredicate
+}
+
 /// One sample type and an optional predicate: several make one query.
 public final class HKQueryDescriptor: NSObject, @unchecked Sendable {
     public let sampleType: HKSampleType
@@ -122,10 +129,7 @@ public final class HKQueryDescriptor: NSObject, @unchecked Sendable {
     /// `HKSamplePredicate` becomes, without making a descriptor object).
     static func core(_ type: HKSampleType, _ predicate: NSPredicate?, in store: Store) throws(HKError) -> QueryDescriptor {
         let resolved = try type.resolve(in: store)
-        if let p = predicate as? WorkoutObjectsPredicate {
-            return QueryDescriptor(type: resolved, predicate: try p.core(for: resolved, in: store))
-        }
-        if let p = predicate as? NoCorrelationPredicate {
+        if let p = predicate as? StoreResolvedPredicate {
             return QueryDescriptor(type: resolved, predicate: try p.core(for: resolved, in: store))
         }
         return QueryDescriptor(type: resolved, predicate: try HKQuery.corePredicate(predicate))

@@ -3,10 +3,6 @@ import OpenHealthKitCore
 
 /// The workout type: `HKObjectType.workoutType()`.
 public final class HKWorkoutType: HKSampleType, @unchecked Sendable {
-    override init(identifier: String, known: SampleType?) {
-        super.init(identifier: identifier, known: known)
-    }
-
     override func checkKind(_ type: SampleType) throws(HKError) -> SampleType {
         guard type.kind == .workout else { throw .invalid("\(identifier) is not the workout type") }
         return type

@@ -52,10 +52,6 @@ public final class CLLocation: NSObject, @unchecked Sendable {
 
 /// Series types: here, the workout route type.
 public final class HKSeriesType: HKSampleType, @unchecked Sendable {
-    override init(identifier: String, known: SampleType?) {
-        super.init(identifier: identifier, known: known)
-    }
-
     /// The workout route type (`HKWorkoutRouteTypeIdentifier`).
     public class func workoutRoute() -> HKSeriesType {
         HKSeriesType(identifier: TypeCatalogue.routeIdentifier, known: TypeCatalogue.routeType)
@@ -120,7 +116,7 @@ public final class HKWorkoutRouteQuery: HKQuery, @unchecked Sendable {
 /// `HKQuery.predicateForObjects(from: workout)`: what belongs to a
 /// workout. Routes hold their workout; samples associated with a workout
 /// (`add(_:to:)`) are not kept yet, so for other types it matches nothing.
-final class WorkoutObjectsPredicate: NSPredicate {
+final class WorkoutObjectsPredicate: NSPredicate, StoreResolvedPredicate {
     let workout: UUID
 
     init(_ workout: UUID) {

@@ -191,7 +191,10 @@ private struct Saver {
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 isMember.append(false)
                 for var route in r.workout?.routes ?? [] {
-                    if route.sourceName.isEmpty { route.sourceName = r.sourceName; route.sourceVersion = r.sourceVersion }
+                    if route.record.sourceName.isEmpty {
+                        route.record.sourceName = r.sourceName
+                        route.record.sourceVersion = r.sourceVersion
+                    }
                     if !route.locations.isEmpty {
                         takeInlineRoute(route, workout: s.uuid)
                     } else if let p = route.path {
@@ -329,43 +332,17 @@ private struct Saver {
     mutating func flush() throws {
         guard !batch.isEmpty else { return }
         let outcomes = try store.saveNew(batch)
-        for i in outcomes.indices {
-            let workout = batch[i].type.kind == .workout, route = batch[i].type.kind == .route
-            if isMember[i] {
-                if case .saved? = outcomes[i] {
-                    tally.add(type: batch[i].type.identifier, unit: units[i], source: batch[i].source.name)
-                }
-                continue
-            }
-            if batch[i].type.kind == .correlation {
-                switch outcomes[i] {
-                case nil, .notSavedOlderVersion?: report.correlationsAlreadyStored += 1
-                case .saved?, .replaced?:
-                    report.correlationsAdded += 1
-                    tally.add(type: batch[i].type.identifier, unit: "", source: batch[i].source.name)
-                }
-                continue
-            }
+        for (i, s) in batch.enumerated() {
+            // A correlation's member counts with its correlation, not as a
+            // record; its type's tally only when this run added it.
+            if !isMember[i] { report.count(s.type.kind, outcomes[i]) }
             switch outcomes[i] {
-            case nil:
-                if workout { report.workoutsAlreadyStored += 1 } else if route { report.routesAlreadyStored += 1 } else { report.alreadyStored += 1 }
-            case .notSavedOlderVersion?:
-                if workout { report.workoutsOlderVersions += 1 } else if route { report.routesAlreadyStored += 1 } else { report.olderVersions += 1 }
-            case .saved?, .replaced?:
-                if workout {
-                    report.workoutsAdded += 1
-                } else if route {
-                    report.routesAdded += 1
-                } else {
-                    if case .replaced? = outcomes[i] { report.replaced += 1 }
-                    report.added += 1
-                }
-                tally.add(type: batch[i].type.identifier, unit: units[i], source: batch[i].source.name)
+            case .saved?: tally.add(type: s.type.identifier, unit: units[i], source: s.source.name)
+            case .replaced? where !isMember[i]: tally.add(type: s.type.identifier, unit: units[i], source: s.source.name)
+            default: break
             }
         }
-        batch.removeAll(keepingCapacity: true)
-        units.removeAll(keepingCapacity: true)
-        isMember.removeAll(keepingCapacity: true)
+        clearBatch()
         // The store's pages read so far need not stay resident; unmapping
         // costs refaults, so only once they add up.
         if ResidentMemory.fileBackedBytes() > 24 << 20 { try store.releaseMappedPages() }

@@ -52,7 +52,7 @@ extension ExportParser {
             current!.workout!.activities.append(activity(attributes))
             workoutChild = .activity(current!.workout!.activities.count - 1)
         case "WorkoutRoute":
-            current!.workout!.routes.append(route(attributes))
+            current!.workout!.routes.append(ExportWorkout.Route(record: record(attributes)))
             workoutChild = .route(current!.workout!.routes.count - 1)
         case let other:
             otherElements[other, default: 0] += 1
@@ -74,7 +74,7 @@ extension ExportParser {
         case (.activity?, "WorkoutEvent"):
             current!.workout!.events.append(event(attributes))
         case (.route(let i)?, "MetadataEntry"):
-            if let entry = metadataEntry(attributes) { current!.workout!.routes[i].metadata.append(entry) }
+            if let entry = metadataEntry(attributes) { current!.workout!.routes[i].record.metadata.append(entry) }
         case (.route(let i)?, "Location"):
             current!.workout!.routes[i].locations.append(text(of: attributes))
         case (.route(let i)?, "FileReference"):
@@ -100,12 +100,6 @@ extension ExportParser {
         return ExportWorkout.Statistics(type: a["type"] ?? "", startDate: a["startDate"] ?? "", endDate: a["endDate"] ?? "",
                                         sum: a["sum"], average: a["average"], minimum: a["minimum"], maximum: a["maximum"],
                                         unit: a["unit"])
-    }
-
-    private func route(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Route {
-        let a = text(of: attributes)
-        return ExportWorkout.Route(sourceName: a["sourceName"] ?? "", sourceVersion: a["sourceVersion"], device: a["device"],
-                                   creationDate: a["creationDate"], startDate: a["startDate"] ?? "", endDate: a["endDate"] ?? "")
     }
 
     private func activity(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportWorkout.Activity {

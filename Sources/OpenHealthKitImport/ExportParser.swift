@@ -163,7 +163,7 @@ final class ExportParser {
         return (key, value)
     }
 
-    private func record(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportRecord {
+    func record(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportRecord {
         var r = ExportRecord()
         r.line = Int(XML_GetCurrentLineNumber(parser))
         forEach(attributes) { k, v in

@@ -35,16 +35,10 @@ struct ExportWorkout: Sendable {
         var unit: String?
     }
 
-    /// A `<WorkoutRoute>`: its own attributes, metadata, and the GPX file
-    /// (`FileReference`) that holds its locations.
+    /// A `<WorkoutRoute>`: the attributes and metadata every sample has,
+    /// and the GPX file (`FileReference`) that holds its locations.
     struct Route: Sendable {
-        var sourceName = ""
-        var sourceVersion: String?
-        var device: String?
-        var creationDate: String?
-        var startDate = ""
-        var endDate = ""
-        var metadata: [(key: String, value: String)] = []
+        var record = ExportRecord()
         /// Relative to the export's folder: "workout-routes/route_….gpx".
         var path: String?
         /// Exports from before iOS 13 hold the locations inline instead:

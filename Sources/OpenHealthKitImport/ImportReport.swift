@@ -1,3 +1,5 @@
+import OpenHealthKitCore
+
 /// What an import did, record by record.
 public struct ImportReport: Sendable {
     /// Top-level `<Record>` elements read.
@@ -106,6 +108,23 @@ public struct ImportReport: Sendable {
             rows.append(Row(kind: kind, count: n, imported: 0, note: "not imported yet"))
         }
         return rows
+    }
+
+    /// Counts a saved sample's outcome under its element's figures.
+    mutating func count(_ kind: SampleType.Kind, _ outcome: SaveOutcome?) {
+        switch (kind, outcome) {
+        case (.workout, nil): workoutsAlreadyStored += 1
+        case (.workout, .notSavedOlderVersion?): workoutsOlderVersions += 1
+        case (.workout, _): workoutsAdded += 1
+        case (.route, nil), (.route, .notSavedOlderVersion?): routesAlreadyStored += 1
+        case (.route, _): routesAdded += 1
+        case (.correlation, nil), (.correlation, .notSavedOlderVersion?): correlationsAlreadyStored += 1
+        case (.correlation, _): correlationsAdded += 1
+        case (_, nil): alreadyStored += 1
+        case (_, .notSavedOlderVersion?): olderVersions += 1
+        case (_, .replaced?): replaced += 1; added += 1
+        case (_, .saved?): added += 1
+        }
     }
 
     /// The row of a kind imported whole (nil when the export has none):

@@ -71,8 +71,8 @@ extension RecordMapper {
     /// its GPX file (rule 32).
     /// A route without its own source or dates (some old exports) takes
     /// its workout's source and its first and last locations' times.
-    mutating func route(_ r: ExportWorkout.Route, workout: UUID, locations: [RouteLocation]) -> Result<Sample, SkipReason> {
-        let subject = TypeCatalogue.routeIdentifier
+    mutating func route(_ route: ExportWorkout.Route, workout: UUID, locations: [RouteLocation]) -> Result<Sample, SkipReason> {
+        let r = route.record, subject = TypeCatalogue.routeIdentifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
         let first = locations.map(\.timestamp).min()?.timeIntervalSinceReferenceDate
         let last = locations.map(\.timestamp).max()?.timeIntervalSinceReferenceDate
@@ -84,11 +84,11 @@ extension RecordMapper {
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
         let created = r.creationDate.flatMap(ExportTimestamp.parse)
-        let route = WorkoutRoute(workout: workout, locations: locations)
+        let value = WorkoutRoute(workout: workout, locations: locations)
         let metadata = Self.metadata(r.metadata)
-        let uuid = contentUUID(TypeCatalogue.routeType, source, device, start, end, created, .route(route), metadata)
+        let uuid = contentUUID(TypeCatalogue.routeType, source, device, start, end, created, .route(value), metadata)
         do {
-            return .success(try Sample.route(route, start: Date(timeIntervalSinceReferenceDate: start),
+            return .success(try Sample.route(value, start: Date(timeIntervalSinceReferenceDate: start),
                                              end: Date(timeIntervalSinceReferenceDate: end), source: source, device: device,
                                              metadata: metadata, uuid: uuid,
                                              creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)), utcOffset: offset))
