@@ -43,23 +43,48 @@ extension Store {
         let zoneOffset = timeZone.map { z in { (t: Double) in Double(z.offset(atUnix: t + 978_307_200)) } }
         var edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to,
                                    utcOffset: utcOffset, zoneOffset: zoneOffset)
-        // Every sample whose local time may reach an interval: the edges are
-        // local times, and offsets lie within ±18 hours.
+        var time = EdgeTime.local(utcOffset: utcOffset)
+        if let timeZone {
+            // The zone's calendar for every sample: local edges become instants.
+            edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
+            // A skipped local hour maps two edges to one instant: one interval, not an empty one.
+            edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
+            time = .utc
+        }
+        if predicate == nil, !tuning.statisticsFromSamples, let kept = try maintainedCollection(type, options, edges: edges, time: time) { return kept }
+        return try collectionFromSamples(type, predicate, options, edges: edges, time: time)
+    }
+
+    /// How a collection's edges read: as local time, each sample in its own
+    /// UTC offset, else in the query's (rule 28); or as UTC instants, every
+    /// sample in UTC (a named zone's calendar, its edges converted).
+    enum EdgeTime {
+        case local(utcOffset: Int)
+        case utc
+
+        /// Seconds from UTC to the edges' time, for samples without an
+        /// offset and for the reported dates.
+        var offset: Int {
+            if case .local(let q) = self { return q }
+            return 0
+        }
+    }
+
+    /// A collection computed from its samples: every sample that may reach
+    /// the edges, read and merged (rule 26), then fed to the intervals.
+    private func collectionFromSamples(_ type: SampleType, _ predicate: SamplePredicate?, _ options: StatisticsOptions,
+                                       edges: [Double], time: EdgeTime) throws -> [Statistics] {
+        // Every sample whose local time may reach an interval: offsets lie within ±18 hours.
         let margin = Double(2 * Sample.maxUTCOffset)
         let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
                                                end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
         let predicate = predicate.map { .and([$0, window]) } ?? window
-        guard let timeZone else {
-            // Each sample in its own offset, else the query's.
-            let read = try statisticsSamples(type: type, predicate: predicate, localOffset: { Double($0 ?? utcOffset) })
-            return try compute(type, options, read, edges: edges, utcOffset: utcOffset)
+        let read: StatisticsRead
+        switch time {
+        case .local(let q): read = try statisticsSamples(type: type, predicate: predicate, localOffset: { Double($0 ?? q) })
+        case .utc: read = try statisticsSamples(type: type, predicate: predicate, localOffset: { _ in 0 })
         }
-        // The zone's calendar for every sample: local edges become instants, and samples stay in UTC.
-        let read = try statisticsSamples(type: type, predicate: predicate, localOffset: { _ in 0 })
-        edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
-        // A skipped local hour maps two edges to one instant: one interval, not an empty one.
-        edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
-        return try compute(type, options, read, edges: edges, utcOffset: 0)
+        return try compute(type, options, read, edges: edges, utcOffset: time.offset)
     }
 
     /// The sources of `type` in the order set with `setSourcePriority`
@@ -114,35 +139,14 @@ extension Store {
                                    localOffset: (Int?) -> Double) throws -> StatisticsRead {
         let stored = try sourcePriority(for: type)
         let result = try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: nil)
-        let batch = result.samples
-        // Sources by bundle identifier, each first seen at its lowest id;
-        // a table by source id spares a string per sample.
-        var bundles: [String: (index: Int, firstID: UInt32, source: Source)] = [:]
-        var byID = [Int](repeating: -1, count: Int(batch.maxSourceID) + 1)
-        var raw: [(start: Double, end: Double, value: Double, bundle: Int, offset: Int?)] = []
-        raw.reserveCapacity(batch.count)
-        batch.forEach { f in
-            let id = f.sourceID
-            if byID[Int(id)] < 0 {
-                let bundle = f.bundleIdentifier ?? "?"
-                let known = bundles[bundle]
-                if known == nil || id < known!.firstID {
-                    let name = f.source?.name ?? bundle
-                    bundles[bundle] = (known?.index ?? bundles.count, id, Source(bundleIdentifier: bundle, name: name))
-                }
-                byID[Int(id)] = bundles[bundle]!.index
-            }
-            raw.append((f.startTime, f.endTime, f.quantity ?? 0, byID[Int(id)], f.utcOffset))
+        // Read after the samples: source ids are only ever added, so it holds theirs.
+        let table = try readRetryingTrees { try StatisticsSources($0, trees) }
+        var raw: [(Double, Double, Double, UInt32, Double, Int)] = []
+        raw.reserveCapacity(result.samples.count)
+        result.samples.forEach { f in
+            raw.append((f.startTime, f.endTime, f.quantity ?? 0, f.sourceID, localOffset(f.utcOffset), raw.count))
         }
-        var sources = [Source](repeating: Source(bundleIdentifier: "", name: ""), count: bundles.count)
-        for (_, b) in bundles { sources[b.index] = b.source }
-        let ranks = Self.priorityRanks(sources: sources, firstIDs: bundles.values.sorted { $0.index < $1.index }.map(\.firstID),
-                                       stored: stored)
-        let samples = raw.enumerated().map { i, r in
-            StatisticsSample(start: r.start, end: r.end, value: r.value, rank: ranks[r.bundle], source: r.bundle,
-                             offset: localOffset(r.offset), order: i)
-        }
-        return StatisticsRead(samples: samples, sources: sources)
+        return try table.read(raw, stored: stored)
     }
 
     /// Each source's place in the merge order (rule 27): the stored list
@@ -200,7 +204,7 @@ extension Store {
 
     /// Merges, then feeds every interval; with `separateBySource`, each
     /// source's own figures from all its samples, unmerged.
-    private func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
+    func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
                          edges: [Double], utcOffset: Int) throws -> [Statistics] {
         guard case .quantity(_, let style) = type.kind else { return [] }
         let offset = Double(utcOffset), samples = read.samples

@@ -111,6 +111,10 @@ extension Store {
                            + "a sample holds at most \(RecordCodec.maxSize >> 20) MB")
         }
         try w.append(w.encoded.bytes, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
+        if case .quantity(_, let style) = s.type.kind, case .quantity(let value) = s.value {
+            w.statistics.add(type: typeID, style: style, sourceID: sourceID, start: s.startDate.timeIntervalSinceReferenceDate,
+                             end: s.endDate.timeIntervalSinceReferenceDate, value: value, offset: s.utcOffset, order: seq)
+        }
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
             try withUnsafeBytes(of: Schema.pack(type: typeID, seq: seq).littleEndian) { v in

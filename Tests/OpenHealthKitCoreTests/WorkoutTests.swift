@@ -109,9 +109,9 @@ import Testing
         #expect(TypeCatalogue.shortName(TypeCatalogue.workoutType) == "Workout")
     }
 
-    /// Format 8 added the record payload; a format-7 store opens as format
-    /// 8 with nothing rewritten, and then takes workouts.
-    @Test func aFormat7StoreOpensAsFormat8WithItsRecordsUnchanged() throws {
+    /// Format 8 added the record payload; a format-7 store opens as the
+    /// current format with nothing rewritten, and then takes workouts.
+    @Test func aFormat7StoreOpensAsTheCurrentFormatWithItsRecordsUnchanged() throws {
         let dir = temporaryDirectory()
         var store = try makeStore(directory: dir)
         let old = try stepSample(1, metadata: ["note": .string("format 7")])
@@ -120,7 +120,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 8)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         let w = try run()
         _ = try store.save([w])
         #expect(Array(try store.anchoredQuery(type: steps, anchor: nil).samples) == [old])

@@ -1,3 +1,4 @@
+import Glibc
 import FoundationEssentials
 
 /// The figures of one statistics interval, in the type's canonical unit;
@@ -23,6 +24,16 @@ public struct StatisticsValues: Hashable, Sendable {
 
     /// True when no figure is set: an interval without data.
     public var isEmpty: Bool { self == StatisticsValues() }
+
+    /// Arithmetic for `discreteArithmetic`; weighted by time for the other
+    /// discrete styles, or arithmetic when every sample is an instant
+    /// (rule 29). Sums of sound levels are of their energies.
+    static func average(_ style: AggregationStyle, weighted: Double, weight: Double, arithmetic: Double,
+                        count: Int) -> Double {
+        let useTime = style != .discreteArithmetic && weight > 0
+        let mean = useTime ? weighted / weight : arithmetic / Double(count)
+        return style == .discreteEquivalentContinuousLevel ? 10 * log10(mean) : mean
+    }
 }
 
 /// HKStatistics: the figures of a type over one interval, its sources

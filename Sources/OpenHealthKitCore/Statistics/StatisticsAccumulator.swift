@@ -63,12 +63,12 @@ struct StatisticsAccumulator {
     /// Changes interval `i` in place (a copy would copy its covered list too).
     private static func feed(_ i: inout Interval, _ s: StatisticsSample, index: Int, share: Double, time: Double,
                              from: Double, to: Double, style: AggregationStyle, options: StatisticsOptions) {
-        let level = style == .discreteEquivalentContinuousLevel
+        let level = BucketFigures.level(s.value, style)
         i.sum += s.value * share
-        i.weighted += (level ? energy(s.value) : s.value) * time
+        i.weighted += level * time
         i.weight += time
         if i.lastSample != index {  // a sample counts once per interval however many pieces it has there
-            i.arithmetic += level ? energy(s.value) : s.value
+            i.arithmetic += level
             i.count += 1
             i.lastSample = index
         }
@@ -78,9 +78,6 @@ struct StatisticsAccumulator {
         if options.contains(.mostRecent), i.recent.map({ candidate.isAfter($0) }) ?? true { i.recent = candidate }
         if options.contains(.duration), to > from { i.covered.append((from, to)) }
     }
-
-    /// Sound levels (dB) average as energies: the equivalent continuous level.
-    private static func energy(_ decibels: Double) -> Double { pow(10, decibels / 10) }
 
     /// The figures of interval `k`; empty when no sample fed it.
     func values(_ k: Int) -> StatisticsValues {
@@ -103,12 +100,8 @@ struct StatisticsAccumulator {
         return v
     }
 
-    /// Arithmetic for `discreteArithmetic`; weighted by time for the other
-    /// discrete styles, or arithmetic when every sample is an instant.
     private func average(_ i: Interval) -> Double {
-        let useTime = style != .discreteArithmetic && i.weight > 0
-        let mean = useTime ? i.weighted / i.weight : i.arithmetic / Double(i.count)
-        return style == .discreteEquivalentContinuousLevel ? 10 * log10(mean) : mean
+        StatisticsValues.average(style, weighted: i.weighted, weight: i.weight, arithmetic: i.arithmetic, count: i.count)
     }
 
     func hasData(_ k: Int) -> Bool { intervals[k].hasData }

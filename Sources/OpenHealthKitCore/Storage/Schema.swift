@@ -23,6 +23,9 @@ import FoundationEssentials
 /// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
 /// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
 /// | `priorities`  | type identifier              | source bundle identifiers, first first (rule 27) |
+/// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary |
+/// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`) |
+/// | `stat_overlaps` | type · UTC hour            | empty: two samples there may overlap   |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -46,10 +49,14 @@ enum Schema {
     /// record may carry a payload (a workout's fields), flagged, between
     /// those and the metadata; a format-7 library would read it as
     /// metadata, so it refuses the store. Nothing is rewritten on upgrade.
-    /// Format 1 (development only) is refused.
-    static let format: UInt32 = 8
+    /// 9: maintained statistics (`stat_buckets`, `stat_cover`,
+    /// `stat_overlaps`), built from the samples when an older store is
+    /// opened; a format-8 library would not keep them, so it refuses the
+    /// store. Format 1 (development only) is refused.
+    static let format: UInt32 = 9
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
-                             "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities"]
+                             "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
+                             "stat_buckets", "stat_cover", "stat_overlaps"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -87,6 +94,9 @@ enum Schema {
         case zoneHead = "zone_head"
         /// How many buckets the UUID index's hash has (`UUIDBuckets`).
         case uuidBuckets = "uuid_buckets"
+        /// The position up to which the maintained statistics hold every
+        /// change (a library that does not keep them may write past it).
+        case statisticsHead = "statistics_head"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -99,6 +109,7 @@ enum Schema {
             case .nextDevice: Self.keys[5]
             case .zoneHead: Self.keys[6]
             case .uuidBuckets: Self.keys[7]
+            case .statisticsHead: Self.keys[8]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }
@@ -119,6 +130,7 @@ struct TypeTrees: Sendable {
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
         zones, priorities: MDB_dbi
+    let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
         meta = dbis["meta"]!
@@ -136,6 +148,8 @@ struct FixedTrees: Sendable {
         subs = dbis["subs"]!
         zones = dbis["zones"]!
         priorities = dbis["priorities"]!
+        statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
+                                     overlaps: dbis["stat_overlaps"]!)
     }
 }
 

@@ -8,4 +8,7 @@ struct StoreTuning {
     /// The UUID index's hash, keyed by the store id (tests make every UUID
     /// collide).
     var uuidHash: UUIDHash
+    /// Computes every statistics collection from its samples, as if no
+    /// bucket were kept (tests compare the two).
+    var statisticsFromSamples = false
 }

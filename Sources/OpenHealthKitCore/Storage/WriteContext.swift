@@ -29,6 +29,8 @@ struct WriteContext {
     /// The record being saved, encoded in one buffer reused for every sample.
     var encoded = ByteWriter(capacity: 256)
     var uuidIndex: UUIDIndex
+    /// The maintained statistics' changes, written by `finish`.
+    var statistics = PendingStatistics()
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidHash: UUIDHash,
          uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
@@ -43,18 +45,28 @@ struct WriteContext {
         (head, horizon) = try txn.position(trees)
         (startHead, startHorizon) = (head, horizon)
         mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
+        statisticsThroughHead = try txn.metaU64(trees, .statisticsHead) == head
         now = Date()
     }
 
     /// Whether the zone map held every record when this transaction began;
     /// only then does it still hold every record when it ends.
     private let mappedThroughHead: Bool
+    /// Whether the maintained statistics held every change when this
+    /// transaction began; otherwise they are rebuilt on the next open.
+    private let statisticsThroughHead: Bool
 
     /// Writes the pending index entries, the head and the horizon; call last.
     mutating func finish() throws {
         try flushUUIDs()
         try pendingZones.flush(txn, trees.zones)
         if mappedThroughHead { try txn.setMetaU64(trees, .zoneHead, head) }
+        if statisticsThroughHead {
+            var records: [UInt16: TypeTrees] = [:]
+            for id in statistics.typesToRecompute { records[id] = try tree(id: id) }
+            try statistics.flush(txn, trees.statistics, records: records)
+            if head != startHead { try txn.setMetaU64(trees, .statisticsHead, head) }
+        }
         try txn.setPosition(trees, head: head, horizon: horizon)
     }
 
@@ -222,6 +234,9 @@ struct WriteContext {
             }
         }
         let start = record.start
+        if let type = type(id: typeID), case .quantity(_, let style) = type.kind {
+            statistics.remove(type: typeID, style: style, start: start, end: record.end, offset: record.utcOffset)
+        }
         try txn.delete(dbi, u64: seq)
         let newSeq = nextSeq()
         try Self.deleteStart(txn, t, start: start, seq: seq)

@@ -1,0 +1,193 @@
+import CLMDB
+
+extension PendingStatistics {
+    private struct DayKey: Hashable {
+        var type: UInt16
+        var family: Int32
+        var day: Int64
+    }
+
+    /// Writes the transaction's changes: the buckets deletions touched,
+    /// recomputed from the samples that remain (this transaction's saves
+    /// among them); this transaction's saves added to the other buckets;
+    /// then the days of every hour written, and the summaries.
+    mutating func flush(_ txn: Txn, _ t: StatisticsTrees, records: [UInt16: TypeTrees]) throws {
+        guard !isEmpty else { return }
+        settle()
+        var days = Set<DayKey>()
+        for type in typesToRecompute {
+            guard let trees = records[type] else { throw OHKError(.storage, "no records tree for type id \(type)") }
+            try recompute(type, txn, t, records: trees, days: &days)
+        }
+        for (k, figures) in buckets {
+            let key = StatisticsKeys.bucket(type: k.type, family: k.family, level: .hour, index: k.hour)
+            var all = figures
+            if let raw = try txn.get(t.buckets, key) {
+                all = try BucketCodec.decode(raw, style(k.type))
+                BucketCodec.merge(figures, into: &all)
+            }
+            try txn.put(t.buckets, key, BucketCodec.encode(all, style(k.type)))
+            days.insert(DayKey(type: k.type, family: k.family, day: Self.day(ofHour: k.hour)))
+        }
+        for (k, c) in cover {
+            let key = StatisticsKeys.hour(type: k.type, k.hour)
+            var all = c
+            if let raw = try txn.get(t.cover, key) {
+                all = try Coverage.decode(raw)
+                all.merge(c)
+            }
+            try txn.put(t.cover, key, all.encode())
+            if all.overlaps { try txn.put(t.overlaps, key, []) }
+        }
+        for d in days { try writeDay(d, txn, t) }
+        for (type, s) in summaries {
+            let key = StatisticsKeys.summary(type: type)
+            var stored = try Self.summary(txn, t, type)
+            let before = stored
+            stored.longest = max(stored.longest, s.longest)
+            for f in s.families where !stored.families.contains(f) { stored.families.append(f) }
+            if stored != before { try txn.put(t.buckets, key, stored.encode()) }
+        }
+    }
+
+    /// A type's stored summary (empty when it has none yet).
+    static func summary(_ txn: Txn, _ t: StatisticsTrees, _ type: UInt16) throws -> TypeSummary {
+        guard let raw = try txn.get(t.buckets, StatisticsKeys.summary(type: type)) else { return TypeSummary() }
+        return try TypeSummary.decode(raw)
+    }
+
+    private func style(_ type: UInt16) -> AggregationStyle { styles[type] ?? .cumulative }
+
+    static func day(ofHour h: Int64) -> Int64 { h >= 0 ? h / 24 : (h - 23) / 24 }
+
+    /// Rewrites the buckets and coverage of `type` that deletions touched
+    /// from the live samples that reach them.
+    private mutating func recompute(_ type: UInt16, _ txn: Txn, _ t: StatisticsTrees, records: TypeTrees,
+                                    days: inout Set<DayKey>) throws {
+        let style = style(type)
+        let longest = max(summaries[type]?.longest ?? 0, try Self.summary(txn, t, type).longest)
+        let hours = dirtyBuckets.filter { $0.type == type }, covers = dirtyCover.filter { $0.type == type }
+        // The UTC times to rebuild; a sample reaches one if it starts at
+        // most `longest` before it.
+        var reach: [(lo: Double, hi: Double)] = hours.map { k in
+            let lo = Double(k.hour) * 3600 - StatisticsKeys.shift(k.family)
+            return (lo, lo + 3600)
+        }
+        reach += covers.map { (Double($0.hour) * 3600, Double($0.hour + 1) * 3600) }
+        reach.sort { $0.lo < $1.lo }
+        var starts: [(lo: Double, hi: Double)] = []
+        for r in reach {
+            if let last = starts.last, r.lo - longest <= last.hi {
+                starts[starts.count - 1].hi = max(last.hi, r.hi)
+            } else {
+                starts.append((r.lo - longest, r.hi))
+            }
+        }
+        var fresh = PendingStatistics()
+        try Self.forEachLive(txn, records, starts: starts) { seq, r in
+            fresh.add(type: type, style: style, sourceID: r.sourceID, start: r.start, end: r.end,
+                      value: r.quantity, offset: r.utcOffset, order: seq)
+        }
+        fresh.settle()
+        for k in hours {
+            let key = StatisticsKeys.bucket(type: type, family: k.family, level: .hour, index: k.hour)
+            if let figures = fresh.buckets[k] {
+                try txn.put(t.buckets, key, BucketCodec.encode(figures, style))
+            } else {
+                _ = try txn.delete(t.buckets, key)
+            }
+            buckets[k] = nil
+            days.insert(DayKey(type: type, family: k.family, day: Self.day(ofHour: k.hour)))
+        }
+        for k in covers {
+            let key = StatisticsKeys.hour(type: type, k.hour)
+            if let c = fresh.cover[k] {
+                try txn.put(t.cover, key, c.encode())
+                if c.overlaps { try txn.put(t.overlaps, key, []) } else { _ = try txn.delete(t.overlaps, key) }
+            } else {
+                _ = try txn.delete(t.cover, key)
+                _ = try txn.delete(t.overlaps, key)
+            }
+            cover[k] = nil
+        }
+    }
+
+    /// Calls `body` with each live sample whose start lies in one of the
+    /// sorted, disjoint ranges [lo, hi), through the type's start index.
+    static func forEachLive(_ txn: Txn, _ records: TypeTrees, starts: [(lo: Double, hi: Double)],
+                            _ body: (UInt64, RecordView) throws -> Void) throws {
+        let c = try txn.cursor(records.starts)
+        defer { c.close() }
+        for range in starts {
+            let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
+            var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
+            while let (k, v) = entry {
+                guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
+                guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
+                var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
+                while let (_, values) = block {
+                    for i in stride(from: 0, to: values.count, by: 8) {
+                        let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                        guard let raw = try txn.get(records.records, u64: seq) else { continue }
+                        let r = try RecordView(stored: raw)
+                        if !r.isTombstone, r.start >= range.lo, r.start < range.hi { try body(seq, r) }
+                    }
+                    block = try c.nextDuplicates()
+                }
+                entry = try c.nextKey()
+            }
+        }
+    }
+
+    /// A day's bucket: its hours' figures combined, in order.
+    private func writeDay(_ d: DayKey, _ txn: Txn, _ t: StatisticsTrees) throws {
+        let style = style(d.type)
+        let key = StatisticsKeys.bucket(type: d.type, family: d.family, level: .day, index: d.day)
+        let figures = try Self.readBuckets(txn, t, type: d.type, family: d.family, level: .hour,
+                                           from: d.day * 24, to: d.day * 24 + 24, style: style)
+        var day: [BucketFigures] = []
+        for (hour, list) in figures {
+            BucketCodec.append(list, into: &day, first: hour == d.day * 24)
+        }
+        if day.isEmpty {
+            _ = try txn.delete(t.buckets, key)
+        } else {
+            try txn.put(t.buckets, key, BucketCodec.encode(day, style))
+        }
+    }
+
+    /// The buckets of one type, family and level with index in [from, to),
+    /// in order.
+    static func readBuckets(_ txn: Txn, _ t: StatisticsTrees, type: UInt16, family: Int32, level: StatisticsKeys.Level,
+                            from: Int64, to: Int64, style: AggregationStyle) throws -> [(Int64, [BucketFigures])] {
+        let c = try txn.cursor(t.buckets)
+        defer { c.close() }
+        var out: [(Int64, [BucketFigures])] = []
+        let prefix = StatisticsKeys.bucket(type: type, family: family, level: level, index: from)
+        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry, k.count == 15, k.prefix(7).elementsEqual(prefix.prefix(7)) {
+            let index = StatisticsKeys.index(ofBucket: k)
+            guard index < to else { break }
+            out.append((index, try BucketCodec.decode(v, style)))
+            entry = try c.nextEntry()
+        }
+        return out
+    }
+}
+
+extension BucketCodec {
+    /// Folds the next bucket of an interval into its figures: the first
+    /// bucket brings the samples that cross the interval's start, a later
+    /// one only those that start in it.
+    static func append(_ more: [BucketFigures], into figures: inout [BucketFigures], first: Bool) {
+        for m in more {
+            if let i = figures.firstIndex(where: { $0.sourceID == m.sourceID }) {
+                figures[i].merge(m, crossing: first)
+            } else {
+                var f = BucketFigures(sourceID: m.sourceID)
+                f.merge(m, crossing: first)
+                figures.append(f)
+            }
+        }
+    }
+}

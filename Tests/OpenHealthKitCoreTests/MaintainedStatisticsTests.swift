@@ -1,0 +1,191 @@
+import FoundationEssentials
+import Testing
+@testable import OpenHealthKitCore
+
+/// The statistics each write transaction keeps (rule 34) against a plain
+/// recomputation from the samples, after random histories of saves,
+/// deletes, sync replacements, prunes and priority changes. A failure
+/// names its seed.
+@Suite struct MaintainedStatisticsTests {
+    typealias Rng = TestSupport.Rng
+
+    // 2024-03-01T00:00:00Z.
+    private let midnight = 730_944_000.0
+    private let sources = [
+        Source(bundleIdentifier: "com.apple.health.watch", name: "Ann's Apple Watch"),
+        Source(bundleIdentifier: "com.apple.health.phone", name: "Ann's iPhone"),
+        Source(bundleIdentifier: "com.example.app", name: "An app"),
+        Source(bundleIdentifier: "com.example.app", name: "An app", version: "2"),
+    ]
+    private let offsets: [Int?] = [nil, 3600, -18_000, 19_800]
+
+    /// One random sample: a step count or a heart rate, an instant or up to
+    /// three hours long, over three days, on whole seconds or not.
+    private func sample(_ rng: inout Rng, sync: Int?) throws -> Sample {
+        let heart = rng.chance(0.4)
+        let start = midnight + Double(rng.int(72 * 60)) * 60 + (rng.chance(0.2) ? Double(rng.int(600)) / 10 : 0)
+        let length = rng.chance(0.25) ? 0 : Double(rng.int(180 * 60) + 1)
+        var metadata: [String: MetadataValue] = [:]
+        if let sync {
+            metadata[MetadataKey.syncIdentifier] = .string("s\(sync)")
+            metadata[MetadataKey.syncVersion] = .number(Double(rng.int(1000)))
+        }
+        return try Sample.quantity(heart ? heartRate : steps, value: Double(rng.int(200) + 1),
+                                   unit: HealthUnit(heart ? "count/min" : "count"),
+                                   start: Date(timeIntervalSinceReferenceDate: start),
+                                   end: Date(timeIntervalSinceReferenceDate: start + length),
+                                   source: sources[rng.int(sources.count)], metadata: metadata,
+                                   utcOffset: offsets[rng.int(offsets.count)])
+    }
+
+    /// Every figure of two collections, equal up to rounding.
+    private func expectSame(_ kept: [Statistics], _ plain: [Statistics], _ what: String) {
+        #expect(kept.count == plain.count, "\(what)")
+        func close(_ a: Double?, _ b: Double?) -> Bool {
+            guard let a, let b else { return a == nil && b == nil }
+            return abs(a - b) <= 1e-9 * max(1, abs(a), abs(b))
+        }
+        func same(_ a: StatisticsValues, _ b: StatisticsValues) -> Bool {
+            close(a.sum, b.sum) && close(a.average, b.average) && a.minimum == b.minimum && a.maximum == b.maximum
+                && a.mostRecent == b.mostRecent && a.mostRecentStart == b.mostRecentStart
+                && a.mostRecentEnd == b.mostRecentEnd && a.count == b.count
+        }
+        for (a, b) in zip(kept, plain) {
+            #expect(a.startDate == b.startDate && a.endDate == b.endDate, "\(what)")
+            #expect(same(a.values, b.values), "\(what) at \(a.startDate): \(a.values) vs \(b.values)")
+            #expect(a.sources == b.sources, "\(what) at \(a.startDate)")
+            #expect(Set(a.bySource.keys) == Set(b.bySource.keys)
+                    && a.bySource.allSatisfy { k, v in same(v, b.bySource[k]!) }, "\(what) at \(a.startDate)")
+        }
+    }
+
+    /// The queries compared: daily and hourly, in UTC and in other offsets.
+    private func compare(_ store: Store, _ what: String, answered: inout Int) throws {
+        let from = Date(timeIntervalSinceReferenceDate: midnight - 86_400)
+        let to = Date(timeIntervalSinceReferenceDate: midnight + 4 * 86_400)
+        let queries: [(SampleType, StatisticsOptions, StatisticsInterval, Int)] = [
+            (steps, [.cumulativeSum, .mostRecent, .separateBySource], .day, 0),
+            (steps, [.cumulativeSum], .day, 7200),
+            (steps, [.cumulativeSum, .separateBySource], .hour, -18_000),
+            (steps, [.cumulativeSum], StatisticsInterval(3, .hour), 19_800),
+            (heartRate, [.discreteAverage, .discreteMin, .discreteMax, .mostRecent, .separateBySource], .hour, 0),
+            (heartRate, [.discreteAverage, .discreteMax], .day, 3600),
+        ]
+        for (type, options, interval, offset) in queries {
+            let anchor = Date(timeIntervalSinceReferenceDate: midnight - Double(offset))
+            let edges = try Store.edges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: offset)
+            let kept = try store.maintainedCollection(type, options, edges: edges, time: .local(utcOffset: offset))
+            store.tuning.statisticsFromSamples = true
+            let plain = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
+                                                       from: from, to: to, utcOffset: offset)
+            store.tuning.statisticsFromSamples = false
+            if let kept {
+                answered += 1
+                expectSame(kept, plain, "\(what): \(type.identifier) \(interval) at \(offset)")
+            }
+        }
+    }
+
+    @Test func rule34_maintainedFiguresMatchARecomputationAfterRandomHistories() throws {
+        var answered = 0
+        for seed in 1...6 as ClosedRange<UInt64> {
+            var rng = Rng(state: seed)
+            let store = try makeStore()
+            defer { store.close() }
+            for step in 0..<40 {
+                switch rng.int(10) {
+                case 0..<5:
+                    let batch = try (0..<(rng.int(20) + 1)).map { _ in
+                        try sample(&rng, sync: rng.chance(0.2) ? rng.int(6) : nil)
+                    }
+                    try store.save(batch)
+                case 5..<7:
+                    var current: [UUID] = []
+                    for type in [steps, heartRate] {
+                        let batch = try store.anchoredQuery(type: type, anchor: nil).samples
+                        current += batch.indices.map { batch.uuid(at: $0) }
+                    }
+                    let victims = current.shuffled(using: &rng).prefix(rng.int(6) + 1)
+                    if !victims.isEmpty { try store.delete(uuids: Array(victims)) }
+                case 7:
+                    let hour = Date(timeIntervalSinceReferenceDate: midnight + Double(rng.int(72)) * 3600)
+                    try store.delete(type: steps, predicate: .dateRange(start: hour, end: hour.addingTimeInterval(3600),
+                                                                       options: .strictStartDate))
+                case 8:
+                    try store.pruneAll()
+                default:
+                    let order = sources.map(\.bundleIdentifier).uniqued().shuffled(using: &rng)
+                    try store.setSourcePriority(Array(order.prefix(rng.int(order.count + 1))), for: steps)
+                }
+                try compare(store, "seed \(seed) step \(step)", answered: &answered)
+            }
+            // Rebuilding from the samples changes no figure.
+            try store.rebuildStatistics()
+            try compare(store, "seed \(seed) after a rebuild", answered: &answered)
+        }
+        // Most queries are answered by the buckets, not handed back to the samples.
+        #expect(answered > 6 * 41 * 3)
+    }
+
+    /// A daily step collection over the three days, from the buckets (nil
+    /// when they cannot answer) and from the samples.
+    private func daily(_ store: Store) throws -> (kept: [Statistics]?, plain: [Statistics]) {
+        let from = Date(timeIntervalSinceReferenceDate: midnight), to = from.addingTimeInterval(3 * 86_400)
+        let edges = try Store.edges(anchor: from, interval: .day, from: from, to: to, utcOffset: 0)
+        let kept = try store.maintainedCollection(steps, .cumulativeSum, edges: edges, time: .local(utcOffset: 0))
+        store.tuning.statisticsFromSamples = true
+        defer { store.tuning.statisticsFromSamples = false }
+        return (kept, try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: from, interval: .day,
+                                                     from: from, to: to))
+    }
+
+    /// Format 9 (rule 21): a format-8 store, which kept no statistics, gets
+    /// them built from its samples when it is opened.
+    @Test func aFormat8StoreGetsItsStatisticsBuiltWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        var rng = Rng(state: 8)
+        try store.save((0..<200).map { _ in try sample(&rng, sync: nil) })
+        try store.env.write { txn in
+            for tree in [store.trees.statistics.buckets, store.trees.statistics.cover, store.trees.statistics.overlaps] {
+                try txn.empty(tree)
+            }
+            _ = try txn.delete(store.trees.meta, Schema.MetaKey.statisticsHead.bytes)
+            try txn.setMetaU64(store.trees, .format, 8)
+        }
+        #expect(try daily(store).kept == nil)  // the buckets no longer hold the last change
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
+        let (kept, plain) = try daily(store)
+        expectSame(try #require(kept), plain, "after the upgrade")
+        #expect(plain.contains { ($0.sum ?? 0) > 0 })
+    }
+
+    /// Changes written past the buckets (by a library that keeps none) are
+    /// not read from them, and the next open rebuilds them.
+    @Test func rule34_bucketsBehindTheLastChangeAreRebuiltOnOpen() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        var rng = Rng(state: 34)
+        try store.save((0..<50).map { _ in try sample(&rng, sync: nil) })
+        try store.env.write { txn in try txn.setMetaU64(store.trees, .statisticsHead, 1) }
+        try store.save((0..<50).map { _ in try sample(&rng, sync: nil) })
+        #expect(try daily(store).kept == nil)
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        let (kept, plain) = try daily(store)
+        expectSame(try #require(kept), plain, "after reopening")
+    }
+}
+
+extension TestSupport.Rng: RandomNumberGenerator {}
+
+extension Array where Element: Hashable {
+    fileprivate func uniqued() -> [Element] {
+        var seen = Set<Element>()
+        return filter { seen.insert($0).inserted }
+    }
+}
