@@ -84,6 +84,20 @@ import OpenHealthKitCore
         #expect(r.status == 0 && r.output.hasPrefix("ok: ") && r.output.contains("samples"), "\(r.output)")
     }
 
+    /// Rule 34: `ohk rebuild-statistics` reads every sample again, and the
+    /// weekly figures it gives are the ones the writes kept.
+    @Test func rule34_rebuildStatisticsKeepsEveryFigure() throws {
+        let store = try importedStore()
+        let daily = ["stats", "BodyMass", "--by", "week", "--average", "--max", "--most-recent", "--by-source", "--format", "csv",
+                     "--store", store]
+        let before = ohk(daily)
+        let r = ohk(["rebuild-statistics", "--store", store])
+        #expect(r.status == 0 && r.output.hasPrefix("rebuilt from ") && !r.output.hasPrefix("rebuilt from 0 "), "\(r.output)")
+        let after = ohk(daily)
+        #expect(before.status == 0 && before.output.split(separator: "\n").count > 1 && after.output == before.output,
+                "\(before.output)")
+    }
+
     /// Rule 23: `ohk check` on a store with damaged pages names them and
     /// exits 1, without opening the store through LMDB.
     @Test func rule23_checkNamesDamagedPagesAndExits1() throws {
@@ -284,7 +298,8 @@ import OpenHealthKitCore
         #expect(ohk(["prune", "--store", store]).status == 64)
         let help = ohk(["--help"]).output
         #expect(help.contains("Exit codes:") && help.contains("Examples:"))
-        for command in ["import", "types", "stats", "query", "changes", "observe", "add", "delete", "prune", "check"] {
+        for command in ["import", "types", "stats", "query", "changes", "observe", "add", "delete", "prune", "check",
+                        "rebuild-statistics"] {
             let r = ohk([command, "--help"])
             #expect(r.status == 0 && r.output.contains("Example"), "\(command) --help")
         }
