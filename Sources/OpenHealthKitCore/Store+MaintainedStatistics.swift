@@ -12,7 +12,6 @@ extension Store {
     func maintainedCollection(_ type: SampleType, _ options: StatisticsOptions, edges: [Double],
                               time: EdgeTime) throws -> [Statistics]? {
         guard case .quantity(_, let style) = type.kind, !options.contains(.duration), edges.count >= 2 else { return nil }
-        let stored = try sourcePriority(for: type)
         return try readRetryingTrees { txn -> [Statistics]? in
             let (head, _) = try position(txn)
             guard try txn.metaU64(trees, .statisticsHead) == head else { return nil }
@@ -34,17 +33,19 @@ extension Store {
                 guard fe.allSatisfy({ abs($0) < 1e14 && $0.truncatingRemainder(dividingBy: 3600) == 0 }) else { return nil }
                 families.append((f, fe))
             }
-            var figures = [[BucketFigures]](repeating: [], count: n)
+            guard !families.isEmpty else { return (0..<n).map { k in Self.emptyStatistics(type, edges, k, offset) } }
+            let separate = options.contains(.separateBySource)
+            var figures: [IntervalFigures] = []
             for (f, fe) in families {
-                let folded = try Self.fold(txn, trees.statistics, typeID, f, fe, style)
-                for k in 0..<n { BucketCodec.merge(folded[k], into: &figures[k]) }
+                let folded = try Self.fold(txn, trees.statistics, typeID, f, fe, style, separate: separate)
+                if figures.isEmpty { figures = folded } else { for k in 0..<n { figures[k].merge(folded[k]) } }
             }
-            let table = try StatisticsSources(txn, trees)
+            // The source table, read when a figure needs it.
+            var table = options.contains(.separateBySource) ? try StatisticsSources(txn, trees) : nil
             var results = (0..<n).map { k in
                 Self.statistics(type, options, style, figures[k], table, edges, k, offset)
             }
             // Intervals where samples may overlap: merged from their samples.
-            guard !families.isEmpty else { return results }
             // Each interval in UTC, as wide as its families' times make it.
             let spans = (0..<n).map { k -> (lo: Double, hi: Double) in
                 (families.map { $0.edges[k] - StatisticsKeys.shift($0.family) }.min()!,
@@ -54,8 +55,16 @@ extension Store {
                                                     to: spans.map(\.hi).max()!)
             guard !overlapping.isEmpty else { return results }
             let merged = (0..<n).map { k in
-                overlapping.contains { h in Double(h) * 3600 < spans[k].hi && Double(h + 1) * 3600 > spans[k].lo }
+                // The first marked hour that ends after the interval starts.
+                var low = 0, high = overlapping.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if Double(overlapping[mid] + 1) * 3600 > spans[k].lo { high = mid } else { low = mid + 1 }
+                }
+                return low < overlapping.count && Double(overlapping[low]) * 3600 < spans[k].hi
             }
+            let stored = try Self.sourcePriority(txn, trees, type)
+            if table == nil { table = try StatisticsSources(txn, trees) }
             var k = 0
             while k < n {
                 guard merged[k] else { k += 1; continue }
@@ -63,7 +72,7 @@ extension Store {
                 while j + 1 < n, merged[j + 1] { j += 1 }
                 let sub = Array(edges[k...(j + 1)])
                 let read = try samplesReaching(txn, typeID, records, summary, from: spans[k].lo, to: spans[j].hi,
-                                               time: time, table: table, stored: stored)
+                                               time: time, table: table!, stored: stored)
                 let computed = try compute(type, options, read, edges: sub, utcOffset: time.offset)
                 results.replaceSubrange(k...j, with: computed)
                 k = j + 1
@@ -93,38 +102,30 @@ extension Store {
     /// One family's figures per interval: each interval tiled by hours up
     /// to its first midnight, whole days, then hours (in the family's time).
     private static func fold(_ txn: Txn, _ t: StatisticsTrees, _ type: UInt16, _ family: Int32, _ edges: [Double],
-                             _ style: AggregationStyle) throws -> [[BucketFigures]] {
-        typealias Piece = (level: StatisticsKeys.Level, from: Int64, to: Int64)
+                             _ style: AggregationStyle, separate: Bool) throws -> [IntervalFigures] {
         func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
-        let plans: [[Piece]] = (0..<(edges.count - 1)).map { k in
+        // Interval k: hours [a, h0), days [d0, d1), hours [h1, b).
+        let tiles = (0..<(edges.count - 1)).map { k -> (a: Int64, h0: Int64, d0: Int64, d1: Int64, h1: Int64, b: Int64) in
             let a = Int64(edges[k] / 3600), b = Int64(edges[k + 1] / 3600)
             let d0 = -floorDiv(-a, 24), d1 = floorDiv(b, 24)
-            guard d0 < d1 else { return [(.hour, a, b)] }
-            return [(.hour, a, d0 * 24), (.day, d0, d1), (.hour, d1 * 24, b)].filter { $0.from < $0.to }
+            return d0 < d1 ? (a, d0 * 24, d0, d1, d1 * 24, b) : (a, b, 0, 0, b, b)
         }
-        // Each level read in runs of consecutive buckets.
-        var read: [StatisticsKeys.Level: [Int64: [BucketFigures]]] = [.hour: [:], .day: [:]]
-        for level in [StatisticsKeys.Level.hour, .day] {
-            var runs: [(from: Int64, to: Int64)] = []
-            for p in plans.joined() where p.level == level {
-                if let last = runs.last, p.from <= last.to { runs[runs.count - 1].to = max(last.to, p.to) } else { runs.append((p.from, p.to)) }
-            }
-            for r in runs {
-                for (i, f) in try PendingStatistics.readBuckets(txn, t, type: type, family: family, level: level,
-                                                                 from: r.from, to: r.to, style: style) {
-                    read[level]![i] = f
-                }
-            }
-        }
-        return plans.map { pieces in
-            var figures: [BucketFigures] = []
+        let hours = try BucketWindow(txn, t, type, family, .hour, runs: tiles.flatMap { [($0.a, $0.h0), ($0.h1, $0.b)] })
+        let days = try BucketWindow(txn, t, type, family, .day, runs: tiles.map { ($0.d0, $0.d1) })
+        return try tiles.map { p in
+            var figures = IntervalFigures()
             var first = true
-            for p in pieces {
-                for i in p.from..<p.to {
-                    if let f = read[p.level]![i] { BucketCodec.append(f, into: &figures, first: first) }
+            func fold(_ w: BucketWindow, _ from: Int64, _ to: Int64) throws {
+                for i in from..<to {
+                    if let raw = w[i] {
+                        try BucketCodec.forEach(raw, style) { f in figures.add(f, first: first, separate: separate) }
+                    }
                     first = false
                 }
             }
+            try fold(hours, p.a, p.h0)
+            try fold(days, p.d0, p.d1)
+            try fold(hours, p.h1, p.b)
             return figures
         }
     }
@@ -151,15 +152,13 @@ extension Store {
     /// An interval's statistics from its sources' figures (no two of its
     /// samples overlap, so merging takes every one).
     private static func statistics(_ type: SampleType, _ options: StatisticsOptions, _ style: AggregationStyle,
-                                   _ figures: [BucketFigures], _ table: StatisticsSources, _ edges: [Double],
+                                   _ figures: IntervalFigures, _ table: StatisticsSources?, _ edges: [Double],
                                    _ k: Int, _ offset: Double) -> Statistics {
-        var all = BucketFigures(sourceID: 0)
-        for f in figures { all.merge(f) }
         var bySource: [String: StatisticsValues] = [:]
         var sources: [Source] = []
-        if options.contains(.separateBySource) {
+        if options.contains(.separateBySource), let table {
             var bundles: [Int: BucketFigures] = [:]
-            for f in figures { bundles[table.bundleOf[f.sourceID] ?? -1, default: BucketFigures(sourceID: f.sourceID)].merge(f) }
+            for f in figures.bySource { bundles[table.bundleOf[f.sourceID] ?? -1, default: BucketFigures(sourceID: f.sourceID)].merge(f) }
             for (b, f) in bundles where b >= 0 && !f.isEmpty {
                 bySource[table.sources[b].bundleIdentifier] = StatisticsValues(f, options, style)
                 sources.append(table.sources[b])
@@ -167,7 +166,7 @@ extension Store {
         }
         return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k] - offset),
                           endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1] - offset),
-                          values: StatisticsValues(all, options, style), bySource: bySource,
+                          values: StatisticsValues(figures.all, options, style), bySource: bySource,
                           sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier })
     }
 
@@ -197,5 +196,57 @@ extension StatisticsValues {
             mostRecentStart = Date(timeIntervalSinceReferenceDate: f.recentStart)
             mostRecentEnd = Date(timeIntervalSinceReferenceDate: f.recentEnd)
         }
+    }
+}
+
+/// The stored buckets of one type, family and level over the runs a
+/// collection needs, by index: the read transaction's own bytes, decoded
+/// as they are folded.
+private struct BucketWindow {
+    private let base: Int64
+    private var slots: [UnsafeRawBufferPointer?] = []
+
+    init(_ txn: Txn, _ t: StatisticsTrees, _ type: UInt16, _ family: Int32, _ level: StatisticsKeys.Level,
+         runs: [(Int64, Int64)]) throws {
+        // Runs come in time order: adjacent ones are read as one.
+        var merged: [(from: Int64, to: Int64)] = []
+        for (from, to) in runs where from < to {
+            if let last = merged.last, from <= last.to { merged[merged.count - 1].to = max(last.to, to) } else { merged.append((from, to)) }
+        }
+        base = merged.first?.from ?? 0
+        guard let last = merged.last else { return }
+        slots = Array(repeating: nil, count: Int(last.to - base))
+        for r in merged {
+            try PendingStatistics.forEachBucket(txn, t, type: type, family: family, level: level, from: r.from, to: r.to) { i, raw in
+                slots[Int(i - base)] = raw
+            }
+        }
+    }
+
+    subscript(_ i: Int64) -> UnsafeRawBufferPointer? { slots[Int(i - base)] }
+}
+
+/// An interval's figures as its buckets fold in: every source together,
+/// and each apart when the query separates them.
+private struct IntervalFigures {
+    var all = BucketFigures(sourceID: 0)
+    var bySource: [BucketFigures] = []
+
+    mutating func add(_ f: BucketFigures, first: Bool, separate: Bool) {
+        all.merge(f, crossing: first)
+        guard separate else { return }
+        if let i = bySource.firstIndex(where: { $0.sourceID == f.sourceID }) {
+            bySource[i].merge(f, crossing: first)
+        } else {
+            var own = BucketFigures(sourceID: f.sourceID)
+            own.merge(f, crossing: first)
+            bySource.append(own)
+        }
+    }
+
+    /// Adds another family's figures of the same interval.
+    mutating func merge(_ o: IntervalFigures) {
+        all.merge(o.all)
+        BucketCodec.merge(o.bySource, into: &bySource)
     }
 }

@@ -90,12 +90,13 @@ extension Store {
     /// The sources of `type` in the order set with `setSourcePriority`
     /// (bundle identifiers, first first); empty when none was set.
     public func sourcePriority(for type: SampleType) throws -> [String] {
-        try operation {
-            try env.read { txn in
-                guard let raw = try txn.get(trees.priorities, Array(type.identifier.utf8)) else { return [] }
-                return try Self.decodePriority(raw)
-            }
-        }
+        try operation { try env.read { txn in try Self.sourcePriority(txn, trees, type) } }
+    }
+
+    static func sourcePriority(_ txn: Txn, _ trees: FixedTrees, _ type: SampleType) throws -> [String] {
+        guard let raw = try txn.get(trees.priorities, Array(type.identifier.utf8)) else { return [] }
+        var r = ByteReader(raw)
+        return try (0..<Int(r.u16())).map { _ in try r.string() }
     }
 
     /// Sets the order in which statistics merge the sources of `type`
@@ -119,11 +120,6 @@ extension Store {
             for b in bundleIdentifiers { out.string(b) }
             try w.txn.put(trees.priorities, key, out.bytes)
         }
-    }
-
-    private static func decodePriority(_ raw: UnsafeRawBufferPointer) throws -> [String] {
-        var r = ByteReader(raw)
-        return try (0..<Int(r.u16())).map { _ in try r.string() }
     }
 
     /// What a statistics query reads: its matching samples, their sources

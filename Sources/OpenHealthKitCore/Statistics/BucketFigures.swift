@@ -116,6 +116,15 @@ enum BucketCodec {
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer, _ style: AggregationStyle) throws -> [BucketFigures] {
+        var out: [BucketFigures] = []
+        out.reserveCapacity(raw.count / size(style))
+        try forEach(raw, style) { out.append($0) }
+        return out
+    }
+
+    /// Decodes a bucket's sources one at a time, without an array.
+    static func forEach(_ raw: UnsafeRawBufferPointer, _ style: AggregationStyle,
+                        _ body: (BucketFigures) -> Void) throws {
         let discrete = style != .cumulative
         guard raw.count >= 2 else { throw OHKError(.storeCorrupt, "corrupt statistics bucket") }
         let n = Int(UInt16(littleEndian: raw.loadUnaligned(as: UInt16.self)))
@@ -126,8 +135,6 @@ enum BucketCodec {
             return T(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: T.self))
         }
         func double() -> Double { Double(bitPattern: get(UInt64.self)) }
-        var out: [BucketFigures] = []
-        out.reserveCapacity(n)
         for _ in 0..<n {
             var f = BucketFigures(sourceID: get(UInt32.self))
             f.count = get(UInt32.self)
@@ -146,9 +153,8 @@ enum BucketCodec {
             f.recentStart = double()
             f.recentValue = double()
             f.recentOrder = get(UInt64.self)
-            out.append(f)
+            body(f)
         }
-        return out
     }
 
     /// Adds `more` into `figures`, source by source.

@@ -1,4 +1,5 @@
 import CLMDB
+import Glibc
 
 extension PendingStatistics {
     private struct DayKey: Hashable {
@@ -143,11 +144,10 @@ extension PendingStatistics {
     private func writeDay(_ d: DayKey, _ txn: Txn, _ t: StatisticsTrees) throws {
         let style = style(d.type)
         let key = StatisticsKeys.bucket(type: d.type, family: d.family, level: .day, index: d.day)
-        let figures = try Self.readBuckets(txn, t, type: d.type, family: d.family, level: .hour,
-                                           from: d.day * 24, to: d.day * 24 + 24, style: style)
         var day: [BucketFigures] = []
-        for (hour, list) in figures {
-            BucketCodec.append(list, into: &day, first: hour == d.day * 24)
+        try Self.forEachBucket(txn, t, type: d.type, family: d.family, level: .hour, from: d.day * 24,
+                               to: d.day * 24 + 24) { hour, raw in
+            BucketCodec.append(try BucketCodec.decode(raw, style), into: &day, first: hour == d.day * 24)
         }
         if day.isEmpty {
             _ = try txn.delete(t.buckets, key)
@@ -156,22 +156,22 @@ extension PendingStatistics {
         }
     }
 
-    /// The buckets of one type, family and level with index in [from, to),
-    /// in order.
-    static func readBuckets(_ txn: Txn, _ t: StatisticsTrees, type: UInt16, family: Int32, level: StatisticsKeys.Level,
-                            from: Int64, to: Int64, style: AggregationStyle) throws -> [(Int64, [BucketFigures])] {
+    /// Calls `body` with the stored bytes of each bucket of one type,
+    /// family and level with index in [from, to), in order.
+    static func forEachBucket(_ txn: Txn, _ t: StatisticsTrees, type: UInt16, family: Int32, level: StatisticsKeys.Level,
+                              from: Int64, to: Int64, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void) throws {
         let c = try txn.cursor(t.buckets)
         defer { c.close() }
-        var out: [(Int64, [BucketFigures])] = []
-        let prefix = StatisticsKeys.bucket(type: type, family: family, level: level, index: from)
-        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
-        while let (k, v) = entry, k.count == 15, k.prefix(7).elementsEqual(prefix.prefix(7)) {
-            let index = StatisticsKeys.index(ofBucket: k)
-            guard index < to else { break }
-            out.append((index, try BucketCodec.decode(v, style)))
-            entry = try c.nextEntry()
+        let first = StatisticsKeys.bucket(type: type, family: family, level: level, index: from)
+        try first.withUnsafeBytes { prefix in
+            var entry = try c.seekRaw(atLeast: prefix)
+            while let (k, v) = entry, k.count == 15, memcmp(k.baseAddress!, prefix.baseAddress!, 7) == 0 {
+                let index = StatisticsKeys.index(ofBucket: k)
+                guard index < to else { break }
+                try body(index, v)
+                entry = try c.nextEntry()
+            }
         }
-        return out
     }
 }
 
