@@ -662,6 +662,25 @@ int32_t ohk_store_set_source_priority(ohk_store *store, const char *type, const 
  */
 int32_t ohk_store_source_priority(char **out_list, ohk_store *store, const char *type);
 
+/* ---- Statistics kept current */
+
+/**
+ * Starts a statistics collection that stays current (HKStatisticsCollection-
+ * Query with its update handler; rule 34): `callback` gets the collection
+ * of ohk_store_statistics_collection with the same arguments when the
+ * query starts, then again after each commit, by this process or any
+ * other, that changes its figures, with the indexes of the intervals that
+ * changed. A commit that changes no figure makes no call. Callbacks run on
+ * a library thread, one at a time, and may call the library (including
+ * ohk_query_stop / ohk_query_free on their own query). On a failure the
+ * callback gets status < 0 once and the query stops. *out_query receives
+ * the query: free it with ohk_query_free, after which destroy(user_data)
+ * runs (once, after the last callback; also when this call fails).
+ * Returns OHK_OK and the errors of ohk_store_statistics_collection. Any
+ * thread.
+ */
+int32_t ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
+
 /* ---- Importing Apple Health exports */
 
 /**

@@ -391,6 +391,14 @@ typedef void (*ohk_results_fn)(ohk_query *query, int32_t status, const ohk_batch
 typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *const *types,
                                 uint64_t type_count, void *user_data);
 
+/* A live statistics collection's delivery (ohk_query_statistics_collection):
+ * every interval in `result`, and the indexes in result->intervals of those
+ * whose figures changed (all of them in the first delivery). Both are
+ * borrowed for the call (do not free them). On failure status < 0, result
+ * and changed are NULL and the query has stopped. */
+typedef void (*ohk_statistics_fn)(ohk_query *query, int32_t status, const ohk_statistics_result *result,
+                                  const uint64_t *changed, uint64_t changed_count, void *user_data);
+
 /* A commit hook's notice (ohk_store_set_commit_hook): a commit made through
  * `store` saved or deleted samples of `types` (type_count identifiers, in
  * the order the commit first wrote each); `anchor` is the store's anchor

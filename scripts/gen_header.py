@@ -32,6 +32,7 @@ FILES = [
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
     ("CommitHookAPI.swift", "Commit hooks"),
     ("StatisticsAPI.swift", "Statistics"),
+    ("LiveStatisticsAPI.swift", "Statistics kept current"),
     ("ImportAPI.swift", "Importing Apple Health exports"),
 ]
 

@@ -39,7 +39,7 @@ final class QueryHandle: Handle, @unchecked Sendable {
 
 /// Registers the handle, builds the core query with it, and executes it.
 /// On failure the handle is gone and destroy(user_data) has run.
-private func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
                    _ store: UnsafeMutablePointer<ohk_store>?, _ user_data: UnsafeMutableRawPointer?,
                    _ destroy: ohk_destroy_fn?,
                    _ build: (Store, QueryHandle, UnsafeMutablePointer<ohk_query>) throws -> LiveQuery) -> Int32 {

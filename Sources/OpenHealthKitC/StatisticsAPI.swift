@@ -53,19 +53,23 @@ import OpenHealthKitCore
         let s = try StoreHandle.get(store)
         let t = try sampleType(type, s, "type")
         let p = try predicate.map { try PredicateHandle.get($0) }
-        let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
-        guard interval_unit >= 0, Int(interval_unit) < units.count else {
-            throw CError(.invalidArgument, "unknown interval unit \(interval_unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
-        }
-        guard interval_count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
         let stats = try s.statisticsCollection(
             type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options)),
-            anchor: try UnixTime.date(anchor, "anchor"),
-            interval: StatisticsInterval(Int(interval_count), units[Int(interval_unit)]),
+            anchor: try UnixTime.date(anchor, "anchor"), interval: try statisticsInterval(interval_count, interval_unit),
             from: try UnixTime.date(from, "from"), to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset),
             timeZone: try time_zone.map { try ZoneRules(try string($0, "time_zone")) })
         out.pointee = StatisticsResultC.make(stats)
     }
+}
+
+/// The interval of `count` OHK_INTERVAL_ `unit`s.
+func statisticsInterval(_ count: UInt32, _ unit: Int32) throws -> StatisticsInterval {
+    let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
+    guard unit >= 0, Int(unit) < units.count else {
+        throw CError(.invalidArgument, "unknown interval unit \(unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+    }
+    guard count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
+    return StatisticsInterval(Int(count), units[Int(unit)])
 }
 
 /// Frees a statistics result and its strings. NULL is ignored. Any thread.
@@ -115,7 +119,7 @@ import OpenHealthKitCore
 }
 
 /// `Statistics` as the C structs: one malloc'ed block per array.
-private enum StatisticsResultC {
+enum StatisticsResultC {
     static func make(_ stats: [Statistics]) -> UnsafeMutablePointer<ohk_statistics_result> {
         let sourceCount = stats.reduce(0) { $0 + $1.bySource.count }
         let intervals = mallocArray(of: ohk_statistics_interval.self, stats.count)

@@ -179,6 +179,46 @@ import Testing
         let (kept, plain) = try daily(store)
         expectSame(try #require(kept), plain, "after reopening")
     }
+
+    /// Rule 34: a live collection gets its intervals at start, then only
+    /// the intervals another process's or its own commits changed; a
+    /// commit that changes none of its figures makes no call.
+    @Test func rule34_aLiveCollectionGetsTheIntervalsThatChanged() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        defer { store.close() }
+        let hour0 = (t0.timeIntervalSinceReferenceDate / 3600).rounded(.down) * 3600
+        let from = Date(timeIntervalSinceReferenceDate: hour0 - 3600), to = Date(timeIntervalSinceReferenceDate: hour0 + 7200)
+        let waiter = Waiter()
+        let updates = Locked<[StatisticsCollectionQuery.Update]>([])
+        let query = StatisticsCollectionQuery(type: steps, options: .cumulativeSum, anchor: from, interval: .hour,
+                                              from: from, to: to) { _, result in
+            guard let u = try? result.get() else { return waiter.add("failed") }
+            updates.withLock { $0.append(u) }
+            waiter.add("updates")
+        }
+        try store.execute(query)
+        defer { query.stop() }
+        #expect(waiter.wait { waiter.value("updates") == 1 })
+        let initial = updates.withLock { $0[0] }
+        #expect(initial.isInitial && initial.changed == [0, 1, 2] && initial.statistics.allSatisfy { $0.sum == nil })
+        // Another process saves three step counts in the second hour and deletes one (values 1 and 2 stay).
+        let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
+        #expect(writer.status == 0)
+        #expect(waiter.wait { updates.withLock { $0.last?.statistics[1].sum } == 3 })
+        let seen = updates.withLock { $0.count }
+        #expect(updates.withLock { $0.dropFirst().allSatisfy { !$0.isInitial && $0.changed == [1] } })
+        // A heart rate changes none of the figures; the step count after it changes the third hour only.
+        try store.save([try Sample.quantity(heartRate, value: 60, unit: HealthUnit("count/min"), start: t0, end: t0,
+                                            source: appA)])
+        let later = Date(timeIntervalSinceReferenceDate: hour0 + 3600 + 60)
+        try store.save([try Sample.quantity(steps, value: 40, unit: HealthUnit("count"), start: later,
+                                            end: later.addingTimeInterval(60), source: appA)])
+        #expect(waiter.wait { updates.withLock { $0.count } == seen + 1 })
+        let last = updates.withLock { $0.last! }
+        #expect(last.changed == [2] && last.statistics[2].sum == 40 && last.statistics[1].sum == 3)
+        #expect(waiter.value("failed") == 0)
+    }
 }
 
 extension TestSupport.Rng: RandomNumberGenerator {}

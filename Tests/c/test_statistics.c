@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static ohk_sample_input walk(double value, double from_h, double to_h, const char *bundle, const char *name)
 {
@@ -89,11 +90,78 @@ static void rule28_a_daily_collection_from_c(void **state)
     ohk_statistics_result_free(r);
 }
 
+typedef struct live_stats {
+    waiter calls;
+    waiter destroyed;
+    int32_t last_status;
+    uint64_t interval_count;
+    uint64_t changed[8];
+    uint64_t changed_count;
+    double first_sum;
+} live_stats;
+
+static void on_statistics(ohk_query *q, int32_t status, const ohk_statistics_result *r, const uint64_t *changed,
+                          uint64_t changed_count, void *user_data)
+{
+    (void)q;
+    live_stats *s = user_data;
+    s->last_status = status;
+    if (status == OHK_OK) {
+        s->interval_count = r->interval_count;
+        s->changed_count = changed_count < 8 ? changed_count : 8;
+        for (uint64_t i = 0; i < s->changed_count; i++)
+            s->changed[i] = changed[i];
+        s->first_sum = r->intervals[0].values.sum;
+    }
+    waiter_bump(&s->calls);
+}
+
+static void on_statistics_destroy(void *user_data)
+{
+    waiter_bump(&((live_stats *)user_data)->destroyed);
+}
+
+/* Rule 34: a live collection from C gets every interval first, then the
+ * ones a commit changed. */
+static void rule34_a_live_collection_from_c(void **state)
+{
+    fixture *f = *state;
+    live_stats s;
+    memset(&s, 0, sizeof s);
+    waiter_init(&s.calls);
+    waiter_init(&s.destroyed);
+    ohk_query *q = NULL;
+    OK(ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1, OHK_INTERVAL_HOUR, T0,
+                                       T0 + 3 * 3600, 0, NULL, on_statistics, &s, on_statistics_destroy));
+    assert_int_equal(waiter_wait(&s.calls, 1), 1);
+    assert_int_equal(s.last_status, OHK_OK);
+    assert_int_equal(s.interval_count, 3);
+    assert_int_equal(s.changed_count, 3);
+    assert_true(isnan(s.first_sum));
+    free(save_steps(f->store, 0, 3)); /* values 0, 1 and 2 in the first hour */
+    assert_int_equal(waiter_wait(&s.calls, 2), 2);
+    assert_int_equal(s.changed_count, 1);
+    assert_int_equal(s.changed[0], 0);
+    assert_true(s.first_sum == 3);
+    ohk_query_free(q);
+    assert_int_equal(waiter_wait(&s.destroyed, 1), 1);
+
+    /* Bad arguments fail the start, and destroy still runs once. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_AVERAGE, T0,
+                                                                     1, OHK_INTERVAL_HOUR, T0, T0, 0, NULL, on_statistics,
+                                                                     &s, on_statistics_destroy));
+    assert_int_equal(waiter_wait(&s.destroyed, 2), 2);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0,
+                                                                     1, OHK_INTERVAL_HOUR, T0, T0, 0, NULL, NULL, NULL,
+                                                                     NULL));
+}
+
 int run_statistics(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rule26_sources_merge_by_priority_from_c, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule28_a_daily_collection_from_c, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule34_a_live_collection_from_c, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("statistics", tests, NULL, NULL);
 }
