@@ -24,7 +24,7 @@ from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, impo
 from .predicate import Predicate
 from .queries import Query, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
-from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsValues
+from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate, StatisticsValues
 from .store import (
     DEFAULT_SOURCE, Frequency, HealthStore, QueryDescriptor, SaveOutcome, SaveResult, Types,
     VerifyReport,
@@ -39,7 +39,7 @@ __all__ = [
     "ImportRow", "ImportSkip", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
-    "StatisticsValues", "Subscription", "Types",
+    "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport",
     "canonical_unit", "category_value", "convert", "import_export", "sample_type", "sample_types",
     "units_compatible", *_error_names,

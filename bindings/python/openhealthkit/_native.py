@@ -192,6 +192,8 @@ DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
 ohk_destroy_fn = CFUNCTYPE(None, c_void_p)
 ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch), c_void_p)
 ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
+ohk_statistics_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_statistics_result), POINTER(c_uint64),
+                              c_uint64, c_void_p)
 ohk_import_progress_fn = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_uint64, c_uint64, c_void_p)
 ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64, POINTER(ohk_anchor), c_void_p)
 
@@ -273,6 +275,9 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                                   c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32,
                                                   c_char_p]),
     "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
+    "ohk_query_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32,
+                                                  c_double, c_uint32, c_int32, c_double, c_double, c_int32, c_char_p,
+                                                  ohk_statistics_fn, c_void_p, ohk_destroy_fn]),
     "ohk_store_set_source_priority": (c_int32, [P(ohk_store), c_char_p, P(c_char_p), c_uint64]),
     "ohk_store_source_priority": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),

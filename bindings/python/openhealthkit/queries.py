@@ -182,6 +182,33 @@ def on_observed(query: Any, status: int, types: Any, count: int, key: int) -> No
                         lambda: frozenset(types[i].decode("utf-8") for i in range(count)))
 
 
+class StatisticsQuery(Query):
+    """A live statistics collection (``HealthStore.watch_statistics``): its
+    callback gets a StatisticsUpdate when it starts and after each commit
+    that changes its figures."""
+
+    def __init__(self, store: "HealthStore", callback: Callable[..., Any],
+                 on_error: Callable[[BaseException], Any] | None, kind: Any, unit: str | None) -> None:
+        super().__init__(store, callback, on_error)
+        self._kind = kind
+        self._unit = unit
+        self._initial = True
+
+    def _update(self, result: Any, changed: Any, count: int) -> Any:
+        from .statistics import StatisticsUpdate, convert_result
+        initial, self._initial = self._initial, False
+        return StatisticsUpdate(convert_result(result.contents, self._kind, self._unit),
+                                [int(changed[i]) for i in range(count)], initial)
+
+
+@n.ohk_statistics_fn
+def on_statistics(query: Any, status: int, result: Any, changed: Any, count: int, key: int) -> None:
+    """The C callback of every live statistics collection."""
+    target = _live.get(key)
+    if isinstance(target, StatisticsQuery):
+        target._deliver(query, status, lambda: target._update(result, changed, count))
+
+
 @n.ohk_destroy_fn
 def _destroy(key: int) -> None:
     with _live_lock:

@@ -164,6 +164,17 @@ def _figure(v: StatisticsValues, name: str) -> Any:
     return math.nan if value is None else value
 
 
+@dataclass(frozen=True, slots=True)
+class StatisticsUpdate:
+    """One delivery of a live collection (``HealthStore.watch_statistics``):
+    every interval, the indexes of those whose figures changed since the
+    last delivery, and whether this is the first (all of them changed)."""
+
+    statistics: StatisticsList
+    changed: list[int]
+    initial: bool
+
+
 def default_options(kind: SampleType) -> StatisticsOptions:
     """A sum for cumulative types, an average for discrete ones."""
     if kind.aggregation is None:
@@ -184,10 +195,11 @@ def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions 
     return _read(result, kind, unit)[0]
 
 
-def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
-                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
-                          utc_offset: timedelta, time_zone: str | None, predicate: Predicate | None,
-                          unit: str | None) -> StatisticsList:
+def collection_arguments(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
+                         anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
+                         utc_offset: timedelta, time_zone: str | None,
+                         predicate: Predicate | None) -> tuple[Any, ...]:
+    """The C arguments of a collection after ``out`` and before any callback."""
     from .store import _predicate_handle
     count, unit_name = (1, interval) if isinstance(interval, str) else interval
     if unit_name not in _UNITS:
@@ -196,12 +208,19 @@ def statistics_collection(store: HealthStore, kind: SampleType, options: Statist
         raise InvalidArgumentError(f"interval count must be a positive int, not {count!r}")
     if not isinstance(utc_offset, timedelta):
         raise ArgumentTypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
+    return (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(_options(kind, options)),
+            unix_time(anchor, "anchor"), count, _UNITS[unit_name], unix_time(start, "start"), unix_time(end, "end"),
+            int(utc_offset.total_seconds()), None if time_zone is None else n.encode(time_zone, "time_zone"))
+
+
+def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
+                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
+                          utc_offset: timedelta, time_zone: str | None, predicate: Predicate | None,
+                          unit: str | None) -> StatisticsList:
+    arguments = collection_arguments(store, kind, options, anchor=anchor, interval=interval, start=start, end=end,
+                                     utc_offset=utc_offset, time_zone=time_zone, predicate=predicate)
     result = ctypes.POINTER(n.ohk_statistics_result)()
-    n.lib.ohk_store_statistics_collection(
-        ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate),
-        int(_options(kind, options)), unix_time(anchor, "anchor"), count, _UNITS[unit_name],
-        unix_time(start, "start"), unix_time(end, "end"), int(utc_offset.total_seconds()),
-        None if time_zone is None else n.encode(time_zone, "time_zone"))
+    n.lib.ohk_store_statistics_collection(ctypes.byref(result), *arguments)
     return _read(result, kind, unit)
 
 
@@ -214,6 +233,15 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
 
 
 def _read(pointer: Any, kind: SampleType, unit: str | None) -> StatisticsList:
+    """The statistics of a result the caller owns, which this frees."""
+    try:
+        return convert_result(pointer.contents, kind, unit)
+    finally:
+        n.lib.ohk_statistics_result_free(pointer)
+
+
+def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | None) -> StatisticsList:
+    """The statistics of a C result (not freed: a live query lends it)."""
     canonical = kind.canonical_unit or ""
     target = unit or kind.display_unit or canonical
 
@@ -230,16 +258,12 @@ def _read(pointer: Any, kind: SampleType, unit: str | None) -> StatisticsList:
             most_recent_end=None if math.isnan(v.most_recent_end) else utc_datetime(v.most_recent_end),
             duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration), count=v.count)
 
-    try:
-        r = pointer.contents
-        out = StatisticsList()
-        for interval in r.intervals[:r.interval_count]:
-            own = r.sources[interval.first_source:interval.first_source + interval.source_count]
-            out.append(Statistics(
-                start=utc_datetime(interval.start), end=utc_datetime(interval.end), unit=target,
-                values=values(interval.values),
-                by_source={s.bundle_identifier.decode("utf-8"): values(s.values) for s in own},
-                sources=[Source(s.bundle_identifier.decode("utf-8"), s.name.decode("utf-8")) for s in own]))
-        return out
-    finally:
-        n.lib.ohk_statistics_result_free(pointer)
+    out = StatisticsList()
+    for interval in r.intervals[:r.interval_count]:
+        own = r.sources[interval.first_source:interval.first_source + interval.source_count]
+        out.append(Statistics(
+            start=utc_datetime(interval.start), end=utc_datetime(interval.end), unit=target,
+            values=values(interval.values),
+            by_source={s.bundle_identifier.decode("utf-8"): values(s.values) for s in own},
+            sources=[Source(s.bundle_identifier.decode("utf-8"), s.name.decode("utf-8")) for s in own]))
+    return out

@@ -23,9 +23,9 @@ from .catalogue import Aggregation, SampleType, convert
 from .catalogue import sample_type as catalogue_type
 from .hooks import CommitHook
 from .predicate import Predicate
-from .queries import Query, Subscription, on_observed, on_results
+from .queries import Query, StatisticsQuery, Subscription, on_observed, on_results, on_statistics
 from .samples import DeletedObject, Sample, Source
-from .statistics import Statistics, StatisticsList, StatisticsOptions
+from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 #: The source of samples saved without one, unless the store is given another.
@@ -389,6 +389,45 @@ class HealthStore:
         return _statistics.statistics_collection(
             self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
             end=end, utc_offset=utc_offset, time_zone=time_zone, predicate=predicate, unit=unit)
+
+    def watch_statistics(self, sample_type: str | SampleType, callback: Callable[[Query, StatisticsUpdate], Any],
+                         options: StatisticsOptions | None = None, *, start: datetime, end: datetime,
+                         interval: str | tuple[int, str] = "day", anchor: datetime | None = None,
+                         utc_offset: timedelta = timedelta(0), time_zone: str | None = None,
+                         predicate: Predicate | None = None, unit: str | None = None,
+                         on_error: Callable[[BaseException], Any] | None = None) -> Query:
+        """A statistics collection kept current (HKStatisticsCollectionQuery
+        with its update handler; rule 34): ``callback(query, update)`` gets a
+        ``StatisticsUpdate`` with the collection of ``statistics_collection``
+        (same arguments) when it starts (``update.initial``), then again
+        after each commit, by any process, that changes its figures, with
+        ``update.changed`` the indexes of the intervals that changed. On a
+        library thread, as ``watch``; close the query to stop it."""
+        kind = self.sample_type(sample_type)
+        _check_unit(kind, unit)
+        arguments = _statistics.collection_arguments(
+            self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start, end=end,
+            utc_offset=utc_offset, time_zone=time_zone, predicate=predicate)
+        query = StatisticsQuery(self, callback, on_error, kind, unit)
+        query._start(n.lib.ohk_query_statistics_collection, *arguments, on_statistics)
+        return query
+
+    def statistics_updates(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
+                           start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
+                           anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
+                           time_zone: str | None = None, predicate: Predicate | None = None,
+                           unit: str | None = None) -> AsyncIterator[StatisticsUpdate]:
+        """``async for update in store.statistics_updates("StepCount", start=…,
+        end=…):`` the collection, then each change to it, as
+        ``watch_statistics`` delivers them; leaving the loop stops the query."""
+        from .aio import statistics_updates
+
+        def start_query(callback: Callable[[Query, StatisticsUpdate], Any],
+                        on_error: Callable[[BaseException], Any]) -> Query:
+            return self.watch_statistics(sample_type, callback, options, start=start, end=end, interval=interval,
+                                         anchor=anchor, utc_offset=utc_offset, time_zone=time_zone,
+                                         predicate=predicate, unit=unit, on_error=on_error)
+        return statistics_updates(start_query)
 
     def source_priority(self, sample_type: str | SampleType) -> list[str]:
         """The bundle identifiers set with ``set_source_priority``, first first."""

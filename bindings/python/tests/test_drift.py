@@ -25,6 +25,7 @@ BASES = {
     "uint32_t": ctypes.c_uint32, "uint64_t": ctypes.c_uint64, "double": ctypes.c_double,
     "ohk_results_fn": n.ohk_results_fn, "ohk_observer_fn": n.ohk_observer_fn,
     "ohk_destroy_fn": n.ohk_destroy_fn, "ohk_commit_fn": n.ohk_commit_fn,
+    "ohk_statistics_fn": n.ohk_statistics_fn,
 }
 
 

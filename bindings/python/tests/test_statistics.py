@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import openhealthkit as ohk
-from conftest import HEART, STEPS
+from conftest import HEART, STEPS, WAIT
 
 MIDNIGHT = datetime(2024, 3, 1, tzinfo=timezone.utc)
 WATCH = ohk.Source("com.apple.health.watch", "Ann's Apple Watch")
@@ -96,3 +96,48 @@ def test_a_collection_as_numpy_columns_and_a_pandas_frame(store):
     assert frame.index[0] == pd.Timestamp("2024-03-01", tz="UTC") and frame["sum"].iloc[0] == 1600
     per_source = days.to_pandas(by_source=True)
     assert per_source.loc[(pd.Timestamp("2024-03-01", tz="UTC"), PHONE.bundle_identifier), "sum"] == 1200
+
+
+def test_rule_34_a_live_collection_gets_the_intervals_that_changed(store):
+    """Rule 34: watch_statistics delivers the collection, then after each
+    commit that changes it, which intervals changed."""
+    import threading
+    seen: list[ohk.StatisticsUpdate] = []
+    arrived = threading.Condition()
+
+    def on_update(query, update):
+        with arrived:
+            seen.append(update)
+            arrived.notify_all()
+
+    with store.watch_statistics("StepCount", on_update, start=MIDNIGHT, end=MIDNIGHT + timedelta(days=3)) as q:
+        with arrived:
+            assert arrived.wait_for(lambda: len(seen) == 1, WAIT)
+        assert seen[0].initial and seen[0].changed == [0, 1, 2] and all(d.sum is None for d in seen[0].statistics)
+        store.save([walk(500, 30, 31, WATCH)])  # the second day
+        with arrived:
+            assert arrived.wait_for(lambda: len(seen) == 2, WAIT)
+        assert not seen[1].initial and seen[1].changed == [1]
+        assert [d.sum for d in seen[1].statistics] == [None, 500, None]
+        assert q.running
+
+
+def test_rule_34_statistics_updates_in_asyncio(store):
+    import asyncio
+
+    async def consume():
+        sums = []
+        async for update in store.statistics_updates(STEPS, start=MIDNIGHT, end=MIDNIGHT + timedelta(days=1),
+                                                     interval="hour"):
+            sums.append(sum(h.sum or 0 for h in update.statistics))
+            if update.initial:
+                await asyncio.to_thread(store.save, [walk(20, 1, 2, PHONE), walk(30, 5, 6, PHONE)])
+            else:
+                break
+        return sums, update.changed
+
+    assert asyncio.run(asyncio.wait_for(consume(), WAIT)) == ([0, 50], [1, 5])
+    assert not any(q._store is store for q in store._queries)
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.watch_statistics(HEART, lambda q, u: None, ohk.StatisticsOptions.CUMULATIVE_SUM, start=MIDNIGHT,
+                               end=MIDNIGHT)
