@@ -108,12 +108,14 @@ public final class HKStatisticsCollectionQuery: HKQuery, @unchecked Sendable {
 
         func collection() throws -> HKStatisticsCollection {
             let d = descriptor
-            guard let span = try core.statistics(type: d.type, predicate: d.predicate, options: .duration) else {
-                return HKStatisticsCollection([])
-            }
+            // The time the matching samples cover: without a predicate, read
+            // at the start index's two ends instead of from every sample.
+            let span = try d.predicate == nil ? core.sampleSpan(of: d.type)
+                : core.statistics(type: d.type, predicate: d.predicate, options: .duration).map { ($0.startDate, $0.endDate) }
+            guard let span else { return HKStatisticsCollection([]) }
             let stats = try core.statisticsCollection(type: d.type, predicate: d.predicate, options: options.core,
-                                                      anchor: anchorDate, interval: interval, from: span.startDate,
-                                                      to: span.endDate, utcOffset: TimeZone.current.secondsFromGMT(),
+                                                      anchor: anchorDate, interval: interval, from: span.start,
+                                                      to: span.end, utcOffset: TimeZone.current.secondsFromGMT(),
                                                       timeZone: zone)
             return HKStatisticsCollection(stats.map { HKStatistics($0, type: type, separate: options.contains(.separateBySource)) })
         }

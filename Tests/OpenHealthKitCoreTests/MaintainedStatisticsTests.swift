@@ -84,6 +84,12 @@ import Testing
                 expectSame(kept, plain, "\(what): \(type.identifier) \(interval) at \(offset)")
             }
         }
+        // The span read at the start index's ends is the samples' own.
+        for type in [steps, heartRate] {
+            let span = try store.sampleSpan(of: type)
+            let all = try store.statistics(type: type, options: .duration)
+            #expect(span?.start == all?.startDate && span?.end == all?.endDate, "\(what): span of \(type.identifier)")
+        }
     }
 
     @Test func rule34_maintainedFiguresMatchARecomputationAfterRandomHistories() throws {

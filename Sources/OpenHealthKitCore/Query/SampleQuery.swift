@@ -151,7 +151,7 @@ extension Store {
                 if key.ascending ? bucketStart > bound : bucketStart + Schema.startBucketSeconds <= bound { break }
             }
             let keyBytes = k.loadUnaligned(as: UInt64.self)
-            var sequences = try withUnsafeBytes(of: keyBytes) { try bucketSequences(c, key: $0) }
+            var sequences = try withUnsafeBytes(of: keyBytes) { try c.startBucketSequences($0) }
             sequences.sort()
             for seq in sequences {
                 let (_, raw) = try reader.record(at: seq)
@@ -181,22 +181,6 @@ extension Store {
         return try c.previousKey()
     }
 
-    /// The change positions of one start-index bucket (the cursor ends
-    /// somewhere in it).
-    private func bucketSequences(_ c: Cursor, key: UnsafeRawBufferPointer) throws -> [UInt64] {
-        guard let (_, v) = try c.seekRaw(atLeast: key) else { return [] }
-        var out: [UInt64] = []
-        var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (key, try c.firstDuplicates(current: v))
-        while let (_, values) = block {
-            guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
-            for j in stride(from: 0, to: values.count, by: 8) {
-                out.append(UInt64(bigEndian: values.loadUnaligned(fromByteOffset: j, as: UInt64.self)))
-            }
-            block = try c.nextDuplicates()
-        }
-        return out
-    }
-
     /// The record as a row when it is a live sample the stream's
     /// predicates match.
     @inline(__always)
@@ -204,5 +188,23 @@ extension Store {
         let r = try RecordView(stored: raw)
         guard !r.isTombstone, include(r, s) else { return nil }
         return Row(start: r.start, end: r.end, seq: seq, stream: i, raw: raw)
+    }
+}
+
+extension Cursor {
+    /// The change positions of one start-index bucket (the cursor ends
+    /// somewhere in it: stepping by key goes on from that bucket).
+    func startBucketSequences(_ key: UnsafeRawBufferPointer) throws -> [UInt64] {
+        guard let (_, v) = try seekRaw(atLeast: key) else { return [] }
+        var out: [UInt64] = []
+        var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (key, try firstDuplicates(current: v))
+        while let (_, values) = block {
+            guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
+            for j in stride(from: 0, to: values.count, by: 8) {
+                out.append(UInt64(bigEndian: values.loadUnaligned(fromByteOffset: j, as: UInt64.self)))
+            }
+            block = try nextDuplicates()
+        }
+        return out
     }
 }
