@@ -14,6 +14,7 @@ let repositoryRoot: String = {
 /// The small real exports in Tests/Fixtures (NOTICE.md there).
 let fixtureA = repositoryRoot + "/Tests/Fixtures/export-small-a.xml"
 let fixtureB = repositoryRoot + "/Tests/Fixtures/export-small-b.xml"
+let phoneAndGarmin = repositoryRoot + "/Tests/Fixtures/export-phone-and-garmin.xml"
 
 func newStore(_ directory: String = temporaryDirectory() + "/store") throws -> Store {
     var o = StoreOptions()
