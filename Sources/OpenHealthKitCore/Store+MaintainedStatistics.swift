@@ -21,6 +21,7 @@ extension Store {
                 return (0..<n).map { k in Self.emptyStatistics(type, edges, k, offset) }
             }
             let summary = try PendingStatistics.summary(txn, trees.statistics, typeID)
+            guard summary.outsized == 0 else { return nil }
             // Each family's edges in its own bucket time, on whole hours.
             var families: [(family: Int32, edges: [Double])] = []
             for f in summary.families {
@@ -234,14 +235,7 @@ private struct IntervalFigures {
 
     mutating func add(_ f: BucketFigures, first: Bool, separate: Bool) {
         all.merge(f, crossing: first)
-        guard separate else { return }
-        if let i = bySource.firstIndex(where: { $0.sourceID == f.sourceID }) {
-            bySource[i].merge(f, crossing: first)
-        } else {
-            var own = BucketFigures(sourceID: f.sourceID)
-            own.merge(f, crossing: first)
-            bySource.append(own)
-        }
+        if separate { BucketCodec.append(f, into: &bySource, first: first) }
     }
 
     /// Adds another family's figures of the same interval.

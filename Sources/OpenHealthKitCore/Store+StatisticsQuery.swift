@@ -182,6 +182,9 @@ extension Store {
         guard a.isFinite, lo.isFinite, hi.isFinite, lo <= hi else {
             throw OHKError(.invalidDateRange, "a statistics collection needs finite dates with from <= to")
         }
+        guard [a, lo, hi].allSatisfy({ abs($0) < TypeSummary.dateBound }) else {
+            throw OHKError(.invalidDateRange, "a statistics collection's anchor and dates lie within 31,000 years of 2001")
+        }
         // The interval containing `lo`: estimated, then corrected.
         let typical = interval.seconds ?? Double(interval.count) * (interval.unit == .year ? 365.2425 : 30.436875) * 86_400
         var k = Int(((lo - a) / typical).rounded(.down))

@@ -211,7 +211,8 @@ import Testing
         // Another process saves three step counts in the second hour and deletes one (values 1 and 2 stay).
         let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
         #expect(writer.status == 0)
-        #expect(waiter.wait { updates.withLock { $0.last?.statistics[1].sum } == 3 })
+        // The writer has exited: wait for its last commit, the deletion (two samples left).
+        #expect(waiter.wait { updates.withLock { $0.last.map { $0.statistics[1].sum == 3 && $0.statistics[1].values.count == 2 } } == true })
         let seen = updates.withLock { $0.count }
         #expect(updates.withLock { $0.dropFirst().allSatisfy { !$0.isInitial && $0.changed == [1] } })
         // A heart rate changes none of the figures; the step count after it changes the third hour only.
@@ -224,6 +225,50 @@ import Testing
         let last = updates.withLock { $0.last! }
         #expect(last.changed == [2] && last.statistics[2].sum == 40 && last.statistics[1].sum == 3)
         #expect(waiter.value("failed") == 0)
+    }
+
+    /// A sample longer than 31 days, or dated beyond 31,000 years, stays
+    /// out of the buckets: while its type has one, collections read the
+    /// samples (the same figures), and afterwards the buckets again.
+    @Test func rule34_outsizedSamplesAreReadFromTheSamples() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let day0 = Date(timeIntervalSinceReferenceDate: midnight)
+        let walk = try Sample.quantity(steps, value: 50, unit: HealthUnit("count"), start: day0.addingTimeInterval(3600),
+                                       end: day0.addingTimeInterval(7200), source: sources[1])
+        let season = try Sample.quantity(steps, value: 4000, unit: HealthUnit("count"), start: day0.addingTimeInterval(-20 * 86_400),
+                                         end: day0.addingTimeInterval(20 * 86_400), source: sources[2])
+        let farAway = try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: Date(timeIntervalSinceReferenceDate: 1e15),
+                                          end: Date(timeIntervalSinceReferenceDate: 1e15), source: sources[2])
+        try store.save([walk])
+        #expect(try daily(store).kept != nil)
+        try store.save([season, farAway])
+        let (kept, plain) = try daily(store)
+        // 4,000 steps over 40 days is 100 a day; the phone's hour outranks the app's (rule 27).
+        let expected: Double = 50 + 100 * 23 / 24
+        #expect(kept == nil && abs(plain[0].sum! - expected) < 1e-9, "\(plain.map(\.sum))")
+        try store.delete(uuids: [season.uuid, farAway.uuid])
+        let (again, samples) = try daily(store)
+        expectSame(try #require(again), samples, "after the deletions")
+        #expect(samples[0].sum == 50)
+    }
+
+    /// Bad input: an anchor or dates beyond 31,000 years, a non-positive
+    /// interval.
+    @Test func rule25_28_collectionArgumentsOutOfRangeAreErrors() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let day0 = Date(timeIntervalSinceReferenceDate: midnight)
+        for anchor in [Date(timeIntervalSinceReferenceDate: 1e300), Date(timeIntervalSinceReferenceDate: -1e13)] {
+            #expect(throws: OHKError.self) {
+                try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: anchor, interval: .day,
+                                               from: day0, to: day0)
+            }
+        }
+        #expect(throws: OHKError.self) {
+            try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: day0,
+                                           interval: StatisticsInterval(-1, .day), from: day0, to: day0)
+        }
     }
 }
 

@@ -50,6 +50,7 @@ extension PendingStatistics {
             var stored = try Self.summary(txn, t, type)
             let before = stored
             stored.longest = max(stored.longest, s.longest)
+            stored.outsized += s.outsized
             for f in s.families where !stored.families.contains(f) { stored.families.append(f) }
             if stored != before { try txn.put(t.buckets, key, stored.encode()) }
         }
@@ -131,18 +132,13 @@ extension PendingStatistics {
         for range in starts {
             let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
             var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
-            while let (k, v) = entry {
+            while let (k, _) = entry {
                 guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
                 guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
-                var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
-                while let (_, values) = block {
-                    for i in stride(from: 0, to: values.count, by: 8) {
-                        let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                        guard let raw = try txn.get(records.records, u64: seq) else { continue }
-                        let r = try RecordView(stored: raw)
-                        if !r.isTombstone, r.start >= range.lo, r.start < range.hi { try body(seq, r) }
-                    }
-                    block = try c.nextDuplicates()
+                for seq in try c.startBucketSequences(k) {
+                    guard let raw = try txn.get(records.records, u64: seq) else { continue }
+                    let r = try RecordView(stored: raw)
+                    if !r.isTombstone, r.start >= range.lo, r.start < range.hi { try body(seq, r) }
                 }
                 entry = try c.nextKey()
             }
@@ -189,14 +185,17 @@ extension BucketCodec {
     /// bucket brings the samples that cross the interval's start, a later
     /// one only those that start in it.
     static func append(_ more: [BucketFigures], into figures: inout [BucketFigures], first: Bool) {
-        for m in more {
-            if let i = figures.firstIndex(where: { $0.sourceID == m.sourceID }) {
-                figures[i].merge(m, crossing: first)
-            } else {
-                var f = BucketFigures(sourceID: m.sourceID)
-                f.merge(m, crossing: first)
-                figures.append(f)
-            }
+        for m in more { append(m, into: &figures, first: first) }
+    }
+
+    /// `append` of one source's figures.
+    static func append(_ m: BucketFigures, into figures: inout [BucketFigures], first: Bool) {
+        if let i = figures.firstIndex(where: { $0.sourceID == m.sourceID }) {
+            figures[i].merge(m, crossing: first)
+        } else {
+            var f = BucketFigures(sourceID: m.sourceID)
+            f.merge(m, crossing: first)
+            figures.append(f)
         }
     }
 }

@@ -57,7 +57,7 @@ struct PendingStatistics {
     var typesToRecompute: Set<UInt16> { Set(dirtyBuckets.map(\.type)).union(dirtyCover.map(\.type)) }
 
     var isEmpty: Bool {
-        buckets.isEmpty && cover.isEmpty && dirtyBuckets.isEmpty && dirtyCover.isEmpty && open.isEmpty
+        buckets.isEmpty && cover.isEmpty && dirtyBuckets.isEmpty && dirtyCover.isEmpty && open.isEmpty && summaries.isEmpty
     }
 
     /// Moves what is open into the dictionaries.
@@ -91,6 +91,10 @@ struct PendingStatistics {
     mutating func add(type: UInt16, style: AggregationStyle, sourceID: UInt32, start: Double, end: Double,
                       value: Double, offset: Int?, order: UInt64) {
         let family = StatisticsKeys.family(offset), shift = StatisticsKeys.shift(family)
+        guard TypeSummary.isBucketed(start: start, end: end) else {
+            note(type, style, start: start, end: end, family: family, outsized: 1)
+            return
+        }
         var i = 0
         while i < open.count, open[i].type != type || open[i].family != family { i += 1 }
         if i == open.count { open.append(Open(type: type, family: family)) }
@@ -122,6 +126,9 @@ struct PendingStatistics {
     /// Marks the buckets a deleted sample touched, to be recomputed.
     mutating func remove(type: UInt16, style: AggregationStyle, start: Double, end: Double, offset: Int?) {
         let family = StatisticsKeys.family(offset)
+        guard TypeSummary.isBucketed(start: start, end: end) else {
+            return note(type, style, start: start, end: end, family: family, outsized: -1)
+        }
         note(type, style, start: start, end: end, family: family)
         Self.forEachPiece(start + StatisticsKeys.shift(family), end + StatisticsKeys.shift(family)) { hour, _, _, _ in
             dirtyBuckets.insert(HourKey(type: type, family: family, hour: hour))
@@ -129,10 +136,14 @@ struct PendingStatistics {
         Self.forEachPiece(start, end) { hour, _, _, _ in dirtyCover.insert(CoverKey(type: type, hour: hour)) }
     }
 
-    mutating func note(_ type: UInt16, _ style: AggregationStyle, start: Double, end: Double, family: Int32) {
+    /// Notes a sample in the type's summary; `outsized` counts those no
+    /// bucket holds (saved: 1, deleted: -1).
+    mutating func note(_ type: UInt16, _ style: AggregationStyle, start: Double, end: Double, family: Int32,
+                       outsized: Int64 = 0) {
         styles[type] = style
         var s = summaries[type, default: TypeSummary()]
         s.longest = max(s.longest, end - start)
+        s.outsized += outsized
         if !s.families.contains(family) { s.families.append(family) }
         summaries[type] = s
     }

@@ -63,24 +63,39 @@ enum StatisticsKeys {
 }
 
 /// What the statistics of one type know of all its samples: the longest
-/// sample (how far before a time a sample may start and still reach it)
-/// and the families present.
+/// sample (how far before a time a sample may start and still reach it),
+/// how many live samples no bucket holds (`outsized`), and the families
+/// present.
 struct TypeSummary: Equatable {
     var longest = 0.0
+    var outsized: Int64 = 0
     var families: [Int32] = []
+
+    /// Samples longer than this, or with a date beyond `dateBound`, are
+    /// kept out of the buckets (a year-long sample would write 8,760 hour
+    /// buckets); while a type has one, its collections read its samples.
+    static let longestBucketed = 31 * 86_400.0
+    /// Seconds from 2001 either way (about 31,700 years): the dates whose
+    /// hours are whole numbers everywhere they are used.
+    static let dateBound = 1e12
+
+    static func isBucketed(start: Double, end: Double) -> Bool {
+        abs(start) < dateBound && abs(end) < dateBound && end - start <= longestBucketed
+    }
 
     func encode() -> [UInt8] {
         var w = ByteWriter()
         w.f64(longest)
+        w.u64(UInt64(bitPattern: outsized))
         for f in families { w.u32(UInt32(bitPattern: f)) }
         return w.bytes
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer) throws -> TypeSummary {
-        guard raw.count >= 8, raw.count % 4 == 0 else { throw OHKError(.storeCorrupt, "corrupt statistics summary") }
+        guard raw.count >= 16, raw.count % 4 == 0 else { throw OHKError(.storeCorrupt, "corrupt statistics summary") }
         var r = ByteReader(raw)
-        var s = TypeSummary(longest: try r.f64())
-        for _ in 0..<((raw.count - 8) / 4) { s.families.append(Int32(bitPattern: try r.u32())) }
+        var s = TypeSummary(longest: try r.f64(), outsized: Int64(bitPattern: try r.u64()))
+        for _ in 0..<((raw.count - 16) / 4) { s.families.append(Int32(bitPattern: try r.u32())) }
         return s
     }
 }
