@@ -252,6 +252,26 @@ import Testing
         #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 900)
     }
 
+    /// Two revisions of one app (the same bundle) are one source of one
+    /// priority: their overlapping samples both count, merged or kept.
+    @Test func rule26_overlappingSamplesOfEqualPriorityBothCount() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let v1 = Source(bundleIdentifier: "com.example.a", name: "Steps A", version: "1")
+        let v2 = Source(bundleIdentifier: "com.example.a", name: "Steps A", version: "2")
+        try store.save([try walk(300, 8, 9, v1), try walk(200, 8.5, 9.5, v2), try walk(100, 8.5, 9.5, watch)])
+        #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 250)
+        let day = try store.statisticsCollection(type: steps, options: [.cumulativeSum, .separateBySource], anchor: midnight,
+                                                 interval: .day, from: midnight, to: midnight)
+        // The watch's 100 counts whole; the app's two revisions fill 8:00-8:30 with
+        // 300 × ½ and none of 8:30-9:30, which the watch covers: 250 in all.
+        #expect(day[0].sum == 250 && day[0].bySource[srcA.bundleIdentifier]?.sum == 500)
+        try store.setSourcePriority([srcA.bundleIdentifier], for: steps)
+        // The app first: both revisions count whole (500), the watch fills nothing.
+        #expect(try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .day,
+                                               from: midnight, to: midnight)[0].sum == 500)
+    }
+
     /// Rule 26 against a model: random samples of three sources on a grid
     /// of minutes; in each minute the highest-priority source with a sample
     /// there counts, each of its samples with its value spread evenly.
