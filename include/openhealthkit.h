@@ -406,6 +406,13 @@ int32_t ohk_batch_deleted(const ohk_deleted_record **out_records, uint64_t *out_
 int32_t ohk_batch_anchor(ohk_anchor *out_anchor, const ohk_batch *batch);
 
 /**
+ * *out_initial receives 1 when the batch is a long-running anchored
+ * query's initial results (the snapshot HealthKit hands its results
+ * handler), 0 for its later change sets and for every other batch.
+ */
+int32_t ohk_batch_is_initial(int32_t *out_initial, const ohk_batch *batch);
+
+/**
  * How many entries the batch's type table has (type_index < this).
  */
 int32_t ohk_batch_type_count(uint64_t *out_count, const ohk_batch *batch);
@@ -510,7 +517,7 @@ int32_t ohk_anchor_compare(int32_t *out_order, const ohk_anchor *a, const ohk_an
 /**
  * Starts a long-running anchored query (HKAnchoredObjectQuery with an
  * update handler): `callback` gets the snapshot after `anchor` (NULL: all
- * live samples), then every later change set that matches the
+ * live samples; ohk_batch_is_initial tells it apart), then every later change set that matches the
  * descriptors, from this process or any other, in commit order, nothing
  * skipped or repeated; each batch carries its new anchor. One transaction
  * is never split, except into batches of at most `max_batch_size` objects

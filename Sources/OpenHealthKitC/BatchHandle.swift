@@ -23,6 +23,8 @@ final class BatchHandle: Handle, @unchecked Sendable {
     let names: CNames
     /// Lent to a callback: the caller must not free it.
     var borrowed = false
+    /// A long-running anchored query's initial results (its snapshot).
+    var isInitial = false
 
     private var strings = CStringArena()
     /// Lazily made parts, guarded by `lock` (a batch may be read from many

@@ -65,12 +65,13 @@ func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
 
 /// Calls a results callback with a batch lent for the call.
 private func deliver(_ fn: ohk_results_fn, _ p: UnsafeMutablePointer<ohk_query>, _ context: CallbackContext,
-                     _ names: CNames, _ r: Result<AnchoredQueryResult, OHKError>) {
+                     _ names: CNames, _ r: Result<AnchoredQueryResult, OHKError>, initial: Bool = false) {
     context.call {
         switch r {
         case .success(let result):
             let b = BatchHandle(result, names: names)
             b.borrowed = true
+            b.isInitial = initial
             let bp: UnsafeMutablePointer<ohk_batch> = Registry.add(b)
             fn(p, 0, bp, context.userData)
             _ = Registry.remove(bp, BatchHandle.self)
@@ -87,7 +88,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 
 /// Starts a long-running anchored query (HKAnchoredObjectQuery with an
 /// update handler): `callback` gets the snapshot after `anchor` (NULL: all
-/// live samples), then every later change set that matches the
+/// live samples; ohk_batch_is_initial tells it apart), then every later change set that matches the
 /// descriptors, from this process or any other, in commit order, nothing
 /// skipped or repeated; each batch carries its new anchor. One transaction
 /// is never split, except into batches of at most `max_batch_size` objects
@@ -108,10 +109,10 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
         let context = handle.context, names = handle.names
-        let handler: AnchoredObjectQuery.Handler = { _, r in deliver(callback, p, context, names, r) }
         return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(anchor),
                                    maxBatchSize: try checkedBatchSize(max_batch_size),
-                                   resultsHandler: handler, updateHandler: handler)
+                                   resultsHandler: { _, r in deliver(callback, p, context, names, r, initial: true) },
+                                   updateHandler: { _, r in deliver(callback, p, context, names, r) })
     }
 }
 

@@ -100,6 +100,14 @@ import OpenHealthKitCore
     }
 }
 
+/// *out_initial receives 1 when the batch is a long-running anchored
+/// query's initial results (the snapshot HealthKit hands its results
+/// handler), 0 for its later change sets and for every other batch.
+@c public func ohk_batch_is_initial(_ out_initial: UnsafeMutablePointer<Int32>?,
+                                    _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+    cCall { try out(out_initial, "out_initial").pointee = try BatchHandle.get(batch).isInitial ? 1 : 0 }
+}
+
 /// How many entries the batch's type table has (type_index < this).
 @c public func ohk_batch_type_count(_ out_count: UnsafeMutablePointer<UInt64>?,
                                     _ batch: UnsafePointer<ohk_batch>?) -> Int32 {

@@ -14,6 +14,7 @@ typedef struct results {
     int free_after;        /* free it from its own callback after this many calls */
     int inner_queries;     /* queries run from inside the callback */
     ohk_anchor last_anchor;
+    int initial_calls;     /* batches that said they were the initial results */
 } results;
 
 static void on_results(ohk_query *q, int32_t status, const ohk_batch *batch, void *user_data)
@@ -23,6 +24,9 @@ static void on_results(ohk_query *q, int32_t status, const ohk_batch *batch, voi
     if (status == OHK_OK) {
         r->samples += sample_count(batch);
         OK(ohk_batch_anchor(&r->last_anchor, batch));
+        int32_t initial = -1;
+        OK(ohk_batch_is_initial(&initial, batch));
+        r->initial_calls += initial;
         ohk_batch_free((ohk_batch *)batch); /* a lent batch: ignored */
         if (r->store) { /* call back into the library from a library thread */
             ohk_batch *b = query_type(r->store, STEPS, NULL, 0);
@@ -67,6 +71,7 @@ static void anchored_query_gets_snapshot_then_changes(void **state)
     assert_int_equal(waiter_wait(&r.calls, 2), 2);
     assert_int_equal(r.samples, 8);
     assert_int_equal(r.inner_queries, 2);
+    assert_int_equal(r.initial_calls, 1); /* the snapshot, not the change set after it */
     /* The last anchor is the store's head: a one-shot query from it is empty. */
     ohk_batch *b = query_type(f->store, STEPS, &r.last_anchor, 0);
     assert_int_equal(sample_count(b), 0);

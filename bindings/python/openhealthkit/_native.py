@@ -275,6 +275,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                                   c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32,
                                                   c_char_p]),
     "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
+    "ohk_batch_is_initial": (c_int32, [P(c_int32), P(ohk_batch)]),
     "ohk_query_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32,
                                                   c_double, c_uint32, c_int32, c_double, c_double, c_int32, c_char_p,
                                                   ohk_statistics_fn, c_void_p, ohk_destroy_fn]),

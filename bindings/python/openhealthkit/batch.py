@@ -267,17 +267,23 @@ class DeletedList(_RecordList[DeletedObject]):
 class QueryResult:
     """What an anchored query returns: ``samples`` added and ``deleted``
     objects after the anchor, and the ``anchor`` to pass next time.
-    Unpacks as ``samples, deleted, anchor = store.query(...)``."""
+    Unpacks as ``samples, deleted, anchor = store.query(...)``. ``initial``
+    is True for a long-running query's first delivery (its snapshot, what
+    HealthKit hands the results handler), False for its updates and for
+    one-shot queries."""
 
-    __slots__ = ("samples", "deleted", "anchor")
+    __slots__ = ("samples", "deleted", "anchor", "initial")
 
     def __init__(self, handle: Any, lookup: TypeLookup, lent: bool = False) -> None:
         context = BatchContext(handle, lookup, lent)
         anchor = n.ohk_anchor()
         n.lib.ohk_batch_anchor(anchor, handle)
+        initial = ctypes.c_int32()
+        n.lib.ohk_batch_is_initial(ctypes.byref(initial), handle)
         self.samples = SampleList(context)
         self.deleted = DeletedList(context)
         self.anchor = Anchor(anchor)
+        self.initial: bool = initial.value == 1
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.samples, self.deleted, self.anchor))
@@ -287,4 +293,5 @@ class QueryResult:
         return bool(len(self.samples) or len(self.deleted))
 
     def __repr__(self) -> str:
-        return f"<QueryResult: {len(self.samples)} samples, {len(self.deleted)} deleted, {self.anchor!r}>"
+        kind = "initial results" if self.initial else "QueryResult"
+        return f"<{kind}: {len(self.samples)} samples, {len(self.deleted)} deleted, {self.anchor!r}>"

@@ -496,9 +496,10 @@ class HealthStore:
               max_batch_size: int = 0,
               on_error: Callable[[BaseException], Any] | None = None) -> Query:
         """A long-running anchored query: ``callback(query, result)`` gets the
-        snapshot after `anchor`, then each later change set (from any
-        process) in commit order, none skipped or repeated (rule 9), on a
-        library thread. See queries.py for errors raised in the callback."""
+        snapshot after `anchor` (``result.initial`` is True), then each later
+        change set (from any process) in commit order, none skipped or
+        repeated (rule 9), on a library thread. See queries.py for errors
+        raised in the callback."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         start = as_anchor(anchor)
         query = Query(self, callback, on_error)

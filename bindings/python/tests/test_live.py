@@ -22,7 +22,7 @@ def test_rule_9_snapshot_then_each_change_set_once_in_commit_order(store):
     inbox = Inbox()
     with store.watch(STEPS, inbox.put) as query:
         [snapshot] = inbox.wait(1)
-        assert len(snapshot.samples) == 2
+        assert len(snapshot.samples) == 2 and snapshot.initial
         transactions = [[steps(10 + 2 * k), steps(11 + 2 * k)] for k in range(5)]
         for batch in transactions:
             store.save(batch)
@@ -33,6 +33,8 @@ def test_rule_9_snapshot_then_each_change_set_once_in_commit_order(store):
         delivered = [[s.uuid for s in r.samples] for r in deliveries]
         assert [u for d in delivered for u in d] == [s.uuid for t in transactions for s in t]
         assert all(len(d) % 2 == 0 for d in delivered)
+        assert not any(r.initial for r in deliveries)  # watch() tells the snapshot from the updates
+        assert not store.query(STEPS).initial
         for earlier, later in zip(deliveries, deliveries[1:]):
             assert earlier.anchor < later.anchor
         query.stop()
