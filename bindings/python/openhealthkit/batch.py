@@ -238,10 +238,23 @@ class SampleList(_RecordList[Sample]):
             sample._c = context
             yield sample
 
-    def to_numpy(self) -> "SampleColumns":
-        """The samples as NumPy columns (needs numpy); see SampleColumns."""
+    def to_numpy(self, unit: str | None = None) -> "SampleColumns":
+        """The samples as NumPy columns (needs numpy), values in each type's
+        canonical unit or in ``unit`` (every type must convert to it:
+        ``to_numpy(unit="count/min")`` for heart rates); see SampleColumns."""
         from .columns import sample_columns
-        return sample_columns(self._context)
+        return sample_columns(self._context, unit)
+
+    def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
+        """The samples as a pandas DataFrame indexed by start (see
+        ``SampleColumns.to_pandas``), values in ``unit``, by default the
+        type's display unit when the samples are of one quantity type
+        (count/min for heart rate), else each type's canonical unit. Needs
+        NumPy and pandas."""
+        kinds = self._context.types
+        if unit is None and len(kinds) == 1 and kinds[0].display_unit:
+            unit = kinds[0].display_unit
+        return self.to_numpy(unit).to_pandas(uuids=uuids)
 
 
 class DeletedList(_RecordList[DeletedObject]):

@@ -45,6 +45,15 @@ class SampleType:
     def __str__(self) -> str:
         return self.identifier
 
+    @property
+    def short_name(self) -> str:
+        """The name without HealthKit's prefix, as ``ohk`` prints it and
+        every call accepts: ``HeartRate``, ``SleepAnalysis``, ``Workout``."""
+        head, sep, tail = self.identifier.partition("TypeIdentifier")
+        if self.is_custom or not sep or not head.startswith("HK"):
+            return self.identifier
+        return tail or head[2:]
+
     @classmethod
     def _from_info(cls, info: n.ohk_type_info) -> "SampleType":
         category = info.kind == n.KIND_CATEGORY

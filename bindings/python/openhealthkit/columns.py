@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
-from .catalogue import SampleType
+from .catalogue import SampleType, convert
+from .errors import InvalidArgumentError
 from .samples import Source
 
 if TYPE_CHECKING:
@@ -21,9 +22,13 @@ class SampleColumns:
     """A batch's samples as NumPy arrays, one row per sample in change order.
 
     ``start`` and ``end`` are ``datetime64[us]`` in UTC; ``value`` is float64
-    in each type's canonical unit (category values too); ``uuid`` is an
-    (n, 16) uint8 array. ``type`` and ``source`` are uint32 codes into
-    ``types`` and ``sources`` (ready for ``pandas.Categorical.from_codes``).
+    in each type's canonical unit (category values too), or in the unit
+    ``to_numpy(unit=...)`` asked for; ``uuid`` is an (n, 16) uint8 array.
+    ``type`` codes index ``types``; ``source`` codes index ``sources``, one
+    per app or device (bundle identifier), and ``revision`` codes index
+    ``revisions``, one per version of one (what a sample's ``source`` is).
+    Both are ready for ``pandas.Categorical.from_codes(cols.source,
+    [s.bundle_identifier for s in cols.sources])``; ``to_pandas()`` does it.
     The arrays are the caller's own (views of one block the library filled).
     """
 
@@ -35,9 +40,65 @@ class SampleColumns:
     source: "np.ndarray"
     types: list[SampleType]
     sources: list[Source]
+    revision: "np.ndarray"
+    revisions: list[Source]
 
     def __len__(self) -> int:
         return len(self.value)
+
+    def to_pandas(self, *, uuids: bool = False) -> Any:
+        """A DataFrame indexed by ``start`` (UTC), with ``end``, ``value``,
+        ``type`` (the short names: ``HeartRate``) and ``source`` (names;
+        the bundle identifier where two apps share a name) as categoricals,
+        and the ``uuid`` strings with ``uuids=True``. Values as in these
+        columns: pass ``unit`` to ``to_numpy``/``to_pandas`` of the samples
+        for another unit. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        names = [s.name for s in self.sources]
+        labels = [s.name if names.count(s.name) == 1 else f"{s.name} ({s.bundle_identifier})" for s in self.sources]
+        columns: dict[str, Any] = {
+            "end": pd.DatetimeIndex(self.end).tz_localize("UTC"),
+            "value": self.value,
+            "type": pd.Categorical.from_codes(self.type, [t.short_name for t in self.types]),
+            "source": pd.Categorical.from_codes(self.source, labels),
+        }
+        if uuids:
+            import uuid as _uuid
+            columns["uuid"] = [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid]
+        return pd.DataFrame(columns, index=pd.DatetimeIndex(self.start, name="start").tz_localize("UTC"))
+
+
+def _distinct_sources(np: Any, revision: Any, revisions: list[Source]) -> tuple[Any, list[Source]]:
+    """The codes by bundle identifier, and one Source per bundle (its
+    first revision's name, no version)."""
+    sources: list[Source] = []
+    index: dict[str, int] = {}
+    bundle_of = np.empty(len(revisions), dtype=np.uint32)
+    for i, r in enumerate(revisions):
+        if r.bundle_identifier not in index:
+            index[r.bundle_identifier] = len(sources)
+            sources.append(Source(r.bundle_identifier, r.name))
+        bundle_of[i] = index[r.bundle_identifier]
+    return (bundle_of[revision] if len(revisions) else revision.copy()), sources
+
+
+def _in_unit(np: Any, value: Any, type_code: Any, types: list[SampleType], unit: str | None) -> Any:
+    """`value` (canonical) in `unit` for every row; each type must be a
+    quantity type whose canonical unit converts to it."""
+    if unit is None:
+        return value
+    out = value.copy()
+    for code, kind in enumerate(types):
+        if kind.canonical_unit is None:
+            raise InvalidArgumentError(f"{kind.identifier} has no unit: its values are category values")
+        # Units are affine (degC to degF at most): two points give the map.
+        low, high = convert(0.0, kind.canonical_unit, unit), convert(1.0, kind.canonical_unit, unit)
+        rows = type_code == code
+        out[rows] = value[rows] * (high - low) + low
+    return out
 
 
 def _record_dtype(np: Any) -> Any:
@@ -50,13 +111,13 @@ def _microseconds(np: Any, seconds: Any) -> Any:
     return np.rint(seconds * 1e6).astype("int64").view("datetime64[us]")
 
 
-def sample_columns(context: "BatchContext") -> SampleColumns:
+def sample_columns(context: "BatchContext", unit: str | None = None) -> SampleColumns:
     try:
         import numpy as np
     except ImportError:
         raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
     if context.handle is None:  # a batch lent to a callback: read from its copied records
-        return _from_records(np, context)
+        return _from_records(np, context, unit)
     # The library writes straight into the arrays: no record array, no
     # temporary per column. One block holds the six columns (8-byte ones
     # first, so each is aligned), each array a view of its part.
@@ -75,19 +136,26 @@ def sample_columns(context: "BatchContext") -> SampleColumns:
                                        None, None, None)
         written = ctypes.c_uint64()
         n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
-    return SampleColumns(uuid=uuid, start=start, end=end, value=value, type=type_index, source=source,
-                         types=list(context.types), sources=list(context.sources))
+    revisions = list(context.sources)
+    by_bundle, sources = _distinct_sources(np, source, revisions)
+    return SampleColumns(uuid=uuid, start=start, end=end, value=_in_unit(np, value, type_index, list(context.types), unit),
+                         type=type_index, source=by_bundle, types=list(context.types), sources=sources,
+                         revision=source, revisions=revisions)
 
 
-def _from_records(np: Any, context: "BatchContext") -> SampleColumns:
+def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleColumns:
     records = np.frombuffer(context.sample_data, dtype=_record_dtype(np), count=context.sample_count)
+    revision, revisions = records["source"].copy(), list(context.sources)
+    by_bundle, sources = _distinct_sources(np, revision, revisions)
     return SampleColumns(
         uuid=records["uuid"].copy(),
         start=_microseconds(np, records["start"]),
         end=_microseconds(np, records["end"]),
-        value=records["value"].copy(),
+        value=_in_unit(np, records["value"].copy(), records["type"], list(context.types), unit),
         type=records["type"].copy(),
-        source=records["source"].copy(),
+        source=by_bundle,
         types=list(context.types),
-        sources=list(context.sources),
+        sources=sources,
+        revision=revision,
+        revisions=revisions,
     )

@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+import openhealthkit as ohk
 from conftest import HEART, STEPS, T0, heart, steps
 
 np = pytest.importorskip("numpy")
@@ -22,7 +23,8 @@ def test_columns_match_the_samples(store):
     assert columns.start[3] == np.datetime64((T0 + timedelta(minutes=3)).replace(tzinfo=None))
     assert list(columns.end - columns.start)[0] == np.timedelta64(60, "s")
     assert [columns.types[i].identifier for i in columns.type] == [s.sample_type.identifier for s in samples]
-    assert [columns.sources[i] for i in columns.source] == [s.source for s in samples]
+    assert [columns.revisions[i] for i in columns.revision] == [s.source for s in samples]
+    assert [columns.sources[i].bundle_identifier for i in columns.source] == [s.source.bundle_identifier for s in samples]
     assert bytes(columns.uuid[7]) == samples[7].uuid.bytes
 
 
@@ -62,9 +64,44 @@ def test_columns_and_records_of_one_batch_agree_in_either_order(store):
     for columns in (columns_after, columns_before):
         assert list(columns.value) == [s.value for s in samples]
         assert [bytes(u) for u in columns.uuid] == [s.uuid.bytes for s in samples]
-        assert [columns.sources[i] for i in columns.source] == [s.source for s in samples]
+        assert [columns.revisions[i] for i in columns.revision] == [s.source for s in samples]
+    assert [columns.sources[i].bundle_identifier for i in columns.source] == [s.source.bundle_identifier for s in samples]
 
 
 def test_an_empty_batch_gives_empty_columns(store):
     columns = store.query(STEPS).samples.to_numpy()
     assert len(columns) == 0 and columns.start.shape == (0,) and columns.uuid.shape == (0, 16)
+
+
+def test_sources_and_their_revisions_are_kept_apart(store):
+    """Issue 32: one code per app, one per version of it; pandas takes both."""
+    v1 = ohk.Source("com.example.app", "App", "1.0")
+    v2 = ohk.Source("com.example.app", "App", "2.0")
+    other = ohk.Source("com.example.other", "Other")
+    store.save([steps(0, source=v1), steps(1, source=v2), steps(2, source=other), steps(3, source=v1)])
+    samples = store.query(STEPS).samples
+    columns = samples.to_numpy()
+    assert [s.bundle_identifier for s in columns.sources] == ["com.example.app", "com.example.other"]
+    assert list(columns.source) == [0, 0, 1, 0]
+    assert [columns.revisions[i] for i in columns.revision] == [s.source for s in samples]
+    pd = pytest.importorskip("pandas")
+    categorical = pd.Categorical.from_codes(columns.source, [s.bundle_identifier for s in columns.sources])
+    assert list(categorical) == ["com.example.app", "com.example.app", "com.example.other", "com.example.app"]
+
+
+def test_to_numpy_and_to_pandas_in_a_unit(store):
+    """Issue 32: values in any unit asked for; pandas in the display unit."""
+    store.save([heart(i, 60 + i) for i in range(3)])
+    samples = store.query(HEART).samples
+    assert list(samples.to_numpy().value) == pytest.approx([1.0, 61 / 60, 62 / 60])  # count/s, canonical
+    assert list(samples.to_numpy(unit="count/min").value) == pytest.approx([60, 61, 62])
+    with pytest.raises(ohk.OpenHealthKitError):
+        samples.to_numpy(unit="kg")
+    pd = pytest.importorskip("pandas")
+    frame = samples.to_pandas()
+    assert list(frame["value"]) == pytest.approx([60, 61, 62]) and list(frame["type"]) == ["HeartRate"] * 3
+    assert frame.index.name == "start" and str(frame.index.tz) == "UTC"
+    assert frame.index[1] == pd.Timestamp(T0 + timedelta(minutes=1))
+    assert list(samples.to_pandas("count/s")["value"]) == pytest.approx([1.0, 61 / 60, 62 / 60])
+    assert frame["source"].dtype == "category" and "uuid" not in frame
+    assert str(samples[0].uuid) == samples.to_pandas(uuids=True)["uuid"].iloc[0]
