@@ -73,7 +73,8 @@ class SampleColumns:
 
 def _distinct_sources(np: Any, revision: Any, revisions: list[Source]) -> tuple[Any, list[Source]]:
     """The codes by bundle identifier, and one Source per bundle (its
-    first revision's name, no version)."""
+    first revision's name, no version). With one revision per bundle the
+    codes are the revision codes' array itself."""
     sources: list[Source] = []
     index: dict[str, int] = {}
     bundle_of = np.empty(len(revisions), dtype=np.uint32)
@@ -82,7 +83,9 @@ def _distinct_sources(np: Any, revision: Any, revisions: list[Source]) -> tuple[
             index[r.bundle_identifier] = len(sources)
             sources.append(Source(r.bundle_identifier, r.name))
         bundle_of[i] = index[r.bundle_identifier]
-    return (bundle_of[revision] if len(revisions) else revision.copy()), sources
+    if len(sources) == len(revisions):  # one revision each, the usual case: the same codes
+        return revision, sources
+    return bundle_of[revision], sources
 
 
 def _in_unit(np: Any, value: Any, type_code: Any, types: list[SampleType], unit: str | None) -> Any:
