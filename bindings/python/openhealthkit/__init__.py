@@ -17,7 +17,7 @@ from .catalogue import (
     Aggregation, SampleType, canonical_unit, category_value, convert, sample_type, sample_types,
     units_compatible,
 )
-from .columns import SampleColumns
+from .columns import DeletedColumns, SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
 from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, import_export
@@ -34,7 +34,7 @@ from .store import (
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "DEFAULT_SOURCE", "DeletedList",
+    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "DEFAULT_SOURCE", "DeletedColumns", "DeletedList",
     "DeletedObject", "Device", "Frequency", "HealthStore", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",

@@ -20,7 +20,7 @@ from .errors import Status
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 
 if TYPE_CHECKING:
-    from .columns import SampleColumns
+    from .columns import DeletedColumns, SampleColumns
 
 _SAMPLE = struct.Struct(n.SAMPLE_RECORD_FORMAT)
 _DELETED = struct.Struct(n.DELETED_RECORD_FORMAT)
@@ -269,6 +269,12 @@ class DeletedList(_RecordList[DeletedObject]):
     @property
     def _data(self) -> Any:
         return self._context.deleted_data
+
+    def to_numpy(self) -> "DeletedColumns":
+        """The deleted objects as NumPy columns (needs numpy); see
+        DeletedColumns."""
+        from .columns import deleted_columns
+        return deleted_columns(self._context)
 
     def _make(self, record: tuple) -> DeletedObject:
         deleted = object.__new__(DeletedObject)

@@ -104,6 +104,42 @@ def _in_unit(np: Any, value: Any, type_code: Any, types: list[SampleType], unit:
     return out
 
 
+@dataclass(frozen=True)
+class DeletedColumns:
+    """A batch's deleted objects as NumPy arrays, in change order: ``uuid``
+    (n, 16) uint8, the deleted samples' ``start`` and ``end`` and the
+    ``deletion_date`` (``datetime64[us]``, UTC), ``type`` codes into
+    ``types`` and ``source`` codes into ``sources`` (one per app, as in
+    SampleColumns). The arrays are the caller's own."""
+
+    uuid: "np.ndarray"
+    start: "np.ndarray"
+    end: "np.ndarray"
+    deletion_date: "np.ndarray"
+    type: "np.ndarray"
+    source: "np.ndarray"
+    types: list[SampleType]
+    sources: list[Source]
+
+    def __len__(self) -> int:
+        return len(self.type)
+
+
+def deleted_columns(context: "BatchContext") -> DeletedColumns:
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+    layout = np.dtype([("uuid", "u1", (16,)), ("start", "<f8"), ("end", "<f8"), ("deletion_date", "<f8"),
+                       ("type", "<u4"), ("source", "<u4"), ("sync_identifier", "<u8"), ("sync_version", "<f8")])
+    records = np.frombuffer(context.deleted_data, dtype=layout, count=context.deleted_count)
+    source, sources = _distinct_sources(np, records["source"].copy(), list(context.sources))
+    return DeletedColumns(uuid=records["uuid"].copy(), start=_microseconds(np, records["start"]),
+                          end=_microseconds(np, records["end"]),
+                          deletion_date=_microseconds(np, records["deletion_date"]),
+                          type=records["type"].copy(), source=source, types=list(context.types), sources=sources)
+
+
 def _record_dtype(np: Any) -> Any:
     return np.dtype([("uuid", "u1", (16,)), ("start", "<f8"), ("end", "<f8"), ("value", "<f8"),
                      ("type", "<u4"), ("source", "<u4"), ("flags", "<u4"), ("utc_offset", "<i4"),

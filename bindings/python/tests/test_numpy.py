@@ -105,3 +105,21 @@ def test_to_numpy_and_to_pandas_in_a_unit(store):
     assert list(samples.to_pandas("count/s")["value"]) == pytest.approx([1.0, 61 / 60, 62 / 60])
     assert frame["source"].dtype == "category" and "uuid" not in frame
     assert str(samples[0].uuid) == samples.to_pandas(uuids=True)["uuid"].iloc[0]
+
+
+def test_deleted_objects_as_columns(store):
+    """Issue 32: columns for deleted objects too."""
+    saved = [steps(i) for i in range(4)]
+    store.save(saved)
+    anchor = store.query(STEPS).anchor
+    store.delete([saved[1].uuid, saved[3].uuid])
+    deleted = store.query(STEPS, anchor).deleted
+    columns = deleted.to_numpy()
+    assert len(columns) == 2 and [bytes(u) for u in columns.uuid] == [saved[1].uuid.bytes, saved[3].uuid.bytes]
+    assert columns.start[0] == np.datetime64((T0 + timedelta(minutes=1)).replace(tzinfo=None))
+    assert list(columns.end - columns.start) == [np.timedelta64(60, "s")] * 2
+    assert [columns.types[i].identifier for i in columns.type] == [d.sample_type.identifier for d in deleted]
+    assert [columns.sources[i].bundle_identifier for i in columns.source] == [d.source.bundle_identifier for d in deleted]
+    assert columns.deletion_date[0] == np.datetime64(deleted[0].deletion_date.replace(tzinfo=None), "us")
+    later = store.query(STEPS, store.query(STEPS).anchor)
+    assert len(later.deleted.to_numpy()) == 0 and later.deleted.to_numpy().uuid.shape == (0, 16)
