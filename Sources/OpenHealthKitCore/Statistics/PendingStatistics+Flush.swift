@@ -20,8 +20,8 @@ extension PendingStatistics {
             guard let trees = records[type] else { throw OHKError(.storage, "no records tree for type id \(type)") }
             try recompute(type, txn, t, records: trees, days: &days)
         }
-        // In key order: the trees' pages fill up and are written once,
-        // where a dictionary's order scattered the puts (bulk ingest −15 %).
+        // In key order, as appends fill LMDB's pages; a dictionary's order
+        // would scatter the puts across the tree.
         for (k, figures) in buckets.sorted(by: { Self.precedes($0.key, $1.key) }) {
             let key = StatisticsKeys.bucket(type: k.type, family: k.family, level: .hour, index: k.hour)
             var all = figures
