@@ -27,6 +27,10 @@ import Testing
             ("metadata[\"a key\"] = 'x'", [], .metadata("a key", .equal, .string("x"))),
             ("quantity > 70 kg AND quantity <= $1", [.quantity(80, kg)], .and([.quantity(.greaterThan, 70, kg), .quantity(.lessThanOrEqual, 80, kg)])),
             ("quantity >= 5.5 \"mmol<180.15588>/L\"", [], .quantity(.greaterThanOrEqual, 5.5, try HealthUnit("mmol<180.15588>/L"))),
+            // Compound units need no quotes right after their number.
+            ("quantity > 100 count/min AND quantity < 40 mL/min·kg", [],
+             .and([.quantity(.greaterThan, 100, try HealthUnit("count/min")),
+                   .quantity(.lessThan, 40, try HealthUnit("mL/min·kg"))])),
             ("value IN {0, 1}", [], .or([.categoryValue(.equal, 0), .categoryValue(.equal, 1)])),
             ("NOT (value == 2) and !(value <> 3)", [], .and([.not(.categoryValue(.equal, 2)), .not(.categoryValue(.notEqual, 3))])),
             ("TRUEPREDICATE OR FALSEPREDICATE", [], .or([.and([]), .or([])])),
@@ -45,6 +49,16 @@ import Testing
 
     /// text → predicate → text → predicate gives the same predicate, for
     /// hand-picked and for thousands of random predicates.
+    /// Compound units print bare where the lexer reads them back so; a
+    /// unit with `<` keeps its quotes.
+    @Test func compoundUnitsPrintWithoutQuotesWhereUnambiguous() throws {
+        let perMinute = SamplePredicate.quantity(.greaterThan, 100, try HealthUnit("count/min"))
+        #expect(perMinute.description == "quantity > 100 count/min")
+        let glucose = SamplePredicate.quantity(.lessThan, 5.5, try HealthUnit("mmol<180.15588>/L"))
+        #expect(glucose.description.hasSuffix("\"mmol<180.15588>/L\""))
+        #expect(try SamplePredicate(perMinute.description) == perMinute && SamplePredicate(glucose.description) == glucose)
+    }
+
     @Test func canonicalTextRoundTrips() throws {
         var rng = Rng(state: 4)
         for _ in 0..<3000 {

@@ -289,6 +289,10 @@ import OpenHealthKitCore
         #expect(cut.output.contains("import stopped early"))
         #expect(ohk(["query", "NoSuchType", "--store", store]).status == 1)
         #expect(ohk(["query", "BodyMass", "--where", "quantity >", "--store", store]).status == 1)
+        // A compound unit needs no quotes after its number (issue 32).
+        let walking = ohk(["query", "WalkingHeartRateAverage", "--where", "quantity > 100 count/min", "--format", "csv",
+                           "--store", store])
+        #expect(walking.status == 0 && walking.output.split(separator: "\n").count == 1 + 1, "\(walking.output)")
         // A unit the type does not measure: refused where it stands in the text.
         let wrongUnit = ohk(["query", "BodyMass", "--where", "quantity > 70 \"count/min\"", "--store", store], mergeStderr: true)
         #expect(wrongUnit.status == 1)

@@ -42,6 +42,12 @@ enum PredicateLexer {
         func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
         func isWordStart(_ c: UInt8) -> Bool { (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95 || c == 37 || c >= 0x80 }
         func isWord(_ c: UInt8) -> Bool { isWordStart(c) || isDigit(c) || c == 46 }
+        // Right after a number a word is its unit, which may be compound:
+        // `100 count/min`, `40 mL/min·kg`, `9.8 m/s^2` need no quotes. A
+        // unit with `<` or parentheses still does (`"mmol<180.15588>/L"`).
+        func isUnit(_ c: UInt8, after previous: UInt8) -> Bool {
+            isWord(c) || c == 47 || c == 94 || c == 42 || (c == 45 && previous == 94)
+        }
         while i < b.count {
             let c = b[i]
             let start = i
@@ -82,6 +88,10 @@ enum PredicateLexer {
                 let s = String(decoding: b[start..<i], as: UTF8.self)
                 guard let v = Double(s), v.isFinite else { throw OHKError(.invalidPredicate, "at offset \(start): '\(s)' is not a number") }
                 out.append(.init(kind: .number(v), offset: start))
+            } else if isWordStart(c), case .number? = out.last?.kind {
+                i += 1
+                while i < b.count, isUnit(b[i], after: b[i - 1]) { i += 1 }
+                out.append(.init(kind: .word(String(decoding: b[start..<i], as: UTF8.self)), offset: start))
             } else if isWordStart(c) {
                 while i < b.count, isWord(b[i]) { i += 1 }
                 out.append(.init(kind: .word(String(decoding: b[start..<i], as: UTF8.self)), offset: start))

@@ -104,8 +104,20 @@ enum PredicatePrinter {
 
     private static func metadataKey(_ k: String) -> String { isWord(k) ? "metadata.\(k)" : "metadata[\(quote(k))]" }
 
+    /// A unit bare when the lexer reads it back as one word after the
+    /// number (letters, digits, `.`, `%`, `/`, `^`, `*`, `·`), else quoted.
     private static func unitText(_ u: HealthUnit) -> String {
         let s = u.description
-        return isWord(s) && !["AND", "OR"].contains(s.uppercased()) ? s : quote(s)
+        guard let first = s.utf8.first, !(48...57).contains(first), first != 46, first != 47, first != 94, first != 42,
+              !["AND", "OR"].contains(s.uppercased()) else { return quote(s) }
+        var previous: UInt8 = 0
+        for c in s.utf8 {
+            let letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 0x80
+            guard letter || (48...57).contains(c) || [95, 46, 37, 47, 94, 42].contains(c) || (c == 45 && previous == 94) else {
+                return quote(s)
+            }
+            previous = c
+        }
+        return s
     }
 }
