@@ -27,13 +27,9 @@ import OpenHealthKitCore
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let context = handle.context
-        return StatisticsCollectionQuery(
-            type: try sampleType(type, s, "type"), predicate: try predicate.map { try PredicateHandle.get($0) },
-            options: StatisticsOptions(rawValue: Int(options)), anchor: try UnixTime.date(anchor, "anchor"),
-            interval: try statisticsInterval(interval_count, interval_unit), from: try UnixTime.date(from, "from"),
-            to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset),
-            timeZone: try time_zone.map { try ZoneRules(try string($0, "time_zone")) }
-        ) { _, result in
+        let c = try CollectionArguments(s, type, predicate, options, anchor, interval_count, interval_unit, from, to,
+                                        utc_offset, time_zone)
+        return c.liveQuery { _, result in
             context.call {
                 switch result {
                 case .success(let update):

@@ -51,25 +51,51 @@ import OpenHealthKitCore
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
-        let t = try sampleType(type, s, "type")
-        let p = try predicate.map { try PredicateHandle.get($0) }
-        let stats = try s.statisticsCollection(
-            type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options)),
-            anchor: try UnixTime.date(anchor, "anchor"), interval: try statisticsInterval(interval_count, interval_unit),
-            from: try UnixTime.date(from, "from"), to: try UnixTime.date(to, "to"), utcOffset: Int(utc_offset),
-            timeZone: try time_zone.map { try ZoneRules(try string($0, "time_zone")) })
-        out.pointee = StatisticsResultC.make(stats)
+        let c = try CollectionArguments(s, type, predicate, options, anchor, interval_count, interval_unit, from, to,
+                                        utc_offset, time_zone)
+        out.pointee = StatisticsResultC.make(try c.collection(in: s))
     }
 }
 
-/// The interval of `count` OHK_INTERVAL_ `unit`s.
-func statisticsInterval(_ count: UInt32, _ unit: Int32) throws -> StatisticsInterval {
-    let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
-    guard unit >= 0, Int(unit) < units.count else {
-        throw CError(.invalidArgument, "unknown interval unit \(unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+/// The C arguments of a statistics collection, read once, for the call
+/// that computes it and the one that keeps it current.
+struct CollectionArguments {
+    let type: SampleType
+    let predicate: SamplePredicate?
+    let options: StatisticsOptions
+    let anchor: Date, from: Date, to: Date
+    let interval: StatisticsInterval
+    let utcOffset: Int
+    let timeZone: ZoneRules?
+
+    init(_ s: Store, _ type: UnsafePointer<CChar>?, _ predicate: UnsafePointer<ohk_predicate>?, _ options: UInt32,
+         _ anchor: Double, _ interval_count: UInt32, _ interval_unit: Int32, _ from: Double, _ to: Double,
+         _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) throws {
+        self.type = try sampleType(type, s, "type")
+        self.predicate = try predicate.map { try PredicateHandle.get($0) }
+        self.options = StatisticsOptions(rawValue: Int(options))
+        self.anchor = try UnixTime.date(anchor, "anchor")
+        let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
+        guard interval_unit >= 0, Int(interval_unit) < units.count else {
+            throw CError(.invalidArgument, "unknown interval unit \(interval_unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+        }
+        guard interval_count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
+        interval = StatisticsInterval(Int(interval_count), units[Int(interval_unit)])
+        self.from = try UnixTime.date(from, "from")
+        self.to = try UnixTime.date(to, "to")
+        utcOffset = Int(utc_offset)
+        timeZone = try time_zone.map { try ZoneRules(try string($0, "time_zone")) }
     }
-    guard count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
-    return StatisticsInterval(Int(count), units[Int(unit)])
+
+    func collection(in s: Store) throws -> [Statistics] {
+        try s.statisticsCollection(type: type, predicate: predicate, options: options, anchor: anchor, interval: interval,
+                                   from: from, to: to, utcOffset: utcOffset, timeZone: timeZone)
+    }
+
+    func liveQuery(_ handler: @escaping StatisticsCollectionQuery.Handler) -> StatisticsCollectionQuery {
+        StatisticsCollectionQuery(type: type, predicate: predicate, options: options, anchor: anchor, interval: interval,
+                                  from: from, to: to, utcOffset: utcOffset, timeZone: timeZone, handler: handler)
+    }
 }
 
 /// Frees a statistics result and its strings. NULL is ignored. Any thread.

@@ -17,9 +17,11 @@ extension Store {
             guard try txn.metaU64(trees, .statisticsHead) == head else { return nil }
             let n = edges.count - 1
             let offset = Double(time.offset)
-            guard let (typeID, records) = try storedTrees(type, txn) else {
-                return (0..<n).map { k in Self.emptyStatistics(type, edges, k, offset) }
+            let separate = options.contains(.separateBySource)
+            func empty() -> [Statistics] {
+                (0..<n).map { k in Self.statistics(type, options, style, IntervalFigures(), nil, edges, k, offset) }
             }
+            guard let (typeID, records) = try storedTrees(type, txn) else { return empty() }
             let summary = try PendingStatistics.summary(txn, trees.statistics, typeID)
             guard summary.outsized == 0 else { return nil }
             // Each family's edges in its own bucket time, on whole hours.
@@ -34,15 +36,14 @@ extension Store {
                 guard fe.allSatisfy({ abs($0) < 1e14 && $0.truncatingRemainder(dividingBy: 3600) == 0 }) else { return nil }
                 families.append((f, fe))
             }
-            guard !families.isEmpty else { return (0..<n).map { k in Self.emptyStatistics(type, edges, k, offset) } }
-            let separate = options.contains(.separateBySource)
+            guard !families.isEmpty else { return empty() }
             var figures: [IntervalFigures] = []
             for (f, fe) in families {
                 let folded = try Self.fold(txn, trees.statistics, typeID, f, fe, style, separate: separate)
                 if figures.isEmpty { figures = folded } else { for k in 0..<n { figures[k].merge(folded[k]) } }
             }
             // The source table, read when a figure needs it.
-            var table = options.contains(.separateBySource) ? try StatisticsSources(txn, trees) : nil
+            var table = separate ? try StatisticsSources(txn, trees) : nil
             var results = (0..<n).map { k in
                 Self.statistics(type, options, style, figures[k], table, edges, k, offset)
             }
@@ -72,7 +73,7 @@ extension Store {
                 var j = k
                 while j + 1 < n, merged[j + 1] { j += 1 }
                 let sub = Array(edges[k...(j + 1)])
-                let read = try samplesReaching(txn, typeID, records, summary, from: spans[k].lo, to: spans[j].hi,
+                let read = try samplesReaching(txn, records, summary, from: spans[k].lo, to: spans[j].hi,
                                                time: time, table: table!, stored: stored)
                 let computed = try compute(type, options, read, edges: sub, utcOffset: time.offset)
                 results.replaceSubrange(k...j, with: computed)
@@ -84,18 +85,13 @@ extension Store {
 
     /// The live samples of a type that reach UTC [from, to), as statistics
     /// read them.
-    private func samplesReaching(_ txn: Txn, _ typeID: UInt16, _ records: TypeTrees, _ summary: TypeSummary,
+    private func samplesReaching(_ txn: Txn, _ records: TypeTrees, _ summary: TypeSummary,
                                  from: Double, to: Double, time: EdgeTime, table: StatisticsSources,
                                  stored: [String]) throws -> StatisticsRead {
         var raw: [(Double, Double, Double, UInt32, Double, Int)] = []
         try PendingStatistics.forEachLive(txn, records, starts: [(from - summary.longest, to)]) { seq, r in
             guard r.end > from || (r.end <= r.start && r.start >= from) else { return }
-            let local: Double
-            switch time {
-            case .local(let q): local = Double(r.utcOffset ?? q)
-            case .utc: local = 0
-            }
-            raw.append((r.start, r.end, r.quantity, r.sourceID, local, Int(seq)))
+            raw.append((r.start, r.end, r.quantity, r.sourceID, time.localOffset(r.utcOffset), Int(seq)))
         }
         return try table.read(raw, stored: stored)
     }
@@ -171,11 +167,6 @@ extension Store {
                           sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier })
     }
 
-    private static func emptyStatistics(_ type: SampleType, _ edges: [Double], _ k: Int, _ offset: Double) -> Statistics {
-        Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k] - offset),
-                   endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1] - offset),
-                   values: StatisticsValues(), bySource: [:], sources: [])
-    }
 }
 
 extension StatisticsValues {

@@ -68,6 +68,13 @@ extension Store {
             if case .local(let q) = self { return q }
             return 0
         }
+
+        /// The offset a sample with its own UTC offset `own` (nil: none)
+        /// is counted in.
+        func localOffset(_ own: Int?) -> Double {
+            if case .local(let q) = self { return Double(own ?? q) }
+            return 0
+        }
     }
 
     /// A collection computed from its samples: every sample that may reach
@@ -79,11 +86,7 @@ extension Store {
         let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
                                                end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
         let predicate = predicate.map { .and([$0, window]) } ?? window
-        let read: StatisticsRead
-        switch time {
-        case .local(let q): read = try statisticsSamples(type: type, predicate: predicate, localOffset: { Double($0 ?? q) })
-        case .utc: read = try statisticsSamples(type: type, predicate: predicate, localOffset: { _ in 0 })
-        }
+        let read = try statisticsSamples(type: type, predicate: predicate, localOffset: time.localOffset)
         return try compute(type, options, read, edges: edges, utcOffset: time.offset)
     }
 
@@ -204,7 +207,7 @@ extension Store {
     /// Merges, then feeds every interval; with `separateBySource`, each
     /// source's own figures from all its samples, unmerged.
     func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
-                         edges: [Double], utcOffset: Int) throws -> [Statistics] {
+                 edges: [Double], utcOffset: Int) throws -> [Statistics] {
         guard case .quantity(_, let style) = type.kind else { return [] }
         let offset = Double(utcOffset), samples = read.samples
         var merged = StatisticsAccumulator(options: options, style: style, edges: edges)

@@ -30,9 +30,12 @@ public final class StatisticsCollectionQuery: LiveQuery, @unchecked Sendable {
     public let utcOffset: Int
     public let timeZone: ZoneRules?
     private let handler: Handler
-    // Touched only on the query's thread.
+    // Set by `prepare` before the first poll, then touched only on the
+    // query's thread.
     private var anchor: QueryAnchor?
-    private var last: [Statistics]?
+    private var last: [Statistics] = []
+    /// The first poll delivers the collection `prepare` read.
+    private var startCall = true
 
     /// The arguments are those of `Store.statisticsCollection`.
     public init(type: SampleType, predicate: SamplePredicate? = nil, options: StatisticsOptions, anchor: Date,
@@ -58,8 +61,11 @@ public final class StatisticsCollectionQuery: LiveQuery, @unchecked Sendable {
 
     override func prepare(_ store: Store) throws {
         _ = try Store.group([QueryDescriptor(type: type, predicate: predicate)], validatingWith: store)
-        // A bad date range or time zone fails the start, not the first delivery.
-        _ = try collection(store)
+        // The anchor before the figures: a commit between the two is
+        // counted now and looked at again by a poll, never missed. A bad
+        // date range or time zone fails the start, not the first delivery.
+        anchor = try store.currentAnchor()
+        last = try collection(store)
     }
 
     private func collection(_ store: Store) throws -> [Statistics] {
@@ -68,23 +74,22 @@ public final class StatisticsCollectionQuery: LiveQuery, @unchecked Sendable {
     }
 
     override func poll(_ store: Store, note: CommitNote?) {
+        if startCall {
+            startCall = false
+            let update = Update(statistics: last, changed: Array(last.indices), isInitial: true)
+            deliver { handler(self, .success(update)) }
+        }
         do {
-            // The anchor before the figures: a commit between the two is
-            // counted now and looked at again next time, never missed.
-            let first = anchor == nil
-            if first {
-                anchor = try store.currentAnchor()
-            } else {
-                let (types, next) = try store.changedTypes([QueryDescriptor(type: type, predicate: predicate)], since: anchor)
-                anchor = next
-                guard !types.isEmpty else { return }
-            }
+            // Commits since the collection was read, by any process (also
+            // those made before this query's thread first ran).
+            let (types, next) = try store.changedTypes([QueryDescriptor(type: type, predicate: predicate)], since: anchor)
+            anchor = next
+            guard !types.isEmpty else { return }
             let now = try collection(store)
-            let changed = last.map { before in now.indices.filter { before.count != now.count || now[$0] != before[$0] } }
-                ?? Array(now.indices)
+            let changed = now.indices.filter { last.count != now.count || now[$0] != last[$0] }
             last = now
-            guard first || !changed.isEmpty else { return }
-            let update = Update(statistics: now, changed: changed, isInitial: first)
+            guard !changed.isEmpty else { return }
+            let update = Update(statistics: now, changed: changed, isInitial: false)
             deliver { handler(self, .success(update)) }
         } catch {
             deliver { handler(self, .failure(OHKError(error))) }

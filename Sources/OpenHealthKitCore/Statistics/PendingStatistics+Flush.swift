@@ -152,7 +152,7 @@ extension PendingStatistics {
         var day: [BucketFigures] = []
         try Self.forEachBucket(txn, t, type: d.type, family: d.family, level: .hour, from: d.day * 24,
                                to: d.day * 24 + 24) { hour, raw in
-            BucketCodec.append(try BucketCodec.decode(raw, style), into: &day, first: hour == d.day * 24)
+            try BucketCodec.forEach(raw, style) { BucketCodec.append($0, into: &day, first: hour == d.day * 24) }
         }
         if day.isEmpty {
             _ = try txn.delete(t.buckets, key)
@@ -181,14 +181,9 @@ extension PendingStatistics {
 }
 
 extension BucketCodec {
-    /// Folds the next bucket of an interval into its figures: the first
-    /// bucket brings the samples that cross the interval's start, a later
-    /// one only those that start in it.
-    static func append(_ more: [BucketFigures], into figures: inout [BucketFigures], first: Bool) {
-        for m in more { append(m, into: &figures, first: first) }
-    }
-
-    /// `append` of one source's figures.
+    /// Folds one source's figures of the next bucket of an interval into
+    /// its figures: the first bucket brings the samples that cross the
+    /// interval's start, a later one only those that start in it.
     static func append(_ m: BucketFigures, into figures: inout [BucketFigures], first: Bool) {
         if let i = figures.firstIndex(where: { $0.sourceID == m.sourceID }) {
             figures[i].merge(m, crossing: first)
