@@ -82,7 +82,7 @@ extension Store {
         try c.validate(s.uuid, type: s.type, memberTypes: types)
     }
 
-    private func save(_ s: Sample, _ w: inout WriteContext) throws -> SaveOutcome {
+    func save(_ s: Sample, _ w: inout WriteContext) throws -> SaveOutcome {
         var outcome = SaveOutcome.saved
         let sync = try s.syncInfo()
         if let sync {
@@ -114,6 +114,9 @@ extension Store {
         if case .quantity(_, let style) = s.type.kind, case .quantity(let value) = s.value {
             w.statistics.add(type: typeID, style: style, sourceID: sourceID, start: s.startDate.timeIntervalSinceReferenceDate,
                              end: s.endDate.timeIntervalSinceReferenceDate, value: value, offset: s.utcOffset, order: seq)
+        }
+        if case .route(let r) = s.value, let workout = r.workout {
+            try Self.putLink(workout: workout, sample: s.uuid, w.txn, trees)
         }
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
@@ -157,7 +160,7 @@ extension Store {
             var victims: [UInt64] = []
             let names = NameLookup(store: self, txn: w.txn)
             let ctx = EvalContext(type: type, source: names.source, device: names.device)
-            let filter = predicate.map { CompiledPredicate($0, type: type) }
+            let filter = try predicate.map { CompiledPredicate(try $0.resolvingAssociations(w.txn, trees), type: type) }
             let cursor = try w.txn.cursor(dbi)
             var entry = try cursor.first()
             while let (seq, raw) = entry {

@@ -236,6 +236,7 @@ public final class Store: @unchecked Sendable {
                 try WriteContext.buildStarts(txn, t)
             }
         }
+        if format < 10 { try linkRoutes(txn, trees, cache) }
         // Statistics that miss changes (format 8 had none) are built again.
         if try txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }

@@ -68,6 +68,19 @@ enum DescriptorCodec {
             }
             w.u8(UInt8(TextMatch.allCases.firstIndex(of: match)!))
             w.string(pattern)
+        case .workout(let u):
+            w.u8(16); w.string(u.uuidString)
+        case .workoutType(let set):
+            w.u8(17); w.u32(UInt32(set.count))
+            for t in set.sorted() { w.u64(UInt64(t)) }
+        case .workoutDuration(let c, let seconds):
+            w.u8(18); comparison(c, &w); w.f64(seconds)
+        case .workoutTotal(let total, let c, let v, let unit):
+            w.u8(19); w.string(total.rawValue); comparison(c, &w); w.f64(v); w.string(unit.description)
+        case .workoutStatistic(let figure, let type, let c, let v, let unit):
+            w.u8(20); w.string(figure.rawValue); w.string(type); comparison(c, &w); w.f64(v); w.string(unit.description)
+        case .workoutActivity(let q):
+            w.u8(21); encode(q, &w)
         }
     }
 

@@ -113,6 +113,24 @@ public indirect enum SamplePredicate: Hashable, Sendable {
     case quantity(Comparison, Double, HealthUnit)
     /// Category value compared with an integer.
     case categoryValue(Comparison, Int)
+    /// Objects associated with the workout of this UUID: samples added to
+    /// it and its routes (`predicateForObjects(from: workout)`, rule 36).
+    /// A query reads the associations when it runs.
+    case workout(UUID)
+    /// Workouts (or, inside `workoutActivity`, activities) whose
+    /// `HKWorkoutActivityType` raw value is one of these (rule 35).
+    case workoutType(Set<UInt>)
+    /// Workouts or activities whose duration in seconds compares so.
+    case workoutDuration(Comparison, Double)
+    /// Workouts whose total compares with the value in the unit; a
+    /// workout without that total does not match.
+    case workoutTotal(WorkoutTotal, Comparison, Double, HealthUnit)
+    /// Workouts or activities whose statistics of the quantity type
+    /// (identifier) have a figure that compares with the value in the unit.
+    case workoutStatistic(WorkoutStatistic, String, Comparison, Double, HealthUnit)
+    /// Workouts with an activity that the predicate (of workoutType,
+    /// duration, date and statistics terms) matches as a whole.
+    case workoutActivity(SamplePredicate)
     case and([SamplePredicate])
     case or([SamplePredicate])
     case not(SamplePredicate)
@@ -142,6 +160,8 @@ public indirect enum SamplePredicate: Hashable, Sendable {
             for p in ps { try p.validate(for: type) }
         case .not(let p):
             try p.validate(for: type)
+        case .workoutType, .workoutDuration, .workoutTotal, .workoutStatistic, .workoutActivity:
+            try WorkoutTerms.validate(self, for: type)
         default:
             break
         }
@@ -248,6 +268,12 @@ extension SamplePredicate {
             return result
         case .not(let p):
             return !p.evaluate(r, ctx)
+        case .workoutType, .workoutDuration, .workoutTotal, .workoutStatistic, .workoutActivity:
+            return WorkoutTerms.evaluate(self, r, ctx.type)
+        case .workout:
+            // Queries replace it with the associated UUIDs before they read
+            // (`resolvingAssociations`); never evaluated as itself.
+            return .no
         }
     }
 

@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 8). One LMDB environment per store
+/// The store's on-disk layout (format 10). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -26,6 +26,7 @@ import FoundationEssentials
 /// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary |
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`) |
 /// | `stat_overlaps` | type · UTC hour            | empty: two samples there may overlap   |
+/// | `workout_links` | workout uuid · sample uuid | empty: the sample is associated with the workout (rule 36) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -52,11 +53,14 @@ enum Schema {
     /// 9: maintained statistics (`stat_buckets`, `stat_cover`,
     /// `stat_overlaps`), built from the samples when an older store is
     /// opened; a format-8 library would not keep them, so it refuses the
-    /// store. Format 1 (development only) is refused.
-    static let format: UInt32 = 9
+    /// store. 10: workout associations (`workout_links`), built from the
+    /// routes when an older store is opened; a format-9 library would not
+    /// keep them, so it refuses the store. Format 1 (development only) is
+    /// refused.
+    static let format: UInt32 = 10
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_links"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -129,7 +133,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities: MDB_dbi
+        zones, priorities, workoutLinks: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -148,6 +152,7 @@ struct FixedTrees: Sendable {
         subs = dbis["subs"]!
         zones = dbis["zones"]!
         priorities = dbis["priorities"]!
+        workoutLinks = dbis["workout_links"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }

@@ -3,6 +3,12 @@ import FoundationEssentials
 /// What each key path of predicate text accepts, and the predicate a
 /// comparison on it becomes.
 enum KeyPathRules {
+    /// Keys whose values may be a number and its unit (`5 km`).
+    static func takesUnit(_ key: String) -> Bool {
+        key == "quantity" || key == "duration" || WorkoutTotal(rawValue: key) != nil
+            || WorkoutStatistic.allCases.contains { key.hasPrefix($0.rawValue + ".") }
+    }
+
     static func build(key: String, keyOffset: Int, op: PredicateOperator, value: PredicateValue,
                       valueOffset: Int) throws -> SamplePredicate {
         func fail(_ what: String) -> OHKError { OHKError(.invalidPredicate, "at offset \(valueOffset): \(what)") }
@@ -92,6 +98,52 @@ enum KeyPathRules {
                 return .categoryValue(c, Int(n))
             }
             return try ordered(make)
+        case "workout":
+            guard case .compare(.equal) = op else { throw OHKError(.invalidPredicate, "at offset \(keyOffset): workout takes == and a workout's UUID") }
+            switch value {
+            case .uuid(let u): return .workout(u)
+            case .string(let s): if let u = UUID(uuidString: s) { return .workout(u) }
+            default: break
+            }
+            throw fail("workout compares with a workout's UUID")
+        case "workoutType":
+            return try setMembership({ v -> UInt in
+                switch v {
+                case .string(let s): if let n = WorkoutActivityType.number(s) { return n }
+                case .number(let n): if n >= 0, n == n.rounded(), let t = WorkoutActivityType.number(String(UInt(n))) { return t }
+                default: break
+                }
+                throw fail("workoutType compares with an HKWorkoutActivityType: a name (\"Running\") or its number")
+            }, { .workoutType($0) })
+        case "duration":
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                switch v {
+                case .number(let n): return .workoutDuration(c, n)
+                case .quantity(let n, let unit):
+                    guard let seconds = try? unit.convert(n, to: try HealthUnit("s")) else { throw fail("duration compares with seconds or a time, like 30 min") }
+                    return .workoutDuration(c, seconds)
+                default: throw fail("duration compares with seconds or a time, like 30 min")
+                }
+            }
+            return try ordered(make)
+        case _ where WorkoutTotal(rawValue: key) != nil:
+            let total = WorkoutTotal(rawValue: key)!
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                guard case .quantity(let n, let unit) = v else { throw fail("\(key) compares with a quantity and its unit, like 5 km") }
+                return .workoutTotal(total, c, n, unit)
+            }
+            return try ordered(make)
+        case _ where WorkoutStatistic.allCases.contains(where: { key.hasPrefix($0.rawValue + ".") }):
+            let figure = WorkoutStatistic.allCases.first { key.hasPrefix($0.rawValue + ".") }!
+            let name = String(key.dropFirst(figure.rawValue.count + 1))
+            guard let type = TypeCatalogue.lookup(name), type.isQuantity else {
+                throw OHKError(.invalidPredicate, "at offset \(keyOffset): '\(name)' is not one of HealthKit's quantity types")
+            }
+            let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
+                guard case .quantity(let n, let unit) = v else { throw fail("\(key) compares with a quantity and its unit, like 5 km") }
+                return .workoutStatistic(figure, type.identifier, c, n, unit)
+            }
+            return try ordered(make)
         default:
             if key.hasPrefix("device."), let field = Device.Field.allCases.first(where: { "device.\($0)" == key }) {
                 return try setMembership(stringOrNil, { .device(field, allowed: $0) })
@@ -112,7 +164,7 @@ enum KeyPathRules {
                 }
                 return try ordered(make)
             }
-            throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value)")
+            throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value; for workouts workout, workoutType, duration, totalDistance, totalEnergyBurned, totalSwimmingStrokeCount, totalFlightsClimbed, sumQuantity.<type>, minimumQuantity.<type>, maximumQuantity.<type>, averageQuantity.<type>)")
         }
     }
 }

@@ -149,6 +149,12 @@ struct PredicateParser {
             return word.uppercased() == "AND" ? .and(items) : .or(items)
         case "DATERANGE":
             return try parseDateRange()
+        case "ACTIVITY":  // ACTIVITY(p): a workout with an activity that p matches
+            pos += 1
+            try expectSymbol("(")
+            let inner = try nested { try $0.parseOr() }
+            try expectSymbol(")")
+            return .workoutActivity(inner)
         default:
             return try parseComparison()
         }
@@ -212,7 +218,7 @@ struct PredicateParser {
         }
         pos += 1
         let valueToken = peek
-        let value = try parseValue(unitAllowed: key == "quantity")
+        let value = try parseValue(unitAllowed: KeyPathRules.takesUnit(key))
         let term = try KeyPathRules.build(key: key, keyOffset: keyToken.offset, op: op, value: value, valueOffset: valueToken.offset)
         if let type {
             do {

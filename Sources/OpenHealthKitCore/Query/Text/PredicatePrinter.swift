@@ -47,6 +47,16 @@ enum PredicatePrinter {
             return "\(metadataKey(key)) \(symbol(c)) \(value)"
         case .quantity(let c, let v, let unit): return "quantity \(symbol(c)) \(number(v)) \(unitText(unit))"
         case .categoryValue(let c, let v): return "value \(symbol(c)) \(v)"
+        case .workout(let u): return "workout == \(quote(u.uuidString))"
+        case .workoutType(let set):
+            return membership("workoutType", set.map { quote(WorkoutActivityType.names[$0] ?? String($0)) })
+        case .workoutDuration(let c, let seconds): return "duration \(symbol(c)) \(number(seconds))"
+        case .workoutTotal(let total, let c, let v, let unit):
+            return "\(total.rawValue) \(symbol(c)) \(number(v)) \(unitText(unit))"
+        case .workoutStatistic(let figure, let type, let c, let v, let unit):
+            let name = TypeCatalogue.standard[type].map(TypeCatalogue.shortName) ?? type
+            return "\(figure.rawValue).\(name) \(symbol(c)) \(number(v)) \(unitText(unit))"
+        case .workoutActivity(let q): return "ACTIVITY(\(text(q)))"
         }
     }
 

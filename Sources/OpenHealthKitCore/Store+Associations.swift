@@ -1,0 +1,140 @@
+import CLMDB
+import FoundationEssentials
+
+/// Samples associated with a workout (HealthKit's `add(_:to:)` and
+/// `predicateForObjects(from: workout)`, rule 36): an index of
+/// (workout, sample) UUID pairs in `workout_links`, never a copy.
+extension Store {
+    /// Associates stored samples with a stored workout, in one transaction
+    /// (HealthKit's `add(_:to:)`). The workout must be live; each sample
+    /// must be a live quantity or category sample. Associating a sample
+    /// again changes nothing. An association is not a change: it adds no
+    /// position to the change order, so anchored queries do not report the
+    /// sample again; a query with `.workout(uuid)` finds it from then on.
+    public func associate(_ samples: [UUID], with workout: UUID) throws {
+        try write { w in
+            try checkWorkout(workout, &w)
+            for u in samples {
+                guard let (typeID, seq) = try w.lookupUUID(u) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
+                try link(u, typeID: typeID, seq: seq, to: workout, &w)
+            }
+        }
+    }
+
+    /// Saves the samples the store does not hold yet and associates every
+    /// one with the workout, in one transaction (HealthKit's `add(_:to:)`
+    /// saves unsaved samples for you). Returns what each save did: nil for
+    /// a sample that was already stored (then only associated).
+    @discardableResult
+    public func add(_ samples: [Sample], to workout: UUID) throws -> [SaveOutcome?] {
+        try write { w in
+            try checkWorkout(workout, &w)
+            var outcomes: [SaveOutcome?] = []
+            for s in samples {
+                if try w.lookupUUID(s.uuid) == nil {
+                    try validateType(s.type)
+                    try s.validate()
+                    outcomes.append(try save(s, &w))
+                } else {
+                    outcomes.append(nil)
+                }
+                guard let (typeID, seq) = try w.lookupUUID(s.uuid) else { throw OHKError(.storage, "a saved sample is not in the UUID index") }
+                try link(s.uuid, typeID: typeID, seq: seq, to: workout, &w)
+            }
+            return outcomes
+        }
+    }
+
+    /// The UUIDs associated with a workout (its samples and routes), in
+    /// UUID order; empty for an unknown workout.
+    public func associatedUUIDs(of workout: UUID) throws -> [UUID] {
+        try operation { try env.read { txn in try Self.associated(with: workout, txn, trees) } }
+    }
+
+    /// Rule 38: associations are made with a live workout.
+    private func checkWorkout(_ workout: UUID, _ w: inout WriteContext) throws {
+        guard let (typeID, seq) = try w.lookupUUID(workout),
+              let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
+            throw OHKError(.notFound, "no workout with UUID \(workout): save it before adding samples to it")
+        }
+        guard w.type(id: typeID)?.kind == .workout else {
+            throw OHKError(.invalidArgument, "\(workout) is a sample of \(w.type(id: typeID)?.identifier ?? "another type"), not a workout")
+        }
+    }
+
+    private func link(_ sample: UUID, typeID: UInt16, seq: UInt64, to workout: UUID, _ w: inout WriteContext) throws {
+        guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
+            throw OHKError(.notFound, "sample \(sample) is deleted")
+        }
+        let type = w.type(id: typeID)
+        var isCategory = false
+        if case .category? = type?.kind { isCategory = true }
+        guard type?.isQuantity == true || isCategory else {
+            throw OHKError(.invalidArgument, "only quantity and category samples are added to a workout, not \(type?.identifier ?? "another type") \(sample); a route names its workout itself")
+        }
+        try Self.putLink(workout: workout, sample: sample, w.txn, trees)
+    }
+
+    static func putLink(workout: UUID, sample: UUID, _ txn: Txn, _ trees: FixedTrees) throws {
+        _ = try txn.put(trees.workoutLinks, linkKey(workout, sample), [])
+    }
+
+    /// Ends a deleted workout's associations (its samples and routes stay).
+    static func dropLinks(of workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws {
+        for u in try associated(with: workout, txn, trees) { _ = try txn.delete(trees.workoutLinks, linkKey(workout, u)) }
+    }
+
+    static func associated(with workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws -> [UUID] {
+        let c = try txn.cursor(trees.workoutLinks)
+        defer { c.close() }
+        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
+        var out: [UUID] = []
+        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, _) = entry, k.count == 32, k.prefix(16).elementsEqual(prefix) {
+            out.append(UUID(uuid: k.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)))
+            entry = try c.nextEntry()
+        }
+        return out
+    }
+
+    private static func linkKey(_ workout: UUID, _ sample: UUID) -> [UInt8] {
+        withUnsafeBytes(of: workout.uuid) { Array($0) } + withUnsafeBytes(of: sample.uuid) { Array($0) }
+    }
+
+    /// Format 10: each stored route's link to its workout.
+    static func linkRoutes(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache) throws {
+        guard let id = cache.typeID(of: TypeCatalogue.routeType), let t = cache.typeTrees[id] else { return }
+        try txn.forEach(t.records) { _, raw in
+            let r = try RecordView(stored: raw)
+            if !r.isTombstone, case .route(let route) = try r.payloadValue(TypeCatalogue.routeType), let workout = route.workout {
+                try putLink(workout: workout, sample: r.uuid, txn, trees)
+            }
+        }
+    }
+}
+
+extension SamplePredicate {
+    /// The predicate with each `.workout(uuid)` replaced by the UUIDs
+    /// associated with that workout now (rule 36), so that the planner can
+    /// look them up; itself when it has none.
+    func resolvingAssociations(_ txn: Txn, _ trees: FixedTrees) throws -> SamplePredicate {
+        switch self {
+        case .workout(let w): return .uuids(Set(try Store.associated(with: w, txn, trees)))
+        case .and(let ps): return .and(try ps.map { try $0.resolvingAssociations(txn, trees) })
+        case .or(let ps): return .or(try ps.map { try $0.resolvingAssociations(txn, trees) })
+        case .not(let p): return .not(try p.resolvingAssociations(txn, trees))
+        default: return self
+        }
+    }
+
+    /// Whether a `.workout` term is in it (most predicates: no, and they
+    /// are used as they are).
+    var namesWorkout: Bool {
+        switch self {
+        case .workout: true
+        case .and(let ps), .or(let ps): ps.contains { $0.namesWorkout }
+        case .not(let p): p.namesWorkout
+        default: false
+        }
+    }
+}
