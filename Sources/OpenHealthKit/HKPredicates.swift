@@ -50,7 +50,7 @@ extension HKQuery {
         // (HKQueryDescriptor.core); inside a compound it would read as
         // TRUEPREDICATE and match everything.
         if predicate is StoreResolvedPredicate {
-            throw .invalid("predicateForObjects(from: workout) and predicateForObjectsWithNoCorrelation() are a query's whole predicate here; they cannot be combined yet")
+            throw .invalid("predicateForObjectsWithNoCorrelation() is a query's whole predicate here; it cannot be combined yet")
         }
         if let c = predicate as? NSCompoundPredicate {
             var parts: [SamplePredicate] = []
@@ -216,7 +216,7 @@ extension HKQuery {
         return v
     }
 
-    private static func comparison(_ op: HKComparisonOperator) throws(HKError) -> Comparison {
+    static func comparison(_ op: HKComparisonOperator) throws(HKError) -> Comparison {
         switch op {
         case .lessThan: return .lessThan
         case .lessThanOrEqualTo: return .lessThanOrEqual

@@ -112,38 +112,3 @@ public final class HKWorkoutRouteQuery: HKQuery, @unchecked Sendable {
         Self.onBackground { handler(self, nil, true, error) }
     }
 }
-
-/// `HKQuery.predicateForObjects(from: workout)`: what belongs to a
-/// workout. Routes hold their workout; samples associated with a workout
-/// (`add(_:to:)`) are not kept yet, so for other types it matches nothing.
-final class WorkoutObjectsPredicate: NSPredicate, StoreResolvedPredicate {
-    let workout: UUID
-
-    init(_ workout: UUID) {
-        self.workout = workout
-        super.init(value: true)
-    }
-
-    required init?(coder: NSCoder) { nil }
-
-    /// The core's predicate for `type` in `store`: the UUIDs of the
-    /// workout's routes, read when the query starts.
-    func core(for type: SampleType, in store: Store) throws(HKError) -> SamplePredicate {
-        guard type.kind == .route else { return .or([]) }
-        let routes = try hk { try store.anchoredQuery(type: type, anchor: nil).samples }
-        var uuids = Set<UUID>()
-        for s in routes {
-            if case .route(let r) = s.value, r.workout == workout { uuids.insert(s.uuid) }
-        }
-        return .uuids(uuids)
-    }
-}
-
-extension HKQuery {
-    /// The objects of a workout: its routes (rule 32); associated samples
-    /// are not kept yet. Resolved when the query starts: a route saved
-    /// later does not join a running query.
-    public class func predicateForObjects(from workout: HKWorkout) -> NSPredicate {
-        WorkoutObjectsPredicate(workout.uuid)
-    }
-}
