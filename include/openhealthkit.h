@@ -241,6 +241,18 @@ int32_t ohk_store_save(ohk_save_outcome *out_outcomes, ohk_store *store, const o
 int32_t ohk_store_delete_uuids(ohk_store *store, const uint8_t *uuids, uint64_t count);
 
 /**
+ * Associates `count` stored samples (UUIDs, 16 bytes each, packed) with
+ * the stored workout whose UUID is the 16 bytes at `workout` (HealthKit's
+ * add(_:to:), rule 36), in one transaction, all or nothing; associating
+ * a sample again changes nothing. ohk_predicate_workout finds them.
+ * Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout or sample with such
+ * a UUID); OHK_ERR_INVALID_ARGUMENT (NULL, `workout` not a workout, a
+ * sample that is not a quantity or category sample); OHK_ERR_CLOSED;
+ * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+ */
+int32_t ohk_store_associate(ohk_store *store, const uint8_t *workout, const uint8_t *uuids, uint64_t count);
+
+/**
  * Deletes every sample of `type` that `predicate` (NULL: all) matches, in
  * one transaction. *out_deleted (may be NULL) receives how many.
  * Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE,
@@ -293,6 +305,14 @@ int32_t ohk_predicate_date_range(ohk_predicate **out_predicate, const double *st
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
 int32_t ohk_predicate_uuids(ohk_predicate **out_predicate, const uint8_t *uuids, uint64_t count);
+
+/**
+ * The samples and routes associated with the workout whose UUID is the
+ * 16 bytes at `workout` (HealthKit's predicateForObjects(from:), rule
+ * 36), as of when a query reads: a live query gets those added later.
+ * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
+ */
+int32_t ohk_predicate_workout(ohk_predicate **out_predicate, const uint8_t *workout);
 
 /**
  * Objects from one of `count` sources, by bundle identifier.

@@ -102,6 +102,18 @@ private func comparison(_ op: Int32) throws -> Comparison {
     }
 }
 
+/// The samples and routes associated with the workout whose UUID is the
+/// 16 bytes at `workout` (HealthKit's predicateForObjects(from:), rule
+/// 36), as of when a query reads: a live query gets those added later.
+/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
+@c public func ohk_predicate_workout(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
+                                     _ workout: UnsafePointer<UInt8>?) -> Int32 {
+    make(out_predicate) {
+        guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
+        return .workout(UUIDBytes.read(workout))
+    }
+}
+
 /// Objects from one of `count` sources, by bundle identifier.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
 @c public func ohk_predicate_sources(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,

@@ -162,6 +162,23 @@ private struct SampleBuilder {
     }
 }
 
+/// Associates `count` stored samples (UUIDs, 16 bytes each, packed) with
+/// the stored workout whose UUID is the 16 bytes at `workout` (HealthKit's
+/// add(_:to:), rule 36), in one transaction, all or nothing; associating
+/// a sample again changes nothing. ohk_predicate_workout finds them.
+/// Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout or sample with such
+/// a UUID); OHK_ERR_INVALID_ARGUMENT (NULL, `workout` not a workout, a
+/// sample that is not a quantity or category sample); OHK_ERR_CLOSED;
+/// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+@c public func ohk_store_associate(_ store: UnsafeMutablePointer<ohk_store>?, _ workout: UnsafePointer<UInt8>?,
+                                   _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
+    cCall {
+        let s = try StoreHandle.get(store)
+        guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
+        try s.associate(try UUIDBytes.array(uuids, count, "uuids"), with: UUIDBytes.read(workout))
+    }
+}
+
 /// Deletes every sample of `type` that `predicate` (NULL: all) matches, in
 /// one transaction. *out_deleted (may be NULL) receives how many.
 /// Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE,

@@ -93,6 +93,62 @@ static void import_reports_every_kind_and_is_idempotent(void **state)
     ohk_import_report_free(NULL);
 }
 
+/* Rule 36 from C: step counts associated with an imported workout are
+ * found through ohk_predicate_workout, and only those. */
+static void rule36_samples_associated_with_an_imported_workout(void **state)
+{
+    fixture *f = *state;
+    ohk_import_report *r = NULL;
+    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    ohk_import_report_free(r);
+    ohk_batch *w = query_type(f->store, "HKWorkoutTypeIdentifier", NULL, 0);
+    const ohk_sample_record *s;
+    uint64_t n;
+    OK(ohk_batch_samples(&s, &n, w));
+    assert_true(n >= 2);
+    uint8_t first[16], second[16];
+    memcpy(first, s[0].uuid, 16);
+    memcpy(second, s[1].uuid, 16);
+    ohk_batch_free(w);
+
+    uint8_t *steps = save_steps(f->store, 0, 5);
+    OK(ohk_store_associate(f->store, first, steps, 3));
+    OK(ohk_store_associate(f->store, first, steps, 1)); /* again: no change */
+    OK(ohk_store_associate(f->store, second, steps + 48, 2));
+    /* A step count is not a workout; an unknown sample fails the whole call. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_associate(f->store, steps, steps + 16, 1));
+    uint8_t unknown[32] = { 0 };
+    memcpy(unknown, steps + 64, 16);
+    unknown[16] = 0x42;
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_store_associate(f->store, first, unknown, 2));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_associate(f->store, NULL, steps, 1));
+
+    ohk_predicate *p = NULL;
+    OK(ohk_predicate_workout(&p, first));
+    ohk_descriptor d = { "HKQuantityTypeIdentifierStepCount", p };
+    ohk_batch *b = NULL;
+    OK(ohk_store_fetch(&b, f->store, &d, 1, NULL, 0));
+    OK(ohk_batch_samples(&s, &n, b));
+    assert_int_equal(n, 3);
+    for (uint64_t i = 0; i < n; i++) {
+        int mine = 0;
+        for (int k = 0; k < 3; k++)
+            mine += memcmp(s[i].uuid, steps + 16 * k, 16) == 0;
+        assert_int_equal(mine, 1);
+    }
+    ohk_batch_free(b);
+    /* Its text reads back to it. */
+    char *text = NULL;
+    OK(ohk_predicate_to_text(&text, p));
+    assert_non_null(strstr(text, "workout == "));
+    ohk_predicate *back = NULL;
+    OK(ohk_predicate_parse(&back, text, NULL, 0));
+    ohk_string_free(text);
+    ohk_predicate_free(back);
+    ohk_predicate_free(p);
+    free(steps);
+}
+
 /* A progress callback that returns non-zero stops the import with what
  * was read saved; the next run adds the rest and nothing twice. */
 static void progress_can_stop_an_import_and_a_rerun_completes_it(void **state)
@@ -151,6 +207,7 @@ int run_import(void)
         cmocka_unit_test_setup_teardown(import_reports_every_kind_and_is_idempotent, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(progress_can_stop_an_import_and_a_rerun_completes_it, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(bad_input_is_an_error_that_says_which, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule36_samples_associated_with_an_imported_workout, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("import", tests, NULL, NULL);
 }

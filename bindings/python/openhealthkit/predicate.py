@@ -75,6 +75,15 @@ class Predicate:
         return cls._adopt(n.lib.ohk_predicate_uuids, packed, len(packed) // 16)
 
     @classmethod
+    def workout(cls, workout: Any) -> "Predicate":
+        """HKQuery.predicateForObjects(from: workout): the samples associated
+        with the workout (``HealthStore.associate``) and its routes, as of
+        when a query reads (rule 36). ``workout`` is a workout sample, or its
+        UUID (uuid.UUID, text or 16 bytes)."""
+        raw = workout.uuid_bytes if hasattr(workout, "uuid_bytes") else uuid_bytes(workout)
+        return cls._adopt(n.lib.ohk_predicate_workout, raw)
+
+    @classmethod
     def sources(cls, bundle_identifiers: Iterable[str]) -> "Predicate":
         """Objects from one of these sources (bundle identifiers)."""
         names = [n.encode(name, "bundle identifier") for name in bundle_identifiers]

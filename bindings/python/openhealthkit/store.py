@@ -288,6 +288,20 @@ class HealthStore:
         n.lib.ohk_store_delete_uuids(self._handle, packed, len(unique))
         return len(unique)
 
+    def associate(self, workout: Sample | uuid_module.UUID | str,
+                  samples: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:
+        """Associates stored quantity or category samples with a stored
+        workout (HealthKit's ``add(_:to:)``, rule 36), in one transaction,
+        all or nothing; ``Predicate.workout(workout)`` finds them. Save new
+        samples first. NotFoundError for a workout or sample the store does
+        not hold live; InvalidArgumentError for a ``workout`` that is not a
+        workout or a sample of another kind. Associating again changes nothing."""
+        if isinstance(samples, (Sample, uuid_module.UUID, str)):
+            samples = [samples]
+        packed = b"".join(o.uuid_bytes if isinstance(o, Sample) else uuid_bytes(o) for o in samples)
+        target = workout.uuid_bytes if isinstance(workout, Sample) else uuid_bytes(workout)
+        n.lib.ohk_store_associate(self._handle, target, packed, len(packed) // 16)
+
     def delete_matching(self, sample_type: str | SampleType, predicate: Predicate | None = None) -> int:
         """Deletes every sample of the type that `predicate` matches (None:
         all) in one transaction; returns how many."""

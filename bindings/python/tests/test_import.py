@@ -90,3 +90,27 @@ def test_an_unzipped_folder_and_a_home_relative_path(store, tmp_path, monkeypatc
 
 def store_import(store, path, **kwargs) -> ohk.ImportReport:
     return ohk.import_export(path, store, **kwargs)
+
+
+def test_rule_36_samples_associated_with_an_imported_workout(store):
+    from conftest import heart
+    store_import(store, EXPORT_B)
+    first, second = list(store.query("Workout").samples)[:2]
+    beats = [heart(i, 120 + i) for i in range(4)]
+    store.save(beats)
+    store.associate(first, beats[:3])
+    store.associate(first.uuid, beats[0])  # again: no change
+    store.associate(second, [str(beats[3].uuid)])
+    mine = store.query("HeartRate", predicate=ohk.Predicate.workout(first)).samples
+    assert sorted(s.uuid for s in mine) == sorted(b.uuid for b in beats[:3])
+    theirs = store.query("HeartRate", predicate=ohk.Predicate.workout(second.uuid) & ohk.Predicate("quantity > 100 count/min"))
+    assert [s.uuid for s in theirs.samples] == [beats[3].uuid]
+    # A heart rate is not a workout; an unknown sample fails the whole call.
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.associate(beats[0], beats[1])
+    with pytest.raises(ohk.NotFoundError):
+        store.associate(second, [beats[0], heart(9)])
+    assert len(store.query("HeartRate", predicate=ohk.Predicate.workout(second)).samples) == 1
+    # Workout predicates in text (rule 35).
+    walks = store.query("Workout", predicate=ohk.Predicate("workoutType == $1", "Walking")).samples
+    assert walks and all(w.sample_type.short_name == "Workout" for w in walks)
