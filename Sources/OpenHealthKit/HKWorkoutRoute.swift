@@ -64,8 +64,8 @@ public final class HKSeriesType: HKSampleType, @unchecked Sendable {
 }
 
 /// A workout's route (rule 32), read from the store: its locations come
-/// through `HKWorkoutRouteQuery`. Routes are imported from exports; the
-/// route builder is not here yet.
+/// through `HKWorkoutRouteQuery`. Routes come from imports and from
+/// `HKWorkoutRouteBuilder`.
 public final class HKWorkoutRoute: HKSample, @unchecked Sendable {
     /// How many locations it holds.
     public var count: Int { locations.count }

@@ -45,6 +45,21 @@ extension Store {
         }
     }
 
+    /// Saves a route of a stored workout (HealthKit's route builder,
+    /// rule 32): `.notFound` when `workout` is not a live workout, in the
+    /// same transaction as the save.
+    public func saveRoute(_ route: Sample, of workout: UUID) throws {
+        guard case .route(let r) = route.value, r.workout == workout else {
+            throw OHKError(.invalidArgument, "\(route.uuid) is not a route of workout \(workout)")
+        }
+        try validateType(route.type)
+        try route.validate()
+        try write { w in
+            try checkWorkout(workout, &w)
+            _ = try save(route, &w)
+        }
+    }
+
     /// The UUIDs associated with a workout (its samples and routes), in
     /// UUID order; empty for an unknown workout.
     public func associatedUUIDs(of workout: UUID) throws -> [UUID] {

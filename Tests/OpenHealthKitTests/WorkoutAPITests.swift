@@ -195,4 +195,59 @@ import Testing
                                                                               totalEnergyBurned: HKQuantity(unit: .kilocalorie(), doubleValue: 500)))
             == [run.uuid])
     }
+
+    /// HKWorkoutRouteBuilder (rule 32): pieces inserted in any order are
+    /// saved as one route, sorted by time, of a saved workout, and found
+    /// through it (rule 36); a finished or discarded builder takes nothing.
+    @Test func rule32_theRouteBuilderSavesItsPiecesAsOneSortedRouteOfASavedWorkout() async throws {
+        let store = try freshHealthStore()
+        let run = HKWorkout(activityType: .running, start: day0, end: day0 + 600)
+        try await store.save(run)
+        func point(_ second: Double, latitude: Double = 48.85) -> CLLocation {
+            CLLocation(coordinate: CLLocationCoordinate2D(latitude: latitude, longitude: 2.35), altitude: 35,
+                       horizontalAccuracy: 5, verticalAccuracy: -1, course: -1, speed: 3, timestamp: day0 + second)
+        }
+        let builder = HKWorkoutRouteBuilder(healthStore: store, device: nil)
+        try await builder.insertRouteData([300, 400, 500].map { point($0) })
+        try await builder.insertRouteData([0, 100, 200].map { point($0) })
+        try await builder.addMetadata(["HKMetadataKeyRouteNote": "first"])
+        try await builder.addMetadata(["HKMetadataKeyRouteNote": "second", "laps": 2])
+        let route = try await builder.finishRoute(with: run, metadata: nil)
+        #expect(route.count == 6 && route.startDate == day0 && route.endDate == day0 + 500)
+        #expect(route.metadata?["HKMetadataKeyRouteNote"] as? String == "second")
+        await #expect(throws: HKError.self) { try await builder.insertRouteData([point(600)]) }
+
+        let done = Transcript()
+        let found = Shared<[HKWorkoutRoute]>([])
+        store.execute(HKSampleQuery(sampleType: HKSeriesType.workoutRoute(), predicate: HKQuery.predicateForObjects(from: run),
+                                    limit: HKObjectQueryNoLimit, sortDescriptors: nil) { _, s, _ in
+            found.value = (s ?? []).compactMap { $0 as? HKWorkoutRoute }
+            done.record("routes")
+        })
+        #expect(done.wait(forLinesStartingWith: "routes"))
+        #expect(found.value.map(\.uuid) == [route.uuid])
+        let located = Shared<[CLLocation]>([])
+        store.execute(HKWorkoutRouteQuery(route: found.value[0]) { _, locations, finished, _ in
+            located.value += locations ?? []
+            if finished { done.record("located") }
+        })
+        #expect(done.wait(forLinesStartingWith: "located"))
+        #expect(located.value.map(\.timestamp) == [0, 100, 200, 300, 400, 500].map { day0 + $0 })
+        #expect(located.value[0].verticalAccuracy < 0 && located.value[0].course < 0 && located.value[0].speed == 3)
+
+        // A workout that is not saved, a builder without locations, a bad
+        // location (which ends the builder) and a discarded builder fail.
+        let unsaved = HKWorkout(activityType: .walking, start: day0, end: day0 + 60)
+        let other = HKWorkoutRouteBuilder(healthStore: store, device: nil)
+        await #expect(throws: HKError.self) { _ = try await other.finishRoute(with: run, metadata: nil) }
+        try await other.insertRouteData([point(0)])
+        await #expect(throws: HKError.self) { _ = try await other.finishRoute(with: unsaved, metadata: nil) }
+        await #expect(throws: HKError.self) { try await other.insertRouteData([point(10, latitude: 91)]) }
+        await #expect(throws: HKError.self) { _ = try await other.finishRoute(with: run, metadata: nil) }
+        let dropped = HKWorkoutRouteBuilder(healthStore: store, device: nil)
+        try await dropped.insertRouteData([point(0)])
+        dropped.discard()
+        await #expect(throws: HKError.self) { _ = try await dropped.finishRoute(with: run, metadata: nil) }
+        #expect(try store.coreStore().anchoredQuery(type: TypeCatalogue.routeType, anchor: nil).samples.count == 1)
+    }
 }
