@@ -97,6 +97,9 @@ import Testing
         }
         #expect(errorCode { _ = try SamplePredicate("workoutType == \"Sleeping\"") } == .invalidPredicate)
         #expect(errorCode { _ = try SamplePredicate("sumQuantity.SleepAnalysis > 1 count") } == .invalidPredicate)
+        // A number too large for any activity type is an error, not a trap.
+        #expect(errorCode { _ = try SamplePredicate("workoutType == 1e30") } == .invalidPredicate)
+        #expect(errorCode { _ = try SamplePredicate("workoutType IN {37, 18446744073709551616}") } == .invalidPredicate)
     }
 
     @Test func rule35_aDeletedWorkoutIsReportedToAWorkoutPredicate() throws {

@@ -72,7 +72,7 @@ extension SamplePredicate {
     var depth: Int {
         switch self {
         case .and(let ps), .or(let ps): 1 + (ps.map(\.depth).max() ?? 0)
-        case .not(let p): 1 + p.depth
+        case .not(let p), .workoutActivity(let p): 1 + p.depth
         default: 1
         }
     }

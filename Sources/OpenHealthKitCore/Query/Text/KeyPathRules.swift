@@ -110,7 +110,7 @@ enum KeyPathRules {
             return try setMembership({ v -> UInt in
                 switch v {
                 case .string(let s): if let n = WorkoutActivityType.number(s) { return n }
-                case .number(let n): if n >= 0, n == n.rounded(), let t = WorkoutActivityType.number(String(UInt(n))) { return t }
+                case .number(let n): if n >= 0, n < 1e6, n == n.rounded(), let t = WorkoutActivityType.number(String(UInt(n))) { return t }
                 default: break
                 }
                 throw fail("workoutType compares with an HKWorkoutActivityType: a name (\"Running\") or its number")
