@@ -31,15 +31,16 @@ extension Store {
             try checkWorkout(workout, &w)
             var outcomes: [SaveOutcome?] = []
             for s in samples {
-                if try w.lookupUUID(s.uuid) == nil {
+                if let (typeID, seq) = try w.lookupUUID(s.uuid) {
+                    outcomes.append(nil)
+                    try link(s.uuid, typeID: typeID, seq: seq, to: workout, &w)
+                } else {
                     try validateType(s.type)
                     try s.validate()
+                    try Self.checkAssociable(s.type, s.uuid)
                     outcomes.append(try save(s, &w))
-                } else {
-                    outcomes.append(nil)
+                    try Self.putLink(workout: workout, sample: s.uuid, w.txn, trees)
                 }
-                guard let (typeID, seq) = try w.lookupUUID(s.uuid) else { throw OHKError(.storage, "a saved sample is not in the UUID index") }
-                try link(s.uuid, typeID: typeID, seq: seq, to: workout, &w)
             }
             return outcomes
         }
@@ -66,7 +67,7 @@ extension Store {
         try operation { try env.read { txn in try Self.associated(with: workout, txn, trees) } }
     }
 
-    /// Rule 38: associations are made with a live workout.
+    /// Rule 36: associations are made with a live workout.
     private func checkWorkout(_ workout: UUID, _ w: inout WriteContext) throws {
         guard let (typeID, seq) = try w.lookupUUID(workout),
               let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
@@ -81,13 +82,17 @@ extension Store {
         guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
             throw OHKError(.notFound, "sample \(sample) is deleted")
         }
-        let type = w.type(id: typeID)
+        try Self.checkAssociable(w.type(id: typeID), sample)
+        try Self.putLink(workout: workout, sample: sample, w.txn, trees)
+    }
+
+    /// Rule 36: only quantity and category samples are added to a workout.
+    private static func checkAssociable(_ type: SampleType?, _ sample: UUID) throws {
         var isCategory = false
         if case .category? = type?.kind { isCategory = true }
         guard type?.isQuantity == true || isCategory else {
             throw OHKError(.invalidArgument, "only quantity and category samples are added to a workout, not \(type?.identifier ?? "another type") \(sample); a route names its workout itself")
         }
-        try Self.putLink(workout: workout, sample: sample, w.txn, trees)
     }
 
     static func putLink(workout: UUID, sample: UUID, _ txn: Txn, _ trees: FixedTrees) throws {

@@ -39,6 +39,13 @@ public enum WorkoutStatistic: String, Hashable, Sendable, CaseIterable {
     case maximum = "maximumQuantity"
     case average = "averageQuantity"
 
+    /// The figure and the type name of a key such as
+    /// `sumQuantity.DistanceWalkingRunning`; nil for other keys.
+    static func split(key: String) -> (WorkoutStatistic, String)? {
+        guard let figure = allCases.first(where: { key.hasPrefix($0.rawValue + ".") }) else { return nil }
+        return (figure, String(key.dropFirst(figure.rawValue.count + 1)))
+    }
+
     func value(of s: WorkoutStatistics) -> Double? {
         switch self {
         case .sum: s.sum

@@ -234,8 +234,9 @@ struct WriteContext {
             }
         }
         let start = record.start
-        if type(id: typeID)?.kind == .workout { try Store.dropLinks(of: uuid, txn, trees) }
-        if let type = type(id: typeID), case .quantity(_, let style) = type.kind {
+        let type = type(id: typeID)
+        if type?.kind == .workout { try Store.dropLinks(of: uuid, txn, trees) }
+        if let type, case .quantity(_, let style) = type.kind {
             statistics.remove(type: typeID, style: style, start: start, end: record.end, offset: record.utcOffset)
         }
         try txn.delete(dbi, u64: seq)

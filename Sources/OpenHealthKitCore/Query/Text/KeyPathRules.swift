@@ -6,7 +6,7 @@ enum KeyPathRules {
     /// Keys whose values may be a number and its unit (`5 km`).
     static func takesUnit(_ key: String) -> Bool {
         key == "quantity" || key == "duration" || WorkoutTotal(rawValue: key) != nil
-            || WorkoutStatistic.allCases.contains { key.hasPrefix($0.rawValue + ".") }
+            || WorkoutStatistic.split(key: key) != nil
     }
 
     static func build(key: String, keyOffset: Int, op: PredicateOperator, value: PredicateValue,
@@ -133,9 +133,8 @@ enum KeyPathRules {
                 return .workoutTotal(total, c, n, unit)
             }
             return try ordered(make)
-        case _ where WorkoutStatistic.allCases.contains(where: { key.hasPrefix($0.rawValue + ".") }):
-            let figure = WorkoutStatistic.allCases.first { key.hasPrefix($0.rawValue + ".") }!
-            let name = String(key.dropFirst(figure.rawValue.count + 1))
+        case _ where WorkoutStatistic.split(key: key) != nil:
+            let (figure, name) = WorkoutStatistic.split(key: key)!
             guard let type = TypeCatalogue.lookup(name), type.isQuantity else {
                 throw OHKError(.invalidPredicate, "at offset \(keyOffset): '\(name)' is not one of HealthKit's quantity types")
             }
