@@ -479,6 +479,87 @@ int32_t ohk_batch_metadata(const ohk_metadata_entry **out_entries, uint64_t *out
  */
 int32_t ohk_batch_device(ohk_device *out_device, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- Workouts, routes and correlations */
+
+/**
+ * Saves a workout (HKWorkout, rule 31): `sample` gives what every sample
+ * has (start, end, source, device, metadata, UUID, creation date, UTC
+ * offset; its type is NULL or "HKWorkoutTypeIdentifier", its value and
+ * unit are not read) and `workout` its own fields: activity type,
+ * duration, totals, events, activities and statistics. `out_outcome`
+ * (may be NULL) receives what the save did. Returns OHK_OK;
+ * OHK_ERR_INVALID_ARGUMENT; OHK_ERR_INVALID_VALUE (an unknown activity
+ * or event type, a negative duration or total); OHK_ERR_UNKNOWN_TYPE (a
+ * statistics type); OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
+ * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+ * blocks for the write transaction.
+ */
+int32_t ohk_store_save_workout(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_workout *workout);
+
+/**
+ * Saves a route (HKWorkoutRoute, rule 32): `count` locations, sorted by
+ * time as they are saved, and spanning the route's interval (the
+ * input's start and end are not read, nor its type, value and unit). With
+ * `workout` (16 bytes, or NULL for a route of no workout) the route
+ * belongs to that stored workout, checked in the same transaction.
+ * Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID);
+ * OHK_ERR_INVALID_ARGUMENT; OHK_ERR_INVALID_VALUE (no location, one off
+ * the Earth or not finite); OHK_ERR_INVALID_DATE_RANGE;
+ * OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
+ * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+ */
+int32_t ohk_store_save_route(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const uint8_t *workout, const ohk_location *locations, uint64_t count);
+
+/**
+ * Saves a correlation (HKCorrelation, rule 33) and its `member_count`
+ * members in one transaction, the members first: `correlation`'s type is
+ * "HKCorrelationTypeIdentifierBloodPressure" or
+ * "HKCorrelationTypeIdentifierFood" (its value and unit are not read), the
+ * members are samples of the types it allows. `out_outcomes` (NULL, or
+ * room for member_count + 1) receives the members' outcomes in order,
+ * then the correlation's. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a
+ * member of a type the correlation does not hold); the errors of
+ * ohk_store_save. Any thread; blocks for the write transaction.
+ */
+int32_t ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *correlation, const ohk_sample_input *members, uint64_t member_count);
+
+/**
+ * Saves the `count` samples the store does not hold yet and associates
+ * every one with the stored workout whose UUID is the 16 bytes at
+ * `workout`, in one transaction (HealthKit's add(_:to:), rule 36).
+ * `out_outcomes` (NULL, or room for `count`) receives each one's outcome:
+ * OHK_SAVE_ALREADY_STORED for a sample stored before, only associated.
+ * Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID);
+ * the errors of ohk_store_save. Any thread; blocks for the write
+ * transaction.
+ */
+int32_t ohk_store_add_to_workout(ohk_save_outcome *out_outcomes, ohk_store *store, const uint8_t *workout, const ohk_sample_input *samples, uint64_t count);
+
+/**
+ * Sample `sample_index`'s workout fields into *out_workout; its arrays
+ * and strings are borrowed from the batch. Made on first access. Returns
+ * OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that
+ * is not a workout); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_workout(ohk_workout *out_workout, const ohk_batch *batch, uint64_t sample_index);
+
+/**
+ * Sample `sample_index`'s route into *out_route: its locations, one
+ * contiguous array borrowed from the batch, and its workout. Made on
+ * first access. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of
+ * range, a sample that is not a route); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t sample_index);
+
+/**
+ * Sample `sample_index`'s members (a correlation's, HKCorrelation.objects):
+ * *out_members points at *out_count UUIDs, 16 bytes each, borrowed from
+ * the batch; ohk_predicate_uuids fetches the samples. Returns OHK_OK;
+ * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not a
+ * correlation); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+
 /* ---- Anchors */
 
 /**

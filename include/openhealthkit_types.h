@@ -63,11 +63,12 @@ enum {
 
 /* ---- enums (int32_t fields and parameters) */
 
-/* ohk_type_info.kind. A workout (HKWorkoutTypeIdentifier) reads as its
- * duration in seconds, a route (HKWorkoutRouteTypeIdentifier) as its
- * number of locations, a correlation (blood pressure, food) as its number
- * of members, each a quantity without a unit; their own fields are not in
- * the C API yet. */
+/* ohk_type_info.kind. In a batch's records a workout
+ * (HKWorkoutTypeIdentifier) reads as its duration in seconds, a route
+ * (HKWorkoutRouteTypeIdentifier) as its number of locations, a correlation
+ * (blood pressure, food) as its number of members, each a quantity without
+ * a unit; ohk_batch_workout, ohk_batch_route and ohk_batch_correlation give
+ * their own fields. */
 enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
@@ -104,7 +105,8 @@ enum { OHK_DATE_STRICT_START = 1, OHK_DATE_STRICT_END = 2 };
 enum {
     OHK_SAVED = 0,                 /* saved */
     OHK_SAVE_REPLACED = 1,         /* saved; other_uuid, an older version, became a deleted object */
-    OHK_SAVE_KEPT_EXISTING = 2     /* not saved: other_uuid has the same sync identifier and a version >= */
+    OHK_SAVE_KEPT_EXISTING = 2,    /* not saved: other_uuid has the same sync identifier and a version >= */
+    OHK_SAVE_ALREADY_STORED = 3    /* ohk_store_add_to_workout: stored before, only associated */
 };
 
 /* ohk_sample_record.flags */
@@ -329,6 +331,83 @@ typedef struct ohk_statistics_result {
     const ohk_statistics_source *sources;
     uint64_t source_count;
 } ohk_statistics_result;
+
+/* ---- workouts, routes and correlations (rules 31-33). Read from a batch
+ * (ohk_batch_workout, ohk_batch_route, ohk_batch_correlation), their
+ * arrays and strings belong to the batch; given to a save, the caller's
+ * are copied during the call. NaN is an absent number throughout. */
+
+/* A quantity type's figures over a workout or one of its activities
+ * (HKStatistics of a workout), in the type's canonical unit. */
+typedef struct ohk_workout_statistics {
+    const char *type;             /* a quantity type identifier */
+    double start;                 /* Unix seconds */
+    double end;
+    double sum;                   /* cumulative types; NaN when absent */
+    double average;               /* discrete types; NaN when absent */
+    double minimum;
+    double maximum;
+} ohk_workout_statistics;
+
+/* A workout event (HKWorkoutEvent). */
+typedef struct ohk_workout_event {
+    int32_t type;                 /* HKWorkoutEventType: 1 pause, 2 resume, 3 lap, 4 marker, 5 motion paused,
+                                     6 motion resumed, 7 segment, 8 pause or resume request */
+    double start;                 /* Unix seconds */
+    double end;                   /* the start for an instant */
+    const ohk_metadata_entry *metadata;
+    uint64_t metadata_count;
+} ohk_workout_event;
+
+/* A part of a workout with its own activity type (HKWorkoutActivity). */
+typedef struct ohk_workout_activity {
+    uint8_t uuid[16];             /* all zero in a save: the library makes a random one */
+    uint64_t activity_type;       /* HKWorkoutActivityType's raw value */
+    double start;                 /* Unix seconds */
+    double end;                   /* NaN while the activity is in progress */
+    double duration;              /* seconds; NaN when not given */
+    const ohk_metadata_entry *metadata;
+    uint64_t metadata_count;
+    const ohk_workout_statistics *statistics;
+    uint64_t statistics_count;
+} ohk_workout_activity;
+
+/* A workout's own fields (HKWorkout), beyond what every sample has. */
+typedef struct ohk_workout {
+    uint64_t activity_type;       /* HKWorkoutActivityType's raw value (37 running, 52 walking) */
+    double duration;              /* seconds of activity, pauses left out */
+    double total_energy_burned;   /* kcal; NaN when absent */
+    double total_distance;        /* m; NaN when absent */
+    double total_swimming_stroke_count; /* count; NaN when absent */
+    double total_flights_climbed; /* count; NaN when absent */
+    const ohk_workout_event *events;          /* ordered by start */
+    uint64_t event_count;
+    const ohk_workout_activity *activities;
+    uint64_t activity_count;
+    const ohk_workout_statistics *statistics; /* over the whole workout */
+    uint64_t statistics_count;
+} ohk_workout;
+
+/* One point of a route (what HealthKit keeps of a CLLocation). */
+typedef struct ohk_location {
+    double timestamp;             /* Unix seconds */
+    double latitude;              /* degrees, WGS 84, -90 to 90 */
+    double longitude;             /* degrees, -180 to 180 */
+    double altitude;              /* metres above sea level; NaN when absent */
+    double horizontal_accuracy;   /* metres; NaN when absent */
+    double vertical_accuracy;     /* metres; NaN when absent */
+    double course;                /* degrees from true north; NaN when absent */
+    double speed;                 /* metres per second; NaN when absent */
+} ohk_location;
+
+/* A workout route (HKWorkoutRoute): its locations in time order, one
+ * contiguous array, and the workout it belongs to. */
+typedef struct ohk_route {
+    const ohk_location *locations;
+    uint64_t location_count;
+    bool has_workout;             /* false for a route of no workout */
+    uint8_t workout[16];          /* the workout's UUID, with has_workout */
+} ohk_route;
 
 /* One row of an import report: a kind of element or file of the export,
  * how many it holds, how many were imported, and why the rest were not. */

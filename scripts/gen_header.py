@@ -28,6 +28,7 @@ FILES = [
     ("SaveAPI.swift", "Saving and deleting"),
     ("PredicateAPI.swift", "Predicates"),
     ("QueryAPI.swift", "Anchored queries and batches"),
+    ("WorkoutAPI.swift", "Workouts, routes and correlations"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
     ("CommitHookAPI.swift", "Commit hooks"),

@@ -35,6 +35,9 @@ final class BatchHandle: Handle, @unchecked Sendable {
     private var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
     private var devices: [Int: ohk_device] = [:]
     private var lazyStrings = CStringArena()
+    /// Workouts', routes' and correlations' own fields, by sample index.
+    private var parts: [Int: CPart] = [:]
+    private var partMemory = CPartMemory()
 
     /// `names`: the C strings of the store's sources, shared by its batches.
     init(_ r: AnchoredQueryResult, names: CNames) {
@@ -118,6 +121,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
         for m in metadata.values { m.deallocate() }
         strings.freeAll()
         lazyStrings.freeAll()
+        partMemory.freeAll()
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock { _ in try body() } }
@@ -160,6 +164,17 @@ final class BatchHandle: Handle, @unchecked Sendable {
                                udi_device_identifier: lazyStrings.add(d.udiDeviceIdentifier))
             devices[i] = c
             return c
+        }
+    }
+
+    /// Sample `i`'s workout, route or correlation fields in C form.
+    func part(_ i: UInt64) throws -> CPart {
+        let i = try checkIndex(i)
+        return try locked {
+            if let p = parts[i] { return p }
+            let p = try partMemory.make(result.samples[i], index: i)
+            parts[i] = p
+            return p
         }
     }
 

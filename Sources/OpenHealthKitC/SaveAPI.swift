@@ -6,7 +6,7 @@ import OpenHealthKitCore
 /// Builds core samples from C inputs. Consecutive inputs usually share
 /// their type, unit and source, so the last of each is remembered
 /// (compared by content, since callers reuse buffers).
-private struct SampleBuilder {
+struct SampleBuilder {
     let store: Store
     private var lastType: (text: [CChar], type: SampleType)?
     private var lastUnit: (text: [CChar], unit: HealthUnit)?
@@ -14,31 +14,40 @@ private struct SampleBuilder {
 
     init(store: Store) { self.store = store }
 
+    /// What every sample has, read from an input (its type, value and unit aside).
+    struct Fields {
+        var source: Source
+        var start: Date
+        var end: Date
+        var uuid: UUID
+        var device: Device?
+        var metadata: [String: MetadataValue]
+        var created: Date?
+        var offset: Int?
+    }
+
+    mutating func fields(_ c: ohk_sample_input, _ what: @autoclosure () -> String) throws -> Fields {
+        Fields(source: try source(c.source, what()),
+               start: try UnixTime.date(c.start, "\(what()).start"), end: try UnixTime.date(c.end, "\(what()).end"),
+               uuid: UUIDBytes.isZero(c.uuid) ? UUID() : UUID(uuid: c.uuid),
+               device: try c.device.map { try Self.device($0.pointee, what()) },
+               metadata: try CMetadata.read(c.metadata, c.metadata_count, "\(what()).metadata"),
+               created: c.has_creation_date ? try UnixTime.date(c.creation_date, "\(what()).creation_date") : nil,
+               offset: c.has_utc_offset ? Int(c.utc_offset) : nil)
+    }
+
     mutating func build(_ c: ohk_sample_input, _ i: Int) throws -> Sample {
         let type = try sampleType(c.type, "samples[\(i)].type")
-        let source = try self.source(c.source, i)
-        let start = try UnixTime.date(c.start, "samples[\(i)].start")
-        let end = try UnixTime.date(c.end, "samples[\(i)].end")
-        let uuid = UUIDBytes.isZero(c.uuid) ? UUID() : UUID(uuid: c.uuid)
-        let device = try c.device.map { try Self.device($0.pointee, i) }
-        var metadata: [String: MetadataValue] = [:]
-        for (k, e) in try buffer(c.metadata, c.metadata_count, "samples[\(i)].metadata").enumerated() {
-            let key = try string(e.key, "samples[\(i)].metadata[\(k)].key")
-            guard metadata.updateValue(try CValue.metadataValue(e.value, "samples[\(i)].metadata[\(k)].value"),
-                                       forKey: key) == nil else {
-                throw CError(.invalidMetadata, "samples[\(i)]: metadata key '\(key)' appears twice")
-            }
-        }
-        let created = c.has_creation_date ? try UnixTime.date(c.creation_date, "samples[\(i)].creation_date") : nil
-        let offset = c.has_utc_offset ? Int(c.utc_offset) : nil
+        let f = try fields(c, "samples[\(i)]")
         if let canonical = type.canonicalUnit {
             let unit = try c.unit.map { try self.unit($0, i) } ?? canonical
-            return try Sample.quantity(type, value: c.value, unit: unit, start: start, end: end, source: source,
-                                       device: device, metadata: metadata, uuid: uuid,
-                                       creationDate: created, utcOffset: offset)
+            return try Sample.quantity(type, value: c.value, unit: unit, start: f.start, end: f.end, source: f.source,
+                                       device: f.device, metadata: f.metadata, uuid: f.uuid,
+                                       creationDate: f.created, utcOffset: f.offset)
         }
         if type.kind == .workout || type.kind == .route || type.kind == .correlation {
-            throw CError(.invalidArgument, "samples[\(i)]: workouts, routes and correlations cannot be saved through the C API yet")
+            throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) samples are saved with "
+                         + "ohk_store_save_workout, ohk_store_save_route or ohk_store_save_correlation")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")
@@ -46,9 +55,9 @@ private struct SampleBuilder {
         guard c.value.isFinite, c.value.rounded() == c.value, abs(c.value) < 9e15 else {
             throw CError(.invalidValue, "samples[\(i)]: a category value is an integer, got \(c.value)")
         }
-        return try Sample.category(type, value: Int(c.value), start: start, end: end, source: source,
-                                   device: device, metadata: metadata, uuid: uuid,
-                                   creationDate: created, utcOffset: offset)
+        return try Sample.category(type, value: Int(c.value), start: f.start, end: f.end, source: f.source,
+                                   device: f.device, metadata: f.metadata, uuid: f.uuid,
+                                   creationDate: f.created, utcOffset: f.offset)
     }
 
     private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> SampleType {
@@ -66,21 +75,21 @@ private struct SampleBuilder {
         return u
     }
 
-    private mutating func source(_ s: ohk_source, _ i: Int) throws -> Source {
+    private mutating func source(_ s: ohk_source, _ what: @autoclosure () -> String) throws -> Source {
         if let last = lastSource, let b = s.bundle_identifier, let n = s.name, Self.same(b, last.bundle),
            Self.same(n, last.name), Self.sameOptional(s.version, last.version) {
             return last.source
         }
-        let source = Source(bundleIdentifier: try string(s.bundle_identifier, "samples[\(i)].source.bundle_identifier"),
-                            name: try string(s.name, "samples[\(i)].source.name"),
-                            version: try optionalString(s.version, "samples[\(i)].source.version"))
+        let source = Source(bundleIdentifier: try string(s.bundle_identifier, "\(what()).source.bundle_identifier"),
+                            name: try string(s.name, "\(what()).source.name"),
+                            version: try optionalString(s.version, "\(what()).source.version"))
         lastSource = (Self.bytes(s.bundle_identifier!), Self.bytes(s.name!), s.version.map(Self.bytes), source)
         return source
     }
 
-    static func device(_ d: ohk_device, _ i: Int) throws -> Device {
+    static func device(_ d: ohk_device, _ what: @autoclosure () -> String) throws -> Device {
         func f(_ p: UnsafePointer<CChar>?, _ name: String) throws -> String? {
-            try optionalString(p, "samples[\(i)].device.\(name)")
+            try optionalString(p, "\(what()).device.\(name)")
         }
         return Device(name: try f(d.name, "name"), manufacturer: try f(d.manufacturer, "manufacturer"),
                       model: try f(d.model, "model"), hardwareVersion: try f(d.hardware_version, "hardware_version"),
@@ -123,30 +132,43 @@ private struct SampleBuilder {
                               _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
-        let inputs = try buffer(samples, count, "samples")
         var builder = SampleBuilder(store: s)
+        let built = try builder.buildAll(samples, count)
+        let results = try s.save(built)
+        guard let outcomes = out_outcomes else { return }
+        for (i, r) in results.enumerated() { outcomes[i] = cOutcome(built[i].uuid, r) }
+    }
+}
+
+extension SampleBuilder {
+    /// The samples of `count` inputs; the first bad one is named by its index.
+    mutating func buildAll(_ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) throws -> [Sample] {
+        let inputs = try buffer(samples, count, "samples")
         var built: [Sample] = []
         built.reserveCapacity(inputs.count)
         for (i, c) in inputs.enumerated() {
             do {
-                built.append(try builder.build(c, i))
+                built.append(try build(c, i))
             } catch let e as OHKError {
                 throw CError(e.code, "samples[\(i)]: \(e.message)")
             }
         }
-        let results = try s.save(built)
-        guard let outcomes = out_outcomes else { return }
-        for (i, r) in results.enumerated() {
-            var o = ohk_save_outcome()
-            o.uuid = built[i].uuid.uuid
-            switch r {
-            case .saved: o.outcome = Int32(OHK_SAVED)
-            case .replaced(let old): o.outcome = Int32(OHK_SAVE_REPLACED); o.other_uuid = old.uuid
-            case .notSavedOlderVersion(let existing): o.outcome = Int32(OHK_SAVE_KEPT_EXISTING); o.other_uuid = existing.uuid
-            }
-            outcomes[i] = o
-        }
+        return built
     }
+}
+
+/// What a save did with the sample `uuid`, for C; nil is a sample that was
+/// stored already (ohk_store_add_to_workout only associated it).
+func cOutcome(_ uuid: UUID, _ r: SaveOutcome?) -> ohk_save_outcome {
+    var o = ohk_save_outcome()
+    o.uuid = uuid.uuid
+    switch r {
+    case .saved?: o.outcome = Int32(OHK_SAVED)
+    case .replaced(let old)?: o.outcome = Int32(OHK_SAVE_REPLACED); o.other_uuid = old.uuid
+    case .notSavedOlderVersion(let existing)?: o.outcome = Int32(OHK_SAVE_KEPT_EXISTING); o.other_uuid = existing.uuid
+    case nil: o.outcome = Int32(OHK_SAVE_ALREADY_STORED)
+    }
+    return o
 }
 
 /// Deletes the samples with these `count` UUIDs (16 bytes each, packed)

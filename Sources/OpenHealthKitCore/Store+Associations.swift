@@ -49,15 +49,16 @@ extension Store {
     /// Saves a route of a stored workout (HealthKit's route builder,
     /// rule 32): `.notFound` when `workout` is not a live workout, in the
     /// same transaction as the save.
-    public func saveRoute(_ route: Sample, of workout: UUID) throws {
+    @discardableResult
+    public func saveRoute(_ route: Sample, of workout: UUID) throws -> SaveOutcome {
         guard case .route(let r) = route.value, r.workout == workout else {
             throw OHKError(.invalidArgument, "\(route.uuid) is not a route of workout \(workout)")
         }
         try validateType(route.type)
         try route.validate()
-        try write { w in
+        return try write { w in
             try checkWorkout(workout, &w)
-            _ = try save(route, &w)
+            return try save(route, &w)
         }
     }
 

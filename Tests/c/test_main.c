@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, eight groups. */
+/* The C API tests (cmocka): one executable, nine groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -7,6 +7,7 @@ int run_hooks(void);
 int run_reliability(void);
 int run_import(void);
 int run_statistics(void);
+int run_workouts(void);
 
 int main(void)
 {
@@ -18,5 +19,6 @@ int main(void)
     failed += run_reliability();
     failed += run_import();
     failed += run_statistics();
+    failed += run_workouts();
     return failed != 0;
 }

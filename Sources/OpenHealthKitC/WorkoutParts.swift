@@ -1,0 +1,184 @@
+import COpenHealthKit
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// A workout's, route's or correlation's own fields in C form, as a batch
+/// lends them (ohk_batch_workout, ohk_batch_route, ohk_batch_correlation).
+enum CPart {
+    case workout(ohk_workout)
+    case route(ohk_route)
+    case correlation(UnsafeBufferPointer<UInt8>)
+}
+
+/// The memory behind a batch's `CPart`s: each array is one allocation,
+/// kept until the batch is freed.
+struct CPartMemory {
+    private var allocations: [UnsafeMutableRawPointer] = []
+    private var strings = CStringArena()
+
+    /// The C form of `sample`'s own fields; a quantity or category sample
+    /// has none (invalid argument).
+    mutating func make(_ sample: Sample, index: Int) throws -> CPart {
+        switch sample.value {
+        case .workout(let w): return .workout(workout(w))
+        case .route(let r): return .route(route(r))
+        case .correlation(let c):
+            let bytes = array(UInt8.self, c.members.count * 16)
+            for (k, u) in c.members.enumerated() {
+                UnsafeMutableRawPointer(bytes.baseAddress!).storeBytes(of: u.uuid, toByteOffset: 16 * k, as: uuid_t.self)
+            }
+            return .correlation(UnsafeBufferPointer(bytes))
+        case .quantity, .category:
+            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route or correlation")
+        }
+    }
+
+    func freeAll() {
+        for p in allocations { p.deallocate() }
+        strings.freeAll()
+    }
+
+    private mutating func array<T>(_ type: T.Type, _ count: Int) -> UnsafeMutableBufferPointer<T> {
+        guard count > 0 else { return UnsafeMutableBufferPointer(start: nil, count: 0) }
+        let b = UnsafeMutableBufferPointer<T>.allocate(capacity: count)
+        allocations.append(UnsafeMutableRawPointer(b.baseAddress!))
+        return b
+    }
+
+    private mutating func workout(_ w: Workout) -> ohk_workout {
+        let events = array(ohk_workout_event.self, w.events.count)
+        for (k, e) in w.events.enumerated() {
+            let m = metadata(e.metadata)
+            events[k] = ohk_workout_event(type: Int32(e.type), start: UnixTime.seconds(e.start), end: UnixTime.seconds(e.end),
+                                          metadata: UnsafePointer(m.baseAddress), metadata_count: UInt64(m.count))
+        }
+        let activities = array(ohk_workout_activity.self, w.activities.count)
+        for (k, a) in w.activities.enumerated() {
+            let m = metadata(a.metadata), s = statistics(a.statistics)
+            activities[k] = ohk_workout_activity(uuid: a.uuid.uuid, activity_type: UInt64(a.activityType),
+                                                 start: UnixTime.seconds(a.start), end: a.end.map(UnixTime.seconds) ?? .nan,
+                                                 duration: a.duration ?? .nan,
+                                                 metadata: UnsafePointer(m.baseAddress), metadata_count: UInt64(m.count),
+                                                 statistics: UnsafePointer(s.baseAddress), statistics_count: UInt64(s.count))
+        }
+        let s = statistics(w.statistics)
+        return ohk_workout(activity_type: UInt64(w.activityType), duration: w.duration,
+                           total_energy_burned: w.totalEnergyBurned ?? .nan, total_distance: w.totalDistance ?? .nan,
+                           total_swimming_stroke_count: w.totalSwimmingStrokeCount ?? .nan,
+                           total_flights_climbed: w.totalFlightsClimbed ?? .nan,
+                           events: UnsafePointer(events.baseAddress), event_count: UInt64(events.count),
+                           activities: UnsafePointer(activities.baseAddress), activity_count: UInt64(activities.count),
+                           statistics: UnsafePointer(s.baseAddress), statistics_count: UInt64(s.count))
+    }
+
+    private mutating func statistics(_ all: [WorkoutStatistics]) -> UnsafeMutableBufferPointer<ohk_workout_statistics> {
+        let out = array(ohk_workout_statistics.self, all.count)
+        for (k, s) in all.enumerated() {
+            out[k] = ohk_workout_statistics(type: Interned.cString(s.type.identifier), start: UnixTime.seconds(s.start),
+                                            end: UnixTime.seconds(s.end), sum: s.sum ?? .nan, average: s.average ?? .nan,
+                                            minimum: s.minimum ?? .nan, maximum: s.maximum ?? .nan)
+        }
+        return out
+    }
+
+    /// Entries sorted by key, as ohk_batch_metadata gives a sample's.
+    private mutating func metadata(_ m: [String: MetadataValue]) -> UnsafeMutableBufferPointer<ohk_metadata_entry> {
+        let out = array(ohk_metadata_entry.self, m.count)
+        for (k, e) in m.sorted(by: { $0.key < $1.key }).enumerated() {
+            out[k] = ohk_metadata_entry(key: strings.add(e.key), value: CValue.make(e.value, strings: &strings))
+        }
+        return out
+    }
+
+    private mutating func route(_ r: WorkoutRoute) -> ohk_route {
+        let out = array(ohk_location.self, r.locations.count)
+        for (k, l) in r.locations.enumerated() {
+            out[k] = ohk_location(timestamp: UnixTime.seconds(l.timestamp), latitude: l.latitude, longitude: l.longitude,
+                                  altitude: l.altitude ?? .nan, horizontal_accuracy: l.horizontalAccuracy ?? .nan,
+                                  vertical_accuracy: l.verticalAccuracy ?? .nan, course: l.course ?? .nan,
+                                  speed: l.speed ?? .nan)
+        }
+        var c = ohk_route(locations: UnsafePointer(out.baseAddress), location_count: UInt64(out.count),
+                          has_workout: r.workout != nil, workout: ohk_route().workout)
+        if let w = r.workout { c.workout = w.uuid }
+        return c
+    }
+}
+
+/// C workouts and locations → the core's, refusing what C can get wrong
+/// (NULL arrays with a count, bad UTF-8, unknown types); the core's own
+/// checks (rules 31 and 32) come when the sample is made.
+enum CWorkoutInput {
+    static func workout(_ c: ohk_workout, _ what: String) throws -> Workout {
+        var events: [WorkoutEvent] = []
+        for (k, e) in try buffer(c.events, c.event_count, "\(what).events").enumerated() {
+            let at = "\(what).events[\(k)]"
+            events.append(WorkoutEvent(type: Int(e.type), start: try UnixTime.date(e.start, "\(at).start"),
+                                       end: try UnixTime.date(e.end, "\(at).end"),
+                                       metadata: try CMetadata.read(e.metadata, e.metadata_count, "\(at).metadata")))
+        }
+        var activities: [WorkoutActivity] = []
+        for (k, a) in try buffer(c.activities, c.activity_count, "\(what).activities").enumerated() {
+            let at = "\(what).activities[\(k)]"
+            activities.append(WorkoutActivity(
+                uuid: UUIDBytes.isZero(a.uuid) ? UUID() : UUID(uuid: a.uuid), activityType: try activityType(a.activity_type, at),
+                start: try UnixTime.date(a.start, "\(at).start"),
+                end: a.end.isNaN ? nil : try UnixTime.date(a.end, "\(at).end"),
+                duration: a.duration.isNaN ? nil : a.duration,
+                metadata: try CMetadata.read(a.metadata, a.metadata_count, "\(at).metadata"),
+                statistics: try statistics(a.statistics, a.statistics_count, "\(at).statistics")))
+        }
+        return Workout(activityType: try activityType(c.activity_type, what), duration: c.duration,
+                       totalEnergyBurned: optional(c.total_energy_burned),
+                       totalDistance: optional(c.total_distance),
+                       totalSwimmingStrokeCount: optional(c.total_swimming_stroke_count),
+                       totalFlightsClimbed: optional(c.total_flights_climbed),
+                       events: events, activities: activities,
+                       statistics: try statistics(c.statistics, c.statistics_count, "\(what).statistics"))
+    }
+
+    /// `count` locations; NaN optionals become absent ones.
+    static func locations(_ p: UnsafePointer<ohk_location>?, _ count: UInt64, _ what: String) throws -> [RouteLocation] {
+        try buffer(p, count, what).enumerated().map { k, l in
+            RouteLocation(timestamp: try UnixTime.date(l.timestamp, "\(what)[\(k)].timestamp"),
+                          latitude: l.latitude, longitude: l.longitude, altitude: optional(l.altitude),
+                          horizontalAccuracy: optional(l.horizontal_accuracy), verticalAccuracy: optional(l.vertical_accuracy),
+                          course: optional(l.course), speed: optional(l.speed))
+        }
+    }
+
+    private static func statistics(_ p: UnsafePointer<ohk_workout_statistics>?, _ count: UInt64,
+                                   _ what: String) throws -> [WorkoutStatistics] {
+        try buffer(p, count, what).enumerated().map { k, s in
+            WorkoutStatistics(type: try sampleType(s.type, nil, "\(what)[\(k)].type"),
+                              start: try UnixTime.date(s.start, "\(what)[\(k)].start"),
+                              end: try UnixTime.date(s.end, "\(what)[\(k)].end"),
+                              sum: optional(s.sum), average: optional(s.average),
+                              minimum: optional(s.minimum), maximum: optional(s.maximum))
+        }
+    }
+
+    private static func activityType(_ raw: UInt64, _ what: String) throws -> UInt {
+        guard let t = UInt(exactly: raw), WorkoutActivityType.names[t] != nil else {
+            throw CError(.invalidValue, "\(what).activity_type \(raw) is not an HKWorkoutActivityType")
+        }
+        return t
+    }
+
+    private static func optional(_ x: Double) -> Double? { x.isNaN ? nil : x }
+}
+
+/// C metadata entries → the core's dictionary; a key given twice is refused.
+enum CMetadata {
+    static func read(_ p: UnsafePointer<ohk_metadata_entry>?, _ count: UInt64,
+                     _ what: @autoclosure () -> String) throws -> [String: MetadataValue] {
+        var metadata: [String: MetadataValue] = [:]
+        for (k, e) in try buffer(p, count, what()).enumerated() {
+            let key = try string(e.key, "\(what())[\(k)].key")
+            guard metadata.updateValue(try CValue.metadataValue(e.value, "\(what())[\(k)].value"), forKey: key) == nil else {
+                throw CError(.invalidMetadata, "\(what()): metadata key '\(key)' appears twice")
+            }
+        }
+        return metadata
+    }
+}
