@@ -1,7 +1,8 @@
 /* What Swift cannot call directly: the futex system call (syscall() is
  * variadic), atomics on a word in shared memory (a file mapping that
- * several processes see), and open-file-description locks (fcntl() is
- * variadic too). Header-only: static inline, nothing to link. */
+ * several processes see), open-file-description locks (fcntl() is
+ * variadic too), and getrandom (not in Swift's Glibc module).
+ * Header-only: static inline, nothing to link. */
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
 
@@ -10,6 +11,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <stdint.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +61,11 @@ static inline uint32_t ohk_atomic_load_u32(const uint32_t *word) {
 
 static inline uint32_t ohk_atomic_add_u32(uint32_t *word, uint32_t v) {
     return __atomic_add_fetch(word, v, __ATOMIC_ACQ_REL);
+}
+
+/* getrandom(2): up to `length` random bytes; returns how many, or -1 with errno. */
+static inline long ohk_getrandom(void *buffer, size_t length) {
+    return (long)getrandom(buffer, length, 0);
 }
 
 #endif

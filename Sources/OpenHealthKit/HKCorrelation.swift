@@ -71,7 +71,7 @@ public final class HKCorrelation: HKSample, @unchecked Sendable {
         memberUUIDs = objects.map(\.uuid)
         loader = nil
         loaded = objects
-        super.init(type: correlationType, start: startDate, end: endDate, uuid: UUID(), sourceRevision: .local,
+        super.init(type: correlationType, start: startDate, end: endDate, uuid: RandomUUID.make(), sourceRevision: .local,
                    device: device, metadata: .given(metadata))
     }
 

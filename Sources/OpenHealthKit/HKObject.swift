@@ -85,7 +85,7 @@ public final class HKQuantitySample: HKSample, @unchecked Sendable {
                 device: HKDevice?, metadata: [String: Any]?) {
         value = quantity.value
         unit = quantity.unit
-        super.init(type: quantityType, start: startDate, end: endDate, uuid: UUID(),
+        super.init(type: quantityType, start: startDate, end: endDate, uuid: RandomUUID.make(),
                    sourceRevision: .local, device: device, metadata: .given(metadata))
     }
 
@@ -138,7 +138,7 @@ public final class HKCategorySample: HKSample, @unchecked Sendable {
     public init(type: HKCategoryType, value: Int, start startDate: Date, end endDate: Date,
                 device: HKDevice?, metadata: [String: Any]?) {
         self.value = value
-        super.init(type: type, start: startDate, end: endDate, uuid: UUID(),
+        super.init(type: type, start: startDate, end: endDate, uuid: RandomUUID.make(),
                    sourceRevision: .local, device: device, metadata: .given(metadata))
     }
 

@@ -119,7 +119,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
         totalFlightsClimbed = nil
         self.workoutEvents = workoutEvents
         workoutActivities = []
-        super.init(type: HKObjectType.workoutType(), start: startDate, end: endDate, uuid: UUID(),
+        super.init(type: HKObjectType.workoutType(), start: startDate, end: endDate, uuid: RandomUUID.make(),
                    sourceRevision: .local, device: device, metadata: .given(metadata))
     }
 

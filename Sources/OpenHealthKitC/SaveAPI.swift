@@ -29,7 +29,7 @@ struct SampleBuilder {
     mutating func fields(_ c: ohk_sample_input, _ what: @autoclosure () -> String) throws -> Fields {
         Fields(source: try source(c.source, what()),
                start: try UnixTime.date(c.start, "\(what()).start"), end: try UnixTime.date(c.end, "\(what()).end"),
-               uuid: UUIDBytes.isZero(c.uuid) ? UUID() : UUID(uuid: c.uuid),
+               uuid: UUIDBytes.isZero(c.uuid) ? RandomUUID.make() : UUID(uuid: c.uuid),
                device: try c.device.map { try Self.device($0.pointee, what()) },
                metadata: try CMetadata.read(c.metadata, c.metadata_count, "\(what()).metadata"),
                created: c.has_creation_date ? try UnixTime.date(c.creation_date, "\(what()).creation_date") : nil,

@@ -121,7 +121,7 @@ enum CWorkoutInput {
         for (k, a) in try buffer(c.activities, c.activity_count, "\(what).activities").enumerated() {
             let at = "\(what).activities[\(k)]"
             activities.append(WorkoutActivity(
-                uuid: UUIDBytes.isZero(a.uuid) ? UUID() : UUID(uuid: a.uuid), activityType: try activityType(a.activity_type, at),
+                uuid: UUIDBytes.isZero(a.uuid) ? RandomUUID.make() : UUID(uuid: a.uuid), activityType: try activityType(a.activity_type, at),
                 start: try UnixTime.date(a.start, "\(at).start"),
                 end: a.end.isNaN ? nil : try UnixTime.date(a.end, "\(at).end"),
                 duration: a.duration.isNaN ? nil : a.duration,

@@ -22,7 +22,7 @@ extension RecordMapper {
         let metadata = Self.metadata(r.metadata)
         let value = Correlation(members: members.map(\.uuid))
         let memberTypes = Dictionary(members.map { ($0.uuid, $0.type) }, uniquingKeysWith: { a, _ in a })
-        guard (try? value.validate(UUID(), type: type, memberTypes: memberTypes)) != nil else {
+        guard (try? value.validate(RandomUUID.make(), type: type, memberTypes: memberTypes)) != nil else {
             return .failure(SkipReason(kind: .invalidSample, subject: "members of \(type.identifier)"))
         }
         let uuid = contentUUID(type, source, device, start, end, created, .correlation(value), metadata)

@@ -43,7 +43,7 @@ extension RecordMapper {
                 guard let from = ExportTimestamp.parse(a.startDate) else { throw SkipReason(kind: .badDate, subject: "WorkoutActivity of \(subject)") }
                 let to = a.endDate.flatMap(ExportTimestamp.parse)
                 activities.append(WorkoutActivity(
-                    uuid: a.uuid.flatMap(UUID.init(uuidString:)) ?? UUID(), activityType: activityType,
+                    uuid: a.uuid.flatMap(UUID.init(uuidString:)) ?? RandomUUID.make(), activityType: activityType,
                     start: Date(timeIntervalSinceReferenceDate: from), end: to.map(Date.init(timeIntervalSinceReferenceDate:)),
                     duration: try quantity(a.duration, a.durationUnit ?? "min", "s"), metadata: Self.metadata(a.metadata),
                     statistics: try a.statistics.map { try statistics($0) }))

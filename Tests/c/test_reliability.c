@@ -169,12 +169,53 @@ static void rule23_verify_reports_a_sound_store_and_names_damaged_pages(void **s
     assert_int_equal(system(cmd), 0);
 }
 
+/* Samples saved without a UUID get a random one from a pool the library
+ * fills in bulk; a forked child must not hand out its parent's pool, or
+ * both processes would make the same UUIDs. */
+static void a_forked_child_makes_other_uuids_than_its_parent(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 1));  /* the pool is filled before the fork */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    uint8_t *mine;
+    if (child == 0) {
+        close(fds[0]);
+        char dir[96];
+        snprintf(dir, sizeof dir, "%s/child", f->dir);
+        ohk_store *store = NULL;
+        if (ohk_store_open(&store, dir, NULL) != OHK_OK) _exit(3);
+        mine = save_steps(store, 1, 4);
+        ssize_t wrote = write(fds[1], mine, 64);
+        _exit(wrote == 64 ? 0 : 4);
+    }
+    close(fds[1]);
+    mine = save_steps(f->store, 1, 4);
+    uint8_t theirs[64];
+    assert_int_equal(read(fds[0], theirs, 64), 64);
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++)
+            assert_memory_not_equal(mine + 16 * i, theirs + 16 * j, 16);
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(mine[16 * i + 6] >> 4, 4);      /* version 4 */
+        assert_int_equal(mine[16 * i + 8] >> 6, 2);      /* RFC 4122 variant */
+    }
+    free(mine);
+}
+
 int run_reliability(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(rule19_closing_one_of_two_handles_keeps_the_process_lock),
         cmocka_unit_test(rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing),
         cmocka_unit_test(rule23_verify_reports_a_sound_store_and_names_damaged_pages),
+        cmocka_unit_test_setup_teardown(a_forked_child_makes_other_uuids_than_its_parent, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("reliability", tests, NULL, NULL);
 }

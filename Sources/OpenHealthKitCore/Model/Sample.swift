@@ -146,7 +146,7 @@ public struct Sample: Hashable, Sendable {
     public static func quantity(_ type: SampleType, value: Double, unit: HealthUnit,
                                 start: Date, end: Date, source: Source,
                                 device: Device? = nil, metadata: [String: MetadataValue] = [:],
-                                uuid: UUID = UUID(), creationDate: Date? = nil,
+                                uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
                                 utcOffset: Int? = nil) throws -> Sample {
         guard let canonical = type.canonicalUnit else {
             throw OHKError(.invalidArgument, "\(type.identifier) is not a quantity type; it takes no quantity")
@@ -169,7 +169,7 @@ public struct Sample: Hashable, Sendable {
     public static func category(_ type: SampleType, value: Int, start: Date, end: Date,
                                 source: Source, device: Device? = nil,
                                 metadata: [String: MetadataValue] = [:],
-                                uuid: UUID = UUID(), creationDate: Date? = nil,
+                                uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
                                 utcOffset: Int? = nil) throws -> Sample {
         let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .category(value),
                        source: source, device: device, metadata: metadata,
@@ -184,7 +184,7 @@ public struct Sample: Hashable, Sendable {
     /// before it starts.
     public static func workout(_ workout: Workout, start: Date, end: Date, source: Source,
                                device: Device? = nil, metadata: [String: MetadataValue] = [:],
-                               uuid: UUID = UUID(), creationDate: Date? = nil,
+                               uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
                                utcOffset: Int? = nil) throws -> Sample {
         let s = Sample(uuid: uuid, type: TypeCatalogue.workoutType, startDate: start, endDate: end,
                        value: .workout(workout), source: source, device: device, metadata: metadata,
@@ -198,7 +198,7 @@ public struct Sample: Hashable, Sendable {
     /// off the Earth or a value that is not finite.
     public static func route(_ route: WorkoutRoute, start: Date, end: Date, source: Source,
                              device: Device? = nil, metadata: [String: MetadataValue] = [:],
-                             uuid: UUID = UUID(), creationDate: Date? = nil,
+                             uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
                              utcOffset: Int? = nil) throws -> Sample {
         let s = Sample(uuid: uuid, type: TypeCatalogue.routeType, startDate: start, endDate: end,
                        value: .route(route), source: source, device: device, metadata: metadata,
@@ -212,7 +212,7 @@ public struct Sample: Hashable, Sendable {
     /// an earlier one; the save checks them.
     public static func correlation(_ type: SampleType, members: [UUID], start: Date, end: Date, source: Source,
                                    device: Device? = nil, metadata: [String: MetadataValue] = [:],
-                                   uuid: UUID = UUID(), creationDate: Date? = nil,
+                                   uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
                                    utcOffset: Int? = nil) throws -> Sample {
         guard case .correlation = type.kind else { throw OHKError(.invalidArgument, "\(type.identifier) is not a correlation type") }
         let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end,
