@@ -28,7 +28,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
-        latest-bench latest-bench-run
+        latest-bench latest-bench-run workout-bench
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
@@ -165,6 +165,20 @@ latest-bench-run:
 	for i in 1 2 3; do rm -rf $(BENCH_DIR)-hk; .build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk --phases latest; \
 	  build/bench/sqlite_latest $(BENCH_DIR)-sqlite/samples.sqlite; done
 	rm -rf $(BENCH_DIR)-hk $(BENCH_DIR)-sqlite
+
+# A workout with a 3,600-point route and 3,600 associated heart rates
+# saved and read back through C, beside SQLite doing the same:
+# make workout-bench [WORKOUT_RUNS=50].
+WORKOUT_RUNS ?= 50
+workout-bench: lib
+	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/workout_bench Benchmarks/c/workout_bench.c \
+	  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lsqlite3 -lm
+	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS)
+	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS) --scratch
+	rm -rf $(BENCH_DIR)-workout
 
 # The same workload through the C API, on the peers' harness (same sitting
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].

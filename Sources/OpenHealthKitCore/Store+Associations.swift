@@ -29,11 +29,22 @@ extension Store {
     public func add(_ samples: [Sample], to workout: UUID) throws -> [SaveOutcome?] {
         try write { w in
             try checkWorkout(workout, &w)
+            // Every lookup before any save: a lookup after a save flushes
+            // that save's pending UUID entry, one index insert per sample
+            // (5 µs a heart rate where a batch of saves costs 1).
+            var stored: [(type: UInt16, seq: UInt64)?] = []
+            var seen = Set<UUID>(minimumCapacity: samples.count)
+            stored.reserveCapacity(samples.count)
+            for s in samples { stored.append(try w.lookupUUID(s.uuid)) }
+            w.expectSamples(samples.count)
             var outcomes: [SaveOutcome?] = []
-            for s in samples {
-                if let (typeID, seq) = try w.lookupUUID(s.uuid) {
+            outcomes.reserveCapacity(samples.count)
+            for (s, known) in zip(samples, stored) {
+                if let (typeID, seq) = known {
                     outcomes.append(nil)
                     try link(s.uuid, typeID: typeID, seq: seq, to: workout, &w)
+                } else if !seen.insert(s.uuid).inserted {
+                    outcomes.append(nil)  // given twice: saved and linked at its first
                 } else {
                     try validateType(s.type)
                     try s.validate()
