@@ -164,6 +164,44 @@ class ohk_statistics_result(Structure):
                 ("sources", POINTER(ohk_statistics_source)), ("source_count", c_uint64)]
 
 
+class ohk_workout_statistics(Structure):
+    _fields_ = [("type", c_char_p)] + [(name, c_double) for name in ("start", "end", "sum", "average", "minimum", "maximum")]
+
+
+class ohk_workout_event(Structure):
+    _fields_ = [("type", c_int32), ("start", c_double), ("end", c_double),
+                ("metadata", POINTER(ohk_metadata_entry)), ("metadata_count", c_uint64)]
+
+
+class ohk_workout_activity(Structure):
+    _fields_ = [("uuid", c_uint8 * 16), ("activity_type", c_uint64), ("start", c_double), ("end", c_double),
+                ("duration", c_double), ("metadata", POINTER(ohk_metadata_entry)), ("metadata_count", c_uint64),
+                ("statistics", POINTER(ohk_workout_statistics)), ("statistics_count", c_uint64)]
+
+
+class ohk_workout(Structure):
+    _fields_ = [("activity_type", c_uint64), ("duration", c_double), ("total_energy_burned", c_double),
+                ("total_distance", c_double), ("total_swimming_stroke_count", c_double),
+                ("total_flights_climbed", c_double),
+                ("events", POINTER(ohk_workout_event)), ("event_count", c_uint64),
+                ("activities", POINTER(ohk_workout_activity)), ("activity_count", c_uint64),
+                ("statistics", POINTER(ohk_workout_statistics)), ("statistics_count", c_uint64)]
+
+
+# A route's locations: eight doubles each, read as NumPy columns in place.
+LOCATION_FIELDS = ("timestamp", "latitude", "longitude", "altitude", "horizontal_accuracy",
+                   "vertical_accuracy", "course", "speed")
+
+
+class ohk_location(Structure):
+    _fields_ = [(name, c_double) for name in LOCATION_FIELDS]
+
+
+class ohk_route(Structure):
+    _fields_ = [("locations", POINTER(ohk_location)), ("location_count", c_uint64), ("has_workout", c_bool),
+                ("workout", c_uint8 * 16)]
+
+
 class ohk_import_row(Structure):
     _fields_ = [("kind", c_char_p), ("count", c_uint64), ("imported", c_uint64), ("note", c_char_p)]
 
@@ -257,6 +295,15 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_batch_sources": (c_int32, [P(P(ohk_source)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_metadata": (c_int32, [P(P(ohk_metadata_entry)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_batch_device": (c_int32, [P(ohk_device), P(ohk_batch), c_uint64]),
+    "ohk_store_save_workout": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), P(ohk_workout)]),
+    "ohk_store_save_route": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), c_char_p,
+                                       P(ohk_location), c_uint64]),
+    "ohk_store_save_correlation": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                             P(ohk_sample_input), c_uint64]),
+    "ohk_store_add_to_workout": (c_int32, [P(ohk_save_outcome), P(ohk_store), c_char_p, P(ohk_sample_input), c_uint64]),
+    "ohk_batch_workout": (c_int32, [P(ohk_workout), P(ohk_batch), c_uint64]),
+    "ohk_batch_route": (c_int32, [P(ohk_route), P(ohk_batch), c_uint64]),
+    "ohk_batch_correlation": (c_int32, [P(c_char_p), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),
     "ohk_anchor_to_bytes": (c_int32, [c_char_p, c_uint64, P(c_uint64), P(ohk_anchor)]),
     "ohk_anchor_from_text": (c_int32, [P(ohk_anchor), c_char_p]),
