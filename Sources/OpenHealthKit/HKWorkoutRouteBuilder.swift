@@ -114,7 +114,7 @@ public final class HKWorkoutRouteBuilder: NSObject, @unchecked Sendable {
         }
         // The route and its workout's check in one transaction: a save
         // refuses a workout that is not stored (rule 36).
-        try hk { try core.saveRoute(sample, of: workout.uuid) }
+        _ = try hk { try core.saveRoute(sample, of: workout.uuid) }
         state.withLock { $0.ended = "the route builder has finished its route" }
         return HKWorkoutRoute(route, type: HKSeriesType.workoutRoute(), start: sample.startDate, end: sample.endDate,
                               uuid: sample.uuid, sourceRevision: source, device: device, metadata: .given(MetadataBridge.healthKit(coreMetadata)),
