@@ -74,4 +74,48 @@ import Testing
             try Sample.correlation(steps, members: [sys.uuid], start: t0, end: t0, source: appA)
         }
     }
+    /// HealthKit's correlation query: the correlation's own predicate,
+    /// the member types its keys require, and each member of a keyed type
+    /// matching that key's predicate; members of other types are ignored.
+    @Test func rule37_aCorrelationQueryFiltersOnItsMembers() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        var readings: [Sample] = []
+        var all: [Sample] = []
+        for (s, d, at) in [(150.0, 95.0, 0.0), (118, 76, 60), (145, 70, 120)] {
+            let sys = try Sample.quantity(systolic, value: s, unit: mmHg, start: t0 + at, end: t0 + at, source: appA)
+            let dia = try Sample.quantity(diastolic, value: d, unit: mmHg, start: t0 + at, end: t0 + at, source: appA)
+            let bp = try Sample.correlation(bloodPressure, members: [sys.uuid, dia.uuid], start: t0 + at, end: t0 + at, source: appA)
+            readings.append(bp)
+            all += [sys, dia, bp]
+        }
+        _ = try store.save(all)
+        let meal = try Sample.quantity(energy, value: 500, unit: HealthUnit("kcal"), start: t0, end: t0, source: appA)
+        _ = try store.save([meal, try Sample.correlation(food, members: [meal.uuid], start: t0, end: t0, source: appA)])
+
+        func query(_ predicate: SamplePredicate?, _ members: [QueryDescriptor]) throws -> [UUID] {
+            try store.correlationQuery(QueryDescriptor(type: bloodPressure, predicate: predicate), members: members).map(\.uuid)
+        }
+        let high = SamplePredicate.quantity(.greaterThanOrEqual, 140, mmHg)
+        // No member predicates: every blood pressure, no food.
+        #expect(try query(nil, []) == readings.map(\.uuid))
+        // Systolic 140 or more: the first and the third.
+        #expect(try query(nil, [QueryDescriptor(type: systolic, predicate: high)]) == [readings[0].uuid, readings[2].uuid])
+        // Both high: the first only; the diastolic key's predicate applies to diastolic members only.
+        #expect(try query(nil, [QueryDescriptor(type: systolic, predicate: high),
+                                QueryDescriptor(type: diastolic, predicate: .quantity(.greaterThan, 90, mmHg))]) == [readings[0].uuid])
+        // The correlation's own predicate comes first.
+        #expect(try query(.startDate(.greaterThan, t0), [QueryDescriptor(type: systolic, predicate: high)]) == [readings[2].uuid])
+        // A key is a required member type: a reading whose diastolic
+        // sample is deleted no longer has one.
+        let dia0 = try #require(try store.anchoredQuery(type: diastolic, anchor: nil).samples.first)
+        try store.delete(uuids: [dia0.uuid])
+        #expect(try query(nil, [QueryDescriptor(type: diastolic)]) == [readings[1].uuid, readings[2].uuid])
+        #expect(try query(nil, [QueryDescriptor(type: systolic, predicate: high)]) == [readings[0].uuid, readings[2].uuid])
+        // Keys a correlation cannot hold, a type twice, or a query on
+        // another kind are refused.
+        #expect(throws: OHKError.self) { try query(nil, [QueryDescriptor(type: energy)]) }
+        #expect(throws: OHKError.self) { try query(nil, [QueryDescriptor(type: systolic), QueryDescriptor(type: systolic)]) }
+        #expect(throws: OHKError.self) { try store.correlationQuery(QueryDescriptor(type: systolic), members: []) }
+    }
 }

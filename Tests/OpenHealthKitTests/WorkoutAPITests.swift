@@ -87,6 +87,45 @@ import Testing
         #expect(samples(store, HKQuantityType(.stepCount)).isEmpty)
     }
 
+    /// The blood-pressure log's alert: HKCorrelationQuery finds the
+    /// readings whose systolic value is high, among readings and meals.
+    @Test func rule37_aCorrelationQueryFindsHighBloodPressureReadings() async throws {
+        let store = try freshHealthStore()
+        let mmHg = HKUnit.millimeterOfMercury()
+        let type = try #require(HKObjectType.correlationType(forIdentifier: .bloodPressure))
+        var readings: [HKCorrelation] = []
+        for (i, (s, d)) in [(152.0, 96.0), (117.0, 75.0), (141.0, 72.0)].enumerated() {
+            let at = day0 + Double(i) * 3600
+            let sys = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: s),
+                                       start: at, end: at)
+            let dia = HKQuantitySample(type: HKQuantityType(.bloodPressureDiastolic), quantity: HKQuantity(unit: mmHg, doubleValue: d),
+                                       start: at, end: at)
+            readings.append(HKCorrelation(type: type, start: at, end: at, objects: [sys, dia]))
+        }
+        try await store.save(readings)
+
+        func run(_ predicate: NSPredicate?, _ members: [HKSampleType: NSPredicate]?) -> (uuids: [UUID], error: (any Error)?) {
+            let done = Transcript()
+            let got = Shared<([UUID], (any Error)?)>(([], nil))
+            store.execute(HKCorrelationQuery(type: type, predicate: predicate, samplePredicates: members) { _, found, error in
+                got.value = ((found ?? []).map(\.uuid), error)
+                done.record("done")
+            })
+            #expect(done.wait(forLinesStartingWith: "done"))
+            return got.value
+        }
+        let high = HKQuery.predicateForQuantitySamples(with: .greaterThanOrEqualTo, quantity: HKQuantity(unit: mmHg, doubleValue: 140))
+        #expect(run(nil, nil).uuids == readings.map(\.uuid))
+        #expect(run(nil, [HKQuantityType(.bloodPressureSystolic): high]).uuids == [readings[0].uuid, readings[2].uuid])
+        #expect(run(HKQuery.predicateForSamples(withStart: day0 + 1, end: nil),
+                    [HKQuantityType(.bloodPressureSystolic): high]).uuids == [readings[2].uuid])
+        let both = run(nil, [HKQuantityType(.bloodPressureSystolic): high, HKQuantityType(.bloodPressureDiastolic): high])
+        #expect(both.uuids.isEmpty && both.error == nil)
+        // A key the correlation cannot hold is an invalid argument.
+        let wrong = run(nil, [HKQuantityType(.stepCount): NSPredicate(value: true)])
+        #expect((wrong.error as? HKError)?.code == .errorInvalidArgument)
+    }
+
     /// The workout list with routes: each workout's routes through
     /// `predicateForObjects(from:)`, their locations through
     /// `HKWorkoutRouteQuery`, in batches, in time order (rule 32).

@@ -40,7 +40,7 @@ extension Store {
         let raw: UnsafeRawBufferPointer
     }
 
-    private func sampleRows(_ txn: Txn, _ groups: [Group], sort: [SampleSort], limit: Int) throws -> SampleBatch {
+    func sampleRows(_ txn: Txn, _ groups: [Group], sort: [SampleSort], limit: Int) throws -> SampleBatch {
         let (head, _) = try position(txn)
         let names = NameLookup(store: self, txn: txn)
         var streams: [Stream] = []
