@@ -50,7 +50,7 @@ extension Store {
                     try s.validate()
                     try Self.checkAssociable(s.type, s.uuid)
                     outcomes.append(try save(s, &w))
-                    try Self.putLink(workout: workout, sample: s.uuid, w.txn, trees)
+                    try Self.putLink(workout: workout, sample: s.uuid, typeID: try w.tree(for: s.type).0, w.txn, trees)
                 }
             }
             return outcomes
@@ -95,7 +95,7 @@ extension Store {
             throw OHKError(.notFound, "sample \(sample) is deleted")
         }
         try Self.checkAssociable(w.type(id: typeID), sample)
-        try Self.putLink(workout: workout, sample: sample, w.txn, trees)
+        try Self.putLink(workout: workout, sample: sample, typeID: typeID, w.txn, trees)
     }
 
     /// Rule 36: only quantity and category samples are added to a workout.
@@ -107,8 +107,12 @@ extension Store {
         }
     }
 
-    static func putLink(workout: UUID, sample: UUID, _ txn: Txn, _ trees: FixedTrees) throws {
-        _ = try txn.put(trees.workoutLinks, linkKey(workout, sample), [])
+    /// The link's value is the sample's type id, so that a query of one
+    /// type skips the others' links: a workout's route is found among its
+    /// 3,600 heart rates without looking each up. Links written before
+    /// (format 10 from 0.11) have an empty value and are looked up.
+    static func putLink(workout: UUID, sample: UUID, typeID: UInt16, _ txn: Txn, _ trees: FixedTrees) throws {
+        _ = try txn.put(trees.workoutLinks, linkKey(workout, sample), withUnsafeBytes(of: typeID.littleEndian) { Array($0) })
     }
 
     /// Ends a deleted workout's associations (its samples and routes stay).
@@ -116,14 +120,18 @@ extension Store {
         for u in try associated(with: workout, txn, trees) { _ = try txn.delete(trees.workoutLinks, linkKey(workout, u)) }
     }
 
-    static func associated(with workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws -> [UUID] {
+    /// The samples associated with `workout`; with `typeID`, only those
+    /// that may be of that type (their link says so, or says nothing).
+    static func associated(with workout: UUID, typeID: UInt16? = nil, _ txn: Txn, _ trees: FixedTrees) throws -> [UUID] {
         let c = try txn.cursor(trees.workoutLinks)
         defer { c.close() }
         let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
         var out: [UUID] = []
         var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
-        while let (k, _) = entry, k.count == 32, k.prefix(16).elementsEqual(prefix) {
-            out.append(UUID(uuid: k.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)))
+        while let (k, v) = entry, k.count == 32, k.prefix(16).elementsEqual(prefix) {
+            if typeID == nil || v.count != 2 || UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)) == typeID {
+                out.append(UUID(uuid: k.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)))
+            }
             entry = try c.nextEntry()
         }
         return out
@@ -139,7 +147,7 @@ extension Store {
         try txn.forEach(t.records) { _, raw in
             let r = try RecordView(stored: raw)
             if !r.isTombstone, case .route(let route) = try r.payloadValue(TypeCatalogue.routeType), let workout = route.workout {
-                try putLink(workout: workout, sample: r.uuid, txn, trees)
+                try putLink(workout: workout, sample: r.uuid, typeID: id, txn, trees)
             }
         }
     }
@@ -148,13 +156,14 @@ extension Store {
 extension SamplePredicate {
     /// The predicate with each `.workout(uuid)` replaced by the UUIDs
     /// associated with that workout now (rule 36), so that the planner can
-    /// look them up; itself when it has none.
-    func resolvingAssociations(_ txn: Txn, _ trees: FixedTrees) throws -> SamplePredicate {
+    /// look them up; itself when it has none. Applied to the samples of
+    /// the type `typeID`, it keeps only the associations of that type.
+    func resolvingAssociations(_ txn: Txn, _ trees: FixedTrees, typeID: UInt16) throws -> SamplePredicate {
         switch self {
-        case .workout(let w): return .uuids(Set(try Store.associated(with: w, txn, trees)))
-        case .and(let ps): return .and(try ps.map { try $0.resolvingAssociations(txn, trees) })
-        case .or(let ps): return .or(try ps.map { try $0.resolvingAssociations(txn, trees) })
-        case .not(let p): return .not(try p.resolvingAssociations(txn, trees))
+        case .workout(let w): return .uuids(Set(try Store.associated(with: w, typeID: typeID, txn, trees)))
+        case .and(let ps): return .and(try ps.map { try $0.resolvingAssociations(txn, trees, typeID: typeID) })
+        case .or(let ps): return .or(try ps.map { try $0.resolvingAssociations(txn, trees, typeID: typeID) })
+        case .not(let p): return .not(try p.resolvingAssociations(txn, trees, typeID: typeID))
         default: return self
         }
     }

@@ -116,7 +116,7 @@ extension Store {
                              end: s.endDate.timeIntervalSinceReferenceDate, value: value, offset: s.utcOffset, order: seq)
         }
         if case .route(let r) = s.value, let workout = r.workout {
-            try Self.putLink(workout: workout, sample: s.uuid, w.txn, trees)
+            try Self.putLink(workout: workout, sample: s.uuid, typeID: typeID, w.txn, trees)
         }
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)
@@ -160,7 +160,7 @@ extension Store {
             var victims: [UInt64] = []
             let names = NameLookup(store: self, txn: w.txn)
             let ctx = EvalContext(type: type, source: names.source, device: names.device)
-            let filter = try predicate.map { CompiledPredicate(try $0.resolvingAssociations(w.txn, trees), type: type) }
+            let filter = try predicate.map { CompiledPredicate(try $0.resolvingAssociations(w.txn, trees, typeID: typeID), type: type) }
             let cursor = try w.txn.cursor(dbi)
             var entry = try cursor.first()
             while let (seq, raw) = entry {

@@ -232,6 +232,35 @@ import Testing
         #expect(got.wait { seen.withLock { $0 } == [later.uuid] })
     }
 
+    /// Links name their sample's type, so a route query skips the heart
+    /// rates' links; links written by 0.11 and 0.12 name none and are
+    /// still found, in the store as those versions left it.
+    @Test func rule36_linksWithoutATypeFromEarlierVersionsAreStillFound() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let w = try run()
+        _ = try store.save([w])
+        let beats = try (0..<3).map { try heart(120 + Double($0), minute: $0) }
+        try store.add(beats, to: w.uuid)
+        let r = try route(of: w.uuid)
+        _ = try store.save([r])
+        let typed = try store.env.read { txn -> [Int] in
+            var sizes: [Int] = []
+            try txn.forEach(store.trees.workoutLinks) { _, v in sizes.append(v.count) }
+            return sizes
+        }
+        #expect(typed == [2, 2, 2, 2])
+        try store.env.write { txn in
+            for u in beats.map(\.uuid) + [r.uuid] {
+                let key = withUnsafeBytes(of: w.uuid.uuid) { Array($0) } + withUnsafeBytes(of: u.uuid) { Array($0) }
+                _ = try txn.put(store.trees.workoutLinks, key, [])
+            }
+        }
+        #expect(try associated(store, heartRate, w.uuid) == Set(beats.map(\.uuid)))
+        #expect(try associated(store, TypeCatalogue.routeType, w.uuid) == [r.uuid])
+        #expect(try associated(store, steps, w.uuid).isEmpty)
+    }
+
     /// Format 10 added the associations; a format-9 store's routes are
     /// linked to their workouts when it is opened.
     @Test func aFormat9StoreLinksItsRoutesWhenOpened() throws {

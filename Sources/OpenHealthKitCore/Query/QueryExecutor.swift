@@ -47,7 +47,7 @@ extension Store {
         for g in groups {
             guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
             let cursor = try txn.cursor(t.records)
-            opened.append(Stream(try resolved(g, txn), typeID: typeID, trees: t, cursor: cursor, names))
+            opened.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names))
         }
         let streams = opened
         // The planner's choice per stream (issue 4).
@@ -280,7 +280,7 @@ extension Store {
         guard let (typeID, t) = try storedTrees(g.type, txn) else { return false }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let stream = Stream(try resolved(g, txn), typeID: typeID, trees: t, cursor: cursor, names)
+        let stream = Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names)
         var entry = try cursor.seek(atLeast: from)
         while let (_, raw) = entry {
             if include(try RecordView(stored: raw), stream) { return true }
@@ -291,10 +291,10 @@ extension Store {
 
     /// The group with its `.workout` terms replaced by the UUIDs associated
     /// now (rule 36); itself when it has none.
-    func resolved(_ g: Group, _ txn: Txn) throws -> Group {
+    func resolved(_ g: Group, typeID: UInt16, _ txn: Txn) throws -> Group {
         guard g.predicates.contains(where: { $0?.namesWorkout == true }) else { return g }
         var r = g
-        r.predicates = try g.predicates.map { try $0?.resolvingAssociations(txn, trees) }
+        r.predicates = try g.predicates.map { try $0?.resolvingAssociations(txn, trees, typeID: typeID) }
         return r
     }
 

@@ -47,7 +47,7 @@ extension Store {
         defer { for s in streams { s.cursor.close() } }
         for g in groups {
             guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
-            streams.append(Stream(try resolved(g, txn), typeID: typeID, trees: t, cursor: try txn.cursor(t.records), names))
+            streams.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: try txn.cursor(t.records), names))
         }
         var rows: [Row] = []
         for (i, s) in streams.enumerated() {
@@ -109,7 +109,7 @@ extension Store {
             var ids = Set<UInt32>()
             for g in groups {
                 guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
-                let s = Stream(try resolved(g, txn), typeID: typeID, trees: t, cursor: try txn.cursor(t.records), names)
+                let s = Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: try txn.cursor(t.records), names)
                 defer { s.cursor.close() }
                 try forEachMatch(txn, s, head: head) { _, _, r in ids.insert(r.sourceID) }
             }
