@@ -8,10 +8,14 @@ The mix follows real exports: mostly step counts, heart rates, active and
 basal energy and distances from a phone and a watch (with HKDevice
 descriptions and UTC offsets), sleep and stand-hour categories, body mass
 in lb, metadata entries, heart-rate-variability beat lists, blood-pressure
-correlations whose records also appear at top level, workouts and daily
-activity summaries. The same seed gives the same file.
+correlations whose records also appear at top level, food correlations,
+workouts with events, statistics, activities and routes, and daily
+activity summaries. Each route is a GPX file under workout-routes/: in
+the zip beside export.xml, or in a folder beside OUT.xml. The same seed
+gives the same files.
 """
 import argparse
+import os
 import random
 import sys
 import zipfile
@@ -77,7 +81,7 @@ def record(rng, t, out):
         out.append(head + '/>\n')
 
 
-def extras(rng, t, out):
+def extras(rng, t, out, routes):
     """The elements a real export mixes in, now and then."""
     roll = rng.random()
     if roll < 0.002:
@@ -95,14 +99,79 @@ def extras(rng, t, out):
         out.append(f' <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="Omron" '
                    f'creationDate="{stamp(t)}" startDate="{stamp(t)}" endDate="{stamp(t)}">\n{recs} </Correlation>\n')
         out.append(recs.replace('  <Record', ' <Record'))  # the DTD: nested records appear at top level too
+    elif roll < 0.0032:
+        food = ''.join(f'  <Record type="HKQuantityTypeIdentifierDietary{n}" sourceName="MyFitnessPal" unit="{u}" '
+                       f'creationDate="{stamp(t)}" startDate="{stamp(t)}" endDate="{stamp(t)}" value="{v}"/>\n'
+                       for n, u, v in (("EnergyConsumed", "Cal", rng.randint(150, 900)),
+                                       ("Protein", "g", rng.randint(2, 40)), ("Carbohydrates", "g", rng.randint(5, 90))))
+        out.append(f' <Correlation type="HKCorrelationTypeIdentifierFood" sourceName="MyFitnessPal" '
+                   f'creationDate="{stamp(t)}" startDate="{stamp(t)}" endDate="{stamp(t)}">\n'
+                   f'  <MetadataEntry key="HKFoodType" value="Lunch"/>\n{food} </Correlation>\n')
+        out.append(food.replace('  <Record', ' <Record'))
     elif roll < 0.0035:
-        out.append(f' <Workout workoutActivityType="HKWorkoutActivityTypeWalking" duration="31.5" durationUnit="min" '
-                   f'sourceName="{WATCH[0]}" startDate="{stamp(t)}" endDate="{stamp(t + timedelta(minutes=31))}">\n'
-                   f'  <MetadataEntry key="HKIndoorWorkout" value="0"/>\n </Workout>\n')
+        out.append(workout(rng, t, routes))
     elif roll < 0.004:
         out.append(f' <ActivitySummary dateComponents="{t:%Y-%m-%d}" activeEnergyBurned="{rng.uniform(200, 700):.3f}" '
                    'activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="Cal" appleExerciseTime="30" '
                    'appleExerciseTimeGoal="30" appleStandHours="12" appleStandHoursGoal="12"/>\n')
+
+
+def workout(rng, t, routes):
+    """A run or a walk as a watch records it: totals, pause and resume,
+    a segment with metadata, statistics, now and then an activity, and
+    (two in three) a route whose GPX file goes into `routes`."""
+    minutes = rng.randint(20, 70)
+    end = t + timedelta(minutes=minutes)
+    kind = rng.choice(["Running", "Walking"])
+    km = minutes * (0.16 if kind == "Running" else 0.08)
+    pause = t + timedelta(minutes=minutes // 2)
+    lines = [f' <Workout workoutActivityType="HKWorkoutActivityType{kind}" duration="{minutes - 1.5}" durationUnit="min" '
+             f'totalDistance="{km:.3f}" totalDistanceUnit="km" totalEnergyBurned="{km * 62:.1f}" totalEnergyBurnedUnit="Cal" '
+             f'sourceName="{WATCH[0]}" sourceVersion="{WATCH[1]}" device="{WATCH[2]}" creationDate="{stamp(end)}" '
+             f'startDate="{stamp(t)}" endDate="{stamp(end)}">',
+             '  <MetadataEntry key="HKIndoorWorkout" value="0"/>',
+             f'  <WorkoutEvent type="HKWorkoutEventTypePause" date="{stamp(pause)}"/>',
+             f'  <WorkoutEvent type="HKWorkoutEventTypeResume" date="{stamp(pause + timedelta(seconds=90))}"/>',
+             f'  <WorkoutEvent type="HKWorkoutEventTypeSegment" date="{stamp(t)}" duration="{minutes / 2}" durationUnit="min">',
+             '   <MetadataEntry key="HKSegmentIndex" value="1"/>', '  </WorkoutEvent>']
+    if rng.random() < 0.2:
+        lines += [f'  <WorkoutActivity uuid="{rng.getrandbits(128):032X}" startDate="{stamp(t)}" endDate="{stamp(end)}" '
+                  f'duration="{minutes}" durationUnit="min">',
+                  f'   <WorkoutStatistics type="HKQuantityTypeIdentifierStepCount" startDate="{stamp(t)}" endDate="{stamp(end)}" '
+                  f'sum="{minutes * 150}" unit="count"/>', '  </WorkoutActivity>']
+    lines += [f'  <WorkoutStatistics type="HKQuantityTypeIdentifierHeartRate" startDate="{stamp(t)}" endDate="{stamp(end)}" '
+              f'average="{rng.randint(110, 150)}" minimum="{rng.randint(70, 100)}" maximum="{rng.randint(155, 180)}" unit="count/min"/>',
+              f'  <WorkoutStatistics type="HKQuantityTypeIdentifierActiveEnergyBurned" startDate="{stamp(t)}" endDate="{stamp(end)}" '
+              f'sum="{km * 62:.1f}" unit="Cal"/>',
+              f'  <WorkoutStatistics type="HKQuantityTypeIdentifierDistanceWalkingRunning" startDate="{stamp(t)}" '
+              f'endDate="{stamp(end)}" sum="{km:.3f}" unit="km"/>']
+    if routes is not None and rng.random() < 0.67:
+        name = f"workout-routes/route_{t:%Y-%m-%d_%H%M%S}.gpx"
+        routes.append((name, gpx(rng, t, minutes)))
+        lines += [f'  <WorkoutRoute sourceName="{WATCH[0]}" sourceVersion="{WATCH[1]}" creationDate="{stamp(end)}" '
+                  f'startDate="{stamp(t)}" endDate="{stamp(end)}">',
+                  f'   <MetadataEntry key="HKMetadataKeySyncVersion" value="2"/>',
+                  f'   <MetadataEntry key="HKMetadataKeySyncIdentifier" value="{rng.getrandbits(128):032X}"/>',
+                  f'   <FileReference path="/{name}"/>', '  </WorkoutRoute>']
+    return '\n'.join(lines) + '\n </Workout>\n'
+
+
+def gpx(rng, t, minutes):
+    """A route as the Health app writes it: a point every 5 seconds."""
+    utc = t + timedelta(hours=7)  # the export's -0700
+    lat, lon = 37.77 + rng.uniform(-0.05, 0.05), -122.42 + rng.uniform(-0.05, 0.05)
+    points = []
+    for k in range(minutes * 12):
+        lat += rng.uniform(-2e-5, 4e-5)
+        lon += rng.uniform(-2e-5, 4e-5)
+        points.append(f'<trkpt lon="{lon:.6f}" lat="{lat:.6f}"><ele>{20 + k % 17 * 0.3:.1f}</ele>'
+                      f'<time>{utc + timedelta(seconds=5 * k):%Y-%m-%dT%H:%M:%SZ}</time><extensions>'
+                      f'<speed>{rng.uniform(1.2, 3.5):.2f}</speed><course>{rng.uniform(0, 360):.1f}</course>'
+                      f'<hAcc>{rng.uniform(2, 6):.1f}</hAcc><vAcc>{rng.uniform(1, 4):.1f}</vAcc></extensions></trkpt>\n')
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<gpx version="1.1" creator="Apple Health Export" xmlns="http://www.topografix.com/GPX/1/1">\n'
+            f' <metadata><time>{utc:%Y-%m-%dT%H:%M:%SZ}</time></metadata>\n <trk><name>Route</name><trkseg>\n'
+            + ''.join(points) + ' </trkseg></trk>\n</gpx>\n')
 
 
 def parse_size(text):
@@ -110,17 +179,21 @@ def parse_size(text):
     return int(float(text[:-1]) * units[text[-1].upper()]) if text[-1].upper() in units else int(text)
 
 
-def generate(write, size, seed):
+def generate(write, size, seed, write_route):
+    """Writes export.xml through `write`, and each route's GPX file
+    through `write_route(name, text)` as soon as its workout is written."""
     rng = random.Random(seed)
     t = datetime(2019, 1, 1, 6, 0, 0)
     written = 0
     write(HEADER)
     while written < size:
-        out = []
+        out, routes = [], []
         for _ in range(2000):
             t += timedelta(seconds=rng.randint(5, 90))
             record(rng, t, out)
-            extras(rng, t, out)
+            extras(rng, t, out, routes)
+        for name, text in routes:
+            write_route(name, text)
         chunk = ''.join(out)
         write(chunk)
         written += len(chunk.encode())
@@ -135,12 +208,24 @@ def main():
     args = ap.parse_args()
     size = parse_size(args.size)
     if args.out.endswith(".zip"):
+        # Routes are gathered and written after export.xml: a zip writes
+        # one entry at a time (the Health app puts them first; the
+        # importer takes either order).
+        routes = []
         with zipfile.ZipFile(args.out, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
             with z.open("apple_health_export/export.xml", "w", force_zip64=True) as f:
-                generate(lambda s: f.write(s.encode()), size, args.seed)
+                generate(lambda s: f.write(s.encode()), size, args.seed, lambda n, t: routes.append((n, t)))
+            for name, text in routes:
+                z.writestr("apple_health_export/" + name, text)
     else:
+        folder = os.path.join(os.path.dirname(os.path.abspath(args.out)), "workout-routes")
+        os.makedirs(folder, exist_ok=True)
+
+        def write_route(name, text):
+            with open(os.path.join(folder, os.path.basename(name)), "w", encoding="utf-8") as r:
+                r.write(text)
         with open(args.out, "w", encoding="utf-8", buffering=1 << 20) as f:
-            generate(f.write, size, args.seed)
+            generate(f.write, size, args.seed, write_route)
 
 
 if __name__ == "__main__":
