@@ -17,7 +17,7 @@ from .catalogue import (
     Aggregation, SampleType, canonical_unit, category_value, convert, sample_type, sample_types,
     units_compatible,
 )
-from .columns import DeletedColumns, SampleColumns
+from .columns import DeletedColumns, LocationColumns, SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
 from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, import_export
@@ -29,18 +29,24 @@ from .store import (
     DEFAULT_SOURCE, Frequency, HealthStore, QueryDescriptor, SaveOutcome, SaveResult, Types,
     VerifyReport,
 )
+from .workouts import (
+    Correlation, CorrelationSample, Location, LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType,
+    WorkoutEvent, WorkoutEventType, WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
+)
 
 #: The library's version ("MAJOR.MINOR.PATCH").
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "DEFAULT_SOURCE", "DeletedColumns", "DeletedList",
+    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
+    "DeletedColumns", "DeletedList",
     "DeletedObject", "Device", "Frequency", "HealthStore", "ImportProgress", "ImportReport",
-    "ImportRow", "ImportSkip", "Predicate", "Quantity",
-    "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Sample", "SampleColumns",
+    "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
+    "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
-    "VerifyReport",
+    "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
+    "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
     "canonical_unit", "category_value", "convert", "import_export", "sample_type", "sample_types",
     "units_compatible", *_error_names,
 ]

@@ -18,6 +18,7 @@ from .anchor import Anchor
 from .catalogue import SampleType
 from .errors import Status
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
+from .workouts import read_fields, sample_class
 
 if TYPE_CHECKING:
     from .columns import DeletedColumns, SampleColumns
@@ -33,16 +34,21 @@ T = TypeVar("T")
 
 class BatchContext:
     """What every sample of one batch shares: the type and source tables,
-    and access to metadata, devices and sync identifiers by UUID."""
+    the class of each type's samples, and access to metadata, devices, sync
+    identifiers and the own fields of workouts, routes and correlations by
+    UUID."""
 
-    __slots__ = ("_handle", "types", "sources", "_sample_data", "sample_count", "deleted_data",
-                 "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices")
+    __slots__ = ("_handle", "types", "classes", "sources", "_sample_data", "sample_count", "deleted_data",
+                 "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices", "_fields",
+                 "_fields_index")
 
     def __init__(self, handle: Any, lookup: TypeLookup, lent: bool) -> None:
         """Reads `handle`; a `lent` batch (a callback's) is copied whole,
         because the library frees it when the callback returns."""
         self._handle = None if lent else handle
         self.types = [lookup(identifier) for identifier in _type_table(handle)]
+        #: The class of each type's samples, by type index.
+        self.classes: list[type[Sample]] = [_class_of(kind) for kind in self.types]
         self.sources = _source_table(handle)
         # The record array is laid out by the library on first request:
         # NumPy columns never need it. A lent batch is read at once.
@@ -59,6 +65,8 @@ class BatchContext:
         self._index: dict[bytes, int] | None = None
         self._metadata: dict[bytes, dict[str, Any]] = {}
         self._devices: dict[bytes, Device] = {}
+        self._fields: dict[bytes, Any] = {}
+        self._fields_index: dict[bytes, tuple[int, int]] | None = None
         if lent:
             self._read_extras(handle)
 
@@ -94,6 +102,29 @@ class BatchContext:
             device = _read_device(handle, index)
             if device is not None:
                 self._devices[uuid] = device
+        for uuid, (index, type_index) in self._with_fields().items():
+            self._fields[uuid] = read_fields(handle, index, self.types[type_index])
+
+    def _with_fields(self) -> dict[bytes, tuple[int, int]]:
+        """UUID -> (record index, type index) of the workouts, routes and
+        correlations; no record is read when the batch has no such type."""
+        if self._fields_index is None:
+            own = {i for i, cls in enumerate(self.classes) if cls not in _PLAIN}
+            self._fields_index = {} if not own else {
+                record[0]: (index, record[4]) for index, record in enumerate(_SAMPLE.iter_unpack(self.sample_data))
+                if record[4] in own}
+        return self._fields_index
+
+    def part(self, uuid: bytes) -> Any:
+        """The own fields (a Workout, Route or Correlation) of the sample
+        with this UUID, read from the batch the first time."""
+        found = self._fields.get(uuid)
+        if found is None:
+            if self._handle is None:  # lent: every one was read during the callback
+                raise KeyError(uuid)
+            index, type_index = self._with_fields()[uuid]
+            found = self._fields[uuid] = read_fields(self._handle, index, self.types[type_index])
+        return found
 
     def metadata(self, uuid: bytes) -> dict[str, Any]:
         found = self._metadata.get(uuid)
@@ -107,6 +138,16 @@ class BatchContext:
             if device is not None:
                 self._devices[uuid] = device
         return self._devices.get(uuid)
+
+
+_PLAIN = (QuantitySample, CategorySample)
+
+
+def _class_of(kind: SampleType) -> type[Sample]:
+    own = sample_class(kind)
+    if own is not None:
+        return own
+    return CategorySample if kind.is_category else QuantitySample
 
 
 def _type_table(handle: Any) -> list[str]:
@@ -218,7 +259,7 @@ class SampleList(_RecordList[Sample]):
         return self._context.sample_data
 
     def _make(self, record: tuple) -> Sample:
-        sample = object.__new__(CategorySample if record[6] & n.SAMPLE_CATEGORY else QuantitySample)
+        sample: Sample = object.__new__(self._context.classes[record[4]])
         sample._r = record
         sample._c = self._context
         return sample
@@ -227,11 +268,11 @@ class SampleList(_RecordList[Sample]):
         # The hot loop of every read: one object and two slot stores per
         # sample, the class chosen once when the batch has one kind.
         context = self._context
-        kinds = {kind.is_category for kind in context.types}
-        if len(kinds) != 1:  # quantity and category samples mixed
+        kinds = set(context.classes)
+        if len(kinds) != 1:  # samples of several kinds mixed (quantity, category, workout...)
             yield from super().__iter__()
             return
-        cls, new = (CategorySample if True in kinds else QuantitySample), object.__new__
+        cls, new = kinds.pop(), object.__new__
         for record in _SAMPLE.iter_unpack(self._data):
             sample = new(cls)
             sample._r = record

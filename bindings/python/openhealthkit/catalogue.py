@@ -32,14 +32,15 @@ class SampleType:
     #: The unit people read it in (count/min for heart rate, km for
     #: distances); what statistics use unless told otherwise.
     display_unit: str | None = None
-    #: HKWorkoutTypeIdentifier: its samples read as their duration in
-    #: seconds (their own fields are not in the Python API yet).
+    #: HKWorkoutTypeIdentifier: its samples are WorkoutSamples, whose
+    #: ``value`` is their duration in seconds and ``workout`` their fields.
     is_workout: bool = False
-    #: HKWorkoutRouteTypeIdentifier: its samples read as their number of
-    #: locations (the locations are not in the Python API yet).
+    #: HKWorkoutRouteTypeIdentifier: its samples are WorkoutRouteSamples,
+    #: whose ``value`` is their number of locations and ``route`` them.
     is_route: bool = False
-    #: A correlation type (blood pressure, food): its samples read as their
-    #: number of members (the members are not in the Python API yet).
+    #: A correlation type (blood pressure, food): its samples are
+    #: CorrelationSamples, whose ``value`` is their number of members and
+    #: ``correlation`` their UUIDs.
     is_correlation: bool = False
 
     def __str__(self) -> str:

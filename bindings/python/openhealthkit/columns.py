@@ -198,3 +198,50 @@ def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleC
         revision=revision,
         revisions=revisions,
     )
+
+
+@dataclass(frozen=True)
+class LocationColumns:
+    """A route's locations as NumPy arrays, one row per location in time
+    order: ``timestamp`` is ``datetime64[us]`` in UTC; the others are
+    float64 (degrees, metres, m/s as in ``Location``), NaN where unknown.
+    The arrays are the caller's own (rows of one block). ``save_route``
+    takes them back."""
+
+    timestamp: "np.ndarray"
+    latitude: "np.ndarray"
+    longitude: "np.ndarray"
+    altitude: "np.ndarray"
+    horizontal_accuracy: "np.ndarray"
+    vertical_accuracy: "np.ndarray"
+    course: "np.ndarray"
+    speed: "np.ndarray"
+
+    def __len__(self) -> int:
+        return len(self.timestamp)
+
+    def to_pandas(self) -> Any:
+        """A DataFrame indexed by ``timestamp`` (UTC) with one float column
+        per other field. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        columns = {name: getattr(self, name) for name in n.LOCATION_FIELDS[1:]}
+        index = pd.DatetimeIndex(self.timestamp, name="timestamp").tz_localize("UTC")
+        return pd.DataFrame(columns, index=index)
+
+
+def location_columns(raw: bytes) -> LocationColumns:
+    """Columns of packed ohk_location records: one copy into one block,
+    each column a contiguous row of it."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+    width = len(n.LOCATION_FIELDS)
+    records = np.frombuffer(raw, dtype="<f8").reshape(-1, width)
+    block = np.ascontiguousarray(records.T)  # (fields, locations)
+    seconds = block[0]
+    timestamp = _microseconds(np, seconds)
+    return LocationColumns(timestamp, *(block[k] for k in range(1, width)))

@@ -226,6 +226,9 @@ class QuantitySample(Sample):
         kind = _resolve(sample_type)
         if kind.is_category:
             raise ArgumentTypeError(f"{kind.identifier} is a category type: use CategorySample")
+        if kind.is_workout or kind.is_route or kind.is_correlation:
+            raise ArgumentTypeError(f"{kind.identifier} samples have fields of their own: save them with "
+                                    "HealthStore.save_workout, save_route or save_correlation")
         if unit is not None:
             n.encode(unit, "unit")
         self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0,

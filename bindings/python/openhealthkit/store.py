@@ -15,18 +15,22 @@ from datetime import datetime, timedelta
 from typing import Any, Union
 
 from . import _native as n, hooks
-from ._convert import ValueArena, make_uuid, unix_time, uuid_bytes
+from ._convert import ValueArena, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
-from .batch import QueryResult
+from .batch import QueryResult, SampleList
 from . import statistics as _statistics
 from .catalogue import Aggregation, SampleType, convert
 from .catalogue import sample_type as catalogue_type
 from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import Query, StatisticsQuery, Subscription, on_observed, on_results, on_statistics
-from .samples import DeletedObject, Sample, Source
+from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
-from .errors import ArgumentTypeError, InvalidArgumentError
+from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
+from .workouts import (
+    EPOCH, ROUTE, WORKOUT, CorrelationSample, LocationsLike, Workout, WorkoutSample, _OwnFieldsSample,
+    correlation_member_types, pack_locations, workout_to_c,
+)
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -52,10 +56,15 @@ class SaveResult(enum.Enum):
     SAVED = 0
     REPLACED = 1        #: saved; ``other_uuid``, an older version, became a deleted object
     KEPT_EXISTING = 2   #: not saved: ``other_uuid`` has the same sync identifier and a version >=
+    ALREADY_STORED = 3  #: ``add_to_workout``: stored before, only associated
 
 
 @dataclass(frozen=True, slots=True)
 class SaveOutcome:
+    """What a save did with one sample: its ``uuid``, the ``result``,
+    and the other sample a sync identifier matched (``other_uuid``, for
+    REPLACED and KEPT_EXISTING)."""
+
     uuid: uuid_module.UUID
     result: SaveResult
     other_uuid: uuid_module.UUID | None
@@ -236,8 +245,155 @@ class HealthStore:
                 raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
             self._fill_input(inputs[index], sample, sources, keep)
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
-        n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
+        try:
+            n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
+        except InvalidArgumentError:
+            own = _own_fields_error(batch)  # a workout read back: name the Python call, not the C one
+            if own is not None:
+                raise own from None
+            raise
         return [_outcome(outcomes[i]) for i in range(len(batch))]
+
+    def _inputs(self, samples: Sample | Iterable[Sample], what: str,
+                keep: list[Any]) -> tuple[list[Sample], Any]:
+        """Quantity and category samples as an ohk_sample_input array."""
+        batch = [samples] if isinstance(samples, Sample) else list(samples)
+        inputs = (n.ohk_sample_input * max(len(batch), 1))()
+        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        for index, sample in enumerate(batch):
+            if not isinstance(sample, (QuantitySample, CategorySample)):
+                raise ArgumentTypeError(f"{what}[{index}] is a {type(sample).__name__}, not a QuantitySample or "
+                                        "CategorySample")
+            self._fill_input(inputs[index], sample, sources, keep)
+        return batch, inputs
+
+    def _own_input(self, identifier: str | SampleType, start: datetime, end: datetime, source: Source | None,
+                   device: Device | None, metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
+                   creation_date: datetime | None, utc_offset: timedelta | None,
+                   keep: list[Any]) -> n.ohk_sample_input:
+        """The ohk_sample_input of a workout, route or correlation: what
+        every sample has, checked as a QuantitySample's would be."""
+        carrier = object.__new__(Sample)
+        carrier._init(self.sample_type(identifier), start, end, 0.0, None, source, device, metadata, uuid, 0,
+                      creation_date, utc_offset)
+        target = n.ohk_sample_input()
+        self._fill_input(target, carrier, {}, keep)
+        return target
+
+    # ---- workouts, routes and correlations (rules 31-33 and 36, docs/semantics.md)
+
+    def save_workout(self, workout: Workout, start: datetime, end: datetime, *, source: Source | None = None,
+                     device: Device | None = None, metadata: Mapping[str, Any] | None = None,
+                     uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
+                     utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves a workout (HKWorkout, rule 31): its own fields (a
+        ``Workout``), its interval and what every sample has (a UUID is made
+        when not given; the store's default source when none is given), in
+        one transaction. Returns ``[outcome]``, as ``save`` does; read back,
+        it is a ``WorkoutSample``. InvalidValueError for an unknown activity
+        or event type, a negative duration or total; InvalidDateRangeError
+        for an interval that ends before it starts; UnknownTypeError or
+        InvalidArgumentError for statistics of a type that is not one of
+        HealthKit's quantity types."""
+        if not isinstance(workout, Workout):
+            raise ArgumentTypeError(f"workout must be a Workout, not {type(workout).__name__}")
+        keep: list[Any] = []
+        sample = self._own_input(WORKOUT, start, end, source, device, metadata, uuid, creation_date, utc_offset, keep)
+        fields = workout_to_c(workout, keep)
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_workout(outcome, self._handle, sample, fields)
+        return [_outcome(outcome)]
+
+    def save_route(self, workout: WorkoutSample | uuid_module.UUID | str | bytes | None, locations: LocationsLike, *,
+                   source: Source | None = None, device: Device | None = None,
+                   metadata: Mapping[str, Any] | None = None, uuid: uuid_module.UUID | None = None,
+                   creation_date: datetime | None = None, utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves a route (HKWorkoutRoute, rule 32) of a stored workout (a
+        ``WorkoutSample`` or its UUID; None for a route of no workout), in
+        one transaction. ``locations``: a NumPy structured array or a
+        mapping of columns (``timestamp``, ``latitude``, ``longitude``
+        required; ``altitude``, ``horizontal_accuracy``,
+        ``vertical_accuracy``, ``course``, ``speed`` optional, NaN or None
+        where unknown), a 2-D array of columns in that order,
+        ``LocationColumns``, a DataFrame or a ``Route`` read back, or a
+        sequence of ``Location``s, tuples in that order, mappings or objects
+        with those attributes. Timestamps are aware datetimes,
+        Unix seconds or ``datetime64`` (UTC). The store sorts them by time;
+        the route's interval is its first and last. Returns ``[outcome]``.
+        NotFoundError for a workout the store does not hold live;
+        InvalidValueError for no location, a latitude beyond ±90° or a
+        longitude beyond ±180°, a NaN or infinite value."""
+        target = None if workout is None else _workout_uuid(workout)
+        data = pack_locations(locations)
+        count = len(data) // ctypes.sizeof(n.ohk_location)
+        points = (n.ohk_location * count).from_buffer_copy(data) if count else (n.ohk_location * 1)()
+        keep: list[Any] = []
+        # The library takes the route's interval from its locations: start and end are not read.
+        sample = self._own_input(ROUTE, EPOCH, EPOCH, source, device, metadata, uuid, creation_date, utc_offset, keep)
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_route(outcome, self._handle, sample, target, points, count)
+        return [_outcome(outcome)]
+
+    def save_correlation(self, correlation_type: str | SampleType, members: Sample | Iterable[Sample],
+                         start: datetime | None = None, end: datetime | None = None, *,
+                         source: Source | None = None, device: Device | None = None,
+                         metadata: Mapping[str, Any] | None = None, uuid: uuid_module.UUID | None = None,
+                         creation_date: datetime | None = None,
+                         utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves a correlation (HKCorrelation, rule 33) of
+        ``"BloodPressure"`` (one systolic and one diastolic sample) or
+        ``"Food"`` (dietary samples) with its members, new quantity or
+        category samples, in one transaction: the members are samples of
+        their own types too. ``start`` and ``end`` default to the members'
+        earliest start and latest end. Returns the members' outcomes in
+        order, then the correlation's. InvalidArgumentError for a member of
+        a type the correlation does not hold; DuplicateUUIDError for a
+        member the store holds already (the C API saves the members with
+        their correlation)."""
+        kind = self.sample_type(correlation_type)
+        if not kind.is_correlation:
+            raise InvalidArgumentError(f"{kind.identifier} is not a correlation type "
+                                       "(HKCorrelationTypeIdentifierBloodPressure or HKCorrelationTypeIdentifierFood)")
+        keep: list[Any] = []
+        batch, inputs = self._inputs(members, "members", keep)
+        if not batch:
+            raise InvalidValueError(f"a {kind.identifier} correlation needs at least one member")
+        first = min(sample.start_timestamp for sample in batch)
+        last = max(sample.end_timestamp for sample in batch)
+        sample = self._own_input(kind, start if start is not None else utc_datetime(first),
+                                 end if end is not None else utc_datetime(last), source, device, metadata, uuid,
+                                 creation_date, utc_offset, keep)
+        outcomes = (n.ohk_save_outcome * (len(batch) + 1))()
+        n.lib.ohk_store_save_correlation(outcomes, self._handle, sample, inputs, len(batch))
+        return [_outcome(outcome) for outcome in outcomes]
+
+    def add_to_workout(self, workout: WorkoutSample | uuid_module.UUID | str | bytes,
+                       samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
+        """HealthKit's ``add(_:to:)`` (rule 36): saves the quantity or
+        category samples the store does not hold yet and associates every
+        one with the stored workout, in one transaction, all or nothing.
+        Returns each one's outcome, ALREADY_STORED for a sample stored
+        before (only associated). NotFoundError for a workout the store does
+        not hold live. ``associate`` does the same for stored samples given
+        by UUID."""
+        target = _workout_uuid(workout)
+        keep: list[Any] = []
+        batch, inputs = self._inputs(samples, "samples", keep)
+        outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
+        n.lib.ohk_store_add_to_workout(outcomes, self._handle, target, inputs, len(batch))
+        return [_outcome(outcomes[i]) for i in range(len(batch))]
+
+    def correlation_objects(self, correlation: CorrelationSample,
+                            sample_type: str | SampleType | None = None) -> SampleList:
+        """The live members of a correlation read from this store
+        (HKCorrelation's ``objects``, or ``objects(for:)`` with
+        ``sample_type``): one query of the member types the correlation's
+        type holds, by the members' UUIDs."""
+        if not isinstance(correlation, CorrelationSample):
+            raise ArgumentTypeError(f"correlation must be a CorrelationSample, not {type(correlation).__name__}")
+        types: list[str | SampleType] = ([sample_type] if sample_type is not None
+                                         else list(correlation_member_types(correlation.sample_type)))
+        return self.query(types, predicate=correlation.correlation.predicate()).samples
 
     def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
                     sources: dict[Source, tuple[bytes, bytes, bytes | None]], keep: list[Any]) -> None:
@@ -292,8 +448,8 @@ class HealthStore:
                   samples: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:
         """Associates stored quantity or category samples with a stored
         workout (HealthKit's ``add(_:to:)``, rule 36), in one transaction,
-        all or nothing; ``Predicate.workout(workout)`` finds them. Save new
-        samples first. NotFoundError for a workout or sample the store does
+        all or nothing; ``Predicate.workout(workout)`` finds them.
+        ``add_to_workout`` also saves new ones. NotFoundError for a workout or sample the store does
         not hold live; InvalidArgumentError for a ``workout`` that is not a
         workout or a sample of another kind. Associating again changes nothing."""
         if isinstance(samples, (Sample, uuid_module.UUID, str)):
@@ -605,8 +761,28 @@ def _count(value: int, what: str) -> int:
 
 def _outcome(outcome: n.ohk_save_outcome) -> SaveOutcome:
     result = SaveResult(outcome.outcome)
-    other = None if result is SaveResult.SAVED else make_uuid(bytes(outcome.other_uuid))
+    other = (None if result is SaveResult.SAVED or result is SaveResult.ALREADY_STORED
+             else make_uuid(bytes(outcome.other_uuid)))
     return SaveOutcome(make_uuid(bytes(outcome.uuid)), result, other)
+
+
+def _workout_uuid(workout: Any) -> bytes:
+    """A workout's UUID as 16 bytes: a WorkoutSample's, or a UUID given."""
+    if isinstance(workout, Sample):
+        if not isinstance(workout, WorkoutSample):
+            raise InvalidArgumentError(f"{workout.sample_type.identifier} sample {workout.uuid} is not a workout")
+        return workout.uuid_bytes
+    return uuid_bytes(workout, "workout")
+
+
+def _own_fields_error(batch: list[Sample]) -> InvalidArgumentError | None:
+    """The error naming the call that saves the first workout, route or
+    correlation of `batch`, if it has one."""
+    for index, sample in enumerate(batch):
+        if isinstance(sample, _OwnFieldsSample):
+            return InvalidArgumentError(f"sample {index} is a {type(sample).__name__}: save it with "
+                                        f"HealthStore.{sample._saved_by}")
+    return None
 
 
 __all__ = ["HealthStore", "QueryDescriptor", "SaveOutcome", "SaveResult", "Frequency",

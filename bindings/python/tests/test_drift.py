@@ -129,3 +129,27 @@ def test_struct_sizes_and_offsets_match_the_c_compiler(tmp_path):
         cls = getattr(n, struct)
         got = ctypes.sizeof(cls) if field == "size" else getattr(cls, field).offset
         assert got == int(value), f"{struct}.{field}: C says {value}, ctypes {got}"
+
+
+WORKOUT_SWIFT = Path(__file__).resolve().parents[3] / "Sources" / "OpenHealthKitCore" / "Model" / "Workout.swift"
+
+
+def swift_table(name: str) -> dict[str, int]:
+    """A `static let <name>: [String: …] = [...]` table of Workout.swift."""
+    block = re.search(rf"static let {name}: \[String: \w+\] = \[(.*?)\]", WORKOUT_SWIFT.read_text(), re.S)
+    assert block, f"no table {name} in {WORKOUT_SWIFT}"
+    return {key: int(value) for key, value in re.findall(r'"(\w+)": (\d+)', block.group(1))}
+
+
+@pytest.mark.skipif(not WORKOUT_SWIFT.exists(), reason="needs the Swift sources")
+def test_workout_activity_and_event_type_names_match_the_swift_core():
+    """The C API gives numbers only: Python's names (WorkoutActivityType,
+    WorkoutEventType) are those of the Swift core, which the store
+    validates against, ohk prints and predicate text reads."""
+    from openhealthkit import WorkoutActivityType, WorkoutEventType
+    activities = swift_table("byName")
+    assert len(activities) > 80, "the Swift table parser found too few activity types"
+    assert {t.healthkit_name: t.value for t in WorkoutActivityType} == activities
+    assert {t.healthkit_name: t.value for t in WorkoutEventType} == swift_table("typesByName")
+    for name, value in activities.items():
+        assert WorkoutActivityType.from_name(name) == value
