@@ -515,11 +515,14 @@ int32_t ohk_store_save_route(ohk_save_outcome *out_outcome, ohk_store *store, co
  * members in one transaction, the members first: `correlation`'s type is
  * "HKCorrelationTypeIdentifierBloodPressure" or
  * "HKCorrelationTypeIdentifierFood" (its value and unit are not read), the
- * members are samples of the types it allows. `out_outcomes` (NULL, or
- * room for member_count + 1) receives the members' outcomes in order,
- * then the correlation's. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a
- * member of a type the correlation does not hold); the errors of
- * ohk_store_save. Any thread; blocks for the write transaction.
+ * members are samples of the types it allows. A member the store holds
+ * already (same UUID) is grouped, not saved again: its outcome is
+ * OHK_SAVE_ALREADY_STORED. `out_outcomes` (NULL, or room for
+ * member_count + 1) receives the members' outcomes in order, then the
+ * correlation's. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a member of a
+ * type the correlation does not hold); OHK_ERR_NOT_FOUND (a member that
+ * was deleted); the errors of ohk_store_save. Any thread; blocks for the
+ * write transaction.
  */
 int32_t ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *correlation, const ohk_sample_input *members, uint64_t member_count);
 

@@ -106,7 +106,7 @@ enum {
     OHK_SAVED = 0,                 /* saved */
     OHK_SAVE_REPLACED = 1,         /* saved; other_uuid, an older version, became a deleted object */
     OHK_SAVE_KEPT_EXISTING = 2,    /* not saved: other_uuid has the same sync identifier and a version >= */
-    OHK_SAVE_ALREADY_STORED = 3    /* ohk_store_add_to_workout: stored before, only associated */
+    OHK_SAVE_ALREADY_STORED = 3    /* add to workout, save correlation: stored before, only linked */
 };
 
 /* ohk_sample_record.flags */
@@ -232,7 +232,7 @@ typedef struct ohk_sample_input {
 /* What a save did with one sample (in input order). */
 typedef struct ohk_save_outcome {
     uint8_t uuid[16];             /* the sample's UUID (the generated one when the input's was zero) */
-    int32_t outcome;              /* OHK_SAVED, OHK_SAVE_REPLACED, OHK_SAVE_KEPT_EXISTING */
+    int32_t outcome;              /* OHK_SAVED, OHK_SAVE_REPLACED, OHK_SAVE_KEPT_EXISTING, OHK_SAVE_ALREADY_STORED */
     uint8_t other_uuid[16];       /* REPLACED: the replaced sample; KEPT_EXISTING: the stored one */
 } ohk_save_outcome;
 

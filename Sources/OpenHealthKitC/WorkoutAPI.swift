@@ -69,11 +69,14 @@ import OpenHealthKitCore
 /// members in one transaction, the members first: `correlation`'s type is
 /// "HKCorrelationTypeIdentifierBloodPressure" or
 /// "HKCorrelationTypeIdentifierFood" (its value and unit are not read), the
-/// members are samples of the types it allows. `out_outcomes` (NULL, or
-/// room for member_count + 1) receives the members' outcomes in order,
-/// then the correlation's. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a
-/// member of a type the correlation does not hold); the errors of
-/// ohk_store_save. Any thread; blocks for the write transaction.
+/// members are samples of the types it allows. A member the store holds
+/// already (same UUID) is grouped, not saved again: its outcome is
+/// OHK_SAVE_ALREADY_STORED. `out_outcomes` (NULL, or room for
+/// member_count + 1) receives the members' outcomes in order, then the
+/// correlation's. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a member of a
+/// type the correlation does not hold); OHK_ERR_NOT_FOUND (a member that
+/// was deleted); the errors of ohk_store_save. Any thread; blocks for the
+/// write transaction.
 @c public func ohk_store_save_correlation(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
                                           _ store: UnsafeMutablePointer<ohk_store>?,
                                           _ correlation: UnsafePointer<ohk_sample_input>?,
@@ -87,10 +90,10 @@ import OpenHealthKitCore
         let made = try Sample.correlation(try sampleType(c.type, s, "correlation.type"), members: memberSamples.map(\.uuid),
                                           start: f.start, end: f.end, source: f.source, device: f.device,
                                           metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
-        let all = memberSamples + [made]
-        let results = try s.save(all)
+        let results = try s.saveCorrelation(made, members: memberSamples)
         guard let out_outcomes else { return }
-        for (i, r) in results.enumerated() { out_outcomes[i] = cOutcome(all[i].uuid, r) }
+        for (i, r) in results.members.enumerated() { out_outcomes[i] = cOutcome(memberSamples[i].uuid, r) }
+        out_outcomes[memberSamples.count] = cOutcome(made.uuid, results.correlation)
     }
 }
 

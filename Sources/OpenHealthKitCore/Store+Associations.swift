@@ -68,7 +68,7 @@ extension Store {
         try validateType(route.type)
         try route.validate()
         return try write { w in
-            try checkWorkout(workout, &w)
+            try checkWorkout(workout, &w, before: "saving its route")
             return try save(route, &w)
         }
     }
@@ -80,10 +80,10 @@ extension Store {
     }
 
     /// Rule 36: associations are made with a live workout.
-    private func checkWorkout(_ workout: UUID, _ w: inout WriteContext) throws {
+    private func checkWorkout(_ workout: UUID, _ w: inout WriteContext, before what: String = "adding samples to it") throws {
         guard let (typeID, seq) = try w.lookupUUID(workout),
               let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
-            throw OHKError(.notFound, "no workout with UUID \(workout): save it before adding samples to it")
+            throw OHKError(.notFound, "no workout with UUID \(workout): save it before \(what)")
         }
         guard w.type(id: typeID)?.kind == .workout else {
             throw OHKError(.invalidArgument, "\(workout) is a sample of \(w.type(id: typeID)?.identifier ?? "another type"), not a workout")

@@ -69,6 +69,35 @@ extension Store {
         }
     }
 
+    /// Saves a correlation and, first, those of its `members` the store
+    /// does not hold yet, in one transaction (rule 33: members are saved
+    /// with their correlation or before it). A member already stored is
+    /// only grouped: its outcome is nil. The correlation itself is saved
+    /// as `save(_:)` saves, so a UUID it reuses fails the call.
+    public func saveCorrelation(_ correlation: Sample, members: [Sample]) throws -> (members: [SaveOutcome?], correlation: SaveOutcome) {
+        guard case .correlation(let c) = correlation.value else {
+            throw OHKError(.invalidArgument, "\(correlation.uuid) is a \(correlation.type.identifier) sample, not a correlation")
+        }
+        try validateType(correlation.type)
+        try correlation.validate()
+        return try write { w in
+            w.expectSamples(members.count + 1)
+            var outcomes: [SaveOutcome?] = []
+            var seen = Set<UUID>(minimumCapacity: members.count)
+            for m in members {
+                try validateType(m.type)
+                try m.validate()
+                guard seen.insert(m.uuid).inserted, try !w.holdsUUID(m.uuid) else {
+                    outcomes.append(nil)
+                    continue
+                }
+                outcomes.append(try save(m, &w))
+            }
+            try checkMembers(correlation, c, &w)
+            return (outcomes, try save(correlation, &w))
+        }
+    }
+
     /// Rule 33: a correlation's members are live samples, of the store or
     /// of this save before it, of the types the correlation allows.
     private func checkMembers(_ s: Sample, _ c: Correlation, _ w: inout WriteContext) throws {

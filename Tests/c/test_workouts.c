@@ -202,6 +202,25 @@ static void rule33_a_correlation_saved_with_its_members(void **state)
     b = query_type(f->store, SYSTOLIC, NULL, 0);
     assert_int_equal(sample_count(b), 1);
     ohk_batch_free(b);
+
+    /* Members stored before are grouped again, not saved twice. */
+    c.type = PRESSURE;
+    memcpy(members[0].uuid, o[0].uuid, 16);
+    memcpy(members[1].uuid, o[1].uuid, 16);
+    ohk_save_outcome again[3];
+    OK(ohk_store_save_correlation(again, f->store, &c, members, 2));
+    assert_int_equal(again[0].outcome, OHK_SAVE_ALREADY_STORED);
+    assert_int_equal(again[1].outcome, OHK_SAVE_ALREADY_STORED);
+    assert_int_equal(again[2].outcome, OHK_SAVED);
+    b = query_type(f->store, PRESSURE, NULL, 0);
+    assert_int_equal(sample_count(b), 2);
+    ohk_batch_free(b);
+    b = query_type(f->store, SYSTOLIC, NULL, 0);
+    assert_int_equal(sample_count(b), 1);
+    ohk_batch_free(b);
+    /* A deleted member is not there to group. */
+    OK(ohk_store_delete_uuids(f->store, o[1].uuid, 1));
+    EXPECT(OHK_ERR_NOT_FOUND, ohk_store_save_correlation(NULL, f->store, &c, members, 2));
 }
 
 static void rule36_add_to_workout_saves_and_associates(void **state)

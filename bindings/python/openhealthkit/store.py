@@ -347,9 +347,9 @@ class HealthStore:
         their own types too. ``start`` and ``end`` default to the members'
         earliest start and latest end. Returns the members' outcomes in
         order, then the correlation's. InvalidArgumentError for a member of
-        a type the correlation does not hold; DuplicateUUIDError for a
-        member the store holds already (the C API saves the members with
-        their correlation)."""
+        a type the correlation does not hold. A member the store holds
+        already is grouped, not saved again (``SaveResult.ALREADY_STORED``);
+        NotFoundError for one that was deleted."""
         kind = self.sample_type(correlation_type)
         if not kind.is_correlation:
             raise InvalidArgumentError(f"{kind.identifier} is not a correlation type "

@@ -433,10 +433,14 @@ def test_rule_33_a_save_refuses_members_it_does_not_allow(store):
     refused(ohk.ArgumentTypeError, [*pressure(), the_workout(store)])
     # Nothing of a refused correlation is saved: neither it nor its members.
     assert len(store.query([PRESSURE, SYSTOLIC, DIASTOLIC, STEPS]).samples) == 0
-    # The C API saves the members with their correlation: stored ones are refused.
+    # Members stored before are grouped, not saved again; a deleted one is not there.
     members = pressure()
     store.save(members)
-    refused(ohk.DuplicateUUIDError, members)
+    outcomes = store.save_correlation(PRESSURE, members)
+    assert [o.result for o in outcomes] == [ohk.SaveResult.ALREADY_STORED] * 2 + [ohk.SaveResult.SAVED]
+    assert len(store.query([SYSTOLIC, DIASTOLIC]).samples) == 2
+    store.delete(members[0].uuid)
+    refused(ohk.NotFoundError, members)
 
 
 def test_rule_33_deleting_a_correlation_leaves_its_members(store):
