@@ -47,10 +47,10 @@ c-deps: deps
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
 
 # What the Python tests need: pytest, NumPy for the columnar path, pandas
-# for statistics as a DataFrame.
+# for statistics as a DataFrame, mypy for tests/test_typing.py.
 py-deps:
-	@$(PYTHON) -c "import pytest, numpy, pandas" 2>/dev/null || { \
-	  echo "installing pytest, numpy and pandas"; $(PYTHON) -m pip install -q pytest numpy pandas; }
+	@$(PYTHON) -c "import pytest, numpy, pandas, mypy" 2>/dev/null || { \
+	  echo "installing pytest, numpy, pandas and mypy"; $(PYTHON) -m pip install -q pytest numpy pandas mypy; }
 
 # libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
 lib: deps

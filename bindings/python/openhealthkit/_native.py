@@ -353,7 +353,7 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
 }
 
 
-def check_status(status: int, function: Any, arguments: tuple) -> int:
+def check_status(status: int, function: Any, arguments: tuple[Any, ...]) -> int:
     """The ``errcheck`` of every function that returns a status: raises the
     exception of a failure (with this thread's message), else returns the
     status, OK or one of the function's ALLOWED_STATUSES."""
@@ -414,7 +414,9 @@ lib = load()
 
 
 def last_error() -> str:
-    return lib.ohk_last_error_message().decode("utf-8", "replace")
+    # restype c_char_p: bytes; the library never returns NULL here ("" before any failure).
+    message: bytes = lib.ohk_last_error_message()
+    return message.decode("utf-8", "replace")
 
 
 def encode(text: str, what: str) -> bytes:

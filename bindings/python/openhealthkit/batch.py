@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import struct
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast, overload
 
 from . import _native as n
 from ._convert import python_value
@@ -157,7 +157,8 @@ def _type_table(handle: Any) -> list[str]:
     names = []
     for index in range(count.value):
         n.lib.ohk_batch_type(identifier, handle, index)
-        names.append(identifier.value.decode("utf-8"))
+        # Set for every index below the count (an error status raises): not NULL.
+        names.append(cast(bytes, identifier.value).decode("utf-8"))
     return names
 
 
@@ -175,7 +176,8 @@ def _sample_count(handle: Any) -> int:
     return count.value
 
 
-def _records(handle: Any, accessor: Any, record: type, copy: bool) -> tuple[Any, int]:
+def _records(handle: Any, accessor: Callable[..., int], record: type[ctypes.Structure],
+             copy: bool) -> tuple[Any, int]:
     """The batch's record array as a buffer: a view of the batch's memory,
     or a copy when the batch is only lent."""
     pointer = ctypes.POINTER(record)()
@@ -219,7 +221,7 @@ class _RecordList(Sequence[T]):
     def _data(self) -> Any:
         raise NotImplementedError
 
-    def _make(self, record: tuple) -> T:
+    def _make(self, record: tuple[Any, ...]) -> T:
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -258,7 +260,7 @@ class SampleList(_RecordList[Sample]):
     def _data(self) -> Any:
         return self._context.sample_data
 
-    def _make(self, record: tuple) -> Sample:
+    def _make(self, record: tuple[Any, ...]) -> Sample:
         sample: Sample = object.__new__(self._context.classes[record[4]])
         sample._r = record
         sample._c = self._context
@@ -317,7 +319,7 @@ class DeletedList(_RecordList[DeletedObject]):
         from .columns import deleted_columns
         return deleted_columns(self._context)
 
-    def _make(self, record: tuple) -> DeletedObject:
+    def _make(self, record: tuple[Any, ...]) -> DeletedObject:
         deleted = object.__new__(DeletedObject)
         deleted._r = record
         deleted._c = self._context

@@ -32,9 +32,12 @@ def register(hook: CommitHook) -> int:
     return key
 
 
-@n.ohk_commit_fn
-def on_commit(store: Any, types: Any, count: int, anchor: Any, key: int) -> None:
-    """The C commit hook of every store. An exception from the Python hook
+# The C callbacks are made by calling the prototypes rather than by using
+# them as decorators: mypy types a CFUNCTYPE prototype as a class object,
+# which as a decorator would leave the functions untyped.
+
+def _commit(store: Any, types: Any, count: int, anchor: Any, key: int) -> None:
+    """The commit hook of every store. An exception from the Python hook
     goes to sys.unraisablehook (ctypes reports it); the commit stands."""
     with _hooks_lock:
         hook = _hooks.get(key)
@@ -43,7 +46,11 @@ def on_commit(store: Any, types: Any, count: int, anchor: Any, key: int) -> None
         hook(changed, Anchor(n.ohk_anchor.from_buffer_copy(anchor.contents)))
 
 
-@n.ohk_destroy_fn
-def on_destroy(key: int) -> None:
+def _forget(key: int) -> None:
     with _hooks_lock:
         _hooks.pop(key, None)
+
+
+#: The C commit hook and its destroy callback, passed to ohk_store_set_commit_hook.
+on_commit = n.ohk_commit_fn(_commit)
+on_destroy = n.ohk_destroy_fn(_forget)

@@ -31,6 +31,7 @@ class Predicate:
     """
 
     __slots__ = ("_handle", "__weakref__")
+    _handle: ctypes._Pointer[n.ohk_predicate] | None  # None once freed (__del__)
 
     def __init__(self, text: str, *parameters: Any) -> None:
         """Parses `text`; ``$1`` is parameters[0] and so on (None, str, bool,

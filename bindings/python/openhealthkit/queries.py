@@ -164,22 +164,28 @@ class Subscription(Query):
         n.lib.ohk_subscription_acknowledge(handle)
 
 
-@n.ohk_results_fn
-def on_results(query: Any, status: int, batch: Any, key: int) -> None:
-    """The C results callback of every anchored query and subscription."""
+# The C callbacks are made by calling the prototypes rather than by using
+# them as decorators: mypy types a CFUNCTYPE prototype as a class object,
+# which as a decorator would leave the functions untyped.
+
+def _results(query: Any, status: int, batch: Any, key: int) -> None:
+    """The results callback of every anchored query and subscription."""
     target = _live.get(key)
     if target is not None:
         target._deliver(query, status,
                         lambda: QueryResult(batch, target._store.sample_type, lent=True))
 
 
-@n.ohk_observer_fn
-def on_observed(query: Any, status: int, types: Any, count: int, key: int) -> None:
-    """The C callback of every observer query: the changed types as a frozenset."""
+def _observed(query: Any, status: int, types: Any, count: int, key: int) -> None:
+    """The callback of every observer query: the changed types as a frozenset."""
     target = _live.get(key)
     if target is not None:
         target._deliver(query, status,
                         lambda: frozenset(types[i].decode("utf-8") for i in range(count)))
+
+
+on_results = n.ohk_results_fn(_results)
+on_observed = n.ohk_observer_fn(_observed)
 
 
 class StatisticsQuery(Query):
@@ -201,18 +207,20 @@ class StatisticsQuery(Query):
                                 [int(changed[i]) for i in range(count)], initial)
 
 
-@n.ohk_statistics_fn
-def on_statistics(query: Any, status: int, result: Any, changed: Any, count: int, key: int) -> None:
-    """The C callback of every live statistics collection."""
+def _statistics(query: Any, status: int, result: Any, changed: Any, count: int, key: int) -> None:
+    """The callback of every live statistics collection."""
     target = _live.get(key)
     if isinstance(target, StatisticsQuery):
         target._deliver(query, status, lambda: target._update(result, changed, count))
 
 
-@n.ohk_destroy_fn
-def _destroy(key: int) -> None:
+def _released(key: int) -> None:
     with _live_lock:
         target = _live.pop(key, None)
     if target is not None:
         target._finished.set()
 
+
+on_statistics = n.ohk_statistics_fn(_statistics)
+#: The destroy callback of every query: the library will not call it again.
+_destroy = n.ohk_destroy_fn(_released)

@@ -14,12 +14,23 @@ import os
 import uuid as uuid_module
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 
 from . import _native as n
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .catalogue import SampleType, convert, sample_type
 from .errors import ArgumentTypeError, InvalidArgumentError
+
+if TYPE_CHECKING:
+    from .batch import BatchContext
+
+#: A sample's record as n.SAMPLE_RECORD_FORMAT unpacks it: uuid, start, end,
+#: value, type_index, source_index, flags, utc_offset, creation_date.
+SampleRecord: TypeAlias = tuple[bytes, float, float, float, int, int, int, int, float]
+#: A deleted object's record as n.DELETED_RECORD_FORMAT unpacks it: uuid,
+#: start, end, deletion_date, type_index, source_index, sync_identifier
+#: pointer, sync_version.
+DeletedRecord: TypeAlias = tuple[bytes, float, float, float, int, int, int, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,9 +96,9 @@ class _Object:
     equal by UUID within one family (samples, or deleted objects)."""
 
     __slots__ = ("_r", "_c")
-    _r: tuple
-    _c: Any
-    _family: type
+    _r: SampleRecord | DeletedRecord
+    _c: BatchContext | _Unsaved
+    _family: type[_Object]
 
     @property
     def uuid(self) -> uuid_module.UUID:
@@ -137,6 +148,7 @@ class Sample(_Object):
     # flags, utc_offset, creation_date); _c: its batch's tables (types, sources, metadata),
     # or an _Unsaved for a sample made in Python.
     __slots__ = ()
+    _r: SampleRecord
 
     def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
               unit: str | None, source: Source | None, device: Device | None,
@@ -242,8 +254,9 @@ class QuantitySample(Sample):
     @property
     def unit(self) -> str:
         """The unit of ``value``: the type's canonical unit for stored samples."""
-        unit = getattr(self._c, "unit", None)
-        return unit if unit is not None else self.sample_type.canonical_unit
+        unit: str | None = getattr(self._c, "unit", None)
+        # A quantity type always has a canonical unit (None is for category types).
+        return unit if unit is not None else cast(str, self.sample_type.canonical_unit)
 
     def value_in(self, unit: str) -> float:
         """The quantity converted to `unit` (IncompatibleUnitError across dimensions)."""
@@ -299,6 +312,8 @@ class DeletedObject(_Object):
     # _r: (uuid, start, end, deletion_date, type_index, source_index,
     # sync_identifier pointer, sync_version); _c: the batch's tables.
     __slots__ = ()
+    _r: DeletedRecord
+    _c: BatchContext
 
     @property
     def deletion_date(self) -> datetime:

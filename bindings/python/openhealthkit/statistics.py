@@ -106,7 +106,7 @@ class Statistics:
 _FIGURES = ("sum", "average", "minimum", "maximum", "most_recent", "duration", "count")
 
 
-class StatisticsList(list):  # type: ignore[type-arg]
+class StatisticsList(list[Statistics]):
     """A collection's intervals (a list of ``Statistics``), with the figures
     as columns for analysis code."""
 

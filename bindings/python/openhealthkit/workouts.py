@@ -36,6 +36,7 @@ from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError, 
 from .samples import Sample, _metadata_arg
 
 if TYPE_CHECKING:
+    from .batch import BatchContext
     from .columns import LocationColumns
     from .predicate import Predicate
 
@@ -479,6 +480,7 @@ class _OwnFieldsSample(Sample):
     asked for."""
 
     __slots__ = ()
+    _c: BatchContext  # read from a store: never an _Unsaved
     _saved_by = "save"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
