@@ -85,10 +85,11 @@ public enum AppleHealthImport {
                     saver.report.failure = .cancelled
                     return saver.report
                 }
-            case .end(let failure, let otherElements, let otherFiles, let bytesRead):
+            case .end(let failure, let otherElements, let otherFiles, let me, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()
                 try saver.saveCorrelations()
+                if let me { try saver.importCharacteristics(me) }
                 // The routes' files, once the XML has named them all (after
                 // damage the zip cannot be read on: they wait for a rerun).
                 var routeFiles: Set<String> = []
@@ -108,7 +109,7 @@ public enum AppleHealthImport {
 private enum Chunk: Sendable {
     case records([ExportRecord], xmlBytes: Int, bytesRead: Int64)
     /// The end of the input, or where damage stopped it.
-    case end(ImportError?, otherElements: [String: Int], otherFiles: [String], bytesRead: Int64)
+    case end(ImportError?, otherElements: [String: Int], otherFiles: [String], me: [(String, String)]?, bytesRead: Int64)
 }
 
 /// The reading side: decompress, parse, hand over records chunk by chunk.
@@ -140,7 +141,8 @@ private final class Reader: @unchecked Sendable {
         }
         // The zip's entries after the XML, for the report (not after damage).
         if failure == nil && !cancelled.load(ordering: .relaxed) { input.listRemainingEntries() }
-        handoff.put(.end(failure, otherElements: parser.otherElements, otherFiles: input.otherFiles, bytesRead: input.bytesConsumed))
+        handoff.put(.end(failure, otherElements: parser.otherElements, otherFiles: input.otherFiles, me: parser.me,
+                         bytesRead: input.bytesConsumed))
     }
 }
 
@@ -300,6 +302,23 @@ private struct Saver {
     /// Reads the GPX files of the saved workouts' routes and saves each
     /// route with its workout's UUID (rule 32); returns the names of the
     /// files read, as the export has them.
+    /// Rule 38: the characteristics `<Me>` sets replace the store's; those
+    /// it leaves not set stay. A value it cannot read skips `<Me>`, with
+    /// its reason in the report, and the import goes on.
+    mutating func importCharacteristics(_ attributes: [(String, String)]) throws {
+        let given: Characteristics
+        do {
+            given = try Characteristics(exportAttributes: attributes)
+        } catch let e as OHKError {
+            report.meRefused = e.message
+            return
+        }
+        let now = try store.characteristics()
+        let merged = now.merging(given)
+        if merged != now { try store.setCharacteristics(merged) }
+        report.characteristics = given
+    }
+
     mutating func importRoutes(_ exportPath: String, exportXML: String?) throws -> Set<String> {
         var read: Set<String> = []
         try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(routes.keys), maxBytes: 256 << 20) { path, name, bytes in

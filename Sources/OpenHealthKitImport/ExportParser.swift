@@ -17,8 +17,10 @@ final class ExportParser {
     /// The child of a workout being read (depth 3), for its own children.
     var workoutChild: WorkoutChild?
     private var depth = 0
-    /// Elements not imported, by name (`ActivitySummary`, `Me`…).
+    /// Elements not imported, by name (`ActivitySummary`, `Audiogram`…).
     var otherElements: [String: Int] = [:]
+    /// The attributes of the export's `<Me>` (the person's characteristics).
+    var me: [(String, String)]?
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
     private var interned = [TextInterner](repeating: TextInterner(), count: 5)
     /// Set when the document is not an export; parsing stops.
@@ -111,6 +113,10 @@ final class ExportParser {
                 current = record(attributes)
                 current!.type = TypeCatalogue.workoutIdentifier
                 current!.workout = workout(attributes)
+            } else if strcmp(name, "Me") == 0 {
+                var attrs: [(String, String)] = []
+                forEach(attributes) { k, v in attrs.append((String(cString: k), String(cString: v))) }
+                me = attrs
             } else if strcmp(name, "ExportDate") != 0 {
                 otherElements[String(cString: name), default: 0] += 1
             }

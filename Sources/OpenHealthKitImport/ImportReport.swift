@@ -42,7 +42,7 @@ public struct ImportReport: Sendable {
     public var firstLine: [SkipReason: Int] = [:]
     /// Elements other than `<Record>` that are not imported (yet), by name:
     /// `Workout`, `Correlation` (whose records also appear at top level),
-    /// `ActivitySummary`, `ClinicalRecord`, `Audiogram`, `Me`, the
+    /// `ActivitySummary`, `ClinicalRecord`, `Audiogram`, the
     /// beat-to-beat lists of heart-rate-variability records
     /// (`HeartRateVariabilityMetadataList`), unknown ones.
     public var notImported: [String: Int] = [:]
@@ -68,6 +68,11 @@ public struct ImportReport: Sendable {
     /// What the import worked around, said once each (a broken internal
     /// DTD that was skipped).
     public var warnings: [String] = []
+    /// The export's `<Me>` (rule 38): the characteristics it set in the
+    /// store, nil when the export has no `<Me>`; `meRefused` says why a
+    /// `<Me>` the import could not read was skipped.
+    public var characteristics: Characteristics?
+    public var meRefused: String?
 
     public init() {}
 
@@ -101,6 +106,15 @@ public struct ImportReport: Sendable {
             Self.row("Correlation", count: correlations, added: correlationsAdded, stored: correlationsAlreadyStored,
                      holds: "with their member records", also: []),
         ].compactMap { $0 }
+        if let c = characteristics {
+            let set = [c.dateOfBirth != nil ? "date of birth" : nil, c.biologicalSex != .notSet ? "biological sex" : nil,
+                       c.bloodType != .notSet ? "blood type" : nil, c.fitzpatrickSkinType != .notSet ? "skin type" : nil,
+                       c.wheelchairUse != .notSet ? "wheelchair use" : nil].compactMap { $0 }
+            rows.append(Row(kind: "Me", count: 1, imported: 1,
+                            note: set.isEmpty ? "no characteristic set" : "characteristics: " + set.joined(separator: ", ")))
+        } else if let why = meRefused {
+            rows.append(Row(kind: "Me", count: 1, imported: 0, note: "skipped: \(why)"))
+        }
         for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
             rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
         }
@@ -146,7 +160,7 @@ public struct ImportReport: Sendable {
 
     private static func reason(element: String) -> String {
         switch element {
-        case "ActivitySummary", "Audiogram", "ClinicalRecord", "Me", "HeartRateVariabilityMetadataList",
+        case "ActivitySummary", "Audiogram", "ClinicalRecord", "HeartRateVariabilityMetadataList",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"
         }

@@ -101,6 +101,9 @@ enum Schema {
         /// The position up to which the maintained statistics hold every
         /// change (a library that does not keep them may write past it).
         case statisticsHead = "statistics_head"
+        /// The person's characteristics (`CharacteristicsCodec`); absent
+        /// until set, so older libraries and stores need no step.
+        case characteristics
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -114,6 +117,7 @@ enum Schema {
             case .zoneHead: Self.keys[6]
             case .uuidBuckets: Self.keys[7]
             case .statisticsHead: Self.keys[8]
+            case .characteristics: Self.keys[9]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }
