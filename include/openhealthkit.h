@@ -563,6 +563,26 @@ int32_t ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t s
  */
 int32_t ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- The person's characteristics */
+
+/**
+ * The store's characteristics into *out_characteristics: each 0 (not
+ * set) until an import or ohk_store_set_characteristics sets it.
+ * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED;
+ * OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_characteristics(ohk_characteristics *out_characteristics, ohk_store *store);
+
+/**
+ * Replaces the store's characteristics with *characteristics, in one
+ * transaction: a date of birth of three zeros and enums of 0 are "not
+ * set". Returns OHK_OK; OHK_ERR_INVALID_VALUE (a date that is not a day
+ * of the years 1 to 9999, an enum value HealthKit does not have);
+ * OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any
+ * thread; blocks for the write transaction.
+ */
+int32_t ohk_store_set_characteristics(ohk_store *store, const ohk_characteristics *characteristics);
+
 /* ---- Anchors */
 
 /**

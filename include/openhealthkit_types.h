@@ -409,6 +409,34 @@ typedef struct ohk_route {
     uint8_t workout[16];          /* the workout's UUID, with has_workout */
 } ohk_route;
 
+/* The person's characteristics (HealthKit's characteristic types, rule 38
+ * of docs/semantics.md): values of the store, not samples. Each enum's
+ * numbers are HealthKit's; 0 is "not set". */
+enum {
+    OHK_BIOLOGICAL_SEX_NOT_SET = 0, OHK_BIOLOGICAL_SEX_FEMALE = 1, OHK_BIOLOGICAL_SEX_MALE = 2,
+    OHK_BIOLOGICAL_SEX_OTHER = 3
+};
+enum {
+    OHK_BLOOD_TYPE_NOT_SET = 0, OHK_BLOOD_TYPE_A_POSITIVE = 1, OHK_BLOOD_TYPE_A_NEGATIVE = 2,
+    OHK_BLOOD_TYPE_B_POSITIVE = 3, OHK_BLOOD_TYPE_B_NEGATIVE = 4, OHK_BLOOD_TYPE_AB_POSITIVE = 5,
+    OHK_BLOOD_TYPE_AB_NEGATIVE = 6, OHK_BLOOD_TYPE_O_POSITIVE = 7, OHK_BLOOD_TYPE_O_NEGATIVE = 8
+};
+enum {
+    OHK_SKIN_TYPE_NOT_SET = 0, OHK_SKIN_TYPE_I = 1, OHK_SKIN_TYPE_II = 2, OHK_SKIN_TYPE_III = 3,
+    OHK_SKIN_TYPE_IV = 4, OHK_SKIN_TYPE_V = 5, OHK_SKIN_TYPE_VI = 6
+};
+enum { OHK_WHEELCHAIR_USE_NOT_SET = 0, OHK_WHEELCHAIR_USE_NO = 1, OHK_WHEELCHAIR_USE_YES = 2 };
+
+typedef struct ohk_characteristics {
+    int32_t birth_year;           /* date of birth (Gregorian); all three 0: not set */
+    int32_t birth_month;          /* 1-12 */
+    int32_t birth_day;            /* 1-31 */
+    int32_t biological_sex;       /* OHK_BIOLOGICAL_SEX_* */
+    int32_t blood_type;           /* OHK_BLOOD_TYPE_* */
+    int32_t fitzpatrick_skin_type; /* OHK_SKIN_TYPE_* */
+    int32_t wheelchair_use;       /* OHK_WHEELCHAIR_USE_* */
+} ohk_characteristics;
+
 /* One row of an import report: a kind of element or file of the export,
  * how many it holds, how many were imported, and why the rest were not. */
 typedef struct ohk_import_row {

@@ -7,9 +7,10 @@ struct StatsCommand: ParsableCommand {
         commandName: "stats",
         abstract: "Summarise the store, or one type's figures per day, hour, week, month.",
         discussion: """
-        Without a type: samples and deleted objects per type, sources, and
-        the current anchor, where `ohk changes --since` starts to see only
-        what changes from now on.
+        Without a type: samples and deleted objects per type, sources, the
+        person's characteristics (an export's <Me>), and the current anchor,
+        where `ohk changes --since` starts to see only what changes from now
+        on.
 
         With a quantity type: HealthKit's statistics per interval, sources
         merged by priority (the walk both the phone and the watch recorded
@@ -93,6 +94,7 @@ struct StatsCommand: ParsableCommand {
                 o.add("sources", int: s.sources)
                 o.add("devices", int: s.devices)
                 o.add("types", object: types)
+                o.add("characteristics", object: CharacteristicsText.json(try store.characteristics()))
                 o.add("anchor", s.anchor.base64)
                 print(o.closed)
                 return
@@ -111,6 +113,8 @@ struct StatsCommand: ParsableCommand {
                 }
                 print(line)
             }
+            let me = try store.characteristics()
+            if !me.isEmpty { print("characteristics  \(CharacteristicsText.line(me))") }
             print("anchor \(s.anchor.base64)")
         }
     }

@@ -45,6 +45,15 @@ import OpenHealthKitCore
         #expect(text.contains("Workout                  5  imported; with their events, statistics and activities; 5 already stored"), "\(text)")
     }
 
+    /// Rule 38: `ohk stats` shows the characteristics an export's `<Me>` set.
+    @Test func rule38_statsShowsTheCharacteristicsOfTheExport() throws {
+        let store = try importedStore()
+        struct Me: Decodable { let characteristics: [String: String] }
+        let me = try decode(Me.self, ohk(["stats", "--store", store, "--json"]).output)
+        #expect(me.characteristics == ["dateOfBirth": "1971-07-09", "biologicalSex": "Male"])
+        #expect(ohk(["stats", "--store", store]).output.contains("characteristics  dateOfBirth 1971-07-09, biologicalSex Male"))
+    }
+
     /// The quickstart's story: snapshot, one change, exactly that change.
     @Test func changesFromTheReturnedAnchorShowExactlyTheNewSample() throws {
         let store = try importedStore()

@@ -373,6 +373,38 @@ static void rule18_a_predicate_deeper_than_128_levels_is_refused(void **state)
     ohk_predicate_free(p);
 }
 
+/* Rule 38: the person's characteristics, not set until set, one struct
+ * each way; what is not a date or not one of HealthKit's values is refused. */
+static void rule38_characteristics_from_c(void **state)
+{
+    fixture *f = *state;
+    ohk_characteristics c;
+    memset(&c, 0xff, sizeof c);
+    OK(ohk_store_characteristics(&c, f->store));
+    assert_int_equal(c.birth_year, 0);
+    assert_int_equal(c.biological_sex, OHK_BIOLOGICAL_SEX_NOT_SET);
+    assert_int_equal(c.wheelchair_use, OHK_WHEELCHAIR_USE_NOT_SET);
+
+    ohk_characteristics set = {1990, 12, 6, OHK_BIOLOGICAL_SEX_FEMALE, OHK_BLOOD_TYPE_O_NEGATIVE, OHK_SKIN_TYPE_IV,
+                               OHK_WHEELCHAIR_USE_YES};
+    OK(ohk_store_set_characteristics(f->store, &set));
+    OK(ohk_store_characteristics(&c, f->store));
+    assert_memory_equal(&c, &set, sizeof c);
+
+    ohk_characteristics bad = set;
+    bad.birth_day = 31;
+    bad.birth_month = 4;
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_set_characteristics(f->store, &bad));
+    bad = set;
+    bad.blood_type = 9;
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_set_characteristics(f->store, &bad));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_set_characteristics(f->store, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_characteristics(NULL, f->store));
+    /* A refused call changes nothing. */
+    OK(ohk_store_characteristics(&c, f->store));
+    assert_memory_equal(&c, &set, sizeof c);
+}
+
 int run_basics(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +419,7 @@ int run_basics(void)
         cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
         cmocka_unit_test(units),
         cmocka_unit_test_setup_teardown(anchors, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule38_characteristics_from_c, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("basics", tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@ from .catalogue import (
     Aggregation, SampleType, canonical_unit, category_value, convert, sample_type, sample_types,
     units_compatible,
 )
+from .characteristics import BiologicalSex, BloodType, Characteristics, FitzpatrickSkinType, WheelchairUse
 from .columns import DeletedColumns, LocationColumns, SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
@@ -38,7 +39,8 @@ from .workouts import (
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "Aggregation", "Anchor", "AnchorLike", "CategorySample", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
+    "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",
+    "FitzpatrickSkinType", "WheelchairUse", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
     "DeletedColumns", "DeletedList",
     "DeletedObject", "Device", "Frequency", "HealthStore", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",

@@ -202,6 +202,11 @@ class ohk_route(Structure):
                 ("workout", c_uint8 * 16)]
 
 
+class ohk_characteristics(Structure):
+    _fields_ = [(name, c_int32) for name in ("birth_year", "birth_month", "birth_day", "biological_sex", "blood_type",
+                                             "fitzpatrick_skin_type", "wheelchair_use")]
+
+
 class ohk_import_row(Structure):
     _fields_ = [("kind", c_char_p), ("count", c_uint64), ("imported", c_uint64), ("note", c_char_p)]
 
@@ -304,6 +309,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_batch_workout": (c_int32, [P(ohk_workout), P(ohk_batch), c_uint64]),
     "ohk_batch_route": (c_int32, [P(ohk_route), P(ohk_batch), c_uint64]),
     "ohk_batch_correlation": (c_int32, [P(c_char_p), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
+    "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),
     "ohk_anchor_to_bytes": (c_int32, [c_char_p, c_uint64, P(c_uint64), P(ohk_anchor)]),
     "ohk_anchor_from_text": (c_int32, [P(ohk_anchor), c_char_p]),

@@ -20,6 +20,7 @@ from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult, SampleList
 from . import statistics as _statistics
 from .catalogue import Aggregation, SampleType, convert
+from .characteristics import Characteristics
 from .catalogue import sample_type as catalogue_type
 from .hooks import CommitHook
 from .predicate import Predicate
@@ -617,6 +618,23 @@ class HealthStore:
         ids = [n.encode(b, "bundle identifier") for b in bundle_identifiers]
         array = (ctypes.c_char_p * max(1, len(ids)))(*ids)
         n.lib.ohk_store_set_source_priority(self._handle, _identifier(self.sample_type(sample_type)), array, len(ids))
+
+    def characteristics(self) -> Characteristics:
+        """The person's characteristics (rule 38): HealthKit's
+        ``dateOfBirthComponents()``, ``biologicalSex()``, ``bloodType()``,
+        ``fitzpatrickSkinType()`` and ``wheelchairUse()`` in one value;
+        each not set (None or ``NOT_SET``) until an import of an export's
+        ``<Me>`` or ``set_characteristics`` sets it."""
+        out = n.ohk_characteristics()
+        n.lib.ohk_store_characteristics(out, self._handle)
+        return Characteristics._from_struct(out)
+
+    def set_characteristics(self, characteristics: Characteristics) -> None:
+        """Replaces the store's characteristics, in one transaction.
+        InvalidValueError for a value HealthKit does not have."""
+        if not isinstance(characteristics, Characteristics):
+            raise ArgumentTypeError(f"characteristics must be Characteristics, not {type(characteristics).__name__}")
+        n.lib.ohk_store_set_characteristics(self._handle, characteristics._to_struct())
 
     def current_anchor(self) -> Anchor:
         """The store's head: a query from it returns only later changes."""
