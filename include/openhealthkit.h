@@ -563,6 +563,30 @@ int32_t ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t s
  */
 int32_t ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- Heartbeat series */
+
+/**
+ * Saves a heartbeat series (HKHeartbeatSeriesSample, rule 39): `count`
+ * beats, each a time since `sample->start` and a gap flag, sorted as
+ * they are saved; the series ends at `sample->end`, which must not come
+ * before its last beat. The input's type, value and unit are not read.
+ * Returns OHK_OK; OHK_ERR_INVALID_VALUE (no beat, a negative or
+ * non-finite time, a beat after the end); OHK_ERR_INVALID_ARGUMENT;
+ * OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
+ * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+ * blocks for the write transaction.
+ */
+int32_t ohk_store_save_heartbeat_series(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_heartbeat *beats, uint64_t count);
+
+/**
+ * Sample `sample_index`'s beats (a heartbeat series'): *out_beats points
+ * at *out_count beats in time order, one contiguous array borrowed from
+ * the batch, made on first access. Returns OHK_OK;
+ * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
+ * a heartbeat series); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+
 /* ---- The person's characteristics */
 
 /**

@@ -69,7 +69,8 @@ enum {
  * (blood pressure, food) as its number of members, each a quantity without
  * a unit; ohk_batch_workout, ohk_batch_route and ohk_batch_correlation give
  * their own fields. */
-enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4 };
+enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4,
+       OHK_KIND_HEARTBEAT_SERIES = 5 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
 enum {
@@ -408,6 +409,12 @@ typedef struct ohk_route {
     bool has_workout;             /* false for a route of no workout */
     uint8_t workout[16];          /* the workout's UUID, with has_workout */
 } ohk_route;
+
+/* One beat of a heartbeat series (HKHeartbeatSeriesSample, rule 39). */
+typedef struct ohk_heartbeat {
+    double time_since_start;      /* seconds since the series' start */
+    bool preceded_by_gap;         /* beats may be missing just before it */
+} ohk_heartbeat;
 
 /* The person's characteristics (HealthKit's characteristic types, rule 38
  * of docs/semantics.md): values of the store, not samples. Each enum's

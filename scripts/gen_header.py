@@ -29,6 +29,7 @@ FILES = [
     ("PredicateAPI.swift", "Predicates"),
     ("QueryAPI.swift", "Anchored queries and batches"),
     ("WorkoutAPI.swift", "Workouts, routes and correlations"),
+    ("HeartbeatAPI.swift", "Heartbeat series"),
     ("CharacteristicsAPI.swift", "The person's characteristics"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),

@@ -43,7 +43,7 @@ public class HKObjectType: NSObject, @unchecked Sendable {
         case .category: HKCategoryType(identifier: type.identifier, known: type)
         case .workout: HKWorkoutType(identifier: type.identifier, known: type)
         case .correlation: HKCorrelationType(identifier: type.identifier, known: type)
-        case .route: HKSeriesType(identifier: type.identifier, known: type)
+        case .route, .heartbeatSeries: HKSeriesType(identifier: type.identifier, known: type)
         }
     }
 }

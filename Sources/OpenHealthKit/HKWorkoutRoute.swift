@@ -50,15 +50,20 @@ public final class CLLocation: NSObject, @unchecked Sendable {
     }
 }
 
-/// Series types: here, the workout route type.
+/// Series types: the workout route type and the heartbeat series type.
 public final class HKSeriesType: HKSampleType, @unchecked Sendable {
     /// The workout route type (`HKWorkoutRouteTypeIdentifier`).
     public class func workoutRoute() -> HKSeriesType {
         HKSeriesType(identifier: TypeCatalogue.routeIdentifier, known: TypeCatalogue.routeType)
     }
 
+    /// The heartbeat series type (`HKDataTypeIdentifierHeartbeatSeries`).
+    public class func heartbeat() -> HKSeriesType {
+        HKSeriesType(identifier: TypeCatalogue.heartbeatSeriesIdentifier, known: TypeCatalogue.heartbeatSeriesType)
+    }
+
     override func checkKind(_ type: SampleType) throws(HKError) -> SampleType {
-        guard type.kind == .route else { throw .invalid("\(identifier) is not a series type kept here") }
+        guard type.kind == .route || type.kind == .heartbeatSeries else { throw .invalid("\(identifier) is not a series type kept here") }
         return type
     }
 }

@@ -45,9 +45,9 @@ struct SampleBuilder {
                                        device: f.device, metadata: f.metadata, uuid: f.uuid,
                                        creationDate: f.created, utcOffset: f.offset)
         }
-        if type.kind == .workout || type.kind == .route || type.kind == .correlation {
+        if type.kind == .workout || type.kind == .route || type.kind == .correlation || type.kind == .heartbeatSeries {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) samples are saved with "
-                         + "ohk_store_save_workout, ohk_store_save_route or ohk_store_save_correlation")
+                         + "ohk_store_save_workout, ohk_store_save_route, ohk_store_save_correlation or ohk_store_save_heartbeat_series")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")

@@ -168,7 +168,7 @@ import OpenHealthKitCore
 }
 
 /// The input of a save of one kind: its type, when given, must be of it.
-private func input(_ p: UnsafePointer<ohk_sample_input>?, _ what: String,
+func input(_ p: UnsafePointer<ohk_sample_input>?, _ what: String,
                    kind: SampleType.Kind) throws -> ohk_sample_input {
     guard let p else { throw CError(.invalidArgument, "\(what) is NULL") }
     let c = p.pointee

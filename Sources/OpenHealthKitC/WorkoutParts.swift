@@ -8,6 +8,7 @@ enum CPart {
     case workout(ohk_workout)
     case route(ohk_route)
     case correlation(UnsafeBufferPointer<UInt8>)
+    case heartbeats(UnsafeBufferPointer<ohk_heartbeat>)
 }
 
 /// The memory behind a batch's `CPart`s: each array is one allocation,
@@ -28,8 +29,14 @@ struct CPartMemory {
                 UnsafeMutableRawPointer(bytes.baseAddress!).storeBytes(of: u.uuid, toByteOffset: 16 * k, as: uuid_t.self)
             }
             return .correlation(UnsafeBufferPointer(bytes))
+        case .heartbeats(let h):
+            let beats = array(ohk_heartbeat.self, h.beats.count)
+            for (k, b) in h.beats.enumerated() {
+                beats[k] = ohk_heartbeat(time_since_start: b.timeSinceStart, preceded_by_gap: b.precededByGap)
+            }
+            return .heartbeats(UnsafeBufferPointer(beats))
         case .quantity, .category:
-            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route or correlation")
+            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, correlation or heartbeat series")
         }
     }
 

@@ -289,8 +289,8 @@ public final class Store: @unchecked Sendable {
         }
         switch kind {
         case .quantity, .category: break
-        case .workout, .route, .correlation:
-            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes and correlations are HealthKit's")
+        case .workout, .route, .correlation, .heartbeatSeries:
+            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes, correlations and heartbeat series are HealthKit's")
         }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {

@@ -192,6 +192,17 @@ private struct Saver {
                 batch.append(s)
                 units.append(s.type.isQuantity ? r.unit ?? "" : "")
                 isMember.append(false)
+                if let times = r.beats {
+                    report.heartbeatSeries += 1
+                    switch mapper.heartbeats(of: s, times: times) {
+                    case .success(let h)?:
+                        batch.append(h)
+                        units.append("")
+                        isMember.append(false)
+                    case .failure(let reason)?: skip(reason, line: r.line)
+                    case nil: report.heartbeatSeriesEmpty += 1
+                    }
+                }
                 for var route in r.workout?.routes ?? [] {
                     if route.record.sourceName.isEmpty {
                         route.record.sourceName = r.sourceName

@@ -134,11 +134,17 @@ final class ExportParser {
             if strcmp(name, "MetadataEntry") == 0 {
                 if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
             } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 {
-                // Beat-to-beat series (heartbeat series) have no place in a sample yet.
-                otherElements["HeartRateVariabilityMetadataList", default: 0] += 1
+                // Its beats become a heartbeat series beside the record (rule 39).
+                current!.beats = []
             }
         case 4 where current?.workout != nil:
             workoutGrandchild(name, attributes)
+        case 4 where current?.beats != nil:
+            if strcmp(name, "InstantaneousBeatsPerMinute") == 0 {
+                var time: String?
+                forEach(attributes) { k, v in if strcmp(k, "time") == 0 { time = String(cString: v) } }
+                if let time, current!.beats!.count < limits.beatsPerSeries { current!.beats!.append(time) }
+            }
         default:
             break
         }

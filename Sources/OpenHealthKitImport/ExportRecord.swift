@@ -18,4 +18,8 @@ struct ExportRecord: Sendable {
     var workout: ExportWorkout?
     /// A `<Correlation>`'s member `<Record>`s; nil for anything else.
     var members: [ExportRecord]?
+    /// A heart-rate-variability record's beats, from its
+    /// `<InstantaneousBeatsPerMinute time="7:00:01.10 AM">`s: the times as
+    /// written (local time of day); nil without a beat list.
+    var beats: [String]?
 }

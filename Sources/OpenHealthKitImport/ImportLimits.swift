@@ -11,4 +11,7 @@ struct ImportLimits: Sendable {
     /// 10 to 30), checked once `ratioAfter` bytes were decompressed.
     var zipRatio: Int64 = 1000
     var ratioAfter: Int64 = 1 << 30
+    /// Beats kept of one heart-rate-variability record's list (an
+    /// export's hold a minute's, about a hundred); the rest are dropped.
+    var beatsPerSeries = 100_000
 }

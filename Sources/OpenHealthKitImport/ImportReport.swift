@@ -36,6 +36,14 @@ public struct ImportReport: Sendable {
     public var correlations = 0
     public var correlationsAdded = 0
     public var correlationsAlreadyStored = 0
+    /// Heart-rate-variability beat lists (`<HeartRateVariabilityMetadataList>`)
+    /// read; heartbeat series saved from them by this run, stored before,
+    /// and lists without a beat (rule 39). A list whose times do not read
+    /// is counted in `skipped`.
+    public var heartbeatSeries = 0
+    public var heartbeatSeriesAdded = 0
+    public var heartbeatSeriesAlreadyStored = 0
+    public var heartbeatSeriesEmpty = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -105,6 +113,9 @@ public struct ImportReport: Sendable {
                      also: [(routesWithoutFile, "without their file in the export")]),
             Self.row("Correlation", count: correlations, added: correlationsAdded, stored: correlationsAlreadyStored,
                      holds: "with their member records", also: []),
+            Self.row("HeartRateVariabilityMetadataList", count: heartbeatSeries, added: heartbeatSeriesAdded,
+                     stored: heartbeatSeriesAlreadyStored, holds: "as heartbeat series",
+                     also: [(heartbeatSeriesEmpty, "without a beat")]),
         ].compactMap { $0 }
         if let c = characteristics {
             let set = [c.dateOfBirth != nil ? "date of birth" : nil, c.biologicalSex != .notSet ? "biological sex" : nil,
@@ -134,6 +145,8 @@ public struct ImportReport: Sendable {
         case (.route, _): routesAdded += 1
         case (.correlation, nil), (.correlation, .notSavedOlderVersion?): correlationsAlreadyStored += 1
         case (.correlation, _): correlationsAdded += 1
+        case (.heartbeatSeries, nil), (.heartbeatSeries, .notSavedOlderVersion?): heartbeatSeriesAlreadyStored += 1
+        case (.heartbeatSeries, _): heartbeatSeriesAdded += 1
         case (_, nil): alreadyStored += 1
         case (_, .notSavedOlderVersion?): olderVersions += 1
         case (_, .replaced?): replaced += 1; added += 1
@@ -160,7 +173,7 @@ public struct ImportReport: Sendable {
 
     private static func reason(element: String) -> String {
         switch element {
-        case "ActivitySummary", "Audiogram", "ClinicalRecord", "HeartRateVariabilityMetadataList",
+        case "ActivitySummary", "Audiogram", "ClinicalRecord",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"
         }

@@ -96,7 +96,7 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
-            case .workout, .route, .correlation:
+            case .workout, .route, .correlation, .heartbeats:
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
@@ -215,6 +215,13 @@ struct RecordMapper {
                 bits(l.timestamp.timeIntervalSinceReferenceDate.bitPattern)
                 bits(l.latitude.bitPattern)
                 bits(l.longitude.bitPattern)
+            }
+        case .heartbeats(let h):
+            // Every beat: a series is short (a minute's beats).
+            name.append(6)
+            for b in h.beats {
+                bits(b.timeSinceStart.bitPattern)
+                name.append(b.precededByGap ? 1 : 0)
             }
         }
         for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {

@@ -141,3 +141,71 @@ extension RecordMapper {
                                  minimum: try quantity(s.minimum, unit, target), maximum: try quantity(s.maximum, unit, target))
     }
 }
+
+extension RecordMapper {
+    /// The heartbeat series of a heart-rate-variability record (rule 39):
+    /// its `<InstantaneousBeatsPerMinute>` times, local times of day, as
+    /// seconds since the record's start in its own UTC offset (a beat
+    /// before midnight and the start after it, or the reverse, wrap
+    /// around). A series starts at the earlier of the record's start and
+    /// its first beat, and ends at the later of the record's end and its
+    /// last beat. Its source, device, creation date and offset are the
+    /// record's; no gap is marked (exports do not say). nil for a record
+    /// without beats.
+    mutating func heartbeats(of record: Sample, times: [String]) -> Result<Sample, SkipReason>? {
+        guard !times.isEmpty else { return nil }
+        let subject = TypeCatalogue.heartbeatSeriesIdentifier
+        let start = record.startDate.timeIntervalSinceReferenceDate
+        // The start's local time of day, whole seconds apart from the
+        // fraction: a time since 1970 has no room left for hundredths.
+        let local = start + Double(record.utcOffset ?? 0) + Date.timeIntervalBetween1970AndReferenceDate
+        let whole = local.rounded(.down)
+        let startWholeSeconds = Int((Int64(whole) % 86_400 + 86_400) % 86_400), startSeconds = local - whole
+        var offsets: [Double] = []
+        offsets.reserveCapacity(times.count)
+        for t in times {
+            guard let clock = Self.timeOfDay(t) else { return .failure(SkipReason(kind: .badValue, subject: subject)) }
+            // Whole seconds apart from the fraction: "2.34" stays 2.34.
+            var d = Double(clock.wholeSeconds - startWholeSeconds) + (clock.seconds - startSeconds)
+            if d < -43_200 { d += 86_400 } else if d > 43_200 { d -= 86_400 }
+            offsets.append(d)
+        }
+        let shift = min(0, offsets.min()!)
+        let seriesStart = start + shift
+        let beats = offsets.map { HeartbeatSeries.Beat(timeSinceStart: $0 - shift) }
+        let end = max(record.endDate.timeIntervalSinceReferenceDate, seriesStart + beats.map(\.timeSinceStart).max()!)
+        let value = HeartbeatSeries(beats: beats)
+        let created = record.creationDate?.timeIntervalSinceReferenceDate
+        let uuid = contentUUID(TypeCatalogue.heartbeatSeriesType, record.source, record.device, seriesStart, end, created,
+                               .heartbeats(value), [:])
+        do {
+            return .success(try Sample.heartbeatSeries(value, start: Date(timeIntervalSinceReferenceDate: seriesStart),
+                                                       end: Date(timeIntervalSinceReferenceDate: end), source: record.source,
+                                                       device: record.device, uuid: uuid, creationDate: record.creationDate,
+                                                       utcOffset: record.utcOffset))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: subject))
+        }
+    }
+
+    /// "7:00:01.10 AM" (or "19:00:01.10") → whole seconds since midnight
+    /// to the minute, and the seconds within the minute.
+    static func timeOfDay(_ text: String) -> (wholeSeconds: Int, seconds: Double)? {
+        var clock = Substring(text).trimmingPrefix(while: { $0 == " " })
+        var pm: Bool?
+        if clock.hasSuffix("AM") || clock.hasSuffix("PM") {
+            pm = clock.hasSuffix("PM")
+            clock = clock.dropLast(2)
+            while clock.last == " " || clock.last == "\u{202F}" || clock.last == "\u{A0}" { clock = clock.dropLast() }
+        }
+        let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, var h = Int(parts[0]), let m = Int(parts[1]), let s = Double(parts[2]),
+              (0..<60).contains(m), s >= 0, s < 61 else { return nil }
+        if let pm {
+            guard (1...12).contains(h) else { return nil }
+            h = h % 12 + (pm ? 12 : 0)
+        }
+        guard (0..<24).contains(h) else { return nil }
+        return (h * 3600 + m * 60, s)
+    }
+}

@@ -97,6 +97,10 @@ extension JSONObject {
         case .correlation(let c):
             o.add("value", int: c.members.count)
             o.add("members", raw: array(c.members.map { quoted($0.uuidString) }))
+        case .heartbeats(let h):
+            // Each beat `[seconds since the start, preceded by a gap]`.
+            o.add("value", int: h.beats.count)
+            o.add("beats", raw: array(h.beats.map { "[\(OutputText.number($0.timeSinceStart)),\($0.precededByGap)]" }))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)

@@ -157,6 +157,8 @@ struct QueryCommand: ParsableCommand {
                 return ("\(r.locations.count)", "locations")
             case .correlation(let c):
                 return ("\(c.members.count)", "members")
+            case .heartbeats(let h):
+                return ("\(h.beats.count)", "beats")
             }
         }
     }

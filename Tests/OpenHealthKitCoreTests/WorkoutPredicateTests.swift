@@ -277,7 +277,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 10)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         #expect(try store.associatedUUIDs(of: w.uuid) == [r.uuid])
     }
 }

@@ -55,22 +55,24 @@ import OpenHealthKitCore
         #expect(r.records == 5)
         #expect(r.added == 5)
         #expect(r.skippedCount == 0)
-        #expect(r.notImported == ["ActivitySummary": 17, "ClinicalRecord": 6, "HeartRateVariabilityMetadataList": 1])
+        #expect(r.notImported == ["ActivitySummary": 17, "ClinicalRecord": 6])
         // One row for every kind the export holds, nothing left out.
-        #expect(r.contents.map(\.kind) == ["Record", "Workout", "WorkoutRoute", "Me", "ActivitySummary", "ClinicalRecord",
-                                            "HeartRateVariabilityMetadataList"])
-        #expect(r.contents[3] == ImportReport.Row(kind: "Me", count: 1, imported: 1,
+        #expect(r.contents.map(\.kind) == ["Record", "Workout", "WorkoutRoute", "HeartRateVariabilityMetadataList", "Me",
+                                            "ActivitySummary", "ClinicalRecord"])
+        #expect(r.contents[3] == ImportReport.Row(kind: "HeartRateVariabilityMetadataList", count: 1, imported: 1,
+                                                  note: "as heartbeat series"))
+        #expect(r.contents[4] == ImportReport.Row(kind: "Me", count: 1, imported: 1,
                                                   note: "characteristics: date of birth, biological sex"))
         #expect(r.contents.first == ImportReport.Row(kind: "Record", count: 5, imported: 5, note: ""))
         #expect(r.contents[1] == ImportReport.Row(kind: "Workout", count: 1, imported: 1,
                                                   note: "with their events, statistics and activities"))
         // A loose XML file: its route's GPX file is not beside it.
         #expect(r.contents[2].count == 1 && r.contents[2].imported == 0 && r.contents[2].note.contains("1 without their file"))
-        #expect(r.contents.dropFirst(4).allSatisfy { $0.imported == 0 && $0.note == "not imported yet" })
-        #expect(r.addedByType == ["HKQuantityTypeIdentifierBodyMassIndex": 4,
+        #expect(r.contents.dropFirst(5).allSatisfy { $0.imported == 0 && $0.note == "not imported yet" })
+        #expect(r.addedByType == ["HKQuantityTypeIdentifierBodyMassIndex": 4, "HKDataTypeIdentifierHeartbeatSeries": 1,
                                   "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": 1, "HKWorkoutTypeIdentifier": 1])
-        #expect(r.addedByUnit == ["count": 4, "ms": 1, "": 1])
-        #expect(r.addedBySource == ["Renpho": 4, "🕛🕐🕑🕒": 2])
+        #expect(r.addedByUnit == ["count": 4, "ms": 1, "": 2])
+        #expect(r.addedBySource == ["Renpho": 4, "🕛🕐🕑🕒": 3])
     }
 
     @Test func importingTheSameExportAgainAddsNothing() throws {
@@ -97,7 +99,7 @@ import OpenHealthKitCore
         #expect(r.alreadyStored == 2)
         let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMassIndex"), anchor: before)
         #expect(delta.samples.count == 2)
-        #expect(try store.statistics().samples == 45)  // 36 + 5 workouts of B, 3 + 1 of A
+        #expect(try store.statistics().samples == 46)  // 36 + 5 workouts of B, 3 + 1 + a heartbeat series of A
     }
 
     @Test func aDeletedSampleStaysDeletedWhenTheExportIsImportedAgain() throws {

@@ -223,6 +223,35 @@ static void rule33_a_correlation_saved_with_its_members(void **state)
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_save_correlation(NULL, f->store, &c, members, 2));
 }
 
+/* Rule 39: a heartbeat series saved from one array, read back as one. */
+static void rule39_a_heartbeat_series_is_one_array(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in = base("HKDataTypeIdentifierHeartbeatSeries", T0, T0 + 60);
+    ohk_heartbeat beats[] = {{0.8, false}, {0.05, false}, {1.6, true}};
+    ohk_save_outcome o;
+    OK(ohk_store_save_heartbeat_series(&o, f->store, &in, beats, 3));
+    ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierHeartbeatSeries", NULL, 0);
+    assert_int_equal(sample_count(b), 1);
+    const ohk_heartbeat *got;
+    uint64_t n;
+    OK(ohk_batch_heartbeats(&got, &n, b, 0));
+    assert_int_equal(n, 3);
+    assert_true(got[0].time_since_start == 0.05 && got[1].time_since_start == 0.8 && got[2].time_since_start == 1.6);
+    assert_true(!got[0].preceded_by_gap && got[2].preceded_by_gap);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_route(&(ohk_route){0}, b, 0));
+    ohk_batch_free(b);
+
+    /* No beat, a beat after the end, or through ohk_store_save: refused. */
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_heartbeat_series(NULL, f->store, &in, beats, 0));
+    ohk_heartbeat late[] = {{61, false}};
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_heartbeat_series(NULL, f->store, &in, late, 1));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save(NULL, f->store, &in, 1));
+    ohk_type_info info;
+    OK(ohk_type_lookup(&info, f->store, "HKDataTypeIdentifierHeartbeatSeries"));
+    assert_int_equal(info.kind, OHK_KIND_HEARTBEAT_SERIES);
+}
+
 static void rule36_add_to_workout_saves_and_associates(void **state)
 {
     fixture *f = *state;
@@ -257,6 +286,7 @@ int run_workouts(void)
         cmocka_unit_test_setup_teardown(rule32_a_route_of_a_workout_is_one_array, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule33_a_correlation_saved_with_its_members, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule36_add_to_workout_saves_and_associates, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule39_a_heartbeat_series_is_one_array, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("workouts", tests, NULL, NULL);
 }

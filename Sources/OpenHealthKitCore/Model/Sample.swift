@@ -88,8 +88,8 @@ public enum MetadataKey {
 }
 
 /// A sample's value: a quantity in its type's canonical unit, a category
-/// integer, a workout's fields, a workout route's locations, or a
-/// correlation's members.
+/// integer, a workout's fields, a workout route's locations, a
+/// correlation's members, or a heartbeat series' beats.
 public enum SampleValue: Hashable, Sendable {
     case quantity(Double)
     case category(Int)
@@ -98,6 +98,7 @@ public enum SampleValue: Hashable, Sendable {
     indirect case workout(Workout)
     indirect case route(WorkoutRoute)
     case correlation(Correlation)
+    indirect case heartbeats(HeartbeatSeries)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -207,6 +208,20 @@ public struct Sample: Hashable, Sendable {
         return s
     }
 
+    /// A heartbeat series (rule 39): its beats' times since `start`, each
+    /// at most `end`. Throws for a series without beats or a beat outside
+    /// it.
+    public static func heartbeatSeries(_ series: HeartbeatSeries, start: Date, end: Date, source: Source,
+                                       device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                       uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
+                                       utcOffset: Int? = nil) throws -> Sample {
+        let s = Sample(uuid: uuid, type: TypeCatalogue.heartbeatSeriesType, startDate: start, endDate: end,
+                       value: .heartbeats(series), source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
     /// A correlation (rule 33) of `type` (blood pressure or food): its
     /// members' UUIDs. The members are saved before it, in the same save or
     /// an earlier one; the save checks them.
@@ -258,6 +273,8 @@ public struct Sample: Hashable, Sendable {
             try r.validate(uuid)
         case (.correlation, .correlation):
             break  // its members, against the store, when saved
+        case (.heartbeatSeries, .heartbeats(let h)):
+            try h.validate(uuid, duration: e - s)
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

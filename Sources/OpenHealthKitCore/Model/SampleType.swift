@@ -21,6 +21,9 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         /// A correlation type (blood pressure, food): each value is a
         /// `Correlation`.
         case correlation
+        /// HealthKit's heartbeat series type: each value is a
+        /// `HeartbeatSeries`.
+        case heartbeatSeries
     }
 
     public let identifier: String
@@ -53,6 +56,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case .workout: "workout"
         case .route: "route"
         case .correlation: "correlation"
+        case .heartbeatSeries: "heartbeat series"
         }
     }
 
@@ -124,6 +128,9 @@ public enum TypeCatalogue {
     /// HealthKit's workout route type (`HKSeriesType.workoutRoute()`).
     public static let routeIdentifier = "HKWorkoutRouteTypeIdentifier"
     public static var routeType: SampleType { standard[routeIdentifier]! }
+    /// HealthKit's heartbeat series type (`HKSeriesType.heartbeat()`).
+    public static let heartbeatSeriesIdentifier = "HKDataTypeIdentifierHeartbeatSeries"
+    public static var heartbeatSeriesType: SampleType { standard[heartbeatSeriesIdentifier]! }
 
     /// Every standard type by identifier.
     public static let standard: [String: SampleType] = {
@@ -148,6 +155,8 @@ public enum TypeCatalogue {
         for id in [bloodPressureIdentifier, foodIdentifier] {
             out[id] = SampleType(identifier: id, kind: .correlation, isCustom: false, catalogueIndex: out.count)
         }
+        out[heartbeatSeriesIdentifier] = SampleType(identifier: heartbeatSeriesIdentifier, kind: .heartbeatSeries,
+                                                    isCustom: false, catalogueIndex: out.count)
         return out
     }()
 
@@ -160,6 +169,7 @@ public enum TypeCatalogue {
     public static func lookup(_ name: String) -> SampleType? {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
             ?? (name == "Workout" ? standard[workoutIdentifier] : name == "WorkoutRoute" ? standard[routeIdentifier] : nil)
+            ?? (name == "HeartbeatSeries" ? standard[heartbeatSeriesIdentifier] : nil)
             ?? standard[correlationPrefix + name]
     }
 
@@ -172,6 +182,7 @@ public enum TypeCatalogue {
         }
         if type.identifier == workoutIdentifier { return "Workout" }
         if type.identifier == routeIdentifier { return "WorkoutRoute" }
+        if type.identifier == heartbeatSeriesIdentifier { return "HeartbeatSeries" }
         return type.identifier
     }
 }

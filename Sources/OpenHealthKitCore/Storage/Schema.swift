@@ -55,9 +55,11 @@ enum Schema {
     /// opened; a format-8 library would not keep them, so it refuses the
     /// store. 10: workout associations (`workout_links`), built from the
     /// routes when an older store is opened; a format-9 library would not
-    /// keep them, so it refuses the store. Format 1 (development only) is
-    /// refused.
-    static let format: UInt32 = 10
+    /// keep them, so it refuses the store. 11: heartbeat series records (a
+    /// new payload, of a type a format-10 library does not know), so it
+    /// refuses the store; nothing is rewritten on upgrade. Format 1
+    /// (development only) is refused.
+    static let format: UInt32 = 11
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_links"]
@@ -239,7 +241,7 @@ enum TableCodec {
                 w.string(k)
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
-        case .workout, .route, .correlation:
+        case .workout, .route, .correlation, .heartbeatSeries:
             // Never a custom type's (registerCustomType refuses them).
             preconditionFailure("a \(kind) type is not stored as a custom type")
         }

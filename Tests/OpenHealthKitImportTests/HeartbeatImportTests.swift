@@ -1,0 +1,68 @@
+import FoundationEssentials
+import OpenHealthKitCore
+@testable import OpenHealthKitImport
+import Testing
+
+/// Heart-rate-variability beat lists become heartbeat series (rule 39).
+@Suite struct HeartbeatImportTests {
+    @Test func rule39_anHRVRecordsBeatListIsAHeartbeatSeriesBesideIt() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(fixtureA, into: store)
+        #expect(r.heartbeatSeries == 1 && r.heartbeatSeriesAdded == 1)
+        #expect(r.contents.contains(ImportReport.Row(kind: "HeartRateVariabilityMetadataList", count: 1, imported: 1,
+                                                     note: "as heartbeat series")))
+        let series = try store.anchoredQuery(type: TypeCatalogue.heartbeatSeriesType, anchor: nil).samples
+        let hrv = try store.anchoredQuery(type: try SampleType.named("HeartRateVariabilitySDNN"), anchor: nil).samples
+        #expect(series.count == 1 && hrv.count == 1)
+        // The fixture's record starts at 11:26:00 -0800; its beats at 11:26:02.34, 03.37, …
+        guard case .heartbeats(let h) = series[0].value else { Issue.record("not a heartbeat series"); return }
+        #expect(h.beats.map(\.timeSinceStart) == [2.34, 3.37, 4.41, 5.42, 6.44, 7.44, 8.46, 9.49, 10.48, 11.52])
+        #expect(h.beats.allSatisfy { !$0.precededByGap })
+        #expect(series[0].startDate == hrv[0].startDate && series[0].source == hrv[0].source && series[0].utcOffset == -28_800)
+        // Again: nothing new.
+        let again = try importFile(fixtureA, into: store)
+        #expect(again.heartbeatSeriesAdded == 0 && again.heartbeatSeriesAlreadyStored == 1)
+    }
+
+    @Test func rule39_beatsAcrossMidnightAndBeforeTheStartKeepTheirOrder() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let dir = temporaryDirectory()
+        writeText(dir + "/export.xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2024-03-01 23:59:58 +0100" endDate="2024-03-02 00:00:30 +0100" value="40">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="60" time="11:59:57.50 PM"/>
+           <InstantaneousBeatsPerMinute bpm="61" time="11:59:58.50 PM"/>
+           <InstantaneousBeatsPerMinute bpm="62" time="12:00:00.25 AM"/>
+           <InstantaneousBeatsPerMinute bpm="62" time="0:00:01.25"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2024-03-02 08:00:00 +0100" endDate="2024-03-02 08:01:00 +0100" value="41">
+          <HeartRateVariabilityMetadataList>
+           <InstantaneousBeatsPerMinute bpm="60" time="eight o'clock"/>
+          </HeartRateVariabilityMetadataList>
+         </Record>
+        </HealthData>
+        """)
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.records == 2 && r.added == 2)
+        #expect(r.heartbeatSeries == 2 && r.heartbeatSeriesAdded == 1)
+        #expect(r.skipped == [SkipReason(kind: .badValue, subject: TypeCatalogue.heartbeatSeriesIdentifier): 1])
+        let s = try #require(try store.anchoredQuery(type: TypeCatalogue.heartbeatSeriesType, anchor: nil).samples.first)
+        guard case .heartbeats(let h) = s.value else { Issue.record("not a heartbeat series"); return }
+        // The first beat comes half a second before the record: the series starts with it.
+        #expect(h.beats.map(\.timeSinceStart) == [0, 1, 2.75, 3.75])
+        #expect(s.startDate.timeIntervalSince1970 == 1_709_333_997.5)
+    }
+
+    @Test func timesOfDayReadInBothClocks() {
+        #expect(RecordMapper.timeOfDay("7:00:01.10 AM")! == (25_200, 1.10))
+        #expect(RecordMapper.timeOfDay("12:30:00.00 AM")! == (1_800, 0))
+        #expect(RecordMapper.timeOfDay("12:00:00 PM")! == (43_200, 0))
+        #expect(RecordMapper.timeOfDay("19:05:09.5")! == (68_700, 9.5))
+        for bad in ["13:00:00 PM", "7:60:00 AM", "7:00", "", "25:00:00"] { #expect(RecordMapper.timeOfDay(bad) == nil, "\(bad)") }
+    }
+}

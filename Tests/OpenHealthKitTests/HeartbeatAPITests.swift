@@ -1,0 +1,31 @@
+// Heartbeat series through HealthKit's calls (rule 39).
+import Foundation
+@testable import OpenHealthKit
+import OpenHealthKitCore
+import Testing
+
+@Suite struct HeartbeatAPITests {
+    @Test func rule39_aHeartbeatSeriesQueryGivesEachBeatThenDone() async throws {
+        let store = try freshHealthStore()
+        let core = try store.coreStore()
+        let beats = [0.0, 0.82, 1.65, 2.9].enumerated().map { HeartbeatSeries.Beat(timeSinceStart: $1, precededByGap: $0 == 3) }
+        let saved = try OpenHealthKitCore.Sample.heartbeatSeries(HeartbeatSeries(beats: beats), start: day0, end: day0 + 60,
+                                                                 source: OpenHealthKitCore.Source(bundleIdentifier: "com.example.watch", name: "Watch"))
+        _ = try core.save([saved])
+
+        let found = try await HKSampleQueryDescriptor(predicates: [.sample(type: HKSeriesType.heartbeat())], sortDescriptors: [])
+            .result(for: store)
+        let series = try #require(found.first as? HKHeartbeatSeriesSample)
+        #expect(found.count == 1 && series.count == 4 && series.uuid == saved.uuid)
+
+        let done = Transcript()
+        store.execute(HKHeartbeatSeriesQuery(heartbeatSeries: series) { _, time, gap, finished, error in
+            done.record("beat \(time) \(gap) \(finished) \(error == nil)")
+        })
+        #expect(done.wait(forLinesStartingWith: "beat", count: 4))
+        #expect(done.lines == ["beat 0.0 false false true", "beat 0.82 false false true", "beat 1.65 false false true",
+                               "beat 2.9 true true true"])
+        let all = try await HKHeartbeatSeriesQueryDescriptor(series).result(for: store)
+        #expect(all.map(\.timeIntervalSinceStart) == [0, 0.82, 1.65, 2.9] && all.last?.precededByGap == true)
+    }
+}
