@@ -52,10 +52,25 @@ public final class HKWorkoutConfiguration: NSObject, @unchecked Sendable {
     public override init() { super.init() }
 }
 
+/// The statistics of a workout or an activity by quantity type, as saved
+/// (an export's `<WorkoutStatistics>`; rule 31).
+private func statisticsByType(_ all: [WorkoutStatistics]) -> [HKQuantityType: HKStatistics] {
+    var out: [HKQuantityType: HKStatistics] = [:]
+    for s in all where s.type.isQuantity {
+        let type = HKQuantityType(identifier: s.type.identifier, known: s.type)
+        out[type] = HKStatistics(Statistics(s), type: type, separate: false)
+    }
+    return out
+}
+
 /// A part of a workout with its own activity (read from the store).
 public final class HKWorkoutActivity: NSObject, @unchecked Sendable {
     public let uuid: UUID
     public let workoutConfiguration: HKWorkoutConfiguration
+    /// Its statistics by quantity type, as saved (rule 31).
+    public let allStatistics: [HKQuantityType: HKStatistics]
+
+    public func statistics(for quantityType: HKQuantityType) -> HKStatistics? { allStatistics[quantityType] }
     public let startDate: Date
     public let endDate: Date?
     public let duration: TimeInterval
@@ -70,14 +85,23 @@ public final class HKWorkoutActivity: NSObject, @unchecked Sendable {
         endDate = a.end
         duration = a.duration ?? a.end.map { $0.timeIntervalSince(a.start) } ?? 0
         metadata = MetadataBridge.healthKit(a.metadata)
+        allStatistics = statisticsByType(a.statistics)
         super.init()
     }
 }
 
-/// A workout (rule 31): its activity type, duration, totals, events and
-/// activities. HealthKit's `allStatistics` and `statistics(for:)` (from
-/// associated samples) are not here yet.
+/// A workout (rule 31): its activity type, duration, totals, events,
+/// activities and statistics. `allStatistics` are the statistics it was
+/// saved with (an export's `<WorkoutStatistics>`), not figures computed
+/// from its associated samples (decision: HealthKit's come from the
+/// workout builder, which is not here; adding samples to a workout
+/// changes none of its properties, rule 36).
 public final class HKWorkout: HKSample, @unchecked Sendable {
+    /// Its statistics by quantity type, as saved.
+    public let allStatistics: [HKQuantityType: HKStatistics]
+
+    public func statistics(for quantityType: HKQuantityType) -> HKStatistics? { allStatistics[quantityType] }
+
     public let workoutActivityType: HKWorkoutActivityType
     public let duration: TimeInterval
     public let totalEnergyBurned: HKQuantity?
@@ -119,6 +143,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
         totalFlightsClimbed = nil
         self.workoutEvents = workoutEvents
         workoutActivities = []
+        allStatistics = [:]
         super.init(type: HKObjectType.workoutType(), start: startDate, end: endDate, uuid: RandomUUID.make(),
                    sourceRevision: .local, device: device, metadata: .given(metadata))
     }
@@ -137,6 +162,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
                            metadata: e.metadata.isEmpty ? nil : MetadataBridge.healthKit(e.metadata))
         }
         workoutActivities = w.activities.map(HKWorkoutActivity.init)
+        allStatistics = statisticsByType(w.statistics)
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
                    device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }

@@ -41,6 +41,34 @@ import Testing
         #expect(HKWorkoutActivityType(rawValue: 37) == .running && HKWorkoutActivityType.other.rawValue == 3000)
     }
 
+    /// A workout's statistics by quantity type, and its activities', as
+    /// they were saved (an export's), in any unit of their dimension.
+    @Test func rule31_aWorkoutsStatisticsAreThoseItWasSavedWith() async throws {
+        let store = try freshHealthStore()
+        let heart = try SampleType.named("HeartRate"), energy = try SampleType.named("ActiveEnergyBurned")
+        let steps = try SampleType.named("StepCount")
+        let end = day0 + 3600
+        let w = Workout(activityType: 37, duration: 3600,
+                        activities: [WorkoutActivity(uuid: UUID(), activityType: 37, start: day0, end: end,
+                                                     statistics: [WorkoutStatistics(type: steps, start: day0, end: end, sum: 9000)])],
+                        statistics: [WorkoutStatistics(type: heart, start: day0, end: end, average: 2.5, minimum: 1.5, maximum: 3),  // count/s
+                                     WorkoutStatistics(type: energy, start: day0, end: end, sum: 500)])
+        let saved = try OpenHealthKitCore.Sample.workout(w, start: day0, end: end,
+                                                         source: OpenHealthKitCore.Source(bundleIdentifier: "com.example.watch", name: "Watch"))
+        _ = try store.coreStore().save([saved])
+        let read = try #require(samples(store, HKObjectType.workoutType()).first as? HKWorkout)
+        #expect(read.allStatistics.count == 2)
+        let hr = try #require(read.statistics(for: HKQuantityType(.heartRate)))
+        #expect(hr.averageQuantity()?.doubleValue(for: HKUnit.count().unitDivided(by: .minute())) == 150)
+        #expect(hr.maximumQuantity()?.doubleValue(for: HKUnit.count().unitDivided(by: .minute())) == 180)
+        #expect(hr.sumQuantity() == nil && hr.startDate == day0 && hr.endDate == end)
+        #expect(read.statistics(for: HKQuantityType(.activeEnergyBurned))?.sumQuantity()?.doubleValue(for: .kilocalorie()) == 500)
+        #expect(read.statistics(for: HKQuantityType(.stepCount)) == nil)
+        #expect(read.workoutActivities.first?.statistics(for: HKQuantityType(.stepCount))?.sumQuantity()?.doubleValue(for: .count()) == 9000)
+        // A workout made by the program has none until saved with some.
+        #expect(HKWorkout(activityType: .running, start: day0, end: end).allStatistics.isEmpty)
+    }
+
     /// The blood-pressure log: a correlation saved with its two samples,
     /// read back with them; the samples are in their own types' queries.
     @Test func rule33_aBloodPressureLogSavesAndReadsItsCorrelations() async throws {

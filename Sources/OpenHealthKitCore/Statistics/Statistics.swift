@@ -55,6 +55,28 @@ public struct Statistics: Hashable, Sendable {
     /// `separateBySource`, as HealthKit's `sources` is nil then.
     public let sources: [Source]
 
+    public init(type: SampleType, startDate: Date, endDate: Date, values: StatisticsValues,
+                bySource: [String: StatisticsValues] = [:], sources: [Source] = []) {
+        self.type = type
+        self.startDate = startDate
+        self.endDate = endDate
+        self.values = values
+        self.bySource = bySource
+        self.sources = sources
+    }
+
+    /// A workout's or an activity's statistics of one type (rule 31), as
+    /// it was saved: its sum, average, minimum and maximum over its
+    /// interval.
+    public init(_ w: WorkoutStatistics) {
+        var v = StatisticsValues()
+        v.sum = w.sum
+        v.average = w.average
+        v.minimum = w.minimum
+        v.maximum = w.maximum
+        self.init(type: w.type, startDate: w.start, endDate: w.end, values: v)
+    }
+
     public var sum: Double? { values.sum }
     public var average: Double? { values.average }
     public var minimum: Double? { values.minimum }
