@@ -18,7 +18,7 @@ from .catalogue import (
     units_compatible,
 )
 from .characteristics import BiologicalSex, BloodType, Characteristics, FitzpatrickSkinType, WheelchairUse
-from .columns import DeletedColumns, LocationColumns, SampleColumns
+from .columns import DeletedColumns, HeartbeatColumns, LocationColumns, SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
 from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, import_export
@@ -31,8 +31,9 @@ from .store import (
     VerifyReport,
 )
 from .workouts import (
-    Correlation, CorrelationSample, Location, LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType,
-    WorkoutEvent, WorkoutEventType, WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
+    Correlation, CorrelationSample, Heartbeat, HeartbeatSeries, HeartbeatSeriesSample, HeartbeatsLike, Location,
+    LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType, WorkoutEvent, WorkoutEventType,
+    WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
 )
 
 #: The library's version ("MAJOR.MINOR.PATCH").
@@ -42,7 +43,8 @@ __all__ = [
     "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",
     "FitzpatrickSkinType", "WheelchairUse", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
     "DeletedColumns", "DeletedList",
-    "DeletedObject", "Device", "Frequency", "HealthStore", "ImportProgress", "ImportReport",
+    "DeletedObject", "Device", "Frequency", "HealthStore", "Heartbeat", "HeartbeatColumns", "HeartbeatSeries",
+    "HeartbeatSeriesSample", "HeartbeatsLike", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Statistics", "StatisticsList", "StatisticsOptions",

@@ -35,6 +35,7 @@ SAMPLE_CATEGORY, SAMPLE_HAS_DEVICE, SAMPLE_HAS_METADATA = 1, 2, 4
 SAMPLE_HAS_CREATION_DATE, SAMPLE_HAS_UTC_OFFSET = 8, 16
 # ohk_type_info.kind
 KIND_QUANTITY, KIND_CATEGORY, KIND_WORKOUT, KIND_WORKOUT_ROUTE, KIND_CORRELATION = 0, 1, 2, 3, 4
+KIND_HEARTBEAT_SERIES = 5
 
 
 # ---- opaque handles: distinct types so a store is never passed as a batch
@@ -202,6 +203,12 @@ class ohk_route(Structure):
                 ("workout", c_uint8 * 16)]
 
 
+# A heartbeat series' beats: a float64 and a bool each, 16 bytes with the
+# padding, read as NumPy columns through a structured dtype of this layout.
+class ohk_heartbeat(Structure):
+    _fields_ = [("time_since_start", c_double), ("preceded_by_gap", c_bool)]
+
+
 class ohk_characteristics(Structure):
     _fields_ = [(name, c_int32) for name in ("birth_year", "birth_month", "birth_day", "biological_sex", "blood_type",
                                              "fitzpatrick_skin_type", "wheelchair_use")]
@@ -309,6 +316,9 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_batch_workout": (c_int32, [P(ohk_workout), P(ohk_batch), c_uint64]),
     "ohk_batch_route": (c_int32, [P(ohk_route), P(ohk_batch), c_uint64]),
     "ohk_batch_correlation": (c_int32, [P(c_char_p), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_store_save_heartbeat_series": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                                  P(ohk_heartbeat), c_uint64]),
+    "ohk_batch_heartbeats": (c_int32, [P(P(ohk_heartbeat)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

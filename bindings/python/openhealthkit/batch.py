@@ -35,8 +35,8 @@ T = TypeVar("T")
 class BatchContext:
     """What every sample of one batch shares: the type and source tables,
     the class of each type's samples, and access to metadata, devices, sync
-    identifiers and the own fields of workouts, routes and correlations by
-    UUID."""
+    identifiers and the own fields of workouts, routes, correlations and
+    heartbeat series by UUID."""
 
     __slots__ = ("_handle", "types", "classes", "sources", "_sample_data", "sample_count", "deleted_data",
                  "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices", "_fields",
@@ -106,8 +106,9 @@ class BatchContext:
             self._fields[uuid] = read_fields(handle, index, self.types[type_index])
 
     def _with_fields(self) -> dict[bytes, tuple[int, int]]:
-        """UUID -> (record index, type index) of the workouts, routes and
-        correlations; no record is read when the batch has no such type."""
+        """UUID -> (record index, type index) of the workouts, routes,
+        correlations and heartbeat series; no record is read when the batch
+        has no such type."""
         if self._fields_index is None:
             own = {i for i, cls in enumerate(self.classes) if cls not in _PLAIN}
             self._fields_index = {} if not own else {
@@ -116,8 +117,8 @@ class BatchContext:
         return self._fields_index
 
     def part(self, uuid: bytes) -> Any:
-        """The own fields (a Workout, Route or Correlation) of the sample
-        with this UUID, read from the batch the first time."""
+        """The own fields (a Workout, Route, Correlation or HeartbeatSeries)
+        of the sample with this UUID, read from the batch the first time."""
         found = self._fields.get(uuid)
         if found is None:
             if self._handle is None:  # lent: every one was read during the callback

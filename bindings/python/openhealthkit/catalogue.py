@@ -21,8 +21,10 @@ class Aggregation(IntEnum):
 
 @dataclass(frozen=True, slots=True)
 class SampleType:
-    """A quantity or category type: its HealthKit identifier, and for
-    quantity types the canonical unit and aggregation style."""
+    """A sample type: its HealthKit identifier, and for quantity types the
+    canonical unit and aggregation style; the ``is_…`` flags tell the
+    kinds with fields of their own (workouts, routes, correlations,
+    heartbeat series)."""
 
     identifier: str
     is_category: bool
@@ -42,6 +44,10 @@ class SampleType:
     #: CorrelationSamples, whose ``value`` is their number of members and
     #: ``correlation`` their UUIDs.
     is_correlation: bool = False
+    #: HKDataTypeIdentifierHeartbeatSeries: its samples are
+    #: HeartbeatSeriesSamples, whose ``value`` is their number of beats and
+    #: ``heartbeats`` them.
+    is_heartbeat_series: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -69,6 +75,7 @@ class SampleType:
             is_workout=info.kind == n.KIND_WORKOUT,
             is_route=info.kind == n.KIND_WORKOUT_ROUTE,
             is_correlation=info.kind == n.KIND_CORRELATION,
+            is_heartbeat_series=info.kind == n.KIND_HEARTBEAT_SERIES,
         )
 
 

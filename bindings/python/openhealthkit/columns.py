@@ -245,3 +245,52 @@ def location_columns(raw: bytes) -> LocationColumns:
     seconds = block[0]
     timestamp = _microseconds(np, seconds)
     return LocationColumns(timestamp, *(block[k] for k in range(1, width)))
+
+
+#: A heartbeat series' fields, in ohk_heartbeat's order.
+HEARTBEAT_FIELDS = ("time_since_start", "preceded_by_gap")
+
+
+def heartbeat_dtype(np: Any) -> Any:
+    """The NumPy structured dtype of ohk_heartbeat records: a float64 and a
+    bool at the C struct's offsets, its size with the padding (16 bytes;
+    tests/test_drift.py checks the struct against the C compiler)."""
+    return np.dtype({"names": list(HEARTBEAT_FIELDS), "formats": ["=f8", "?"],
+                     "offsets": [getattr(n.ohk_heartbeat, name).offset for name in HEARTBEAT_FIELDS],
+                     "itemsize": ctypes.sizeof(n.ohk_heartbeat)})
+
+
+@dataclass(frozen=True)
+class HeartbeatColumns:
+    """A heartbeat series' beats as NumPy arrays, one row per beat in time
+    order: ``time_since_start`` float64 seconds since the series' start,
+    ``preceded_by_gap`` bool (beats may be missing just before it). The
+    arrays are the caller's own and contiguous. ``save_heartbeat_series``
+    takes them back."""
+
+    time_since_start: "np.ndarray"
+    preceded_by_gap: "np.ndarray"
+
+    def __len__(self) -> int:
+        return len(self.time_since_start)
+
+    def to_pandas(self) -> Any:
+        """A DataFrame indexed by ``time_since_start`` (seconds) with a bool
+        ``preceded_by_gap`` column. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        index = pd.Index(self.time_since_start, name="time_since_start")
+        return pd.DataFrame({"preceded_by_gap": self.preceded_by_gap}, index=index)
+
+
+def heartbeat_columns(raw: bytes) -> HeartbeatColumns:
+    """Columns of packed ohk_heartbeat records, read in place through a
+    structured dtype and copied once per column: no Python object per beat."""
+    try:
+        import numpy as np
+    except ImportError:
+        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+    records = np.frombuffer(raw, dtype=heartbeat_dtype(np))
+    return HeartbeatColumns(records["time_since_start"].copy(), records["preceded_by_gap"].copy())

@@ -238,9 +238,12 @@ class QuantitySample(Sample):
         kind = _resolve(sample_type)
         if kind.is_category:
             raise ArgumentTypeError(f"{kind.identifier} is a category type: use CategorySample")
-        if kind.is_workout or kind.is_route or kind.is_correlation:
+        own = ("save_workout" if kind.is_workout else "save_route" if kind.is_route
+               else "save_correlation" if kind.is_correlation
+               else "save_heartbeat_series" if kind.is_heartbeat_series else None)
+        if own is not None:
             raise ArgumentTypeError(f"{kind.identifier} samples have fields of their own: save them with "
-                                    "HealthStore.save_workout, save_route or save_correlation")
+                                    f"HealthStore.{own}")
         if unit is not None:
             n.encode(unit, "unit")
         self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0,

@@ -29,8 +29,9 @@ from .samples import CategorySample, DeletedObject, Device, QuantitySample, Samp
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
-    EPOCH, ROUTE, WORKOUT, CorrelationSample, LocationsLike, Workout, WorkoutSample, _OwnFieldsSample,
-    correlation_member_types, pack_locations, workout_to_c,
+    EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, CorrelationSample, HeartbeatsLike, LocationsLike, Workout,
+    WorkoutSample, _OwnFieldsSample, correlation_member_types, heartbeat_series_end, pack_heartbeats,
+    pack_locations, workout_to_c,
 )
 
 #: The source of samples saved without one, unless the store is given another.
@@ -272,8 +273,9 @@ class HealthStore:
                    device: Device | None, metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
                    creation_date: datetime | None, utc_offset: timedelta | None,
                    keep: list[Any]) -> n.ohk_sample_input:
-        """The ohk_sample_input of a workout, route or correlation: what
-        every sample has, checked as a QuantitySample's would be."""
+        """The ohk_sample_input of a workout, route, correlation or
+        heartbeat series: what every sample has, checked as a
+        QuantitySample's would be."""
         carrier = object.__new__(Sample)
         carrier._init(self.sample_type(identifier), start, end, 0.0, None, source, device, metadata, uuid, 0,
                       creation_date, utc_offset)
@@ -383,6 +385,39 @@ class HealthStore:
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
         n.lib.ohk_store_add_to_workout(outcomes, self._handle, target, inputs, len(batch))
         return [_outcome(outcomes[i]) for i in range(len(batch))]
+
+    # ---- heartbeat series (rule 39, docs/semantics.md)
+
+    def save_heartbeat_series(self, beats: HeartbeatsLike, start: datetime, end: datetime | None = None, *,
+                              source: Source | None = None, device: Device | None = None,
+                              metadata: Mapping[str, Any] | None = None, uuid: uuid_module.UUID | None = None,
+                              creation_date: datetime | None = None,
+                              utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves a heartbeat series (HKHeartbeatSeriesSample, rule 39) in one
+        transaction: its beats, each a time in seconds since ``start`` and
+        whether a gap in the data came just before it, and what every
+        sample has. ``beats``: a sequence of ``Heartbeat``s, ``(time, gap)``
+        tuples or plain numbers (no gap); a 1-D NumPy array of times, a
+        structured array, a DataFrame or a mapping of ``time_since_start``
+        and ``preceded_by_gap`` columns; or a ``HeartbeatSeries`` or
+        ``HeartbeatColumns`` read back. The store sorts them by time.
+        ``end`` defaults to ``start`` plus the last beat's time (HealthKit's
+        builder ends a series at its last beat). Returns ``[outcome]``;
+        read back, it is a ``HeartbeatSeriesSample``. InvalidValueError for
+        no beat, a NaN or infinite time (refused before the library), a
+        negative one, or a beat after ``end``; InvalidDateRangeError for an
+        ``end`` before ``start``."""
+        data = pack_heartbeats(beats)
+        count = len(data) // ctypes.sizeof(n.ohk_heartbeat)
+        points = (n.ohk_heartbeat * count).from_buffer_copy(data) if count else (n.ohk_heartbeat * 1)()
+        keep: list[Any] = []
+        sample = self._own_input(HEARTBEAT_SERIES, start, start if end is None else end, source, device, metadata,
+                                 uuid, creation_date, utc_offset, keep)
+        if end is None:
+            sample.end = heartbeat_series_end(sample.start, data)
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_heartbeat_series(outcome, self._handle, sample, points, count)
+        return [_outcome(outcome)]
 
     def correlation_objects(self, correlation: CorrelationSample,
                             sample_type: str | SampleType | None = None) -> SampleList:
@@ -794,8 +829,8 @@ def _workout_uuid(workout: Any) -> bytes:
 
 
 def _own_fields_error(batch: list[Sample]) -> InvalidArgumentError | None:
-    """The error naming the call that saves the first workout, route or
-    correlation of `batch`, if it has one."""
+    """The error naming the call that saves the first workout, route,
+    correlation or heartbeat series of `batch`, if it has one."""
     for index, sample in enumerate(batch):
         if isinstance(sample, _OwnFieldsSample):
             return InvalidArgumentError(f"sample {index} is a {type(sample).__name__}: save it with "

@@ -1,15 +1,17 @@
-"""Workouts, routes and correlations: their own fields (rules 31-33 and 36
-of docs/semantics.md).
+"""Workouts, routes, correlations and heartbeat series: their own fields
+(rules 31-33, 36 and 39 of docs/semantics.md).
 
-A workout, a route or a correlation is a sample like any other (a UUID,
-an interval, a source, metadata, a place in the change feed) with fields
-of its own, which these frozen dataclasses hold: ``Workout`` (with its
-``WorkoutEvent``s, ``WorkoutActivity``s and ``WorkoutStatistics``),
-``Route`` and ``Correlation``. Read from a store, such samples are
-``WorkoutSample``, ``WorkoutRouteSample`` and ``CorrelationSample``, whose
-``workout``, ``route`` and ``correlation`` give these fields, decoded the
-first time they are asked for. They are saved with
-``HealthStore.save_workout``, ``save_route`` and ``save_correlation``.
+A workout, a route, a correlation or a heartbeat series is a sample like
+any other (a UUID, an interval, a source, metadata, a place in the change
+feed) with fields of its own, which these frozen dataclasses hold:
+``Workout`` (with its ``WorkoutEvent``s, ``WorkoutActivity``s and
+``WorkoutStatistics``), ``Route``, ``Correlation`` and ``HeartbeatSeries``
+(its ``Heartbeat``s). Read from a store, such samples are
+``WorkoutSample``, ``WorkoutRouteSample``, ``CorrelationSample`` and
+``HeartbeatSeriesSample``, whose ``workout``, ``route``, ``correlation``
+and ``heartbeats`` give these fields, decoded the first time they are
+asked for. They are saved with ``HealthStore.save_workout``,
+``save_route``, ``save_correlation`` and ``save_heartbeat_series``.
 
 Numbers are in the canonical units of the C library: seconds, kcal,
 metres, counts; a statistics' figures in its quantity type's canonical
@@ -22,6 +24,7 @@ import array
 import ctypes
 import math
 import numbers
+import struct
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,13 +40,14 @@ from .samples import Sample, _metadata_arg
 
 if TYPE_CHECKING:
     from .batch import BatchContext
-    from .columns import LocationColumns
+    from .columns import HeartbeatColumns, LocationColumns
     from .predicate import Predicate
 
 WORKOUT = "HKWorkoutTypeIdentifier"
 ROUTE = "HKWorkoutRouteTypeIdentifier"
 BLOOD_PRESSURE = "HKCorrelationTypeIdentifierBloodPressure"
 FOOD = "HKCorrelationTypeIdentifierFood"
+HEARTBEAT_SERIES = "HKDataTypeIdentifierHeartbeatSeries"
 _SYSTOLIC = "HKQuantityTypeIdentifierBloodPressureSystolic"
 _DIASTOLIC = "HKQuantityTypeIdentifierBloodPressureDiastolic"
 
@@ -472,12 +476,89 @@ class Correlation:
         return Predicate.uuids(self.members)
 
 
+class Heartbeat(NamedTuple):
+    """One beat of a heartbeat series (what ``HKHeartbeatSeriesQuery``
+    gives per beat): seconds since the series' start, and whether a gap in
+    the data came just before it (one or more beats may be missing).
+    ``HeartbeatSeries.beats`` gives these; a save takes them too, plain
+    ``(time, gap)`` tuples, or plain numbers (no gap)."""
+
+    time_since_start: float
+    preceded_by_gap: bool = False
+
+
+# ohk_heartbeat: a float64, a bool, padding to 16 bytes (tests/test_drift.py
+# checks the ctypes layout against the C compiler).
+_BEAT_SIZE = ctypes.sizeof(n.ohk_heartbeat)
+_GAP_OFFSET = n.ohk_heartbeat.preceded_by_gap.offset
+_BEAT = struct.Struct(f"=d{_GAP_OFFSET - 8}x?{_BEAT_SIZE - _GAP_OFFSET - 1}x")
+assert _BEAT.size == _BEAT_SIZE and n.ohk_heartbeat.time_since_start.offset == 0
+_AS_FLAG = bytes([0] + [1] * 255)  # bytes.translate: any non-zero byte reads as true
+
+
+def _normalised_beats(raw: bytes | bytearray) -> bytes:
+    """Packed ohk_heartbeat records with their padding zeroed and each gap
+    flag 0 or 1, so that equal series have equal bytes: a few C-speed
+    slice assignments, not a loop over the beats."""
+    count = len(raw) // _BEAT_SIZE
+    if not count:
+        return b""
+    out = bytearray(raw)
+    out[_GAP_OFFSET::_BEAT_SIZE] = bytes(out[_GAP_OFFSET::_BEAT_SIZE]).translate(_AS_FLAG)
+    for offset in (*range(8, _GAP_OFFSET), *range(_GAP_OFFSET + 1, _BEAT_SIZE)):
+        out[offset::_BEAT_SIZE] = bytes(count)
+    return bytes(out)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class HeartbeatSeries:
+    """A heartbeat series' own field (``HKHeartbeatSeriesSample``): its
+    beats in time order. ``raw`` holds them as the C library lays them out
+    (``ohk_heartbeat``: a float64 and a bool, 16 bytes with the padding,
+    which is zeroed), copied once from the batch; ``to_numpy()`` reads them
+    as columns, ``to_pandas()`` as a DataFrame, ``beats`` as ``Heartbeat``
+    tuples."""
+
+    raw: bytes
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.raw, (bytes, bytearray)) or len(self.raw) % _BEAT_SIZE:
+            raise InvalidArgumentError(f"raw must be bytes of ohk_heartbeat records ({_BEAT_SIZE} each)")
+        _set(self, "raw", _normalised_beats(self.raw))
+
+    def __len__(self) -> int:
+        """The number of beats."""
+        return len(self.raw) // _BEAT_SIZE
+
+    def __repr__(self) -> str:
+        return f"HeartbeatSeries({len(self)} beats)"
+
+    @property
+    def beats(self) -> list[Heartbeat]:
+        """The beats as ``Heartbeat`` tuples (a Python object each: use
+        ``to_numpy()`` for long series)."""
+        return [Heartbeat(time, gap) for time, gap in _BEAT.iter_unpack(self.raw)]
+
+    def to_numpy(self) -> "HeartbeatColumns":
+        """The beats as NumPy columns (needs NumPy): ``time_since_start``
+        float64 and ``preceded_by_gap`` bool, read through a structured
+        dtype of the C layout; see ``HeartbeatColumns``."""
+        from .columns import heartbeat_columns
+        return heartbeat_columns(self.raw)
+
+    def to_pandas(self) -> Any:
+        """The beats as a pandas DataFrame indexed by ``time_since_start``
+        (seconds) with a bool ``preceded_by_gap`` column. Needs NumPy and
+        pandas."""
+        return self.to_numpy().to_pandas()
+
+
 # ---- samples with their own fields, as read from a store
 
 class _OwnFieldsSample(Sample):
     """A sample read from a store whose type has its own fields (a
-    workout, a route, a correlation), decoded from the batch when first
-    asked for."""
+    workout, a route, a correlation, a heartbeat series), decoded from the
+    batch when first asked for."""
 
     __slots__ = ()
     _c: BatchContext  # read from a store: never an _Unsaved
@@ -551,6 +632,24 @@ class CorrelationSample(_OwnFieldsSample):
         return f"{int(self._r[3])} members"
 
 
+class HeartbeatSeriesSample(_OwnFieldsSample):
+    """A heartbeat series read from a store (``HKHeartbeatSeriesSample``,
+    rule 39): a sample whose ``heartbeats`` has its beats, each a time
+    since the sample's start. ``value`` is its number of beats."""
+
+    __slots__ = ()
+    _saved_by = "save_heartbeat_series"
+
+    @property
+    def heartbeats(self) -> HeartbeatSeries:
+        """The series' beats, in time order."""
+        found: HeartbeatSeries = self._fields()
+        return found
+
+    def _value_text(self) -> str:
+        return f"{int(self._r[3])} beats"
+
+
 def sample_class(kind: SampleType) -> type[Sample] | None:
     """The class of a type's samples when it has its own fields, else None."""
     if kind.is_workout:
@@ -559,13 +658,22 @@ def sample_class(kind: SampleType) -> type[Sample] | None:
         return WorkoutRouteSample
     if kind.is_correlation:
         return CorrelationSample
+    if kind.is_heartbeat_series:
+        return HeartbeatSeriesSample
     return None
 
 
 # ---- from a batch
 
-def read_fields(handle: Any, index: int, kind: SampleType) -> Workout | Route | Correlation:
+def read_fields(handle: Any, index: int, kind: SampleType) -> Workout | Route | Correlation | HeartbeatSeries:
     """Sample `index` of the batch's own fields, copied out of the batch."""
+    if kind.is_heartbeat_series:
+        beats = ctypes.POINTER(n.ohk_heartbeat)()
+        beat_count = ctypes.c_uint64()
+        n.lib.ohk_batch_heartbeats(beats, beat_count, handle, index)
+        address = ctypes.cast(beats, ctypes.c_void_p).value
+        size = beat_count.value * _BEAT_SIZE
+        return HeartbeatSeries(ctypes.string_at(address, size) if size and address else b"")
     if kind.is_workout:
         workout = n.ohk_workout()
         n.lib.ohk_batch_workout(workout, handle, index)
@@ -844,6 +952,157 @@ def _real(value: Any, what: str, unknown: bool) -> float:
     return number
 
 
+# ---- beats given to a save: rows, columns or a HeartbeatSeries, packed as ohk_heartbeat records
+
+#: What ``HealthStore.save_heartbeat_series`` takes as beats: a
+#: ``HeartbeatSeries`` or ``HeartbeatColumns`` read back, a 1-D NumPy array
+#: of times (no gap), a NumPy structured array, a pandas DataFrame or a
+#: mapping with ``time_since_start`` (and ``preceded_by_gap``) columns, a 2-D
+#: array of (time, gap) rows, or a sequence of ``Heartbeat``s,
+#: ``(time, gap)`` tuples or plain numbers (no gap). Times are seconds since
+#: the series' start.
+HeartbeatsLike = Union[HeartbeatSeries, "HeartbeatColumns", Mapping[str, Any], Iterable[Any]]
+
+_BEAT_FIELDS = Heartbeat._fields
+
+
+def pack_heartbeats(beats: Any) -> bytes:
+    """`beats` as packed ohk_heartbeat records, checked here: each time a
+    finite number (NaN never reaches the library), each gap a bool. The
+    library refuses the rest (no beat, a negative time, a beat after the
+    end)."""
+    if isinstance(beats, HeartbeatSeries):
+        return beats.raw
+    columns = _beat_columns_of(beats)
+    if columns is not None:
+        return _pack_beat_columns(*columns)
+    if isinstance(beats, (str, bytes, bytearray)) or not isinstance(beats, Iterable):
+        raise ArgumentTypeError(f"beats must be times, rows or columns of beats, not {type(beats).__name__}")
+    return _pack_beat_rows(beats)
+
+
+def _beat_columns_of(beats: Any) -> tuple[Any, Any] | None:
+    """(times, gaps or None) when `beats` is columnar, else None."""
+    from .columns import HeartbeatColumns
+    if isinstance(beats, HeartbeatColumns):
+        return beats.time_since_start, beats.preceded_by_gap
+    if isinstance(beats, Mapping):
+        columns = dict(beats)
+    elif getattr(getattr(beats, "dtype", None), "names", None):  # a NumPy structured array
+        columns = {name: beats[name] for name in beats.dtype.names}
+    elif hasattr(beats, "columns") and hasattr(beats, "index") and not isinstance(beats, Sequence):
+        columns = {name: beats[name] for name in beats.columns}  # a pandas DataFrame
+        if "time_since_start" not in columns and getattr(beats.index, "name", None) == "time_since_start":
+            columns["time_since_start"] = beats.index  # to_pandas()'s frame
+    elif getattr(beats, "ndim", None) == 1 and hasattr(beats, "dtype"):
+        return beats, None  # a NumPy array (or a pandas Series) of times
+    elif getattr(beats, "ndim", None) == 2 and hasattr(beats, "shape"):  # (time, gap) rows
+        if beats.shape[1] not in (1, 2):
+            raise InvalidArgumentError(f"beats: {beats.shape[1]} columns; a beat is (time_since_start, "
+                                       "preceded_by_gap), the gap optional")
+        return beats[:, 0], beats[:, 1] if beats.shape[1] == 2 else None
+    else:
+        return None
+    unknown = [str(name) for name in columns if name not in _BEAT_FIELDS]
+    if unknown:
+        raise InvalidArgumentError(f"beats: unknown field {', '.join(unknown)} (fields: {', '.join(_BEAT_FIELDS)})")
+    if "time_since_start" not in columns:
+        raise InvalidArgumentError("beats need time_since_start")
+    return columns["time_since_start"], columns.get("preceded_by_gap")
+
+
+def _pack_beat_columns(times: Any, gaps: Any) -> bytes:
+    try:
+        import numpy as np
+    except ImportError:  # columns of Python sequences: read as rows
+        if gaps is None:
+            return _pack_beat_rows(times)
+        if len(times) != len(gaps):
+            raise InvalidArgumentError("beats: the columns differ in length") from None
+        return _pack_beat_rows(zip(times, gaps))
+    from .columns import heartbeat_dtype
+    values = np.asarray(times)
+    if values.ndim != 1:
+        raise InvalidArgumentError("beats time_since_start: one value per beat")
+    if values.dtype.kind == "O":  # Python objects: each checked
+        values = np.array([_real(v, f"beats[{i}].time_since_start", unknown=False) for i, v in enumerate(values)],
+                          dtype=np.float64)
+    elif values.dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"beats time_since_start: numbers expected, not {values.dtype}")
+    count = len(values)
+    out = np.zeros(count, dtype=heartbeat_dtype(np))  # the padding zeroed
+    out["time_since_start"] = values
+    bad = ~np.isfinite(out["time_since_start"])
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise InvalidValueError(f"beats[{row}].time_since_start must be finite, not {out['time_since_start'][row]}")
+    if gaps is not None:
+        flags = np.asarray(gaps)
+        if flags.shape != (count,):
+            raise InvalidArgumentError(f"beats preceded_by_gap: {flags.shape[0] if flags.ndim else 1} values "
+                                       f"for {count} times")
+        if flags.dtype.kind == "O":
+            flags = np.array([_gap(g, f"beats[{i}].preceded_by_gap") for i, g in enumerate(flags)], dtype=bool)
+        elif flags.dtype.kind in "iuf":
+            if not np.isin(flags, (0, 1)).all():
+                raise InvalidValueError("beats preceded_by_gap: booleans (or 0 and 1) expected")
+        elif flags.dtype.kind != "b":
+            raise ArgumentTypeError(f"beats preceded_by_gap: booleans expected, not {flags.dtype}")
+        out["preceded_by_gap"] = flags.astype(bool)
+    return bytes(out.tobytes())
+
+
+def _pack_beat_rows(rows: Iterable[Any]) -> bytes:
+    out = bytearray()
+    for index, row in enumerate(rows):
+        if isinstance(row, (tuple, list)):  # a Heartbeat, or (time, gap)
+            if not 1 <= len(row) <= 2:
+                raise InvalidArgumentError(f"beats[{index}] has {len(row)} values: a beat is "
+                                           "(time_since_start, preceded_by_gap), the gap optional")
+            time, gap = row[0], (row[1] if len(row) == 2 else False)
+        elif isinstance(row, Mapping):
+            unknown = [str(key) for key in row if key not in _BEAT_FIELDS]
+            if unknown or "time_since_start" not in row:
+                raise InvalidArgumentError(f"beats[{index}]: a beat has time_since_start and, optionally, "
+                                           "preceded_by_gap")
+            time, gap = row["time_since_start"], row.get("preceded_by_gap", False)
+        else:
+            time, gap = row, False
+        out += _BEAT.pack(_real(time, f"beats[{index}].time_since_start", unknown=False),
+                          _gap(gap, f"beats[{index}].preceded_by_gap"))
+    return bytes(out)
+
+
+def _gap(value: Any, what: str) -> bool:
+    """A gap flag: a bool (NumPy's too), or 0 or 1."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, numbers.Integral) and value in (0, 1):
+        return bool(value)
+    raise ArgumentTypeError(f"{what} must be a bool, not {value!r}")
+
+
+#: Date's reference date (2001-01-01) in Unix seconds: the library works in
+#: seconds since it, so an end is checked as (end - R) - (start - R).
+_REFERENCE_DATE = 978307200.0
+
+
+def heartbeat_series_end(start: float, raw: bytes) -> float:
+    """The default end of a series starting at `start` (Unix seconds):
+    its start plus its last beat's time, nudged up by the last bits that
+    floating point rounding takes, so the library's check (no beat after
+    the end) holds for the beat that set it."""
+    times = array.array("d")
+    times.frombytes(raw)
+    # Not below 0: for a negative time the library names the beat, not an end before the start.
+    last = max(times[::_BEAT_SIZE // 8], default=0.0)
+    last = max(last, 0.0)
+    end = start + last
+    while (end - _REFERENCE_DATE) - (start - _REFERENCE_DATE) < last:
+        end = math.nextafter(end, math.inf)
+    return end
+
+
 def correlation_member_types(kind: SampleType) -> list[str]:
     """The member types a correlation type holds (rule 33): blood pressure,
     a systolic and a diastolic sample; food, dietary samples."""
@@ -856,7 +1115,7 @@ def correlation_member_types(kind: SampleType) -> list[str]:
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 __all__ = [
-    "Correlation", "CorrelationSample", "Location", "LocationsLike", "Route", "Workout", "WorkoutActivity",
-    "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType", "WorkoutRouteSample", "WorkoutSample",
-    "WorkoutStatistics",
+    "Correlation", "CorrelationSample", "Heartbeat", "HeartbeatSeries", "HeartbeatSeriesSample", "HeartbeatsLike",
+    "Location", "LocationsLike", "Route", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent",
+    "WorkoutEventType", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
 ]
