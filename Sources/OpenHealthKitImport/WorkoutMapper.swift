@@ -173,7 +173,11 @@ extension RecordMapper {
         let shift = min(0, offsets.min()!)
         let seriesStart = start + shift
         let beats = offsets.map { HeartbeatSeries.Beat(timeSinceStart: $0 - shift) }
-        let end = max(record.endDate.timeIntervalSinceReferenceDate, seriesStart + beats.map(\.timeSinceStart).max()!)
+        // Past the last beat even after rounding: a save refuses a beat
+        // after the end, measured as end - start.
+        let last = beats.map(\.timeSinceStart).max()!
+        var end = max(record.endDate.timeIntervalSinceReferenceDate, seriesStart + last)
+        while end - seriesStart < last { end = end.nextUp }
         let value = HeartbeatSeries(beats: beats)
         let created = record.creationDate?.timeIntervalSinceReferenceDate
         let uuid = contentUUID(TypeCatalogue.heartbeatSeriesType, record.source, record.device, seriesStart, end, created,

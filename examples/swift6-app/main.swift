@@ -3,7 +3,8 @@
 // of handler: what crashed with SIGILL in _dispatch_assert_queue_fail
 // when the handler types were not @Sendable and the library called them
 // on its own threads. `make test` runs it; it exits 1 if a handler is not
-// heard from within 30 s.
+// heard from within 30 s. The programs are those issue 31 lists: a step
+// dashboard, a background sync, a blood-pressure log.
 import Foundation
 import OpenHealthKit
 
@@ -129,4 +130,27 @@ try await store.save(sample(500, minute: 4))
 expect("background sync after a save", synced)
 store.stop(sync)
 try await store.disableAllBackgroundDelivery()
+
+// 8. A blood-pressure log: a reading saved with its two samples, then the
+// high ones found by a correlation query, its handler with a nested closure.
+let mmHg = HKUnit.millimeterOfMercury()
+let pressure = HKCorrelationType(.bloodPressure)
+for (minute, (high, low)) in [(150.0, 95.0), (118.0, 76.0)].enumerated() {
+    let at = start.addingTimeInterval(Double(minute) * 60)
+    let objects: Set<HKSample> = [
+        HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: high), start: at, end: at),
+        HKQuantitySample(type: HKQuantityType(.bloodPressureDiastolic), quantity: HKQuantity(unit: mmHg, doubleValue: low), start: at, end: at),
+    ]
+    try await store.save(HKCorrelation(type: pressure, start: at, end: at, objects: objects))
+}
+let logged = DispatchSemaphore(value: 0)
+let highOnes = HKQuery.predicateForQuantitySamples(with: .greaterThanOrEqualTo, quantity: HKQuantity(unit: mmHg, doubleValue: 140))
+store.execute(HKCorrelationQuery(type: pressure, predicate: nil,
+                                 samplePredicates: [HKQuantityType(.bloodPressureSystolic): highOnes]) { _, readings, _ in
+    let systolic = (readings ?? []).flatMap { $0.objects(for: HKQuantityType(.bloodPressureSystolic)) }
+        .compactMap { ($0 as? HKQuantitySample)?.quantity.doubleValue(for: mmHg) }
+    print("high blood pressure: \(systolic)")
+    logged.signal()
+})
+expect("correlation query results", logged)
 print("swift6-app: every handler ran, none trapped")
