@@ -85,7 +85,9 @@ def extras(rng, t, out, routes):
     """The elements a real export mixes in, now and then."""
     roll = rng.random()
     if roll < 0.002:
-        beats = ''.join(f'   <InstantaneousBeatsPerMinute bpm="{rng.randint(50, 70)}" time="7:0{i}:0{i}.10 AM"/>\n'
+        beats = ''.join(f'   <InstantaneousBeatsPerMinute bpm="{rng.randint(50, 70)}" '
+                        f'time="{(t + timedelta(seconds=i + 0.1)).strftime("%-I:%M:%S.%f")[:-4]} '
+                        f'{(t + timedelta(seconds=i)).strftime("%p")}"/>\n'
                         for i in range(8))
         out.append(f' <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="{WATCH[0]}" '
                    f'sourceVersion="{WATCH[1]}" device="{WATCH[2]}" unit="ms" creationDate="{stamp(t)}" '

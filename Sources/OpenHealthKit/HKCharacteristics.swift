@@ -4,7 +4,9 @@ import OpenHealthKitCore
 /// HealthKit's characteristic type identifiers (rule 38).
 public struct HKCharacteristicTypeIdentifier: RawRepresentable, Hashable, Sendable {
     public let rawValue: String
+    /// An identifier by its text ("HKCharacteristicTypeIdentifierBloodType").
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// An identifier by its text ("HKCharacteristicTypeIdentifierBloodType").
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     public static let dateOfBirth = HKCharacteristicTypeIdentifier("HKCharacteristicTypeIdentifierDateOfBirth")
@@ -19,6 +21,7 @@ public struct HKCharacteristicTypeIdentifier: RawRepresentable, Hashable, Sendab
 /// A characteristic type: what HealthKit keeps of the person, not of a
 /// moment. Apps pass these where they list the types they read.
 public final class HKCharacteristicType: HKObjectType, @unchecked Sendable {
+    /// The characteristic type of this identifier.
     public convenience init(_ identifier: HKCharacteristicTypeIdentifier) {
         self.init(identifier: identifier.rawValue)
     }
@@ -89,18 +92,22 @@ extension HKHealthStore {
         return DateComponents(calendar: Calendar(identifier: .gregorian), year: d.year, month: d.month, day: d.day)
     }
 
+    /// The biological sex; `.notSet` until set.
     public func biologicalSex() throws -> HKBiologicalSexObject {
         HKBiologicalSexObject(HKBiologicalSex(rawValue: try characteristics().biologicalSex.rawValue) ?? .notSet)
     }
 
+    /// The blood type; `.notSet` until set.
     public func bloodType() throws -> HKBloodTypeObject {
         HKBloodTypeObject(HKBloodType(rawValue: try characteristics().bloodType.rawValue) ?? .notSet)
     }
 
+    /// The Fitzpatrick skin type; `.notSet` until set.
     public func fitzpatrickSkinType() throws -> HKFitzpatrickSkinTypeObject {
         HKFitzpatrickSkinTypeObject(HKFitzpatrickSkinType(rawValue: try characteristics().fitzpatrickSkinType.rawValue) ?? .notSet)
     }
 
+    /// Whether the person uses a wheelchair; `.notSet` until set.
     public func wheelchairUse() throws -> HKWheelchairUseObject {
         HKWheelchairUseObject(HKWheelchairUse(rawValue: try characteristics().wheelchairUse.rawValue) ?? .notSet)
     }

@@ -15,6 +15,8 @@ public final class HKCorrelationQuery: HKQuery, @unchecked Sendable {
     public let samplePredicates: [HKSampleType: NSPredicate]?
     private let handler: CompletionHandler
 
+    /// The correlations of `correlationType` that match `predicate` (nil:
+    /// all) and whose members match `samplePredicates` (nil or empty: any).
     public init(type correlationType: HKCorrelationType, predicate: NSPredicate?,
                 samplePredicates: [HKSampleType: NSPredicate]?, completion: @escaping CompletionHandler) {
         self.correlationType = correlationType

@@ -26,6 +26,7 @@ public final class HKHeartbeatSeriesQuery: HKQuery, @unchecked Sendable {
     private let series: HKHeartbeatSeriesSample
     private let handler: DataHandler
 
+    /// The beats of `heartbeatSeries`, one `dataHandler` call each.
     public init(heartbeatSeries: HKHeartbeatSeriesSample, dataHandler: @escaping DataHandler) {
         series = heartbeatSeries
         handler = dataHandler
@@ -58,6 +59,7 @@ public struct HKHeartbeatSeriesQueryDescriptor: Sendable {
 
     public let sample: HKHeartbeatSeriesSample
 
+    /// The beats of `sample`.
     public init(_ sample: HKHeartbeatSeriesSample) { self.sample = sample }
 
     /// Every beat, in time order.

@@ -70,6 +70,7 @@ public final class HKWorkoutActivity: NSObject, @unchecked Sendable {
     /// Its statistics by quantity type, as saved (rule 31).
     public let allStatistics: [HKQuantityType: HKStatistics]
 
+    /// Its statistics of `quantityType`, as saved; nil without.
     public func statistics(for quantityType: HKQuantityType) -> HKStatistics? { allStatistics[quantityType] }
     public let startDate: Date
     public let endDate: Date?
@@ -100,6 +101,7 @@ public final class HKWorkout: HKSample, @unchecked Sendable {
     /// Its statistics by quantity type, as saved.
     public let allStatistics: [HKQuantityType: HKStatistics]
 
+    /// Its statistics of `quantityType`, as saved; nil without.
     public func statistics(for quantityType: HKQuantityType) -> HKStatistics? { allStatistics[quantityType] }
 
     public let workoutActivityType: HKWorkoutActivityType

@@ -237,6 +237,14 @@ public final class Store: @unchecked Sendable {
             }
         }
         if format < 10 { try linkRoutes(txn, trees, cache) }
+        // Format 11 brought HealthKit's heartbeat series type; a store that
+        // registered a custom type of that identifier would have its
+        // samples read as heartbeat series.
+        if format < 11, try txn.get(trees.custom, Array(TypeCatalogue.heartbeatSeriesIdentifier.utf8)) != nil {
+            throw OHKError(.invalidArgument, "this store registered \(TypeCatalogue.heartbeatSeriesIdentifier) as a custom type, "
+                           + "which is HealthKit's heartbeat series type from 0.13 on: open it with 0.12, export its samples "
+                           + "and import them under another identifier")
+        }
         // Statistics that miss changes (format 8 had none) are built again.
         if try txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
@@ -259,8 +267,12 @@ public final class Store: @unchecked Sendable {
     /// A sample type by identifier: HealthKit's own (also by its short
     /// name, `HeartRate`), or one registered in this store (by any process).
     public func sampleType(_ identifier: String) throws -> SampleType {
-        if let t = TypeCatalogue.lookup(identifier) { return t }
+        if let t = TypeCatalogue.standard[identifier] { return t }
+        // A custom type's own identifier before HealthKit's short names: a
+        // store may have registered "HeartbeatSeries" before HealthKit's
+        // type of that short name came.
         if let t = cache.withLock({ $0.customTypes[identifier] }) { return t }
+        if let t = TypeCatalogue.lookup(identifier) { return t }
         return try operation {
             try env.read { txn -> SampleType in
                 guard let raw = try txn.get(trees.custom, Array(identifier.utf8)) else {

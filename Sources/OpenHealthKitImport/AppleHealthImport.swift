@@ -310,9 +310,6 @@ private struct Saver {
         isMember.removeAll(keepingCapacity: true)
     }
 
-    /// Reads the GPX files of the saved workouts' routes and saves each
-    /// route with its workout's UUID (rule 32); returns the names of the
-    /// files read, as the export has them.
     /// Rule 38: the characteristics `<Me>` sets replace the store's; those
     /// it leaves not set stay. A value it cannot read skips `<Me>`, with
     /// its reason in the report, and the import goes on.
@@ -330,6 +327,9 @@ private struct Saver {
         report.characteristics = given
     }
 
+    /// Reads the GPX files of the saved workouts' routes and saves each
+    /// route with its workout's UUID (rule 32); returns the names of the
+    /// files read, as the export has them.
     mutating func importRoutes(_ exportPath: String, exportXML: String?) throws -> Set<String> {
         var read: Set<String> = []
         try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(routes.keys), maxBytes: 256 << 20) { path, name, bytes in

@@ -160,23 +160,24 @@ extension RecordMapper {
         // fraction: a time since 1970 has no room left for hundredths.
         let local = start + Double(record.utcOffset ?? 0) + Date.timeIntervalBetween1970AndReferenceDate
         let whole = local.rounded(.down)
-        let startWholeSeconds = Int((Int64(whole) % 86_400 + 86_400) % 86_400), startSeconds = local - whole
+        let startWholeSeconds = Int((Int64(whole) % 86_400 + 86_400) % 86_400), startFraction = local - whole
         var offsets: [Double] = []
         offsets.reserveCapacity(times.count)
         for t in times {
             guard let clock = Self.timeOfDay(t) else { return .failure(SkipReason(kind: .badValue, subject: subject)) }
             // Whole seconds apart from the fraction: "2.34" stays 2.34.
-            var d = Double(clock.wholeSeconds - startWholeSeconds) + (clock.seconds - startSeconds)
+            var d = Double(clock.wholeSeconds - startWholeSeconds) + (clock.fraction - startFraction)
             if d < -43_200 { d += 86_400 } else if d > 43_200 { d -= 86_400 }
             offsets.append(d)
         }
         let shift = min(0, offsets.min()!)
         let seriesStart = start + shift
         let beats = offsets.map { HeartbeatSeries.Beat(timeSinceStart: $0 - shift) }
-        // Past the last beat even after rounding: a save refuses a beat
-        // after the end, measured as end - start.
+        // Past the last beat even after rounding, on a whole millisecond so
+        // that the series saves again after a trip through Unix seconds or
+        // Python's microseconds: a save refuses a beat after the end.
         let last = beats.map(\.timeSinceStart).max()!
-        var end = max(record.endDate.timeIntervalSinceReferenceDate, seriesStart + last)
+        var end = max(record.endDate.timeIntervalSinceReferenceDate, ((seriesStart + last) * 1000).rounded(.up) / 1000)
         while end - seriesStart < last { end = end.nextUp }
         let value = HeartbeatSeries(beats: beats)
         let created = record.creationDate?.timeIntervalSinceReferenceDate
@@ -192,24 +193,46 @@ extension RecordMapper {
         }
     }
 
-    /// "7:00:01.10 AM" (or "19:00:01.10") → whole seconds since midnight
-    /// to the minute, and the seconds within the minute.
-    static func timeOfDay(_ text: String) -> (wholeSeconds: Int, seconds: Double)? {
-        var clock = Substring(text).trimmingPrefix(while: { $0 == " " })
+    /// A beat's local time of day as exports write it in the phone's
+    /// locale: "7:00:01.10 AM", "19:00:01.10", "08:34:05,10" (a decimal
+    /// comma), "3:10:02,11 a.m.", "午前7:00:01.10" (a marker in front), →
+    /// whole seconds since midnight, and the fraction of a second.
+    static func timeOfDay(_ text: String) -> (wholeSeconds: Int, fraction: Double)? {
+        var clock = Substring(text)
         var pm: Bool?
-        if clock.hasSuffix("AM") || clock.hasSuffix("PM") {
-            pm = clock.hasSuffix("PM")
-            clock = clock.dropLast(2)
-            while clock.last == " " || clock.last == "\u{202F}" || clock.last == "\u{A0}" { clock = clock.dropLast() }
+        // Morning and afternoon markers, before or after the time.
+        let markers: [(String, Bool)] = [("a.m.", false), ("p.m.", true), ("am", false), ("pm", true), ("午前", false),
+                                         ("午後", true), ("上午", false), ("下午", true), ("오전", false), ("오후", true)]
+        func isSpace(_ c: Character) -> Bool { c == " " || c == "\u{202F}" || c == "\u{A0}" }
+        clock = clock.drop(while: isSpace)
+        while let c = clock.last, isSpace(c) { clock = clock.dropLast() }
+        for (marker, afternoon) in markers {
+            if clock.lowercased().hasSuffix(marker) {
+                pm = afternoon
+                clock = clock.dropLast(marker.count)
+            } else if clock.lowercased().hasPrefix(marker) {
+                pm = afternoon
+                clock = clock.dropFirst(marker.count)
+            } else {
+                continue
+            }
+            clock = clock.drop(while: isSpace)
+            while let c = clock.last, isSpace(c) { clock = clock.dropLast() }
+            break
         }
         let parts = clock.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 3, var h = Int(parts[0]), let m = Int(parts[1]), let s = Double(parts[2]),
-              (0..<60).contains(m), s >= 0, s < 61 else { return nil }
+        guard parts.count == 3, var h = Int(parts[0]), let m = Int(parts[1]) else { return nil }
+        // The seconds' whole part and fraction apart ("05,10": 5 and 0.10),
+        // so that a fraction stays what was written.
+        let sec = parts[2].split(omittingEmptySubsequences: false, whereSeparator: { $0 == "." || $0 == "," })
+        guard sec.count <= 2, let whole = Int(sec[0]),
+              let fraction = sec.count == 2 ? (sec[1].allSatisfy(\Character.isASCII) ? Double("0." + sec[1]) : nil) : 0,
+              (0..<60).contains(m), (0...60).contains(whole) else { return nil }
         if let pm {
             guard (1...12).contains(h) else { return nil }
             h = h % 12 + (pm ? 12 : 0)
         }
         guard (0..<24).contains(h) else { return nil }
-        return (h * 3600 + m * 60, s)
+        return (h * 3600 + m * 60 + whole, fraction)
     }
 }

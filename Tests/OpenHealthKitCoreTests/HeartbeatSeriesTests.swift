@@ -32,10 +32,33 @@ import Testing
         #expect(throws: OHKError.self) { try series([-0.5, 1]) }
         #expect(throws: OHKError.self) { try series([1, .nan]) }
         #expect(throws: OHKError.self) { try series([1, 61]) }  // after its end
+        // Beats can only be set sorted; a stored series out of order is refused.
+        var unsorted = HeartbeatSeries(beats: [])
+        unsorted.beats = [.init(timeSinceStart: 50), .init(timeSinceStart: 1)]
+        #expect(throws: OHKError.self) {
+            try Sample.heartbeatSeries(unsorted, start: t0, end: t0.addingTimeInterval(60), source: appA)
+        }
         #expect(throws: OHKError.self) {
             try Sample(uuid: UUID(), type: TypeCatalogue.heartbeatSeriesType, startDate: t0, endDate: t0, value: .quantity(1),
                        source: appA, device: nil, metadata: [:], creationDate: nil, utcOffset: nil).validate()
         }
+    }
+
+    /// A store of format 10 could register HealthKit's later identifier as
+    /// its own type: it is refused with the reason, not misread; and a
+    /// custom type named like HealthKit's short name is still found.
+    @Test func aCustomTypeOfTheNewIdentifierIsRefusedAndAShortNameStillFindsItsCustomType() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let mine = try store.registerCustomType("HeartbeatSeries", kind: .category(values: ["Calm": 0]))
+        #expect(try store.sampleType("HeartbeatSeries") == mine)
+        try store.env.write { txn in
+            _ = try txn.put(store.trees.custom, Array(TypeCatalogue.heartbeatSeriesIdentifier.utf8),
+                            TableCodec.encode(.category(values: ["x": 0])))
+            try txn.setMetaU64(store.trees, .format, 10)
+        }
+        store.close()
+        #expect { store = try makeStore(directory: dir) } throws: { "\($0)".contains("0.12") }
     }
 
     /// Format 11 holds heartbeat series; a format-10 store opens as 11.

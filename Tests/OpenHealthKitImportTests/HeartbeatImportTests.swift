@@ -59,10 +59,16 @@ import Testing
     }
 
     @Test func timesOfDayReadInBothClocks() {
-        #expect(RecordMapper.timeOfDay("7:00:01.10 AM")! == (25_200, 1.10))
+        #expect(RecordMapper.timeOfDay("7:00:01.10 AM")! == (25_201, 0.10))
         #expect(RecordMapper.timeOfDay("12:30:00.00 AM")! == (1_800, 0))
         #expect(RecordMapper.timeOfDay("12:00:00 PM")! == (43_200, 0))
-        #expect(RecordMapper.timeOfDay("19:05:09.5")! == (68_700, 9.5))
-        for bad in ["13:00:00 PM", "7:60:00 AM", "7:00", "", "25:00:00"] { #expect(RecordMapper.timeOfDay(bad) == nil, "\(bad)") }
+        #expect(RecordMapper.timeOfDay("19:05:09.5")! == (68_709, 0.5))
+        // Other locales: a decimal comma, lower-case and dotted markers, markers in front.
+        #expect(RecordMapper.timeOfDay("08:34:05,10")! == (30_845, 0.10))
+        #expect(RecordMapper.timeOfDay("3:10:02,11 a.m.")! == (11_402, 0.11))
+        #expect(RecordMapper.timeOfDay("3:10:02.11 pm")! == (54_602, 0.11))
+        #expect(RecordMapper.timeOfDay("午後7:00:01.10")! == (68_401, 0.10))
+        #expect(RecordMapper.timeOfDay("오전 12:00:01.5")! == (1, 0.5))
+        for bad in ["13:00:00 PM", "7:60:00 AM", "7:00", "", "25:00:00", "7:00:0x.5", "7:00:01.2.3"] { #expect(RecordMapper.timeOfDay(bad) == nil, "\(bad)") }
     }
 }

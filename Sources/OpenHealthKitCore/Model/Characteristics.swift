@@ -70,6 +70,7 @@ public struct Characteristics: Hashable, Sendable {
     public var fitzpatrickSkinType: FitzpatrickSkinType
     public var wheelchairUse: WheelchairUse
 
+    /// Characteristics with these values; each not set by default.
     public init(dateOfBirth: DateOfBirth? = nil, biologicalSex: BiologicalSex = .notSet, bloodType: BloodType = .notSet,
                 fitzpatrickSkinType: FitzpatrickSkinType = .notSet, wheelchairUse: WheelchairUse = .notSet) {
         self.dateOfBirth = dateOfBirth
@@ -170,7 +171,13 @@ enum CharacteristicsCodec {
             guard let v = E(rawValue: Int(try r.u8())) else { throw OHKError(.storeCorrupt, "a corrupt characteristic") }
             return v
         }
-        return Characteristics(dateOfBirth: year == 0 ? nil : try Characteristics.DateOfBirth(year: year, month: month, day: day),
+        let born: Characteristics.DateOfBirth?
+        do {
+            born = year == 0 ? nil : try Characteristics.DateOfBirth(year: year, month: month, day: day)
+        } catch {
+            throw OHKError(.storeCorrupt, "the stored date of birth \(year)-\(month)-\(day) is not a date")
+        }
+        return Characteristics(dateOfBirth: born,
                                biologicalSex: try e(Characteristics.BiologicalSex.self), bloodType: try e(Characteristics.BloodType.self),
                                fitzpatrickSkinType: try e(Characteristics.FitzpatrickSkinType.self),
                                wheelchairUse: try e(Characteristics.WheelchairUse.self))

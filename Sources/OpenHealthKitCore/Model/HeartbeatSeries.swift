@@ -10,15 +10,17 @@ public struct HeartbeatSeries: Hashable, Sendable {
         public var timeSinceStart: Double
         public var precededByGap: Bool
 
+        /// A beat `timeSinceStart` seconds after the series' start.
         public init(timeSinceStart: Double, precededByGap: Bool = false) {
             self.timeSinceStart = timeSinceStart
             self.precededByGap = precededByGap
         }
     }
 
-    /// In time order (a save sorts them, as HealthKit's builder does).
-    public var beats: [Beat]
+    /// In time order (sorted when made, as HealthKit's builder sorts).
+    public internal(set) var beats: [Beat]
 
+    /// The beats, sorted by time.
     public init(beats: [Beat]) {
         self.beats = beats.sorted { $0.timeSinceStart < $1.timeSinceStart }
     }
@@ -31,6 +33,10 @@ public struct HeartbeatSeries: Hashable, Sendable {
             guard b.timeSinceStart.isFinite, b.timeSinceStart >= 0 else {
                 throw OHKError(.invalidValue, "heartbeat series \(uuid): a beat at \(b.timeSinceStart) s is not a time since its start")
             }
+        }
+        // `beats` can only be set sorted; the check keeps the stored form so.
+        guard zip(beats, beats.dropFirst()).allSatisfy({ $0.timeSinceStart <= $1.timeSinceStart }) else {
+            throw OHKError(.invalidValue, "heartbeat series \(uuid): its beats are not in time order")
         }
         guard beats.last!.timeSinceStart <= duration else {
             throw OHKError(.invalidValue, "heartbeat series \(uuid): a beat at \(beats.last!.timeSinceStart) s is after its end "

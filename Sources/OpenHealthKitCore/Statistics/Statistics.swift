@@ -55,6 +55,8 @@ public struct Statistics: Hashable, Sendable {
     /// `separateBySource`, as HealthKit's `sources` is nil then.
     public let sources: [Source]
 
+    /// Figures of `type` over an interval; each source's own and the
+    /// sources only with `separateBySource`.
     public init(type: SampleType, startDate: Date, endDate: Date, values: StatisticsValues,
                 bySource: [String: StatisticsValues] = [:], sources: [Source] = []) {
         self.type = type
