@@ -587,6 +587,30 @@ int32_t ohk_store_save_heartbeat_series(ohk_save_outcome *out_outcome, ohk_store
  */
 int32_t ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- Audiograms */
+
+/**
+ * Saves an audiogram (HKAudiogramSample, rule 40): `count` sensitivity
+ * points, each a frequency in Hz and each ear's hearing level in dBHL
+ * (NaN: that ear not tested; masked 1, 0, or -1 for not said), sorted by
+ * frequency as they are saved. The input's type, value and unit are not
+ * read. Returns OHK_OK; OHK_ERR_INVALID_VALUE (no point, a frequency that
+ * is not positive or appears twice, a point with neither ear);
+ * OHK_ERR_INVALID_ARGUMENT; OHK_ERR_INVALID_DATE_RANGE;
+ * OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
+ * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
+ */
+int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, uint64_t count);
+
+/**
+ * Sample `sample_index`'s sensitivity points (an audiogram's):
+ * *out_points points at *out_count points in order of frequency, one
+ * contiguous array borrowed from the batch, made on first access.
+ * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of range, a
+ * sample that is not an audiogram); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+
 /* ---- The person's characteristics */
 
 /**

@@ -70,7 +70,7 @@ enum {
  * a unit; ohk_batch_workout, ohk_batch_route and ohk_batch_correlation give
  * their own fields. */
 enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4,
-       OHK_KIND_HEARTBEAT_SERIES = 5 };
+       OHK_KIND_HEARTBEAT_SERIES = 5, OHK_KIND_AUDIOGRAM = 6 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
 enum {
@@ -415,6 +415,16 @@ typedef struct ohk_heartbeat {
     double time_since_start;      /* seconds since the series' start */
     bool preceded_by_gap;         /* beats may be missing just before it */
 } ohk_heartbeat;
+
+/* One sensitivity point of an audiogram (HKAudiogramSample, rule 40): a
+ * frequency and each ear's hearing level, NaN for an ear not tested. */
+typedef struct ohk_audiogram_point {
+    double frequency_hz;
+    double left_ear_db_hl;        /* NaN: not tested */
+    double right_ear_db_hl;       /* NaN: not tested */
+    int8_t left_ear_masked;       /* 1 masked, 0 not, -1 not said */
+    int8_t right_ear_masked;
+} ohk_audiogram_point;
 
 /* The person's characteristics (HealthKit's characteristic types, rule 38
  * of docs/semantics.md): values of the store, not samples. Each enum's

@@ -30,6 +30,7 @@ FILES = [
     ("QueryAPI.swift", "Anchored queries and batches"),
     ("WorkoutAPI.swift", "Workouts, routes and correlations"),
     ("HeartbeatAPI.swift", "Heartbeat series"),
+    ("AudiogramAPI.swift", "Audiograms"),
     ("CharacteristicsAPI.swift", "The person's characteristics"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),

@@ -112,6 +112,9 @@ extension ResultConversion {
             return HKCorrelation(members: c.members, loader: { [weak self] uuids in self?.members(uuids, of: type) ?? [] },
                                  type: type, start: start, end: end, uuid: uuid, sourceRevision: revision, device: device,
                                  metadata: metadata, creationDate: created, utcOffset: offset)
+        case .audiogram(let a):
+            return HKAudiogramSample(a, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
+                                     device: device, metadata: metadata, creationDate: created, utcOffset: offset)
         case .heartbeats(let h):
             return HKHeartbeatSeriesSample(h, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
                                            device: device, metadata: metadata, creationDate: created, utcOffset: offset)

@@ -44,6 +44,7 @@ public class HKObjectType: NSObject, @unchecked Sendable {
         case .workout: HKWorkoutType(identifier: type.identifier, known: type)
         case .correlation: HKCorrelationType(identifier: type.identifier, known: type)
         case .route, .heartbeatSeries: HKSeriesType(identifier: type.identifier, known: type)
+        case .audiogram: HKAudiogramSampleType(identifier: type.identifier, known: type)
         }
     }
 }

@@ -28,7 +28,9 @@ import OpenHealthKitCore
         let f = try builder.fields(c, "sample")
         let made = try Sample.heartbeatSeries(series, start: f.start, end: f.end, source: f.source, device: f.device,
                                               metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
-        out_outcome?.pointee = cOutcome(made.uuid, try s.save([made])[0])
+        // Saved first: `out?.pointee = f()` does not call f when out is NULL.
+        let outcome = try s.save([made])[0]
+        out_outcome?.pointee = cOutcome(made.uuid, outcome)
     }
 }
 

@@ -45,9 +45,10 @@ struct SampleBuilder {
                                        device: f.device, metadata: f.metadata, uuid: f.uuid,
                                        creationDate: f.created, utcOffset: f.offset)
         }
-        if type.kind == .workout || type.kind == .route || type.kind == .correlation || type.kind == .heartbeatSeries {
-            throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) samples are saved with "
-                         + "ohk_store_save_workout, ohk_store_save_route, ohk_store_save_correlation or ohk_store_save_heartbeat_series")
+        if type.kind == .workout || type.kind == .route || type.kind == .correlation || type.kind == .heartbeatSeries
+            || type.kind == .audiogram {
+            throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) samples are saved with ohk_store_save_workout, "
+                         + "ohk_store_save_route, ohk_store_save_correlation, ohk_store_save_heartbeat_series or ohk_store_save_audiogram")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")
@@ -213,6 +214,8 @@ func cOutcome(_ uuid: UUID, _ r: SaveOutcome?) -> ohk_save_outcome {
         let s = try StoreHandle.get(store)
         let t = try sampleType(type, s)
         let p = try predicate.map { try PredicateHandle.get($0) }
-        out_deleted?.pointee = UInt64(try s.delete(type: t, predicate: p))
+        // Deleted first: `out?.pointee = f()` does not call f when out is NULL.
+        let deleted = try s.delete(type: t, predicate: p)
+        out_deleted?.pointee = UInt64(deleted)
     }
 }

@@ -18,9 +18,10 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1
         info.canonical_unit = nil
-    case .workout, .route, .correlation, .heartbeatSeries:
+    case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
         info.kind = Int32(t.kind == .workout ? OHK_KIND_WORKOUT : t.kind == .route ? OHK_KIND_WORKOUT_ROUTE
-            : t.kind == .correlation ? OHK_KIND_CORRELATION : OHK_KIND_HEARTBEAT_SERIES)
+            : t.kind == .correlation ? OHK_KIND_CORRELATION : t.kind == .heartbeatSeries ? OHK_KIND_HEARTBEAT_SERIES
+            : OHK_KIND_AUDIOGRAM)
         info.aggregation = -1
         info.canonical_unit = nil
     }

@@ -9,6 +9,7 @@ enum CPart {
     case route(ohk_route)
     case correlation(UnsafeBufferPointer<UInt8>)
     case heartbeats(UnsafeBufferPointer<ohk_heartbeat>)
+    case audiogram(UnsafeBufferPointer<ohk_audiogram_point>)
 }
 
 /// The memory behind a batch's `CPart`s: each array is one allocation,
@@ -35,8 +36,17 @@ struct CPartMemory {
                 beats[k] = ohk_heartbeat(time_since_start: b.timeSinceStart, preceded_by_gap: b.precededByGap)
             }
             return .heartbeats(UnsafeBufferPointer(beats))
+        case .audiogram(let a):
+            let points = array(ohk_audiogram_point.self, a.points.count)
+            for (k, p) in a.points.enumerated() {
+                func masked(_ e: Audiogram.Ear?) -> Int8 { e?.masked.map { $0 ? 1 : 0 } ?? -1 }
+                points[k] = ohk_audiogram_point(frequency_hz: p.frequency, left_ear_db_hl: p.left?.sensitivity ?? .nan,
+                                                right_ear_db_hl: p.right?.sensitivity ?? .nan,
+                                                left_ear_masked: masked(p.left), right_ear_masked: masked(p.right))
+            }
+            return .audiogram(UnsafeBufferPointer(points))
         case .quantity, .category:
-            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, correlation or heartbeat series")
+            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, correlation, heartbeat series or audiogram")
         }
     }
 

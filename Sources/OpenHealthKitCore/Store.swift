@@ -240,10 +240,10 @@ public final class Store: @unchecked Sendable {
         // Format 11 brought HealthKit's heartbeat series type; a store that
         // registered a custom type of that identifier would have its
         // samples read as heartbeat series.
-        if format < 11, try txn.get(trees.custom, Array(TypeCatalogue.heartbeatSeriesIdentifier.utf8)) != nil {
-            throw OHKError(.invalidArgument, "this store registered \(TypeCatalogue.heartbeatSeriesIdentifier) as a custom type, "
-                           + "which is HealthKit's heartbeat series type from 0.13 on: open it with 0.12, export its samples "
-                           + "and import them under another identifier")
+        for id in [TypeCatalogue.heartbeatSeriesIdentifier, TypeCatalogue.audiogramIdentifier] where format < 11 {
+            guard try txn.get(trees.custom, Array(id.utf8)) != nil else { continue }
+            throw OHKError(.invalidArgument, "this store registered \(id) as a custom type, which is HealthKit's own "
+                           + "type from 0.13 on: open it with 0.12, export its samples and import them under another identifier")
         }
         // Statistics that miss changes (format 8 had none) are built again.
         if try txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
@@ -301,8 +301,8 @@ public final class Store: @unchecked Sendable {
         }
         switch kind {
         case .quantity, .category: break
-        case .workout, .route, .correlation, .heartbeatSeries:
-            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes, correlations and heartbeat series are HealthKit's")
+        case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
+            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes, correlations, heartbeat series and audiograms are HealthKit's")
         }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {

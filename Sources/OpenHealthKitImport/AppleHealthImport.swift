@@ -181,6 +181,18 @@ private struct Saver {
                 try takeCorrelation(r, members)
                 continue
             }
+            if r.sensitivityPoints != nil {
+                report.audiograms += 1
+                switch mapper.audiogram(r) {
+                case .success(let s):
+                    batch.append(s)
+                    units.append("")
+                    isMember.append(false)
+                    if batch.count >= batchSize { try flush() }
+                case .failure(let reason): skip(reason, line: r.line)
+                }
+                continue
+            }
             if let w = r.workout {
                 report.workouts += 1
                 report.routes += w.routes.count

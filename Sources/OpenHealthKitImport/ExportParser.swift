@@ -113,6 +113,9 @@ final class ExportParser {
                 current = record(attributes)
                 current!.type = TypeCatalogue.workoutIdentifier
                 current!.workout = workout(attributes)
+            } else if strcmp(name, "Audiogram") == 0 {
+                current = record(attributes)
+                current!.sensitivityPoints = []
             } else if strcmp(name, "Me") == 0 {
                 var attrs: [(String, String)] = []
                 forEach(attributes) { k, v in attrs.append((String(cString: k), String(cString: v))) }
@@ -122,6 +125,14 @@ final class ExportParser {
             }
         case 3 where current?.workout != nil:
             workoutChild(name, attributes)
+        case 3 where current?.sensitivityPoints != nil:
+            if strcmp(name, "SensitivityPoint") == 0 {
+                var point: [String: String] = [:]
+                forEach(attributes) { k, v in point[String(cString: k)] = String(cString: v) }
+                if current!.sensitivityPoints!.count < 1_000 { current!.sensitivityPoints!.append(point) }
+            } else if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) {
+                current!.metadata.append(entry)
+            }
         case 3 where current?.members != nil:
             if strcmp(name, "Record") == 0 {
                 member = record(attributes)

@@ -22,4 +22,7 @@ struct ExportRecord: Sendable {
     /// `<InstantaneousBeatsPerMinute time="7:00:01.10 AM">`s: the times as
     /// written (local time of day); nil without a beat list.
     var beats: [String]?
+    /// An `<Audiogram>`'s `<SensitivityPoint>`s, their attributes as
+    /// written; nil for anything else.
+    var sensitivityPoints: [[String: String]]?
 }

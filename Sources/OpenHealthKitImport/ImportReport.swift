@@ -44,6 +44,12 @@ public struct ImportReport: Sendable {
     public var heartbeatSeriesAdded = 0
     public var heartbeatSeriesAlreadyStored = 0
     public var heartbeatSeriesEmpty = 0
+    /// `<Audiogram>` elements read; saved by this run; stored before or
+    /// older than the stored version (rule 40). One that does not read is
+    /// counted in `skipped`.
+    public var audiograms = 0
+    public var audiogramsAdded = 0
+    public var audiogramsAlreadyStored = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -113,6 +119,8 @@ public struct ImportReport: Sendable {
                      also: [(routesWithoutFile, "without their file in the export")]),
             Self.row("Correlation", count: correlations, added: correlationsAdded, stored: correlationsAlreadyStored,
                      holds: "with their member records", also: []),
+            Self.row("Audiogram", count: audiograms, added: audiogramsAdded, stored: audiogramsAlreadyStored,
+                     holds: "with their sensitivity points", also: []),
             Self.row("HeartRateVariabilityMetadataList", count: heartbeatSeries, added: heartbeatSeriesAdded,
                      stored: heartbeatSeriesAlreadyStored, holds: "as heartbeat series",
                      also: [(heartbeatSeriesEmpty, "without a beat")]),
@@ -147,6 +155,8 @@ public struct ImportReport: Sendable {
         case (.correlation, _): correlationsAdded += 1
         case (.heartbeatSeries, nil), (.heartbeatSeries, .notSavedOlderVersion?): heartbeatSeriesAlreadyStored += 1
         case (.heartbeatSeries, _): heartbeatSeriesAdded += 1
+        case (.audiogram, nil), (.audiogram, .notSavedOlderVersion?): audiogramsAlreadyStored += 1
+        case (.audiogram, _): audiogramsAdded += 1
         case (_, nil): alreadyStored += 1
         case (_, .notSavedOlderVersion?): olderVersions += 1
         case (_, .replaced?): replaced += 1; added += 1
@@ -173,7 +183,7 @@ public struct ImportReport: Sendable {
 
     private static func reason(element: String) -> String {
         switch element {
-        case "ActivitySummary", "Audiogram", "ClinicalRecord",
+        case "ActivitySummary", "ClinicalRecord",
              "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"
         }

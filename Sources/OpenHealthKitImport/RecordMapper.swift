@@ -96,7 +96,7 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
-            case .workout, .route, .correlation, .heartbeats:
+            case .workout, .route, .correlation, .heartbeats, .audiogram:
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
@@ -215,6 +215,15 @@ struct RecordMapper {
                 bits(l.timestamp.timeIntervalSinceReferenceDate.bitPattern)
                 bits(l.latitude.bitPattern)
                 bits(l.longitude.bitPattern)
+            }
+        case .audiogram(let a):
+            name.append(7)
+            for p in a.points {
+                bits(p.frequency.bitPattern)
+                for ear in [p.left, p.right] {
+                    bits(ear?.sensitivity.bitPattern ?? 0)
+                    name.append(ear == nil ? 0 : ear!.masked.map { $0 ? 2 : 1 } ?? 3)
+                }
             }
         case .heartbeats(let h):
             // Every beat: a series is short (a minute's beats).

@@ -236,3 +236,59 @@ extension RecordMapper {
         return (h * 3600 + m * 60 + whole, fraction)
     }
 }
+
+extension RecordMapper {
+    /// `<Audiogram>` → an audiogram sample (rule 40): its attributes as a
+    /// record's, each `<SensitivityPoint>` a frequency (in
+    /// `frequencyUnit`, Hz by default) and per ear a hearing level (in
+    /// `leftEarUnit`/`rightEarUnit`, dBHL by default) where the export has
+    /// one, masked where it says (`leftEarMasked`/`rightEarMasked`).
+    mutating func audiogram(_ r: ExportRecord) -> Result<Sample, SkipReason> {
+        let subject = TypeCatalogue.audiogramIdentifier
+        guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
+        guard let given = ExportTimestamp.parseWithOffset(r.startDate), let end = ExportTimestamp.parse(r.endDate) else {
+            return .failure(SkipReason(kind: .badDate, subject: subject))
+        }
+        var points: [Audiogram.Point] = []
+        for a in r.sensitivityPoints ?? [] {
+            guard let frequency = Self.measure(a["frequencyValue"], a["frequencyUnit"], default: "Hz") else {
+                return .failure(SkipReason(kind: .badValue, subject: subject))
+            }
+            var ears: [Audiogram.Ear?] = []
+            for side in ["leftEar", "rightEar"] {
+                guard a[side + "Value"] != nil else { ears.append(nil); continue }
+                guard let level = Self.measure(a[side + "Value"], a[side + "Unit"], default: "dBHL") else {
+                    return .failure(SkipReason(kind: .badValue, subject: subject))
+                }
+                let masked = a[side + "Masked"].map { ["1", "true", "yes"].contains($0.lowercased()) }
+                ears.append(Audiogram.Ear(sensitivity: level, masked: masked))
+            }
+            points.append(Audiogram.Point(frequency: frequency, left: ears[0], right: ears[1]))
+        }
+        let source = source(r.sourceName, r.sourceVersion)
+        let device = r.device.map { self.device($0) }
+        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let value = Audiogram(points: points)
+        let metadata = Self.metadata(r.metadata)
+        let uuid = contentUUID(TypeCatalogue.audiogramType, source, device, given.instant, end, created, .audiogram(value), metadata)
+        do {
+            return .success(try Sample.audiogram(value, start: Date(timeIntervalSinceReferenceDate: given.instant),
+                                                 end: Date(timeIntervalSinceReferenceDate: end), source: source, device: device,
+                                                 metadata: metadata, uuid: uuid,
+                                                 creationDate: created.map(Date.init(timeIntervalSinceReferenceDate:)),
+                                                 utcOffset: given.offset))
+        } catch let e as OHKError {
+            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: subject))
+        } catch {
+            return .failure(SkipReason(kind: .invalidSample, subject: subject))
+        }
+    }
+
+    /// A number written with its unit, in `canonical` (Hz, dBHL); nil when
+    /// either does not read or the unit measures something else.
+    static func measure(_ value: String?, _ unit: String?, default canonical: String) -> Double? {
+        guard let value, let v = Double(value), v.isFinite, let to = try? HealthUnit(canonical),
+              let from = try? HealthUnit(unit ?? canonical) else { return nil }
+        return try? from.convert(v, to: to)
+    }
+}

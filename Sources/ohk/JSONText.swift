@@ -97,6 +97,19 @@ extension JSONObject {
         case .correlation(let c):
             o.add("value", int: c.members.count)
             o.add("members", raw: array(c.members.map { quoted($0.uuidString) }))
+        case .audiogram(let a):
+            // Each point: its frequency in Hz and each ear's level in dBHL.
+            o.add("value", int: a.points.count)
+            o.add("sensitivityPoints", raw: array(a.points.map { p in
+                var q = JSONObject()
+                q.add("frequencyHz", number: p.frequency)
+                for (side, ear) in [("left", p.left), ("right", p.right)] {
+                    guard let ear else { continue }
+                    q.add(side + "EarDBHL", number: ear.sensitivity)
+                    if let m = ear.masked { q.add(side + "EarMasked", bool: m) }
+                }
+                return q.closed
+            }))
         case .heartbeats(let h):
             // Each beat `[seconds since the start, preceded by a gap]`.
             o.add("value", int: h.beats.count)

@@ -159,6 +159,8 @@ struct QueryCommand: ParsableCommand {
                 return ("\(c.members.count)", "members")
             case .heartbeats(let h):
                 return ("\(h.beats.count)", "beats")
+            case .audiogram(let a):
+                return ("\(a.points.count)", "points")
             }
         }
     }

@@ -34,7 +34,7 @@ import OpenHealthKitCore
     @Test func importThenStatsThenAgainAddsNothing() throws {
         let store = try importedStore()
         let stats = try decode(StatsJSON.self, ohk(["stats", "--store", store, "--json"]).output)
-        #expect(stats.samples == 41)  // 36 records and 5 workouts
+        #expect(stats.samples == 42)  // 36 records, 5 workouts and an audiogram
         #expect(stats.types["HKQuantityTypeIdentifierBodyMass"]?.samples == 7)
         #expect(stats.types["HKWorkoutTypeIdentifier"]?.samples == 5)
         let again = try decode(ImportJSON.self, ohk(["import", fixtureB, "--store", store, "--json"]).output)
@@ -58,7 +58,7 @@ import OpenHealthKitCore
     @Test func changesFromTheReturnedAnchorShowExactlyTheNewSample() throws {
         let store = try importedStore()
         let snapshot = try lines(ohk(["changes", "--since", "none", "--store", store]).output)
-        #expect(snapshot.compactMap(\.added).count == 41)  // records and workouts
+        #expect(snapshot.compactMap(\.added).count == 42)  // records, workouts and an audiogram
         let anchor = try #require(snapshot.last?.anchor)
         let add = ohk(["add", "BodyMass", "72.5", "--unit", "kg", "--start", "2024-03-01T08:00:00Z", "--store", store])
         #expect(add.status == 0)
@@ -158,7 +158,7 @@ import OpenHealthKitCore
         let file = temporaryDirectory() + "/new.anchor"
         let first = ohk(["changes", "--anchor-file", file, "--store", store], mergeStderr: true)
         #expect(first.status == 0 && first.output.contains("does not exist yet: starting from the beginning"))
-        #expect(first.output.components(separatedBy: "\"added\"").count - 1 == 41)
+        #expect(first.output.components(separatedBy: "\"added\"").count - 1 == 42)
         let again = try lines(ohk(["changes", "--anchor-file", file, "--store", store]).output)
         #expect(again.count == 1 && again[0].anchor != nil)
     }
@@ -272,7 +272,7 @@ import OpenHealthKitCore
         defer { kill(pid, SIGTERM); var s: Int32 = 0; waitpid(pid, &s, 0); close(fd) }
         // The first anchor line ends the snapshot: the follower is live.
         let snapshot = readLines(fd) { $0.hasPrefix("{\"anchor\"") }
-        #expect(snapshot.count == 42)  // 36 records, 5 workouts, the anchor
+        #expect(snapshot.count == 43)  // 36 records, 5 workouts, an audiogram, the anchor
         let uuid = ohk(["add", "HeartRate", "61", "--unit", "count/min", "--store", store]).output
             .split(separator: "\n").first.map(String.init) ?? ""
         let update = try readLines(fd) { $0.hasPrefix("{\"anchor\"") }.map { try decode(Line.self, $0) }

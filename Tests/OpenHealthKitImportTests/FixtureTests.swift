@@ -15,7 +15,8 @@ import OpenHealthKitCore
         #expect(r.added == 36)
         #expect(r.alreadyStored == 0)
         #expect(r.skipped == [SkipReason(kind: .unknownType, subject: "c"): 1])
-        #expect(r.notImported == ["Audiogram": 1])
+        #expect(r.notImported.isEmpty)
+        #expect(r.audiograms == 1 && r.audiogramsAdded == 1)
         #expect(r.workouts == 5 && r.workoutsAdded == 5)
         #expect(r.addedByType == [
             "HKCategoryTypeIdentifierAppleStandHour": 1,
@@ -34,17 +35,18 @@ import OpenHealthKitCore
             "HKQuantityTypeIdentifierWalkingSpeed": 2,
             "HKQuantityTypeIdentifierWalkingStepLength": 4,
             "HKWorkoutTypeIdentifier": 5,
+            "HKDataTypeIdentifierAudiogram": 1,
         ])
         #expect(r.addedByUnit == ["%": 7, "count": 5, "count/min": 3, "dBASPL": 1, "ft": 1, "in": 4, "lb": 9,
-                                  "mL/min·kg": 1, "mi": 2, "mi/hr": 2, "": 6])
+                                  "mL/min·kg": 1, "mi": 2, "mi/hr": 2, "": 7])
         #expect(r.addedBySource == [
             "Dharti's Apple\u{a0}Watch": 1, "DonorOne's Apple Watch": 1, "DonorTwo's iPhone": 16,
             "DonorTwo’s Apple\u{a0}Watch": 4, "Lose It!": 4, "MyFitnessPal": 2, "Renpho": 8, "🔜": 2, "🕛🕐🕑🕒": 1,
-            "DonorOne's Apple\u{a0}Watch": 2,
+            "DonorOne's Apple\u{a0}Watch": 2, "Hearing Test": 1,
         ])
         let stats = try store.statistics()
-        #expect(stats.samples == 41)  // and the five workouts
-        #expect(stats.types.count == 16)
+        #expect(stats.samples == 42)  // and the five workouts and the audiogram
+        #expect(stats.types.count == 17)
     }
 
     @Test func exportAImportsItsRecordsAndCountsTheRest() throws {
@@ -82,9 +84,9 @@ import OpenHealthKitCore
         let anchor = try store.currentAnchor()
         let again = try importFile(fixtureB, into: store, batchSize: 7)
         #expect(again.added == 0)
-        #expect(again.alreadyStored == 36 && again.workoutsAlreadyStored == 5)
+        #expect(again.alreadyStored == 36 && again.workoutsAlreadyStored == 5 && again.audiogramsAlreadyStored == 1)
         #expect(try store.currentAnchor() == anchor)
-        #expect(try store.statistics().samples == 41)
+        #expect(try store.statistics().samples == 42)
     }
 
     /// Export A repeats two of export B's BodyMassIndex records (same
@@ -99,7 +101,7 @@ import OpenHealthKitCore
         #expect(r.alreadyStored == 2)
         let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMassIndex"), anchor: before)
         #expect(delta.samples.count == 2)
-        #expect(try store.statistics().samples == 46)  // 36 + 5 workouts of B, 3 + 1 + a heartbeat series of A
+        #expect(try store.statistics().samples == 47)  // 36 + 5 workouts + an audiogram of B, 3 + 1 + a heartbeat series of A
     }
 
     @Test func aDeletedSampleStaysDeletedWhenTheExportIsImportedAgain() throws {

@@ -72,3 +72,45 @@ import Testing
         for bad in ["13:00:00 PM", "7:60:00 AM", "7:00", "", "25:00:00", "7:00:0x.5", "7:00:01.2.3"] { #expect(RecordMapper.timeOfDay(bad) == nil, "\(bad)") }
     }
 }
+
+/// `<Audiogram>` elements become audiograms (rule 40).
+@Suite struct AudiogramImportTests {
+    @Test func rule40_anExportsAudiogramIsImportedWithItsPoints() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(fixtureB, into: store)
+        #expect(r.contents.contains(ImportReport.Row(kind: "Audiogram", count: 1, imported: 1, note: "with their sensitivity points")))
+        let a = try #require(try store.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.first)
+        guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
+        // The fixture's points, as written (Hz, dBHL).
+        #expect(got.points.map(\.frequency) == [250, 500])
+        #expect(got.points.map { $0.left?.sensitivity } == [35.0459, 29.6554])
+        #expect(got.points.map { $0.right?.sensitivity } == [20.0452, 17.6095])
+        #expect(a.source.name == "Hearing Test" && a.utcOffset == -28_800)
+        // Its sync identifier is kept, so a newer version replaces it (rule 14).
+        #expect(a.metadata["HKMetadataKeySyncIdentifier"] == .string("479728a4-8e83-4de1-bb71-f75f5a691a6c"))
+    }
+
+    @Test func rule40_pointsInOtherUnitsAndUnreadablePoints() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let dir = temporaryDirectory()
+        writeText(dir + "/export.xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Hearing" startDate="2024-03-01 10:00:00 +0100" endDate="2024-03-01 10:00:00 +0100">
+          <SensitivityPoint frequencyValue="1" frequencyUnit="kHz" leftEarValue="20" leftEarUnit="dBHL" leftEarMasked="1"/>
+         </Audiogram>
+         <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Hearing" startDate="2024-03-02 10:00:00 +0100" endDate="2024-03-02 10:00:00 +0100">
+          <SensitivityPoint frequencyValue="loud" leftEarValue="20"/>
+         </Audiogram>
+        </HealthData>
+        """)
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.audiograms == 2 && r.audiogramsAdded == 1)
+        #expect(r.skipped == [SkipReason(kind: .badValue, subject: TypeCatalogue.audiogramIdentifier): 1])
+        let a = try #require(try store.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.first)
+        guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
+        #expect(got.points == [Audiogram.Point(frequency: 1000, left: .init(sensitivity: 20, masked: true))])
+    }
+}

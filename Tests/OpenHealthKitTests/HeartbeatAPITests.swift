@@ -29,3 +29,21 @@ import Testing
         #expect(all.map(\.timeIntervalSinceStart) == [0, 0.82, 1.65, 2.9] && all.last?.precededByGap == true)
     }
 }
+
+@Suite struct AudiogramAPITests {
+    /// An audiogram through HealthKit's classes (rule 40).
+    @Test func rule40_anAudiogramSampleHasItsSensitivityPoints() async throws {
+        let store = try freshHealthStore()
+        let a = Audiogram(points: [.init(frequency: 500, left: .init(sensitivity: 25), right: .init(sensitivity: 10)),
+                                   .init(frequency: 4000, left: .init(sensitivity: 40))])
+        let saved = try OpenHealthKitCore.Sample.audiogram(a, start: day0, end: day0,
+                                                           source: OpenHealthKitCore.Source(bundleIdentifier: "com.example.hearing", name: "Hearing"))
+        _ = try store.coreStore().save([saved])
+        let found = try await HKSampleQueryDescriptor(predicates: [.sample(type: HKObjectType.audiogramSampleType())], sortDescriptors: [])
+            .result(for: store)
+        let sample = try #require(found.first as? HKAudiogramSample)
+        #expect(sample.sensitivityPoints.map { $0.frequency.doubleValue(for: .hertzUnit(with: .kilo)) } == [0.5, 4])
+        #expect(sample.sensitivityPoints[0].leftEarSensitivity?.doubleValue(for: .decibelHearingLevel()) == 25)
+        #expect(sample.sensitivityPoints[1].rightEarSensitivity == nil)
+    }
+}

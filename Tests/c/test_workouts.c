@@ -241,6 +241,13 @@ static void rule39_a_heartbeat_series_is_one_array(void **state)
     assert_true(!got[0].preceded_by_gap && got[2].preceded_by_gap);
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_route(&(ohk_route){0}, b, 0));
     ohk_batch_free(b);
+    /* Without an outcome to return, it saves all the same. */
+    in.start = T0 + 120;
+    in.end = T0 + 180;
+    OK(ohk_store_save_heartbeat_series(NULL, f->store, &in, beats, 3));
+    b = query_type(f->store, "HKDataTypeIdentifierHeartbeatSeries", NULL, 0);
+    assert_int_equal(sample_count(b), 2);
+    ohk_batch_free(b);
 
     /* No beat, a beat after the end, or through ohk_store_save: refused. */
     EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_heartbeat_series(NULL, f->store, &in, beats, 0));
@@ -250,6 +257,29 @@ static void rule39_a_heartbeat_series_is_one_array(void **state)
     ohk_type_info info;
     OK(ohk_type_lookup(&info, f->store, "HKDataTypeIdentifierHeartbeatSeries"));
     assert_int_equal(info.kind, OHK_KIND_HEARTBEAT_SERIES);
+}
+
+/* Rule 40: an audiogram saved from one array of points, read back as one. */
+static void rule40_an_audiogram_is_one_array(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in = base("HKDataTypeIdentifierAudiogram", T0, T0);
+    ohk_audiogram_point points[] = {{1000, 20, NAN, 1, -1}, {250, 35, 20, -1, 0}};
+    OK(ohk_store_save_audiogram(NULL, f->store, &in, points, 2));
+    ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierAudiogram", NULL, 0);
+    const ohk_audiogram_point *got;
+    uint64_t n;
+    OK(ohk_batch_audiogram(&got, &n, b, 0));
+    assert_int_equal(n, 2);
+    assert_true(got[0].frequency_hz == 250 && got[0].left_ear_db_hl == 35 && got[0].right_ear_db_hl == 20);
+    assert_int_equal(got[0].left_ear_masked, -1);
+    assert_int_equal(got[0].right_ear_masked, 0);
+    assert_true(got[1].frequency_hz == 1000 && isnan(got[1].right_ear_db_hl) && got[1].left_ear_masked == 1);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_heartbeats(&(const ohk_heartbeat *){0}, &n, b, 0));
+    ohk_batch_free(b);
+    ohk_audiogram_point twice[] = {{500, 10, NAN, -1, -1}, {500, NAN, 12, -1, -1}};
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, twice, 2));
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, points, 0));
 }
 
 static void rule36_add_to_workout_saves_and_associates(void **state)
@@ -287,6 +317,7 @@ int run_workouts(void)
         cmocka_unit_test_setup_teardown(rule33_a_correlation_saved_with_its_members, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule36_add_to_workout_saves_and_associates, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule39_a_heartbeat_series_is_one_array, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule40_an_audiogram_is_one_array, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("workouts", tests, NULL, NULL);
 }

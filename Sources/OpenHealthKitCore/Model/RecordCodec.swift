@@ -60,6 +60,7 @@ enum RecordCodec {
         case .route(let route): value = Double(route.locations.count).bitPattern; flags |= flagPayload
         case .correlation(let c): value = Double(c.members.count).bitPattern; flags |= flagPayload
         case .heartbeats(let h): value = Double(h.beats.count).bitPattern; flags |= flagPayload
+        case .audiogram(let a): value = Double(a.points.count).bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
@@ -78,6 +79,7 @@ enum RecordCodec {
         case .route(let route): appendPayload(&w) { RouteCodec.encode(route, into: &$0) }
         case .correlation(let c): appendPayload(&w) { CorrelationCodec.encode(c, into: &$0) }
         case .heartbeats(let h): appendPayload(&w) { HeartbeatCodec.encode(h, into: &$0) }
+        case .audiogram(let a): appendPayload(&w) { AudiogramCodec.encode(a, into: &$0) }
         case .quantity, .category: break
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
@@ -201,6 +203,7 @@ struct RecordView {
         case .route: return .route(try RouteCodec.decode(&r))
         case .correlation: return .correlation(try CorrelationCodec.decode(&r))
         case .heartbeatSeries: return .heartbeats(try HeartbeatCodec.decode(&r))
+        case .audiogram: return .audiogram(try AudiogramCodec.decode(&r))
         case .quantity, .category: throw OHKError(.storeCorrupt, "a \(type.identifier) record with a payload")
         }
     }

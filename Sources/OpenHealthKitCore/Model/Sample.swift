@@ -99,6 +99,7 @@ public enum SampleValue: Hashable, Sendable {
     indirect case route(WorkoutRoute)
     case correlation(Correlation)
     indirect case heartbeats(HeartbeatSeries)
+    indirect case audiogram(Audiogram)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -222,6 +223,20 @@ public struct Sample: Hashable, Sendable {
         return s
     }
 
+    /// An audiogram (rule 40): its sensitivity points. Throws for an
+    /// audiogram without points, a frequency twice, a point with neither
+    /// ear.
+    public static func audiogram(_ audiogram: Audiogram, start: Date, end: Date, source: Source,
+                                 device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                 uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
+                                 utcOffset: Int? = nil) throws -> Sample {
+        let s = Sample(uuid: uuid, type: TypeCatalogue.audiogramType, startDate: start, endDate: end,
+                       value: .audiogram(audiogram), source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
     /// A correlation (rule 33) of `type` (blood pressure or food): its
     /// members' UUIDs. The members are saved before it, in the same save or
     /// an earlier one; the save checks them.
@@ -275,6 +290,8 @@ public struct Sample: Hashable, Sendable {
             break  // its members, against the store, when saved
         case (.heartbeatSeries, .heartbeats(let h)):
             try h.validate(uuid, duration: e - s)
+        case (.audiogram, .audiogram(let a)):
+            try a.validate(uuid)
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

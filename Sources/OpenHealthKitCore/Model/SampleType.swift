@@ -24,6 +24,8 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         /// HealthKit's heartbeat series type: each value is a
         /// `HeartbeatSeries`.
         case heartbeatSeries
+        /// HealthKit's audiogram type: each value is an `Audiogram`.
+        case audiogram
     }
 
     public let identifier: String
@@ -57,6 +59,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case .route: "route"
         case .correlation: "correlation"
         case .heartbeatSeries: "heartbeat series"
+        case .audiogram: "audiogram"
         }
     }
 
@@ -131,6 +134,9 @@ public enum TypeCatalogue {
     /// HealthKit's heartbeat series type (`HKSeriesType.heartbeat()`).
     public static let heartbeatSeriesIdentifier = "HKDataTypeIdentifierHeartbeatSeries"
     public static var heartbeatSeriesType: SampleType { standard[heartbeatSeriesIdentifier]! }
+    /// HealthKit's audiogram type (`HKObjectType.audiogramSampleType()`).
+    public static let audiogramIdentifier = "HKDataTypeIdentifierAudiogram"
+    public static var audiogramType: SampleType { standard[audiogramIdentifier]! }
 
     /// Every standard type by identifier.
     public static let standard: [String: SampleType] = {
@@ -157,6 +163,8 @@ public enum TypeCatalogue {
         }
         out[heartbeatSeriesIdentifier] = SampleType(identifier: heartbeatSeriesIdentifier, kind: .heartbeatSeries,
                                                     isCustom: false, catalogueIndex: out.count)
+        out[audiogramIdentifier] = SampleType(identifier: audiogramIdentifier, kind: .audiogram, isCustom: false,
+                                              catalogueIndex: out.count)
         return out
     }()
 
@@ -169,7 +177,7 @@ public enum TypeCatalogue {
     public static func lookup(_ name: String) -> SampleType? {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
             ?? (name == "Workout" ? standard[workoutIdentifier] : name == "WorkoutRoute" ? standard[routeIdentifier] : nil)
-            ?? (name == "HeartbeatSeries" ? standard[heartbeatSeriesIdentifier] : nil)
+            ?? (name == "HeartbeatSeries" ? standard[heartbeatSeriesIdentifier] : name == "Audiogram" ? standard[audiogramIdentifier] : nil)
             ?? standard[correlationPrefix + name]
     }
 
@@ -183,6 +191,7 @@ public enum TypeCatalogue {
         if type.identifier == workoutIdentifier { return "Workout" }
         if type.identifier == routeIdentifier { return "WorkoutRoute" }
         if type.identifier == heartbeatSeriesIdentifier { return "HeartbeatSeries" }
+        if type.identifier == audiogramIdentifier { return "Audiogram" }
         return type.identifier
     }
 }

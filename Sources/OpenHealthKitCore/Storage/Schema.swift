@@ -55,9 +55,9 @@ enum Schema {
     /// opened; a format-8 library would not keep them, so it refuses the
     /// store. 10: workout associations (`workout_links`), built from the
     /// routes when an older store is opened; a format-9 library would not
-    /// keep them, so it refuses the store. 11: heartbeat series records (a
-    /// new payload, of a type a format-10 library does not know), so it
-    /// refuses the store; nothing is rewritten on upgrade. Format 1
+    /// keep them, so it refuses the store. 11: heartbeat series and
+    /// audiogram records (new payloads, of types a format-10 library does
+    /// not know), so it refuses the store; nothing is rewritten on upgrade. Format 1
     /// (development only) is refused.
     static let format: UInt32 = 11
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
@@ -241,7 +241,7 @@ enum TableCodec {
                 w.string(k)
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
-        case .workout, .route, .correlation, .heartbeatSeries:
+        case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
             // Never a custom type's (registerCustomType refuses them).
             preconditionFailure("a \(kind) type is not stored as a custom type")
         }

@@ -31,6 +31,7 @@ from .store import (
     VerifyReport,
 )
 from .workouts import (
+    Audiogram, AudiogramSample, SensitivityPoint,
     Correlation, CorrelationSample, Heartbeat, HeartbeatSeries, HeartbeatSeriesSample, HeartbeatsLike, Location,
     LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType, WorkoutEvent, WorkoutEventType,
     WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
@@ -40,6 +41,7 @@ from .workouts import (
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
+    "Audiogram", "AudiogramSample", "SensitivityPoint",
     "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",
     "FitzpatrickSkinType", "WheelchairUse", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
     "DeletedColumns", "DeletedList",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import os
 from ctypes import (
-    CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int32, c_int64,
+    CFUNCTYPE, POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_int8, c_int32, c_int64,
     c_uint8, c_uint32, c_uint64, c_void_p,
 )
 from pathlib import Path
@@ -36,6 +36,7 @@ SAMPLE_HAS_CREATION_DATE, SAMPLE_HAS_UTC_OFFSET = 8, 16
 # ohk_type_info.kind
 KIND_QUANTITY, KIND_CATEGORY, KIND_WORKOUT, KIND_WORKOUT_ROUTE, KIND_CORRELATION = 0, 1, 2, 3, 4
 KIND_HEARTBEAT_SERIES = 5
+KIND_AUDIOGRAM = 6
 
 
 # ---- opaque handles: distinct types so a store is never passed as a batch
@@ -209,6 +210,13 @@ class ohk_heartbeat(Structure):
     _fields_ = [("time_since_start", c_double), ("preceded_by_gap", c_bool)]
 
 
+# An audiogram's sensitivity point: NaN for an ear not tested; masked 1, 0,
+# or -1 where the source does not say.
+class ohk_audiogram_point(Structure):
+    _fields_ = [("frequency_hz", c_double), ("left_ear_db_hl", c_double), ("right_ear_db_hl", c_double),
+                ("left_ear_masked", c_int8), ("right_ear_masked", c_int8)]
+
+
 class ohk_characteristics(Structure):
     _fields_ = [(name, c_int32) for name in ("birth_year", "birth_month", "birth_day", "biological_sex", "blood_type",
                                              "fitzpatrick_skin_type", "wheelchair_use")]
@@ -319,6 +327,9 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_save_heartbeat_series": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                                   P(ohk_heartbeat), c_uint64]),
     "ohk_batch_heartbeats": (c_int32, [P(P(ohk_heartbeat)), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                           P(ohk_audiogram_point), c_uint64]),
+    "ohk_batch_audiogram": (c_int32, [P(P(ohk_audiogram_point)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

@@ -48,6 +48,9 @@ class SampleType:
     #: HeartbeatSeriesSamples, whose ``value`` is their number of beats and
     #: ``heartbeats`` them.
     is_heartbeat_series: bool = False
+    #: HKDataTypeIdentifierAudiogram: its samples are AudiogramSamples,
+    #: whose ``value`` is their number of points and ``audiogram`` them.
+    is_audiogram: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -76,6 +79,7 @@ class SampleType:
             is_route=info.kind == n.KIND_WORKOUT_ROUTE,
             is_correlation=info.kind == n.KIND_CORRELATION,
             is_heartbeat_series=info.kind == n.KIND_HEARTBEAT_SERIES,
+            is_audiogram=info.kind == n.KIND_AUDIOGRAM,
         )
 
 

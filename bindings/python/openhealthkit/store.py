@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import enum
+import math
 import os
 import threading
 import uuid as uuid_module
@@ -29,7 +30,8 @@ from .samples import CategorySample, DeletedObject, Device, QuantitySample, Samp
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
-    EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, CorrelationSample, HeartbeatsLike, LocationsLike, Workout,
+    AUDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, CorrelationSample, HeartbeatsLike, LocationsLike,
+    SensitivityPoint, Workout,
     WorkoutSample, _OwnFieldsSample, correlation_member_types, heartbeat_series_end, pack_heartbeats,
     pack_locations, workout_to_c,
 )
@@ -417,6 +419,42 @@ class HealthStore:
             sample.end = heartbeat_series_end(sample.start, data)
         outcome = n.ohk_save_outcome()
         n.lib.ohk_store_save_heartbeat_series(outcome, self._handle, sample, points, count)
+        return [_outcome(outcome)]
+
+    def save_audiogram(self, points: Iterable[SensitivityPoint | tuple[Any, ...]], start: datetime,
+                       end: datetime | None = None, *, source: Source | None = None, device: Device | None = None,
+                       metadata: Mapping[str, Any] | None = None, uuid: uuid_module.UUID | None = None,
+                       creation_date: datetime | None = None,
+                       utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves an audiogram (HKAudiogramSample, rule 40) in one
+        transaction: ``points`` are ``SensitivityPoint``s or tuples
+        ``(frequency Hz, left dBHL or None, right dBHL or None[, left
+        masked, right masked])``; the store sorts them by frequency.
+        ``end`` defaults to ``start``. Returns ``[outcome]``; read back, it
+        is an ``AudiogramSample``. InvalidValueError for no point, a
+        frequency that is not positive or appears twice, a point with
+        neither ear, a level that is not finite (NaN is refused here, as C
+        would read it as "not tested")."""
+        rows = [tuple(p) for p in points]
+        array = (n.ohk_audiogram_point * max(1, len(rows)))()
+        for i, row in enumerate(rows):
+            if not 3 <= len(row) <= 5:
+                raise InvalidArgumentError(f"points[{i}]: (frequency, left, right[, left masked, right masked])")
+            frequency, left, right = row[0], row[1], row[2]
+            masked = list(row[3:]) + [None] * (5 - len(row))
+            levels = []
+            for side, v in (("left", left), ("right", right)):
+                if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v)):
+                    raise InvalidValueError(f"points[{i}]: the {side} ear's level must be a finite number or None, not {v!r}")
+                levels.append(math.nan if v is None else float(v))
+            array[i] = n.ohk_audiogram_point(float(frequency), levels[0], levels[1],
+                                             -1 if masked[0] is None else int(bool(masked[0])),
+                                             -1 if masked[1] is None else int(bool(masked[1])))
+        keep: list[Any] = []
+        sample = self._own_input(AUDIOGRAM, start, start if end is None else end, source, device, metadata,
+                                 uuid, creation_date, utc_offset, keep)
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_audiogram(outcome, self._handle, sample, array, len(rows))
         return [_outcome(outcome)]
 
     def correlation_objects(self, correlation: CorrelationSample,

@@ -48,6 +48,7 @@ ROUTE = "HKWorkoutRouteTypeIdentifier"
 BLOOD_PRESSURE = "HKCorrelationTypeIdentifierBloodPressure"
 FOOD = "HKCorrelationTypeIdentifierFood"
 HEARTBEAT_SERIES = "HKDataTypeIdentifierHeartbeatSeries"
+AUDIOGRAM = "HKDataTypeIdentifierAudiogram"
 _SYSTOLIC = "HKQuantityTypeIdentifierBloodPressureSystolic"
 _DIASTOLIC = "HKQuantityTypeIdentifierBloodPressureDiastolic"
 
@@ -650,6 +651,56 @@ class HeartbeatSeriesSample(_OwnFieldsSample):
         return f"{int(self._r[3])} beats"
 
 
+class SensitivityPoint(NamedTuple):
+    """One frequency of an audiogram (rule 40): Hz, and each ear's hearing
+    level in dBHL (None: not tested) and whether it was masked (None: not
+    said)."""
+    frequency: float
+    left_ear: float | None
+    right_ear: float | None
+    left_ear_masked: bool | None
+    right_ear_masked: bool | None
+
+
+@dataclass(frozen=True)
+class Audiogram:
+    """An audiogram's sensitivity points, in order of frequency."""
+    points: tuple[SensitivityPoint, ...]
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+
+class AudiogramSample(_OwnFieldsSample):
+    """An audiogram read from a store (``HKAudiogramSample``, rule 40): a
+    sample whose ``audiogram`` has its sensitivity points. ``value`` is
+    its number of points."""
+
+    __slots__ = ()
+    _saved_by = "save_audiogram"
+
+    @property
+    def audiogram(self) -> Audiogram:
+        """The audiogram's points, in order of frequency."""
+        found: Audiogram = self._fields()
+        return found
+
+    def _value_text(self) -> str:
+        return f"{int(self._r[3])} points"
+
+
+def _audiogram_from_c(points: Any, count: int) -> Audiogram:
+    def masked(flag: int) -> bool | None:
+        return None if flag < 0 else flag == 1
+
+    def level(x: float) -> float | None:
+        return None if math.isnan(x) else x
+
+    return Audiogram(tuple(SensitivityPoint(p.frequency_hz, level(p.left_ear_db_hl), level(p.right_ear_db_hl),
+                                            masked(p.left_ear_masked), masked(p.right_ear_masked))
+                           for p in (points[i] for i in range(count))))
+
+
 def sample_class(kind: SampleType) -> type[Sample] | None:
     """The class of a type's samples when it has its own fields, else None."""
     if kind.is_workout:
@@ -660,13 +711,21 @@ def sample_class(kind: SampleType) -> type[Sample] | None:
         return CorrelationSample
     if kind.is_heartbeat_series:
         return HeartbeatSeriesSample
+    if kind.is_audiogram:
+        return AudiogramSample
     return None
 
 
 # ---- from a batch
 
-def read_fields(handle: Any, index: int, kind: SampleType) -> Workout | Route | Correlation | HeartbeatSeries:
+def read_fields(handle: Any, index: int,
+                kind: SampleType) -> Workout | Route | Correlation | HeartbeatSeries | Audiogram:
     """Sample `index` of the batch's own fields, copied out of the batch."""
+    if kind.is_audiogram:
+        points = ctypes.POINTER(n.ohk_audiogram_point)()
+        point_count = ctypes.c_uint64()
+        n.lib.ohk_batch_audiogram(points, point_count, handle, index)
+        return _audiogram_from_c(points, point_count.value)
     if kind.is_heartbeat_series:
         beats = ctypes.POINTER(n.ohk_heartbeat)()
         beat_count = ctypes.c_uint64()

@@ -109,7 +109,7 @@ STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
            "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
            "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info",
            "ohk_workout_statistics", "ohk_workout_event", "ohk_workout_activity", "ohk_workout",
-           "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics"]
+           "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point"]
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
