@@ -28,13 +28,10 @@ import OpenHealthKitCore
             Audiogram.Point(frequency: $0.frequency_hz, left: ear($0.left_ear_db_hl, $0.left_ear_masked),
                             right: ear($0.right_ear_db_hl, $0.right_ear_masked))
         })
-        var builder = SampleBuilder(store: s)
-        let f = try builder.fields(c, "sample")
-        let made = try Sample.audiogram(audiogram, start: f.start, end: f.end, source: f.source, device: f.device,
-                                        metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
-        // Saved first: `out?.pointee = f()` does not call f when out is NULL.
-        let outcome = try s.save([made])[0]
-        out_outcome?.pointee = cOutcome(made.uuid, outcome)
+        try saveOne(out_outcome, s, c) { f in
+            try Sample.audiogram(audiogram, start: f.start, end: f.end, source: f.source, device: f.device,
+                                 metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
+        }
     }
 }
 

@@ -24,13 +24,10 @@ import OpenHealthKitCore
         let series = HeartbeatSeries(beats: try buffer(beats, count, "beats").map {
             HeartbeatSeries.Beat(timeSinceStart: $0.time_since_start, precededByGap: $0.preceded_by_gap)
         })
-        var builder = SampleBuilder(store: s)
-        let f = try builder.fields(c, "sample")
-        let made = try Sample.heartbeatSeries(series, start: f.start, end: f.end, source: f.source, device: f.device,
-                                              metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
-        // Saved first: `out?.pointee = f()` does not call f when out is NULL.
-        let outcome = try s.save([made])[0]
-        out_outcome?.pointee = cOutcome(made.uuid, outcome)
+        try saveOne(out_outcome, s, c) { f in
+            try Sample.heartbeatSeries(series, start: f.start, end: f.end, source: f.source, device: f.device,
+                                       metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
+        }
     }
 }
 

@@ -24,13 +24,11 @@ import OpenHealthKitCore
         let s = try StoreHandle.get(store)
         let c = try input(sample, "sample", kind: .workout)
         guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
-        var builder = SampleBuilder(store: s)
-        let f = try builder.fields(c, "sample")
-        let made = try Sample.workout(try CWorkoutInput.workout(workout.pointee, "workout"), start: f.start, end: f.end,
-                                      source: f.source, device: f.device, metadata: f.metadata, uuid: f.uuid,
-                                      creationDate: f.created, utcOffset: f.offset)
-        let outcome = try s.save([made])[0]
-        out_outcome?.pointee = cOutcome(made.uuid, outcome)
+        let value = try CWorkoutInput.workout(workout.pointee, "workout")
+        try saveOne(out_outcome, s, c) { f in
+            try Sample.workout(value, start: f.start, end: f.end, source: f.source, device: f.device,
+                               metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
+        }
     }
 }
 
@@ -165,6 +163,17 @@ import OpenHealthKitCore
         members.pointee = m.baseAddress
         count.pointee = UInt64(m.count / 16)
     }
+}
+
+/// Saves the one sample `make` builds from what every sample has (`c`'s
+/// source, dates, metadata…); *out (may be NULL) receives what the save did.
+func saveOne(_ out: UnsafeMutablePointer<ohk_save_outcome>?, _ s: Store, _ c: ohk_sample_input,
+             _ make: (SampleBuilder.Fields) throws -> Sample) throws {
+    var builder = SampleBuilder(store: s)
+    let made = try make(try builder.fields(c, "sample"))
+    // Saved first: `out?.pointee = f()` does not call f when out is NULL.
+    let outcome = try s.save([made])[0]
+    out?.pointee = cOutcome(made.uuid, outcome)
 }
 
 /// The input of a save of one kind: its type, when given, must be of it.

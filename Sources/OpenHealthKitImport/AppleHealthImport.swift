@@ -185,9 +185,7 @@ private struct Saver {
                 report.audiograms += 1
                 switch mapper.audiogram(r) {
                 case .success(let s):
-                    batch.append(s)
-                    units.append("")
-                    isMember.append(false)
+                    enqueue(s)
                     if batch.count >= batchSize { try flush() }
                 case .failure(let reason): skip(reason, line: r.line)
                 }
@@ -201,16 +199,11 @@ private struct Saver {
             }
             switch mapper.sample(r) {
             case .success(let s):
-                batch.append(s)
-                units.append(s.type.isQuantity ? r.unit ?? "" : "")
-                isMember.append(false)
+                enqueue(s, unit: s.type.isQuantity ? r.unit ?? "" : "")
                 if let times = r.beats {
                     report.heartbeatSeries += 1
                     switch mapper.heartbeats(of: s, times: times) {
-                    case .success(let h)?:
-                        batch.append(h)
-                        units.append("")
-                        isMember.append(false)
+                    case .success(let h)?: enqueue(h)
                     case .failure(let reason)?: skip(reason, line: r.line)
                     case nil: report.heartbeatSeriesEmpty += 1
                     }
@@ -240,9 +233,7 @@ private struct Saver {
         let mapped = RecordMapper.locations(route.locations).flatMap { mapper.route(route, workout: workout, locations: $0) }
         switch mapped {
         case .success(let s):
-            batch.append(s)
-            units.append("")
-            isMember.append(false)
+            enqueue(s)
         case .failure(let reason):
             skip(reason, line: 0)
         }
@@ -306,14 +297,16 @@ private struct Saver {
     }
 
     private mutating func queue(_ one: (members: [(Sample, String)], correlation: Sample)) {
-        for (s, unit) in one.members {
-            batch.append(s)
-            units.append(unit)
-            isMember.append(true)
-        }
-        batch.append(one.correlation)
-        units.append("")
-        isMember.append(false)
+        for (s, unit) in one.members { enqueue(s, unit: unit, member: true) }
+        enqueue(one.correlation)
+    }
+
+    /// Adds a sample to the batch: `unit` is the export's text of it (for
+    /// the report's tally), `member` whether a correlation holds it.
+    private mutating func enqueue(_ s: Sample, unit: String = "", member: Bool = false) {
+        batch.append(s)
+        units.append(unit)
+        isMember.append(member)
     }
 
     private mutating func clearBatch() {
@@ -354,9 +347,7 @@ private struct Saver {
                 for (route, workout) in refs {
                     switch mapper.route(route, workout: workout, locations: locations) {
                     case .success(let s):
-                        batch.append(s)
-                        units.append("")
-                        isMember.append(false)
+                        enqueue(s)
                         if batch.count >= batchSize { try flush() }
                     case .failure(let reason):
                         skip(reason, line: 0)

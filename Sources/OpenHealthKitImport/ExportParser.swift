@@ -125,14 +125,6 @@ final class ExportParser {
             }
         case 3 where current?.workout != nil:
             workoutChild(name, attributes)
-        case 3 where current?.sensitivityPoints != nil:
-            if strcmp(name, "SensitivityPoint") == 0 {
-                var point: [String: String] = [:]
-                forEach(attributes) { k, v in point[String(cString: k)] = String(cString: v) }
-                if current!.sensitivityPoints!.count < 1_000 { current!.sensitivityPoints!.append(point) }
-            } else if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) {
-                current!.metadata.append(entry)
-            }
         case 3 where current?.members != nil:
             if strcmp(name, "Record") == 0 {
                 member = record(attributes)
@@ -144,6 +136,10 @@ final class ExportParser {
         case 3 where current != nil:
             if strcmp(name, "MetadataEntry") == 0 {
                 if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
+            } else if strcmp(name, "SensitivityPoint") == 0, current!.sensitivityPoints != nil {
+                var point: [String: String] = [:]
+                forEach(attributes) { k, v in point[String(cString: k)] = String(cString: v) }
+                if current!.sensitivityPoints!.count < 1_000 { current!.sensitivityPoints!.append(point) }
             } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 {
                 // Its beats become a heartbeat series beside the record (rule 39).
                 current!.beats = []
