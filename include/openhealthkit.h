@@ -611,6 +611,55 @@ int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store
  */
 int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- Electrocardiograms and clinical records */
+
+/**
+ * Saves an electrocardiogram (HKElectrocardiogram, rule 41): its
+ * classification, symptoms status, average heart rate (beats per
+ * minute, NaN for none) and `ecg->voltage_count` voltages in microvolts
+ * at `ecg->sampling_frequency_hz`, the first at `sample->start`; the
+ * recording ends at `sample->end`, which must not come before its last
+ * voltage. The input's type, value and unit are not read. Returns
+ * OHK_OK; OHK_ERR_INVALID_VALUE (an unknown classification, symptoms
+ * status or lead, voltages without a sampling frequency, a value that is
+ * not finite, voltages past the end); OHK_ERR_INVALID_ARGUMENT;
+ * OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
+ * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+ * blocks for the write transaction.
+ */
+int32_t ohk_store_save_electrocardiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_electrocardiogram *ecg);
+
+/**
+ * Sample `sample_index`'s recording (an electrocardiogram's): *out_ecg is
+ * filled, its voltages one contiguous array borrowed from the batch,
+ * made on first access. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an
+ * index out of range, a sample that is not an electrocardiogram);
+ * OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_batch *batch, uint64_t sample_index);
+
+/**
+ * Saves a clinical record (HKClinicalRecord, rule 42) of the clinical
+ * type `sample->type` names (HKClinicalTypeIdentifierImmunizationRecord…):
+ * its display name and FHIR resource, whose JSON (`record->data`) is kept
+ * byte for byte. The input's value and unit are not read. Returns
+ * OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does not
+ * read, an empty name, identifier or version, data that is not a JSON
+ * object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
+ * OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
+ * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+ * blocks for the write transaction.
+ */
+int32_t ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_clinical_record *record);
+
+/**
+ * Sample `sample_index`'s record (a clinical record's): *out_record is filled,
+ * its strings and JSON borrowed from the batch. Returns OHK_OK;
+ * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
+ * a clinical record); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_batch_clinical_record(ohk_clinical_record *out_record, const ohk_batch *batch, uint64_t sample_index);
+
 /* ---- The person's characteristics */
 
 /**

@@ -70,7 +70,8 @@ enum {
  * a unit; ohk_batch_workout, ohk_batch_route and ohk_batch_correlation give
  * their own fields. */
 enum { OHK_KIND_QUANTITY = 0, OHK_KIND_CATEGORY = 1, OHK_KIND_WORKOUT = 2, OHK_KIND_WORKOUT_ROUTE = 3, OHK_KIND_CORRELATION = 4,
-       OHK_KIND_HEARTBEAT_SERIES = 5, OHK_KIND_AUDIOGRAM = 6 };
+       OHK_KIND_HEARTBEAT_SERIES = 5, OHK_KIND_AUDIOGRAM = 6, OHK_KIND_ELECTROCARDIOGRAM = 7,
+       OHK_KIND_CLINICAL_RECORD = 8 };
 
 /* ohk_type_info.aggregation (HKQuantityAggregationStyle); -1 for categories */
 enum {
@@ -425,6 +426,51 @@ typedef struct ohk_audiogram_point {
     int8_t left_ear_masked;       /* 1 masked, 0 not, -1 not said */
     int8_t right_ear_masked;
 } ohk_audiogram_point;
+
+/* ohk_electrocardiogram.classification: HealthKit's
+ * HKElectrocardiogram.Classification, with its raw values. */
+enum {
+    OHK_ECG_NOT_SET = 0,
+    OHK_ECG_SINUS_RHYTHM = 1,
+    OHK_ECG_ATRIAL_FIBRILLATION = 2,
+    OHK_ECG_INCONCLUSIVE_LOW_HEART_RATE = 3,
+    OHK_ECG_INCONCLUSIVE_HIGH_HEART_RATE = 4,
+    OHK_ECG_INCONCLUSIVE_POOR_READING = 5,
+    OHK_ECG_INCONCLUSIVE_OTHER = 6,
+    OHK_ECG_UNRECOGNIZED = 100
+};
+
+/* ohk_electrocardiogram.symptoms_status (HKElectrocardiogram.SymptomsStatus). */
+enum { OHK_ECG_SYMPTOMS_NOT_SET = 0, OHK_ECG_SYMPTOMS_NONE = 1, OHK_ECG_SYMPTOMS_PRESENT = 2 };
+
+/* ohk_electrocardiogram.lead (HKElectrocardiogram.Lead): Apple Watch's one. */
+enum { OHK_ECG_LEAD_APPLE_WATCH_SIMILAR_TO_LEAD_I = 1 };
+
+/* An electrocardiogram (HKElectrocardiogram, rule 41): its classification
+ * and heart rate, and its voltages as one contiguous array, the k-th
+ * measured k / sampling_frequency_hz seconds after the sample's start. */
+typedef struct ohk_electrocardiogram {
+    int32_t classification;       /* OHK_ECG_... */
+    int32_t symptoms_status;      /* OHK_ECG_SYMPTOMS_... */
+    int32_t lead;                 /* OHK_ECG_LEAD_...; 0 is taken as lead I */
+    double average_heart_rate;    /* beats per minute; NaN when absent */
+    double sampling_frequency_hz; /* NaN only for a recording without voltages */
+    const double *voltages;       /* microvolts */
+    uint64_t voltage_count;
+} ohk_electrocardiogram;
+
+/* A clinical record (HKClinicalRecord, rule 42): its display name and its
+ * FHIR resource, whose JSON is kept byte for byte. The sample's type is
+ * the record's clinical type (HKClinicalTypeIdentifierImmunizationRecord…). */
+typedef struct ohk_clinical_record {
+    const char *display_name;
+    const char *resource_type;    /* "Immunization", "Observation"… (HKFHIRResourceType) */
+    const char *identifier;       /* the resource's id at its source */
+    const char *fhir_version;     /* "1.0.2" (DSTU2), "4.0.1" (R4) */
+    const char *source_url;       /* NULL when unknown */
+    const uint8_t *data;          /* the resource's JSON (not NUL-terminated) */
+    uint64_t data_length;
+} ohk_clinical_record;
 
 /* The person's characteristics (HealthKit's characteristic types, rule 38
  * of docs/semantics.md): values of the store, not samples. Each enum's

@@ -31,6 +31,7 @@ FILES = [
     ("WorkoutAPI.swift", "Workouts, routes and correlations"),
     ("HeartbeatAPI.swift", "Heartbeat series"),
     ("AudiogramAPI.swift", "Audiograms"),
+    ("ClinicalAPI.swift", "Electrocardiograms and clinical records"),
     ("CharacteristicsAPI.swift", "The person's characteristics"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),

@@ -115,6 +115,12 @@ extension ResultConversion {
         case .audiogram(let a):
             return HKAudiogramSample(a, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
                                      device: device, metadata: metadata, creationDate: created, utcOffset: offset)
+        case .electrocardiogram(let e):
+            return HKElectrocardiogram(e, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
+                                       device: device, metadata: metadata, creationDate: created, utcOffset: offset)
+        case .clinicalRecord(let c):
+            return HKClinicalRecord(c, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
+                                    device: device, metadata: metadata, creationDate: created, utcOffset: offset)
         case .heartbeats(let h):
             return HKHeartbeatSeriesSample(h, type: type, start: start, end: end, uuid: uuid, sourceRevision: revision,
                                            device: device, metadata: metadata, creationDate: created, utcOffset: offset)

@@ -45,6 +45,8 @@ public class HKObjectType: NSObject, @unchecked Sendable {
         case .correlation: HKCorrelationType(identifier: type.identifier, known: type)
         case .route, .heartbeatSeries: HKSeriesType(identifier: type.identifier, known: type)
         case .audiogram: HKAudiogramSampleType(identifier: type.identifier, known: type)
+        case .electrocardiogram: HKElectrocardiogramType(identifier: type.identifier, known: type)
+        case .clinicalRecord: HKClinicalType(identifier: type.identifier, known: type)
         }
     }
 }

@@ -18,10 +18,12 @@ func typeInfo(_ t: SampleType) -> ohk_type_info {
         info.kind = Int32(OHK_KIND_CATEGORY)
         info.aggregation = -1
         info.canonical_unit = nil
-    case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
-        info.kind = Int32(t.kind == .workout ? OHK_KIND_WORKOUT : t.kind == .route ? OHK_KIND_WORKOUT_ROUTE
-            : t.kind == .correlation ? OHK_KIND_CORRELATION : t.kind == .heartbeatSeries ? OHK_KIND_HEARTBEAT_SERIES
-            : OHK_KIND_AUDIOGRAM)
+    case .workout, .route, .correlation, .heartbeatSeries, .audiogram, .electrocardiogram, .clinicalRecord:
+        let kinds: [(SampleType.Kind, Int)] = [(.workout, OHK_KIND_WORKOUT), (.route, OHK_KIND_WORKOUT_ROUTE),
+                                               (.correlation, OHK_KIND_CORRELATION), (.heartbeatSeries, OHK_KIND_HEARTBEAT_SERIES),
+                                               (.audiogram, OHK_KIND_AUDIOGRAM), (.electrocardiogram, OHK_KIND_ELECTROCARDIOGRAM),
+                                               (.clinicalRecord, OHK_KIND_CLINICAL_RECORD)]
+        info.kind = Int32(kinds.first { $0.0 == t.kind }!.1)
         info.aggregation = -1
         info.canonical_unit = nil
     }

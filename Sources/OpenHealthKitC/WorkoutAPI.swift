@@ -184,8 +184,8 @@ func input(_ p: UnsafePointer<ohk_sample_input>?, _ what: String,
     if let t = c.type {
         let type = try sampleType(t, nil, "\(what).type")
         guard type.kind == kind else { throw CError(.invalidArgument, "\(what).type \(type.identifier) is not a \(kind) type") }
-    } else if kind == .correlation {
-        throw CError(.invalidArgument, "\(what).type is NULL: a correlation names its type")
+    } else if kind == .correlation || kind == .clinicalRecord {
+        throw CError(.invalidArgument, "\(what).type is NULL: a \(kind == .correlation ? "correlation" : "clinical record") names its type")
     }
     return c
 }

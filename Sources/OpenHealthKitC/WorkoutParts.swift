@@ -10,6 +10,8 @@ enum CPart {
     case correlation(UnsafeBufferPointer<UInt8>)
     case heartbeats(UnsafeBufferPointer<ohk_heartbeat>)
     case audiogram(UnsafeBufferPointer<ohk_audiogram_point>)
+    case electrocardiogram(ohk_electrocardiogram)
+    case clinicalRecord(ohk_clinical_record)
 }
 
 /// The memory behind a batch's `CPart`s: each array is one allocation,
@@ -45,8 +47,26 @@ struct CPartMemory {
                                                 left_ear_masked: masked(p.left), right_ear_masked: masked(p.right))
             }
             return .audiogram(UnsafeBufferPointer(points))
+        case .electrocardiogram(let e):
+            let voltages = array(Double.self, e.voltages.count)
+            if !e.voltages.isEmpty { _ = voltages.initialize(from: e.voltages) }
+            return .electrocardiogram(ohk_electrocardiogram(
+                classification: Int32(e.classification.rawValue), symptoms_status: Int32(e.symptomsStatus.rawValue),
+                lead: Int32(e.lead.rawValue), average_heart_rate: e.averageHeartRate ?? .nan,
+                sampling_frequency_hz: e.samplingFrequency ?? .nan, voltages: UnsafePointer(voltages.baseAddress),
+                voltage_count: UInt64(e.voltages.count)))
+        case .clinicalRecord(let c):
+            let r = c.fhirResource
+            let data = array(UInt8.self, r.data.count)
+            if !r.data.isEmpty { _ = data.initialize(from: r.data) }
+            return .clinicalRecord(ohk_clinical_record(
+                display_name: strings.add(c.displayName), resource_type: strings.add(r.resourceType),
+                identifier: strings.add(r.identifier), fhir_version: strings.add(r.fhirVersion),
+                source_url: r.sourceURL.map { strings.add($0) }, data: UnsafePointer(data.baseAddress),
+                data_length: UInt64(r.data.count)))
         case .quantity, .category:
-            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, correlation, heartbeat series or audiogram")
+            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, "
+                         + "correlation, heartbeat series, audiogram, electrocardiogram or clinical record")
         }
     }
 

@@ -245,6 +245,14 @@ public final class Store: @unchecked Sendable {
             throw OHKError(.invalidArgument, "this store registered \(id) as a custom type, which is HealthKit's own "
                            + "type from 0.13 on: open it with 0.12, export its samples and import them under another identifier")
         }
+        // Format 12 the same for electrocardiograms and clinical records.
+        let format12 = [TypeCatalogue.electrocardiogramIdentifier]
+            + TypeCatalogue.clinicalTypeNames.map { TypeCatalogue.clinicalPrefix + $0 }
+        for id in format12 where format < 12 {
+            guard try txn.get(trees.custom, Array(id.utf8)) != nil else { continue }
+            throw OHKError(.invalidArgument, "this store registered \(id) as a custom type, which is HealthKit's own "
+                           + "type from 0.14 on: open it with 0.13, export its samples and import them under another identifier")
+        }
         // Statistics that miss changes (format 8 had none) are built again.
         if try txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
@@ -301,8 +309,9 @@ public final class Store: @unchecked Sendable {
         }
         switch kind {
         case .quantity, .category: break
-        case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
-            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes, correlations, heartbeat series and audiograms are HealthKit's")
+        case .workout, .route, .correlation, .heartbeatSeries, .audiogram, .electrocardiogram, .clinicalRecord:
+            throw OHKError(.invalidArgument, "a custom type is a quantity or a category type; workouts, routes, correlations, "
+                           + "heartbeat series, audiograms, electrocardiograms and clinical records are HealthKit's")
         }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {

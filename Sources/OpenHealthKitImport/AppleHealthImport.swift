@@ -82,6 +82,7 @@ public enum AppleHealthImport {
                     while case .records = handoff.take() {}  // the reader's last chunks and its end
                     try saver.flush()
                     try saver.saveCorrelations()
+                    try saver.saveActivitySummaries()
                     saver.report.failure = .cancelled
                     return saver.report
                 }
@@ -89,14 +90,20 @@ public enum AppleHealthImport {
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flush()
                 try saver.saveCorrelations()
+                try saver.saveActivitySummaries()
                 if let me { try saver.importCharacteristics(me) }
-                // The routes' files, once the XML has named them all (after
-                // damage the zip cannot be read on: they wait for a rerun).
-                var routeFiles: Set<String> = []
-                if failure == nil { routeFiles = try saver.importRoutes(path, exportXML: input.entryName) }
+                // The files the XML names (routes, clinical records) and the
+                // ECGs, once the XML is read (after damage the zip cannot be
+                // read on: they wait for a rerun).
+                var filesRead: Set<String> = []
+                if failure == nil {
+                    filesRead = try saver.importRoutes(path, exportXML: input.entryName)
+                    filesRead.formUnion(try saver.importClinicalRecords(path, exportXML: input.entryName))
+                    filesRead.formUnion(try saver.importElectrocardiograms(path, exportXML: input.entryName, files: otherFiles))
+                }
                 saver.report.failure = failure
                 saver.report.notImported = otherElements
-                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !routeFiles.contains($0) },
+                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !filesRead.contains($0) },
                                                                        exportXML: input.entryName)
                 saver.report.bytesRead = bytesRead
                 return saver.report
@@ -163,6 +170,10 @@ private struct Saver {
     private var correlations: [(members: [(Sample, String)], correlation: Sample)] = []
     /// The routes of the workouts saved, by file: read after the XML.
     private var routes: [String: [(route: ExportWorkout.Route, workout: UUID)]] = [:]
+    /// Clinical records by their file (relative to the export's folder).
+    private var clinical: [String: [(attributes: [String: String], line: Int)]] = [:]
+    /// Activity summaries not saved yet, by day (a later one of a day wins).
+    private var summaries: [ActivitySummary.Day: ActivitySummary] = [:]
 
     init(store: Store, batchSize: Int) {
         self.store = store
@@ -189,6 +200,23 @@ private struct Saver {
                     if batch.count >= batchSize { try flush() }
                 case .failure(let reason): skip(reason, line: r.line)
                 }
+                continue
+            }
+            if let a = r.activitySummary {
+                report.activitySummaries += 1
+                switch RecordMapper.activitySummary(a) {
+                case .success(let s):
+                    summaries[s.day] = s
+                    if summaries.count >= 1_000 { try saveActivitySummaries() }
+                case .failure(let reason): skip(reason, line: r.line)
+                }
+                continue
+            }
+            if let c = r.clinicalRecord {
+                report.clinicalRecords += 1
+                // "/clinical-records/Immunization-….json": from the export's folder.
+                let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
+                if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
                 continue
             }
             if let w = r.workout {
@@ -358,6 +386,68 @@ private struct Saver {
         // Routes whose file the export does not hold.
         report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
         routes.removeAll()
+        try flush()
+        return read
+    }
+
+    /// Saves the activity summaries read so far (rule 43), in one
+    /// transaction: a day the store holds as it is counts as stored.
+    mutating func saveActivitySummaries() throws {
+        guard !summaries.isEmpty else { return }
+        let written = try store.saveActivitySummaries(Array(summaries.values))
+        report.activitySummariesAdded += written
+        report.activitySummariesAlreadyStored += summaries.count - written
+        summaries.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads the clinical records' JSON files and saves each record
+    /// (rule 42); returns the names of the files read.
+    mutating func importClinicalRecords(_ exportPath: String, exportXML: String?) throws -> Set<String> {
+        var read: Set<String> = []
+        try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(clinical.keys), maxBytes: 64 << 20) { path, name, bytes in
+            read.insert(name)
+            for (attributes, line) in clinical.removeValue(forKey: path) ?? [] {
+                switch mapper.clinicalRecord(attributes, data: bytes) {
+                case .success(let s):
+                    enqueue(s)
+                    if batch.count >= batchSize { try flush() }
+                case .failure(let reason): skip(reason, line: line)
+                }
+            }
+        }
+        report.clinicalRecordsWithoutFile += clinical.values.reduce(0) { $0 + $1.count }
+        clinical.removeAll()
+        try flush()
+        return read
+    }
+
+    /// Reads the export's ECG files (`*.csv` in a folder of the export,
+    /// `electrocardiograms/` in English) and saves each as an
+    /// electrocardiogram (rule 41); returns the names of the files read.
+    mutating func importElectrocardiograms(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
+        let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
+        var paths: Set<String> = []
+        for f in files where f.lowercased().hasSuffix(".csv") {
+            let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
+            if rel.split(separator: "/").count == 2 { paths.insert(rel) }
+        }
+        var read: Set<String> = []
+        try RouteFiles.read(exportPath, exportXML: exportXML, paths: paths, maxBytes: 64 << 20) { path, name, bytes in
+            read.insert(name)
+            report.electrocardiograms += 1
+            switch ElectrocardiogramCSV.parse(bytes) {
+            case .success(let csv):
+                switch mapper.electrocardiogram(csv) {
+                case .success(let s):
+                    enqueue(s)
+                    if batch.count >= batchSize { try flush() }
+                case .failure(let reason): skip(reason, line: 0)
+                }
+            case .failure(let f):
+                let kind: SkipReason.Kind = if case .badDate = f { .badDate } else { .badValue }
+                skip(SkipReason(kind: kind, subject: "\(TypeCatalogue.electrocardiogramIdentifier) file"), line: 0)
+            }
+        }
         try flush()
         return read
     }

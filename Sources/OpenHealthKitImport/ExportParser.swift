@@ -116,6 +116,14 @@ final class ExportParser {
             } else if strcmp(name, "Audiogram") == 0 {
                 current = record(attributes)
                 current!.sensitivityPoints = []
+            } else if strcmp(name, "ActivitySummary") == 0 || strcmp(name, "ClinicalRecord") == 0 {
+                // Attributes only: neither has children that matter.
+                var r = ExportRecord()
+                r.line = Int(XML_GetCurrentLineNumber(parser))
+                var attrs: [String: String] = [:]
+                forEach(attributes) { k, v in attrs[String(cString: k)] = String(cString: v) }
+                if strcmp(name, "ActivitySummary") == 0 { r.activitySummary = attrs } else { r.clinicalRecord = attrs }
+                current = r
             } else if strcmp(name, "Me") == 0 {
                 var attrs: [(String, String)] = []
                 forEach(attributes) { k, v in attrs.append((String(cString: k), String(cString: v))) }

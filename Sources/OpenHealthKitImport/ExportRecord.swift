@@ -25,4 +25,8 @@ struct ExportRecord: Sendable {
     /// An `<Audiogram>`'s `<SensitivityPoint>`s, their attributes as
     /// written; nil for anything else.
     var sensitivityPoints: [[String: String]]?
+    /// An `<ActivitySummary>`'s or a `<ClinicalRecord>`'s attributes as
+    /// written; nil for anything else.
+    var activitySummary: [String: String]?
+    var clinicalRecord: [String: String]?
 }

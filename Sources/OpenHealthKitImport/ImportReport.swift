@@ -50,6 +50,22 @@ public struct ImportReport: Sendable {
     public var audiograms = 0
     public var audiogramsAdded = 0
     public var audiogramsAlreadyStored = 0
+    /// ECG files (`electrocardiograms/*.csv`) read; saved by this run;
+    /// stored before (rule 41). One that does not read is in `skipped`.
+    public var electrocardiograms = 0
+    public var electrocardiogramsAdded = 0
+    public var electrocardiogramsAlreadyStored = 0
+    /// `<ClinicalRecord>` elements read; saved by this run; stored before;
+    /// without their JSON file in the export (rule 42).
+    public var clinicalRecords = 0
+    public var clinicalRecordsAdded = 0
+    public var clinicalRecordsAlreadyStored = 0
+    public var clinicalRecordsWithoutFile = 0
+    /// `<ActivitySummary>` elements read; days written by this run; days
+    /// the store held as they are (rule 43).
+    public var activitySummaries = 0
+    public var activitySummariesAdded = 0
+    public var activitySummariesAlreadyStored = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -121,6 +137,13 @@ public struct ImportReport: Sendable {
                      holds: "with their member records", also: []),
             Self.row("Audiogram", count: audiograms, added: audiogramsAdded, stored: audiogramsAlreadyStored,
                      holds: "with their sensitivity points", also: []),
+            Self.row("ClinicalRecord", count: clinicalRecords, added: clinicalRecordsAdded, stored: clinicalRecordsAlreadyStored,
+                     holds: "with the FHIR JSON of their files",
+                     also: [(clinicalRecordsWithoutFile, "without their file in the export")]),
+            Self.row("ActivitySummary", count: activitySummaries, added: activitySummariesAdded,
+                     stored: activitySummariesAlreadyStored, holds: "one per day", also: []),
+            Self.row("electrocardiograms/*.csv", count: electrocardiograms, added: electrocardiogramsAdded,
+                     stored: electrocardiogramsAlreadyStored, holds: "as electrocardiograms with their voltages", also: []),
             Self.row("HeartRateVariabilityMetadataList", count: heartbeatSeries, added: heartbeatSeriesAdded,
                      stored: heartbeatSeriesAlreadyStored, holds: "as heartbeat series",
                      also: [(heartbeatSeriesEmpty, "without a beat")]),
@@ -157,6 +180,10 @@ public struct ImportReport: Sendable {
         case (.heartbeatSeries, _): heartbeatSeriesAdded += 1
         case (.audiogram, nil), (.audiogram, .notSavedOlderVersion?): audiogramsAlreadyStored += 1
         case (.audiogram, _): audiogramsAdded += 1
+        case (.electrocardiogram, nil), (.electrocardiogram, .notSavedOlderVersion?): electrocardiogramsAlreadyStored += 1
+        case (.electrocardiogram, _): electrocardiogramsAdded += 1
+        case (.clinicalRecord, nil), (.clinicalRecord, .notSavedOlderVersion?): clinicalRecordsAlreadyStored += 1
+        case (.clinicalRecord, _): clinicalRecordsAdded += 1
         case (_, nil): alreadyStored += 1
         case (_, .notSavedOlderVersion?): olderVersions += 1
         case (_, .replaced?): replaced += 1; added += 1
@@ -183,8 +210,7 @@ public struct ImportReport: Sendable {
 
     private static func reason(element: String) -> String {
         switch element {
-        case "ActivitySummary", "ClinicalRecord",
-             "VisionPrescription": "not imported yet"
+        case "VisionPrescription": "not imported yet"
         default: "not an element of Apple's exports"
         }
     }

@@ -96,7 +96,7 @@ struct RecordMapper {
                 return .success(try Sample.category(type, value: c, start: startDate, end: endDate,
                                                     source: source, device: device, metadata: metadata, uuid: uuid,
                                                     creationDate: creationDate, utcOffset: offset))
-            case .workout, .route, .correlation, .heartbeats, .audiogram:
+            case .workout, .route, .correlation, .heartbeats, .audiogram, .electrocardiogram, .clinicalRecord:
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
@@ -225,6 +225,20 @@ struct RecordMapper {
                     name.append(ear == nil ? 0 : ear!.masked.map { $0 ? 2 : 1 } ?? 3)
                 }
             }
+        case .electrocardiogram(let e):
+            // Every voltage: two recordings of one moment differ in them.
+            name.append(8)
+            name.append(contentsOf: [e.classification.rawValue, e.symptomsStatus.rawValue, e.lead.rawValue])
+            bits(e.averageHeartRate?.bitPattern ?? 0)
+            bits(e.samplingFrequency?.bitPattern ?? 0)
+            for v in e.voltages { bits(v.bitPattern) }
+        case .clinicalRecord(let c):
+            name.append(9)
+            text(c.fhirResource.resourceType)
+            text(c.fhirResource.identifier)
+            text(c.fhirResource.fhirVersion)
+            text(c.fhirResource.sourceURL)
+            name.append(contentsOf: c.fhirResource.data)
         case .heartbeats(let h):
             // Every beat: a series is short (a minute's beats).
             name.append(6)

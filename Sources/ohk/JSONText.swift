@@ -110,6 +110,29 @@ extension JSONObject {
                 }
                 return q.closed
             }))
+        case .electrocardiogram(let e):
+            // The recording's fields, then its voltages in µV.
+            o.add("value", int: e.voltages.count)
+            var ecg = JSONObject()
+            ecg.add("classification", "\(e.classification)")
+            ecg.add("symptomsStatus", "\(e.symptomsStatus)")
+            if let hr = e.averageHeartRate { ecg.add("averageHeartRateBPM", number: hr) }
+            if let f = e.samplingFrequency { ecg.add("samplingFrequencyHz", number: f) }
+            ecg.add("lead", "\(e.lead)")
+            ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(OutputText.number)))
+            o.add("electrocardiogram", object: ecg)
+        case .clinicalRecord(let c):
+            // The resource's JSON as it came, as a string: a store may hold
+            // a resource that is not valid JSON past its first brace.
+            o.add("value", int: c.fhirResource.data.count)
+            var r = JSONObject()
+            r.add("displayName", c.displayName)
+            r.add("resourceType", c.fhirResource.resourceType)
+            r.add("identifier", c.fhirResource.identifier)
+            r.add("fhirVersion", c.fhirResource.fhirVersion)
+            r.add("sourceURL", c.fhirResource.sourceURL)
+            r.add("data", String(decoding: c.fhirResource.data, as: UTF8.self))
+            o.add("clinicalRecord", object: r)
         case .heartbeats(let h):
             // Each beat `[seconds since the start, preceded by a gap]`.
             o.add("value", int: h.beats.count)

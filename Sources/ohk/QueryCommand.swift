@@ -161,6 +161,10 @@ struct QueryCommand: ParsableCommand {
                 return ("\(h.beats.count)", "beats")
             case .audiogram(let a):
                 return ("\(a.points.count)", "points")
+            case .electrocardiogram(let e):
+                return ("\(e.classification) \(e.voltages.count)", "voltages")
+            case .clinicalRecord(let c):
+                return (c.displayName, c.fhirResource.resourceType)
             }
         }
     }

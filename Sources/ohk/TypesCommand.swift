@@ -41,7 +41,7 @@ struct TypesCommand: ParsableCommand {
                     o.add("values", object: v)
                     line += "  category  " + values.sorted { ($0.value, $0.key) < ($1.value, $1.key) }
                         .map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-                case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
+                case .workout, .route, .correlation, .heartbeatSeries, .audiogram, .electrocardiogram, .clinicalRecord:
                     o.add("kind", t.kindName)
                     line += "  " + t.kindName
                 }

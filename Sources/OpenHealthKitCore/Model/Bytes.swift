@@ -14,6 +14,14 @@ struct ByteWriter {
     mutating func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     mutating func f64(_ v: Double) { u64(v.bitPattern) }
+    /// Doubles in one append, little-endian.
+    mutating func f64Array(_ values: [Double]) {
+        #if _endian(little)
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        #else
+        for v in values { f64(v) }
+        #endif
+    }
     mutating func uuid(_ u: UUID) { withUnsafeBytes(of: u.uuid) { bytes.append(contentsOf: $0) } }
     mutating func string(_ s: String) {
         let utf8 = Array(s.utf8)
@@ -57,6 +65,23 @@ struct ByteReader {
         let n = Int(try u32())
         let at = try take(n)
         return String(decoding: UnsafeRawBufferPointer(rebasing: buffer[at..<at + n]), as: UTF8.self)
+    }
+    /// `count` bytes as they are.
+    mutating func bytes(_ count: Int) throws -> [UInt8] {
+        let at = try take(count)
+        return Array(UnsafeRawBufferPointer(rebasing: buffer[at..<at + count]))
+    }
+    /// `count` doubles in one copy (a series' values, stored little-endian).
+    mutating func f64Array(_ count: Int) throws -> [Double] {
+        guard count <= remaining / 8 else { throw OHKError(.storage, "truncated record") }
+        let at = try take(8 * count)
+        return [Double](unsafeUninitializedCapacity: count) { out, n in
+            UnsafeMutableRawBufferPointer(out).copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[at..<at + 8 * count]))
+            #if _endian(big)
+            for k in 0..<count { out[k] = Double(bitPattern: UInt64(littleEndian: out[k].bitPattern)) }
+            #endif
+            n = count
+        }
     }
     mutating func optionalString() throws -> String? {
         let n = try u32()

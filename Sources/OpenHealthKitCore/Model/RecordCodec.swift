@@ -61,6 +61,8 @@ enum RecordCodec {
         case .correlation(let c): value = Double(c.members.count).bitPattern; flags |= flagPayload
         case .heartbeats(let h): value = Double(h.beats.count).bitPattern; flags |= flagPayload
         case .audiogram(let a): value = Double(a.points.count).bitPattern; flags |= flagPayload
+        case .electrocardiogram(let e): value = Double(e.voltages.count).bitPattern; flags |= flagPayload
+        case .clinicalRecord(let c): value = Double(c.fhirResource.data.count).bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
@@ -80,6 +82,8 @@ enum RecordCodec {
         case .correlation(let c): appendPayload(&w) { CorrelationCodec.encode(c, into: &$0) }
         case .heartbeats(let h): appendPayload(&w) { HeartbeatCodec.encode(h, into: &$0) }
         case .audiogram(let a): appendPayload(&w) { AudiogramCodec.encode(a, into: &$0) }
+        case .electrocardiogram(let e): appendPayload(&w) { ElectrocardiogramCodec.encode(e, into: &$0) }
+        case .clinicalRecord(let c): appendPayload(&w) { ClinicalRecordCodec.encode(c, into: &$0) }
         case .quantity, .category: break
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
@@ -204,6 +208,8 @@ struct RecordView {
         case .correlation: return .correlation(try CorrelationCodec.decode(&r))
         case .heartbeatSeries: return .heartbeats(try HeartbeatCodec.decode(&r))
         case .audiogram: return .audiogram(try AudiogramCodec.decode(&r))
+        case .electrocardiogram: return .electrocardiogram(try ElectrocardiogramCodec.decode(&r))
+        case .clinicalRecord: return .clinicalRecord(try ClinicalRecordCodec.decode(&r))
         case .quantity, .category: throw OHKError(.storeCorrupt, "a \(type.identifier) record with a payload")
         }
     }

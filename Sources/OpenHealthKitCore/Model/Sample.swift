@@ -100,6 +100,8 @@ public enum SampleValue: Hashable, Sendable {
     case correlation(Correlation)
     indirect case heartbeats(HeartbeatSeries)
     indirect case audiogram(Audiogram)
+    indirect case electrocardiogram(Electrocardiogram)
+    indirect case clinicalRecord(ClinicalRecord)
 }
 
 /// An immutable health sample. Build one with `quantity(…)` or
@@ -237,6 +239,35 @@ public struct Sample: Hashable, Sendable {
         return s
     }
 
+    /// An electrocardiogram (rule 41): its classification, heart rate and
+    /// voltages. Throws for voltages without a sampling frequency, a value
+    /// that is not finite, voltages that run past `end`.
+    public static func electrocardiogram(_ ecg: Electrocardiogram, start: Date, end: Date, source: Source,
+                                         device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                         uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
+                                         utcOffset: Int? = nil) throws -> Sample {
+        let s = Sample(uuid: uuid, type: TypeCatalogue.electrocardiogramType, startDate: start, endDate: end,
+                       value: .electrocardiogram(ecg), source: source, device: device, metadata: metadata,
+                       creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
+    /// A clinical record (rule 42) of a clinical `type`
+    /// (`HKClinicalTypeIdentifierImmunizationRecord`…): its display name
+    /// and FHIR resource. Throws for another kind of type, a resource type
+    /// HealthKit does not read, data that is not a JSON object.
+    public static func clinicalRecord(_ type: SampleType, _ record: ClinicalRecord, start: Date, end: Date,
+                                      source: Source, device: Device? = nil, metadata: [String: MetadataValue] = [:],
+                                      uuid: UUID = RandomUUID.make(), creationDate: Date? = nil,
+                                      utcOffset: Int? = nil) throws -> Sample {
+        guard case .clinicalRecord = type.kind else { throw OHKError(.invalidArgument, "\(type.identifier) is not a clinical type") }
+        let s = Sample(uuid: uuid, type: type, startDate: start, endDate: end, value: .clinicalRecord(record),
+                       source: source, device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
+        try s.validate()
+        return s
+    }
+
     /// A correlation (rule 33) of `type` (blood pressure or food): its
     /// members' UUIDs. The members are saved before it, in the same save or
     /// an earlier one; the save checks them.
@@ -292,6 +323,10 @@ public struct Sample: Hashable, Sendable {
             try h.validate(uuid, duration: e - s)
         case (.audiogram, .audiogram(let a)):
             try a.validate(uuid)
+        case (.electrocardiogram, .electrocardiogram(let ecg)):
+            try ecg.validate(uuid, duration: e - s)
+        case (.clinicalRecord, .clinicalRecord(let c)):
+            try c.validate(uuid)
         default:
             throw OHKError(.invalidArgument, "value kind does not match \(type.identifier)")
         }

@@ -26,6 +26,12 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case heartbeatSeries
         /// HealthKit's audiogram type: each value is an `Audiogram`.
         case audiogram
+        /// HealthKit's electrocardiogram type: each value is an
+        /// `Electrocardiogram`.
+        case electrocardiogram
+        /// A clinical type (allergies, immunizations…): each value is a
+        /// `ClinicalRecord`.
+        case clinicalRecord
     }
 
     public let identifier: String
@@ -60,6 +66,8 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         case .correlation: "correlation"
         case .heartbeatSeries: "heartbeat series"
         case .audiogram: "audiogram"
+        case .electrocardiogram: "electrocardiogram"
+        case .clinicalRecord: "clinical record"
         }
     }
 
@@ -137,6 +145,14 @@ public enum TypeCatalogue {
     /// HealthKit's audiogram type (`HKObjectType.audiogramSampleType()`).
     public static let audiogramIdentifier = "HKDataTypeIdentifierAudiogram"
     public static var audiogramType: SampleType { standard[audiogramIdentifier]! }
+    /// HealthKit's electrocardiogram type (`HKObjectType.electrocardiogramType()`).
+    public static let electrocardiogramIdentifier = "HKDataTypeIdentifierElectrocardiogram"
+    public static var electrocardiogramType: SampleType { standard[electrocardiogramIdentifier]! }
+    /// HealthKit's clinical types (`HKClinicalTypeIdentifier`), by short name.
+    public static let clinicalPrefix = "HKClinicalTypeIdentifier"
+    public static let clinicalTypeNames = ["AllergyRecord", "ClinicalNoteRecord", "ConditionRecord", "CoverageRecord",
+                                           "ImmunizationRecord", "LabResultRecord", "MedicationRecord",
+                                           "ProcedureRecord", "VitalSignRecord"]
 
     /// Every standard type by identifier.
     public static let standard: [String: SampleType] = {
@@ -165,6 +181,12 @@ public enum TypeCatalogue {
                                                     isCustom: false, catalogueIndex: out.count)
         out[audiogramIdentifier] = SampleType(identifier: audiogramIdentifier, kind: .audiogram, isCustom: false,
                                               catalogueIndex: out.count)
+        out[electrocardiogramIdentifier] = SampleType(identifier: electrocardiogramIdentifier, kind: .electrocardiogram,
+                                                      isCustom: false, catalogueIndex: out.count)
+        for name in clinicalTypeNames {
+            out[clinicalPrefix + name] = SampleType(identifier: clinicalPrefix + name, kind: .clinicalRecord, isCustom: false,
+                                                    catalogueIndex: out.count)
+        }
         return out
     }()
 
@@ -178,20 +200,22 @@ public enum TypeCatalogue {
         standard[name] ?? standard[quantityPrefix + name] ?? standard[categoryPrefix + name]
             ?? (name == "Workout" ? standard[workoutIdentifier] : name == "WorkoutRoute" ? standard[routeIdentifier] : nil)
             ?? (name == "HeartbeatSeries" ? standard[heartbeatSeriesIdentifier] : name == "Audiogram" ? standard[audiogramIdentifier] : nil)
-            ?? standard[correlationPrefix + name]
+            ?? (name == "Electrocardiogram" ? standard[electrocardiogramIdentifier] : nil)
+            ?? standard[correlationPrefix + name] ?? standard[clinicalPrefix + name]
     }
 
     /// The short name of a standard type (its identifier without the
     /// prefix); a custom type's identifier as it is.
     public static func shortName(_ type: SampleType) -> String {
         guard !type.isCustom else { return type.identifier }
-        for prefix in [quantityPrefix, categoryPrefix, correlationPrefix] where type.identifier.hasPrefix(prefix) {
+        for prefix in [quantityPrefix, categoryPrefix, correlationPrefix, clinicalPrefix] where type.identifier.hasPrefix(prefix) {
             return String(type.identifier.dropFirst(prefix.count))
         }
         if type.identifier == workoutIdentifier { return "Workout" }
         if type.identifier == routeIdentifier { return "WorkoutRoute" }
         if type.identifier == heartbeatSeriesIdentifier { return "HeartbeatSeries" }
         if type.identifier == audiogramIdentifier { return "Audiogram" }
+        if type.identifier == electrocardiogramIdentifier { return "Electrocardiogram" }
         return type.identifier
     }
 }

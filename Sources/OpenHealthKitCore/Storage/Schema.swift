@@ -57,12 +57,15 @@ enum Schema {
     /// routes when an older store is opened; a format-9 library would not
     /// keep them, so it refuses the store. 11: heartbeat series and
     /// audiogram records (new payloads, of types a format-10 library does
-    /// not know), so it refuses the store; nothing is rewritten on upgrade. Format 1
-    /// (development only) is refused.
-    static let format: UInt32 = 11
+    /// not know), so it refuses the store; nothing is rewritten on upgrade.
+    /// 12: electrocardiogram and clinical record records, and activity
+    /// summaries (`activity`), which a format-11 library does not know;
+    /// nothing is rewritten on upgrade. Format 1 (development only) is
+    /// refused.
+    static let format: UInt32 = 12
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_links"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_links", "activity"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -106,6 +109,8 @@ enum Schema {
         /// The person's characteristics (`CharacteristicsCodec`); absent
         /// until set, so older libraries and stores need no step.
         case characteristics
+        /// The change sequence of the last activity summary save (rule 43).
+        case activitySequence = "activity_sequence"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -120,6 +125,7 @@ enum Schema {
             case .uuidBuckets: Self.keys[7]
             case .statisticsHead: Self.keys[8]
             case .characteristics: Self.keys[9]
+            case .activitySequence: Self.keys[10]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }
@@ -139,7 +145,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities, workoutLinks: MDB_dbi
+        zones, priorities, workoutLinks, activity: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -159,6 +165,7 @@ struct FixedTrees: Sendable {
         zones = dbis["zones"]!
         priorities = dbis["priorities"]!
         workoutLinks = dbis["workout_links"]!
+        activity = dbis["activity"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }
@@ -241,7 +248,7 @@ enum TableCodec {
                 w.string(k)
                 w.u64(UInt64(bitPattern: Int64(v)))
             }
-        case .workout, .route, .correlation, .heartbeatSeries, .audiogram:
+        case .workout, .route, .correlation, .heartbeatSeries, .audiogram, .electrocardiogram, .clinicalRecord:
             // Never a custom type's (registerCustomType refuses them).
             preconditionFailure("a \(kind) type is not stored as a custom type")
         }
