@@ -619,7 +619,8 @@ int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *ou
  * minute, NaN for none) and `ecg->voltage_count` voltages in microvolts
  * at `ecg->sampling_frequency_hz`, the first at `sample->start`; the
  * recording ends at `sample->end`, which must not come before its last
- * voltage. The input's type, value and unit are not read. Returns
+ * voltage. The input's type, when given, must be the electrocardiogram
+ * type; its value and unit are not read. Returns
  * OHK_OK; OHK_ERR_INVALID_VALUE (an unknown classification, symptoms
  * status or lead, voltages without a sampling frequency, a value that is
  * not finite, voltages past the end); OHK_ERR_INVALID_ARGUMENT;
@@ -644,8 +645,8 @@ int32_t ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_ba
  * its display name and FHIR resource, whose JSON (`record->data`) is kept
  * byte for byte. The input's value and unit are not read. Returns
  * OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does not
- * read, an empty name, identifier or version, data that is not a JSON
- * object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
+ * read, an empty name, identifier or version, data that is not one
+ * JSON object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
  * OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * blocks for the write transaction.
@@ -659,6 +660,38 @@ int32_t ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_store 
  * a clinical record); OHK_ERR_CLOSED. Any thread.
  */
 int32_t ohk_batch_clinical_record(ohk_clinical_record *out_record, const ohk_batch *batch, uint64_t sample_index);
+
+/* ---- Activity summaries */
+
+/**
+ * Saves `count` activity summaries in one transaction, each replacing
+ * the store's summary of its day; one equal to the stored summary is
+ * not a change. *out_written (may be NULL) gets how many were written.
+ * Returns OHK_OK; OHK_ERR_INVALID_VALUE (a value negative or not finite,
+ * an unknown move mode); OHK_ERR_INVALID_ARGUMENT (a day the Gregorian
+ * calendar does not have, a day given twice, NULL with a count);
+ * OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread; blocks for the write
+ * transaction.
+ */
+int32_t ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *store, const ohk_activity_summary *summaries, uint64_t count);
+
+/**
+ * The summaries of the days `start_day` through `end_day` (each
+ * written YYYYMMDD, 0: unbounded) that changed after change
+ * `changed_after` (0: all), in calendar order: *out_summaries gets an
+ * array of *out_count (NULL when 0), freed with
+ * ohk_activity_summaries_free; *out_sequence (may be NULL) the
+ * sequence of the store's last summary change, to pass as
+ * `changed_after` next time (HKActivitySummaryQuery's updates). Returns
+ * OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one);
+ * OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint64_t *out_count, uint64_t *out_sequence, ohk_store *store, int32_t start_day, int32_t end_day, uint64_t changed_after);
+
+/**
+ * Frees an array from ohk_store_activity_summaries; NULL is a no-op.
+ */
+void ohk_activity_summaries_free(ohk_activity_summary *summaries);
 
 /* ---- The person's characteristics */
 

@@ -472,6 +472,25 @@ typedef struct ohk_clinical_record {
     uint64_t data_length;
 } ohk_clinical_record;
 
+/* ohk_activity_summary.move_mode (HKActivityMoveMode). */
+enum { OHK_MOVE_MODE_ACTIVE_ENERGY = 1, OHK_MOVE_MODE_APPLE_MOVE_TIME = 2 };
+
+/* One day's activity rings (HKActivitySummary, rule 43): a value of the
+ * store per day, not a sample. NaN: the day has no such value. */
+typedef struct ohk_activity_summary {
+    int32_t year, month, day;     /* the Gregorian day */
+    double active_energy_burned;  /* kilocalories */
+    double active_energy_burned_goal;
+    double apple_move_time;       /* minutes */
+    double apple_move_time_goal;
+    double apple_exercise_time;   /* minutes */
+    double exercise_time_goal;
+    double apple_stand_hours;     /* a count of hours */
+    double stand_hours_goal;
+    int32_t move_mode;            /* OHK_MOVE_MODE_...; 0 is taken as active energy */
+    bool paused;
+} ohk_activity_summary;
+
 /* The person's characteristics (HealthKit's characteristic types, rule 38
  * of docs/semantics.md): values of the store, not samples. Each enum's
  * numbers are HealthKit's; 0 is "not set". */

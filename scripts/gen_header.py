@@ -32,6 +32,7 @@ FILES = [
     ("HeartbeatAPI.swift", "Heartbeat series"),
     ("AudiogramAPI.swift", "Audiograms"),
     ("ClinicalAPI.swift", "Electrocardiograms and clinical records"),
+    ("ActivityAPI.swift", "Activity summaries"),
     ("CharacteristicsAPI.swift", "The person's characteristics"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),

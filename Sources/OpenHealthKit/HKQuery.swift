@@ -30,8 +30,22 @@ public class HKQuery: NSObject, @unchecked Sendable {
         self.descriptors = descriptors
         objectType = descriptors.count == 1 ? descriptors[0].sampleType : nil
         predicate = descriptors.count == 1 ? descriptors[0].predicate : nil
+        readsSamples = true
         super.init()
     }
+
+    /// A query of values that are not samples (activity summaries): no
+    /// descriptors; the subclass reads its predicate itself.
+    init(objectType: HKObjectType, predicate: NSPredicate?) {
+        descriptors = []
+        self.objectType = objectType
+        self.predicate = predicate
+        readsSamples = false
+        super.init()
+    }
+
+    /// False for a query of values that are not samples.
+    private let readsSamples: Bool
 
     /// Starts the query on `store`, or hands `refuse` why it cannot run:
     /// executed before, no descriptors, a store or type that cannot be
@@ -43,7 +57,7 @@ public class HKQuery: NSObject, @unchecked Sendable {
                 return !executed
             }
             guard first else { throw .invalid("this query was already executed; create a new one") }
-            guard !descriptors.isEmpty else { throw .invalid("a query needs at least one descriptor") }
+            guard !descriptors.isEmpty || !readsSamples else { throw .invalid("a query needs at least one descriptor") }
             let core = try store.core()
             let coreDescriptors = try descriptors.map { d throws(HKError) in try d.core(in: core) }
             try run(coreQuery(coreDescriptors, on: store), on: core)

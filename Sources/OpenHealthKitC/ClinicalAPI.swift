@@ -11,7 +11,8 @@ import OpenHealthKitCore
 /// minute, NaN for none) and `ecg->voltage_count` voltages in microvolts
 /// at `ecg->sampling_frequency_hz`, the first at `sample->start`; the
 /// recording ends at `sample->end`, which must not come before its last
-/// voltage. The input's type, value and unit are not read. Returns
+/// voltage. The input's type, when given, must be the electrocardiogram
+/// type; its value and unit are not read. Returns
 /// OHK_OK; OHK_ERR_INVALID_VALUE (an unknown classification, symptoms
 /// status or lead, voltages without a sampling frequency, a value that is
 /// not finite, voltages past the end); OHK_ERR_INVALID_ARGUMENT;
@@ -68,8 +69,8 @@ import OpenHealthKitCore
 /// its display name and FHIR resource, whose JSON (`record->data`) is kept
 /// byte for byte. The input's value and unit are not read. Returns
 /// OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does not
-/// read, an empty name, identifier or version, data that is not a JSON
-/// object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
+/// read, an empty name, identifier or version, data that is not one
+/// JSON object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
 /// OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
 /// OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
 /// blocks for the write transaction.

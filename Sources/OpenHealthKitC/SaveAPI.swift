@@ -45,10 +45,10 @@ struct SampleBuilder {
                                        device: f.device, metadata: f.metadata, uuid: f.uuid,
                                        creationDate: f.created, utcOffset: f.offset)
         }
-        if type.kind == .workout || type.kind == .route || type.kind == .correlation || type.kind == .heartbeatSeries
-            || type.kind == .audiogram {
+        if case .category = type.kind {} else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) samples are saved with ohk_store_save_workout, "
-                         + "ohk_store_save_route, ohk_store_save_correlation, ohk_store_save_heartbeat_series or ohk_store_save_audiogram")
+                         + "ohk_store_save_route, ohk_store_save_correlation, ohk_store_save_heartbeat_series, "
+                         + "ohk_store_save_audiogram, ohk_store_save_electrocardiogram or ohk_store_save_clinical_record")
         }
         guard c.unit == nil else {
             throw CError(.invalidArgument, "samples[\(i)]: \(type.identifier) is a category type; unit must be NULL")

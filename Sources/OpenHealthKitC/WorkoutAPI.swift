@@ -183,7 +183,9 @@ func input(_ p: UnsafePointer<ohk_sample_input>?, _ what: String,
     let c = p.pointee
     if let t = c.type {
         let type = try sampleType(t, nil, "\(what).type")
-        guard type.kind == kind else { throw CError(.invalidArgument, "\(what).type \(type.identifier) is not a \(kind) type") }
+        guard type.kind == kind else {
+            throw CError(.invalidArgument, "\(what).type \(type.identifier) is not a type this call saves (\(type.kindName) samples)")
+        }
     } else if kind == .correlation || kind == .clinicalRecord {
         throw CError(.invalidArgument, "\(what).type is NULL: a \(kind == .correlation ? "correlation" : "clinical record") names its type")
     }

@@ -47,7 +47,7 @@ public struct ClinicalRecord: Hashable, Sendable {
 
     /// What a save refuses (rule 42): a resource type HealthKit does not
     /// read, an empty identifier, FHIR version or display name, data that
-    /// is empty or does not begin as a JSON object.
+    /// is not one JSON object (parsed whole: it is read back as JSON).
     func validate(_ uuid: UUID) throws {
         let r = fhirResource
         guard Self.resourceTypes.contains(r.resourceType) else {
@@ -56,9 +56,20 @@ public struct ClinicalRecord: Hashable, Sendable {
         guard !r.identifier.isEmpty, !r.fhirVersion.isEmpty, !displayName.isEmpty else {
             throw OHKError(.invalidValue, "clinical record \(uuid) lacks its identifier, FHIR version or display name")
         }
-        guard r.data.first(where: { ![0x20, 0x09, 0x0a, 0x0d].contains($0) }) == UInt8(ascii: "{") else {
+        guard (try? JSONDecoder().decode([String: AnyJSON].self, from: Data(r.data))) != nil else {
             throw OHKError(.invalidValue, "clinical record \(uuid): its FHIR data is not a JSON object")
         }
+    }
+}
+
+/// Any JSON value, decoded to check a document's syntax and kept nowhere.
+private struct AnyJSON: Decodable {
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { return }
+        if (try? c.decode(Bool.self)) != nil || (try? c.decode(Double.self)) != nil || (try? c.decode(String.self)) != nil { return }
+        if (try? c.decode([AnyJSON].self)) != nil { return }
+        _ = try c.decode([String: AnyJSON].self)
     }
 }
 

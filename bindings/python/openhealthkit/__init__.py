@@ -32,6 +32,8 @@ from .store import (
 )
 from .workouts import (
     Audiogram, AudiogramSample, SensitivityPoint,
+    ClinicalRecord, ClinicalRecordSample, ECGClassification, ECGLead, ECGSymptomsStatus, Electrocardiogram,
+    ElectrocardiogramSample,
     Correlation, CorrelationSample, Heartbeat, HeartbeatSeries, HeartbeatSeriesSample, HeartbeatsLike, Location,
     LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType, WorkoutEvent, WorkoutEventType,
     WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
@@ -42,6 +44,8 @@ __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
     "Audiogram", "AudiogramSample", "SensitivityPoint",
+    "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
+    "Electrocardiogram", "ElectrocardiogramSample",
     "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",
     "FitzpatrickSkinType", "WheelchairUse", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
     "DeletedColumns", "DeletedList",

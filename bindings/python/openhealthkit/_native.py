@@ -37,6 +37,7 @@ SAMPLE_HAS_CREATION_DATE, SAMPLE_HAS_UTC_OFFSET = 8, 16
 KIND_QUANTITY, KIND_CATEGORY, KIND_WORKOUT, KIND_WORKOUT_ROUTE, KIND_CORRELATION = 0, 1, 2, 3, 4
 KIND_HEARTBEAT_SERIES = 5
 KIND_AUDIOGRAM = 6
+KIND_ELECTROCARDIOGRAM, KIND_CLINICAL_RECORD = 7, 8
 
 
 # ---- opaque handles: distinct types so a store is never passed as a batch
@@ -217,6 +218,24 @@ class ohk_audiogram_point(Structure):
                 ("left_ear_masked", c_int8), ("right_ear_masked", c_int8)]
 
 
+# An electrocardiogram: its enums (OHK_ECG_...), NaN for an absent heart
+# rate or frequency, and its voltages (microvolts) as one contiguous array,
+# the k-th at k / sampling_frequency_hz seconds from the sample's start.
+class ohk_electrocardiogram(Structure):
+    _fields_ = [("classification", c_int32), ("symptoms_status", c_int32), ("lead", c_int32),
+                ("average_heart_rate", c_double), ("sampling_frequency_hz", c_double),
+                ("voltages", POINTER(c_double)), ("voltage_count", c_uint64)]
+
+
+# A clinical record: NUL-terminated strings (source_url NULL when unknown)
+# and the FHIR resource's JSON, data_length bytes that are not
+# NUL-terminated (so a byte pointer here, not c_char_p).
+class ohk_clinical_record(Structure):
+    _fields_ = [("display_name", c_char_p), ("resource_type", c_char_p), ("identifier", c_char_p),
+                ("fhir_version", c_char_p), ("source_url", c_char_p), ("data", POINTER(c_uint8)),
+                ("data_length", c_uint64)]
+
+
 class ohk_characteristics(Structure):
     _fields_ = [(name, c_int32) for name in ("birth_year", "birth_month", "birth_day", "biological_sex", "blood_type",
                                              "fitzpatrick_skin_type", "wheelchair_use")]
@@ -330,6 +349,12 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                            P(ohk_audiogram_point), c_uint64]),
     "ohk_batch_audiogram": (c_int32, [P(P(ohk_audiogram_point)), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_store_save_electrocardiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                                   P(ohk_electrocardiogram)]),
+    "ohk_batch_electrocardiogram": (c_int32, [P(ohk_electrocardiogram), P(ohk_batch), c_uint64]),
+    "ohk_store_save_clinical_record": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                                 P(ohk_clinical_record)]),
+    "ohk_batch_clinical_record": (c_int32, [P(ohk_clinical_record), P(ohk_batch), c_uint64]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

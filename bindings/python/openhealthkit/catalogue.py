@@ -24,7 +24,7 @@ class SampleType:
     """A sample type: its HealthKit identifier, and for quantity types the
     canonical unit and aggregation style; the ``is_…`` flags tell the
     kinds with fields of their own (workouts, routes, correlations,
-    heartbeat series)."""
+    heartbeat series, audiograms, electrocardiograms, clinical records)."""
 
     identifier: str
     is_category: bool
@@ -51,6 +51,14 @@ class SampleType:
     #: HKDataTypeIdentifierAudiogram: its samples are AudiogramSamples,
     #: whose ``value`` is their number of points and ``audiogram`` them.
     is_audiogram: bool = False
+    #: HKDataTypeIdentifierElectrocardiogram: its samples are
+    #: ElectrocardiogramSamples, whose ``value`` is their number of
+    #: voltages and ``electrocardiogram`` their recording.
+    is_electrocardiogram: bool = False
+    #: A clinical type (HKClinicalTypeIdentifierImmunizationRecord...): its
+    #: samples are ClinicalRecordSamples, whose ``value`` is their FHIR
+    #: JSON's length in bytes and ``clinical_record`` the record.
+    is_clinical_record: bool = False
 
     def __str__(self) -> str:
         return self.identifier
@@ -80,6 +88,8 @@ class SampleType:
             is_correlation=info.kind == n.KIND_CORRELATION,
             is_heartbeat_series=info.kind == n.KIND_HEARTBEAT_SERIES,
             is_audiogram=info.kind == n.KIND_AUDIOGRAM,
+            is_electrocardiogram=info.kind == n.KIND_ELECTROCARDIOGRAM,
+            is_clinical_record=info.kind == n.KIND_CLINICAL_RECORD,
         )
 
 

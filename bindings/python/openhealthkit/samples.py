@@ -240,7 +240,10 @@ class QuantitySample(Sample):
             raise ArgumentTypeError(f"{kind.identifier} is a category type: use CategorySample")
         own = ("save_workout" if kind.is_workout else "save_route" if kind.is_route
                else "save_correlation" if kind.is_correlation
-               else "save_heartbeat_series" if kind.is_heartbeat_series else None)
+               else "save_heartbeat_series" if kind.is_heartbeat_series
+               else "save_audiogram" if kind.is_audiogram
+               else "save_electrocardiogram" if kind.is_electrocardiogram
+               else "save_clinical_record" if kind.is_clinical_record else None)
         if own is not None:
             raise ArgumentTypeError(f"{kind.identifier} samples have fields of their own: save them with "
                                     f"HealthStore.{own}")

@@ -30,10 +30,10 @@ from .samples import CategorySample, DeletedObject, Device, QuantitySample, Samp
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
-    AUDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, CorrelationSample, HeartbeatsLike, LocationsLike,
-    SensitivityPoint, Workout,
-    WorkoutSample, _OwnFieldsSample, correlation_member_types, heartbeat_series_end, pack_heartbeats,
-    pack_locations, workout_to_c,
+    AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
+    Electrocardiogram, HeartbeatsLike, LocationsLike, SensitivityPoint, Workout,
+    WorkoutSample, _OwnFieldsSample, check_fhir_json, clinical_record_to_c, correlation_member_types,
+    electrocardiogram_to_c, heartbeat_series_end, pack_heartbeats, pack_locations, workout_to_c,
 )
 
 #: The source of samples saved without one, unless the store is given another.
@@ -275,9 +275,10 @@ class HealthStore:
                    device: Device | None, metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
                    creation_date: datetime | None, utc_offset: timedelta | None,
                    keep: list[Any]) -> n.ohk_sample_input:
-        """The ohk_sample_input of a workout, route, correlation or
-        heartbeat series: what every sample has, checked as a
-        QuantitySample's would be."""
+        """The ohk_sample_input of a sample with fields of its own (a
+        workout, route, correlation, heartbeat series, audiogram,
+        electrocardiogram, clinical record): what every sample has, checked
+        as a QuantitySample's would be; its type is `identifier`."""
         carrier = object.__new__(Sample)
         carrier._init(self.sample_type(identifier), start, end, 0.0, None, source, device, metadata, uuid, 0,
                       creation_date, utc_offset)
@@ -455,6 +456,73 @@ class HealthStore:
                                  uuid, creation_date, utc_offset, keep)
         outcome = n.ohk_save_outcome()
         n.lib.ohk_store_save_audiogram(outcome, self._handle, sample, array, len(rows))
+        return [_outcome(outcome)]
+
+    # ---- electrocardiograms and clinical records (rules 41 and 42, docs/semantics.md)
+
+    def save_electrocardiogram(self, electrocardiogram: Electrocardiogram, start: datetime,
+                               end: datetime | None = None, *, source: Source | None = None,
+                               device: Device | None = None, metadata: Mapping[str, Any] | None = None,
+                               uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
+                               utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves an electrocardiogram (HKElectrocardiogram, rule 41) in one
+        transaction: an ``Electrocardiogram`` (its classification, symptoms
+        status, average heart rate, sampling frequency and voltages in
+        microvolts, which its constructor takes as any sequence or NumPy
+        array), the first voltage at ``start``. The voltages go to the
+        library in place, as the array's own memory. ``end`` defaults to
+        ``start`` plus the recording's ``duration`` (its number of voltages
+        over its frequency: 30 s for 15,360 voltages at 512 Hz). Returns
+        ``[outcome]``; read back, it is an ``ElectrocardiogramSample``.
+        InvalidValueError for an unknown classification, symptoms status
+        or lead, voltages without a sampling frequency, a frequency that
+        is not positive, a negative heart rate, NaN or infinite numbers
+        (refused before the library), voltages that run past ``end``;
+        InvalidDateRangeError for an ``end`` before ``start``."""
+        if not isinstance(electrocardiogram, Electrocardiogram):
+            raise ArgumentTypeError("electrocardiogram must be an Electrocardiogram, not "
+                                    f"{type(electrocardiogram).__name__}")
+        keep: list[Any] = []
+        fields = electrocardiogram_to_c(electrocardiogram, keep)
+        sample = self._own_input(ELECTROCARDIOGRAM, start, start if end is None else end, source, device,
+                                 metadata, uuid, creation_date, utc_offset, keep)
+        if end is None:
+            sample.end = sample.start + electrocardiogram.duration
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_electrocardiogram(outcome, self._handle, sample, fields)
+        return [_outcome(outcome)]
+
+    def save_clinical_record(self, clinical_type: str | SampleType, record: ClinicalRecord, start: datetime,
+                             end: datetime | None = None, *, source: Source | None = None,
+                             device: Device | None = None, metadata: Mapping[str, Any] | None = None,
+                             uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
+                             utc_offset: timedelta | None = None) -> list[SaveOutcome]:
+        """Saves a clinical record (HKClinicalRecord, rule 42) of a clinical
+        type (``"ImmunizationRecord"`` or
+        ``"HKClinicalTypeIdentifierImmunizationRecord"``; ``AllergyRecord``,
+        ``ClinicalNoteRecord``, ``ConditionRecord``, ``CoverageRecord``,
+        ``LabResultRecord``, ``MedicationRecord``, ``ProcedureRecord``,
+        ``VitalSignRecord``) in one transaction: its display name and FHIR
+        resource, whose JSON the store keeps byte for byte. ``end``
+        defaults to ``start``. Returns ``[outcome]``; read back, it is a
+        ``ClinicalRecordSample``. InvalidArgumentError for a type that is
+        not a clinical one; InvalidValueError for a resource type HealthKit
+        does not read ("Patient"), an empty display name, identifier or
+        FHIR version, data that is not a JSON object (checked by parsing
+        it here: the library only looks at its first character)."""
+        kind = self.sample_type(clinical_type)
+        if not kind.is_clinical_record:
+            raise InvalidArgumentError(f"{kind.identifier} is not a clinical type "
+                                       "(HKClinicalTypeIdentifierImmunizationRecord...)")
+        if not isinstance(record, ClinicalRecord):
+            raise ArgumentTypeError(f"record must be a ClinicalRecord, not {type(record).__name__}")
+        check_fhir_json(record.data)
+        keep: list[Any] = []
+        fields = clinical_record_to_c(record, keep)
+        sample = self._own_input(kind, start, start if end is None else end, source, device, metadata, uuid,
+                                 creation_date, utc_offset, keep)
+        outcome = n.ohk_save_outcome()
+        n.lib.ohk_store_save_clinical_record(outcome, self._handle, sample, fields)
         return [_outcome(outcome)]
 
     def correlation_objects(self, correlation: CorrelationSample,

@@ -1,5 +1,6 @@
-"""Workouts, routes, correlations and heartbeat series: their own fields
-(rules 31-33, 36 and 39 of docs/semantics.md).
+"""Workouts, routes, correlations, heartbeat series, audiograms,
+electrocardiograms and clinical records: their own fields (rules 31-33,
+36 and 39-42 of docs/semantics.md).
 
 A workout, a route, a correlation or a heartbeat series is a sample like
 any other (a UUID, an interval, a source, metadata, a place in the change
@@ -12,6 +13,11 @@ feed) with fields of its own, which these frozen dataclasses hold:
 and ``heartbeats`` give these fields, decoded the first time they are
 asked for. They are saved with ``HealthStore.save_workout``,
 ``save_route``, ``save_correlation`` and ``save_heartbeat_series``.
+Audiograms (``Audiogram``, ``AudiogramSample``), electrocardiograms
+(``Electrocardiogram``, ``ElectrocardiogramSample``) and clinical records
+(``ClinicalRecord``, ``ClinicalRecordSample``) follow the same pattern,
+saved with ``save_audiogram``, ``save_electrocardiogram`` and
+``save_clinical_record``.
 
 Numbers are in the canonical units of the C library: seconds, kcal,
 metres, counts; a statistics' figures in its quantity type's canonical
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import array
 import ctypes
+import json
 import math
 import numbers
 import struct
@@ -39,6 +46,8 @@ from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError, 
 from .samples import Sample, _metadata_arg
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .batch import BatchContext
     from .columns import HeartbeatColumns, LocationColumns
     from .predicate import Predicate
@@ -49,6 +58,7 @@ BLOOD_PRESSURE = "HKCorrelationTypeIdentifierBloodPressure"
 FOOD = "HKCorrelationTypeIdentifierFood"
 HEARTBEAT_SERIES = "HKDataTypeIdentifierHeartbeatSeries"
 AUDIOGRAM = "HKDataTypeIdentifierAudiogram"
+ELECTROCARDIOGRAM = "HKDataTypeIdentifierElectrocardiogram"
 _SYSTOLIC = "HKQuantityTypeIdentifierBloodPressureSystolic"
 _DIASTOLIC = "HKQuantityTypeIdentifierBloodPressureDiastolic"
 
@@ -701,6 +711,388 @@ def _audiogram_from_c(points: Any, count: int) -> Audiogram:
                            for p in (points[i] for i in range(count))))
 
 
+# ---- electrocardiograms (rule 41)
+
+class ECGClassification(IntEnum):
+    """HealthKit's ``HKElectrocardiogram.Classification`` (OHK_ECG_...),
+    with its raw values: what the recording's algorithm concluded."""
+
+    NOT_SET = 0
+    SINUS_RHYTHM = 1
+    ATRIAL_FIBRILLATION = 2
+    INCONCLUSIVE_LOW_HEART_RATE = 3
+    INCONCLUSIVE_HIGH_HEART_RATE = 4
+    INCONCLUSIVE_POOR_READING = 5
+    INCONCLUSIVE_OTHER = 6
+    UNRECOGNIZED = 100
+
+
+class ECGSymptomsStatus(IntEnum):
+    """HealthKit's ``HKElectrocardiogram.SymptomsStatus``
+    (OHK_ECG_SYMPTOMS_...): whether the person reported symptoms."""
+
+    NOT_SET = 0
+    NONE = 1
+    PRESENT = 2
+
+
+class ECGLead(IntEnum):
+    """HealthKit's ``HKElectrocardiogram.Lead`` (OHK_ECG_LEAD_...): Apple
+    Watch records one lead."""
+
+    APPLE_WATCH_SIMILAR_TO_LEAD_I = 1
+
+
+def _numpy(what: str) -> Any:
+    try:
+        import numpy
+    except ImportError:
+        raise ImportError(f"{what} needs NumPy: pip install 'openhealthkit[numpy]'") from None
+    return numpy
+
+
+def _scalar(value: Any, what: str) -> float | None:
+    """None, or a finite real number (NumPy's too) as a float: NaN would
+    read as absent in C."""
+    if value is None:
+        return None
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise ArgumentTypeError(f"{what} must be a number or None, not {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidValueError(f"{what} must be finite or None, not {number}")
+    return number
+
+
+def _voltage_array(numpy: Any, voltages: Any) -> Any:
+    """`voltages` as a new read-only, contiguous 1-D float64 array: a NumPy
+    array (or anything with a numeric dtype, a pandas Series) is converted
+    in one C-level copy; a sequence of Python numbers through NumPy too,
+    each item checked only when NumPy sees objects."""
+    if isinstance(voltages, (str, bytes, bytearray)) or not (isinstance(voltages, Iterable)
+                                                            or hasattr(voltages, "__array__")):
+        raise ArgumentTypeError(f"voltages must be a sequence or an array of numbers, not {type(voltages).__name__}")
+    values = numpy.asarray(voltages if hasattr(voltages, "__array__") or isinstance(voltages, Sequence)
+                           else list(voltages))
+    if values.ndim != 1:
+        raise InvalidArgumentError(f"voltages: one number per measurement (a 1-D array), not shape {values.shape}")
+    if values.dtype.kind == "O":  # Python objects (None, Decimal...): each checked
+        values = numpy.array([_real(v, f"voltages[{i}]", unknown=False) for i, v in enumerate(values)],
+                             dtype=numpy.float64)
+    elif values.dtype.kind not in "iuf":
+        raise ArgumentTypeError(f"voltages: numbers expected, not {values.dtype}")
+    out = numpy.array(values, dtype=numpy.float64, order="C", copy=True)
+    bad = ~numpy.isfinite(out)
+    if bad.any():
+        row = int(numpy.argmax(bad))
+        raise InvalidValueError(f"voltages[{row}] must be finite, not {out[row]}")
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True, eq=False, repr=False, init=False)
+class Electrocardiogram:
+    """An electrocardiogram's own fields (``HKElectrocardiogram``, rule
+    41): the algorithm's ``classification``, the ``symptoms_status``, the
+    ``average_heart_rate`` in beats per minute and the
+    ``sampling_frequency`` in Hz (None where absent; a recording with
+    voltages has a frequency), and its ``voltages`` in microvolts, the
+    k-th measured k / ``sampling_frequency`` seconds after the sample's
+    start (``times``). ``lead`` is Apple Watch's one.
+
+    ``voltages`` is a read-only contiguous float64 NumPy array (NumPy is
+    needed for electrocardiograms); given a sequence or any NumPy array,
+    the constructor copies it once, without a Python loop for numeric
+    arrays. Two recordings are equal when every field and voltage is.
+
+        ohk.Electrocardiogram(ohk.ECGClassification.SINUS_RHYTHM, sampling_frequency=512.0,
+                              average_heart_rate=71, voltages=microvolts)
+    """
+
+    classification: int
+    symptoms_status: int
+    average_heart_rate: float | None
+    sampling_frequency: float | None
+    voltages: "np.ndarray"
+    lead: int
+
+    def __init__(self, classification: int = ECGClassification.NOT_SET,
+                 symptoms_status: int = ECGSymptomsStatus.NOT_SET, average_heart_rate: float | None = None,
+                 sampling_frequency: float | None = None, voltages: "np.ndarray | Iterable[float]" = (),
+                 lead: int = ECGLead.APPLE_WATCH_SIMILAR_TO_LEAD_I) -> None:
+        numpy = _numpy("an Electrocardiogram")
+        _raw_type(classification, "classification", 2**31)
+        _raw_type(symptoms_status, "symptoms_status", 2**31)
+        _raw_type(lead, "lead", 2**31)
+        _set(self, "classification", _known(ECGClassification, classification))
+        _set(self, "symptoms_status", _known(ECGSymptomsStatus, symptoms_status))
+        _set(self, "average_heart_rate", _scalar(average_heart_rate, "average_heart_rate"))
+        _set(self, "sampling_frequency", _scalar(sampling_frequency, "sampling_frequency"))
+        _set(self, "voltages", _voltage_array(numpy, voltages))
+        _set(self, "lead", _known(ECGLead, lead))
+
+    @classmethod
+    def _adopt(cls, classification: int, symptoms_status: int, lead: int, average_heart_rate: float | None,
+               sampling_frequency: float | None, voltages: Any) -> "Electrocardiogram":
+        """One read from a batch: its array taken as it is (read-only)."""
+        made = object.__new__(cls)
+        for name, value in (("classification", _known(ECGClassification, classification)),
+                            ("symptoms_status", _known(ECGSymptomsStatus, symptoms_status)),
+                            ("lead", _known(ECGLead, lead)), ("average_heart_rate", average_heart_rate),
+                            ("sampling_frequency", sampling_frequency), ("voltages", voltages)):
+            _set(made, name, value)
+        return made
+
+    def __len__(self) -> int:
+        """The number of voltages."""
+        return len(self.voltages)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Electrocardiogram):
+            return NotImplemented
+        return ((self.classification, self.symptoms_status, self.lead, self.average_heart_rate,
+                 self.sampling_frequency) == (other.classification, other.symptoms_status, other.lead,
+                                              other.average_heart_rate, other.sampling_frequency)
+                and self.voltages.shape == other.voltages.shape
+                and bool((self.voltages == other.voltages).all()))
+
+    __hash__ = None  # type: ignore[assignment]  # equal by its voltages, an array
+
+    def __repr__(self) -> str:
+        classification = getattr(self.classification, "name", self.classification)
+        return (f"Electrocardiogram({classification}, {len(self)} voltages at {self.sampling_frequency} Hz, "
+                f"average_heart_rate={self.average_heart_rate})")
+
+    @property
+    def duration(self) -> float:
+        """Seconds the voltages span at the sampling frequency: their number
+        over the frequency (0 without voltages or a positive frequency)."""
+        frequency = self.sampling_frequency
+        return len(self) / frequency if len(self) and frequency is not None and frequency > 0 else 0.0
+
+    @property
+    def times(self) -> "np.ndarray":
+        """Each voltage's time in seconds since the sample's start, k /
+        ``sampling_frequency`` (float64, one per voltage; NaN without a
+        frequency, which only a recording that cannot be saved lacks)."""
+        numpy = _numpy("Electrocardiogram.times")
+        times: np.ndarray = numpy.arange(len(self), dtype=numpy.float64)
+        times /= math.nan if self.sampling_frequency is None else self.sampling_frequency
+        return times
+
+    def to_pandas(self) -> Any:
+        """The voltages as a pandas DataFrame indexed by
+        ``time_since_start`` (seconds), one float ``voltage`` column in
+        microvolts. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        return pd.DataFrame({"voltage": self.voltages}, index=pd.Index(self.times, name="time_since_start"))
+
+
+class ElectrocardiogramSample(_OwnFieldsSample):
+    """An electrocardiogram read from a store (``HKElectrocardiogram``,
+    rule 41): a sample whose ``electrocardiogram`` has its classification,
+    heart rate, frequency and voltages, copied from the batch's contiguous
+    array in one go. ``voltages``, ``times`` and ``to_pandas()`` are the
+    recording's. ``value`` is its number of voltages."""
+
+    __slots__ = ()
+    _saved_by = "save_electrocardiogram"
+
+    @property
+    def electrocardiogram(self) -> Electrocardiogram:
+        """The recording (needs NumPy: ImportError without it), its
+        voltages a read-only view of the one copy taken from the batch."""
+        record: _ECGRecord = self._fields()
+        return record.electrocardiogram()
+
+    @property
+    def voltages(self) -> "np.ndarray":
+        """The voltages in microvolts, a read-only float64 array."""
+        return self.electrocardiogram.voltages
+
+    @property
+    def times(self) -> "np.ndarray":
+        """Each voltage's time in seconds since the sample's start."""
+        return self.electrocardiogram.times
+
+    def to_pandas(self) -> Any:
+        """The voltages as a DataFrame indexed by ``time_since_start``
+        (seconds): see ``Electrocardiogram.to_pandas``."""
+        return self.electrocardiogram.to_pandas()
+
+    def _value_text(self) -> str:
+        return f"{int(self._r[3])} voltages"
+
+
+class _ECGRecord(NamedTuple):
+    """An electrocardiogram as copied from a batch: its fields and its
+    voltages' bytes (native float64), made an Electrocardiogram when asked
+    for, so that a batch read without NumPy still reads."""
+
+    classification: int
+    symptoms_status: int
+    lead: int
+    average_heart_rate: float | None
+    sampling_frequency: float | None
+    raw: bytes
+
+    def electrocardiogram(self) -> Electrocardiogram:
+        numpy = _numpy("an Electrocardiogram")
+        voltages = numpy.frombuffer(self.raw, dtype=numpy.float64)  # a view of the bytes: read-only, no copy
+        return Electrocardiogram._adopt(self.classification, self.symptoms_status, self.lead,
+                                        self.average_heart_rate, self.sampling_frequency, voltages)
+
+
+def _electrocardiogram_from_c(e: n.ohk_electrocardiogram) -> _ECGRecord:
+    count = e.voltage_count
+    address = ctypes.cast(e.voltages, ctypes.c_void_p).value
+    raw = ctypes.string_at(address, count * 8) if count and address else b""  # one copy of the whole array
+    return _ECGRecord(e.classification, e.symptoms_status, e.lead, _absent(e.average_heart_rate),
+                      _absent(e.sampling_frequency_hz), raw)
+
+
+def electrocardiogram_to_c(ecg: Electrocardiogram, keep: list[Any]) -> n.ohk_electrocardiogram:
+    """The C form of `ecg`, its voltages the array's own memory (kept in `keep`)."""
+    c = n.ohk_electrocardiogram()
+    c.classification, c.symptoms_status, c.lead = int(ecg.classification), int(ecg.symptoms_status), int(ecg.lead)
+    c.average_heart_rate = _nan(ecg.average_heart_rate)
+    c.sampling_frequency_hz = _nan(ecg.sampling_frequency)
+    voltages = ecg.voltages
+    if len(voltages):
+        if not (voltages.dtype == "float64" and voltages.flags.c_contiguous):  # an Electrocardiogram's always are
+            raise InvalidArgumentError("voltages must be a contiguous float64 array")
+        keep.append(voltages)
+        c.voltages = voltages.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    c.voltage_count = len(voltages)
+    return c
+
+
+# ---- clinical records (rule 42)
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{what} must be a str, not {type(value).__name__}")
+    return value
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ClinicalRecord:
+    """A clinical record's own fields (``HKClinicalRecord``, rule 42): the
+    ``display_name`` a person reads, and its FHIR resource
+    (``HKFHIRResource``): ``resource_type`` ("Immunization",
+    "Observation"...), the resource's ``identifier`` at its source, the
+    ``fhir_version`` ("1.0.2" is DSTU2, "4.0.1" R4), the ``source_url``
+    (None where unknown) and ``data``, the resource's JSON, kept byte for
+    byte (a str is taken as UTF-8). ``json()`` parses it;
+    ``from_resource`` makes a record of a resource given as a dict.
+
+        ohk.ClinicalRecord("Influenza vaccine", "Immunization", "imm-1", "4.0.1", None,
+                           b'{"resourceType": "Immunization", "id": "imm-1"}')
+    """
+
+    display_name: str
+    resource_type: str
+    identifier: str
+    fhir_version: str
+    source_url: str | None
+    data: bytes
+
+    def __post_init__(self) -> None:
+        for name in ("display_name", "resource_type", "identifier", "fhir_version"):
+            _text(getattr(self, name), name)
+        if self.source_url is not None:
+            _text(self.source_url, "source_url")
+        data: Any = self.data
+        if isinstance(data, str):
+            _set(self, "data", data.encode("utf-8"))
+        elif isinstance(data, (bytearray, memoryview)):
+            _set(self, "data", bytes(data))
+        elif not isinstance(data, bytes):
+            raise ArgumentTypeError(f"data must be the resource's JSON as bytes, not {type(data).__name__}")
+
+    @classmethod
+    def from_resource(cls, display_name: str, resource: Mapping[str, Any], fhir_version: str,
+                      source_url: str | None = None) -> "ClinicalRecord":
+        """A record of a FHIR resource given as a dict: its
+        ``resourceType`` and ``id`` are the record's ``resource_type`` and
+        ``identifier``, its JSON (UTF-8, compact) the ``data``."""
+        if not isinstance(resource, Mapping):
+            raise ArgumentTypeError(f"resource must be a dict, not {type(resource).__name__}")
+        missing = [key for key in ("resourceType", "id") if not isinstance(resource.get(key), str)]
+        if missing:
+            raise InvalidValueError(f"the resource lacks {' and '.join(missing)} (a str)")
+        data = json.dumps(resource, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        return cls(display_name, resource["resourceType"], resource["id"], fhir_version, source_url, data)
+
+    def json(self) -> Any:
+        """The resource's JSON parsed (a dict for every record a store
+        accepts). ``json.JSONDecodeError`` (a ValueError) if it does not
+        parse."""
+        return json.loads(self.data)
+
+    def __repr__(self) -> str:
+        return (f"ClinicalRecord({self.display_name!r}, {self.resource_type}, identifier={self.identifier!r}, "
+                f"fhir_version={self.fhir_version!r}, {len(self.data)} bytes of JSON)")
+
+
+class ClinicalRecordSample(_OwnFieldsSample):
+    """A clinical record read from a store (``HKClinicalRecord``, rule
+    42): a sample of a clinical type (``AllergyRecord``,
+    ``ImmunizationRecord``...) whose ``clinical_record`` has its display
+    name and FHIR resource. ``value`` is its JSON's length in bytes."""
+
+    __slots__ = ()
+    _saved_by = "save_clinical_record"
+
+    @property
+    def clinical_record(self) -> ClinicalRecord:
+        """The record's display name and FHIR resource."""
+        found: ClinicalRecord = self._fields()
+        return found
+
+    def _value_text(self) -> str:
+        record = self.clinical_record
+        return f"{record.display_name!r} ({record.resource_type})"
+
+
+def _clinical_record_from_c(r: n.ohk_clinical_record) -> ClinicalRecord:
+    length = r.data_length
+    address = ctypes.cast(r.data, ctypes.c_void_p).value
+    data = ctypes.string_at(address, length) if length and address else b""
+    return ClinicalRecord(r.display_name.decode("utf-8"), r.resource_type.decode("utf-8"),
+                          r.identifier.decode("utf-8"), r.fhir_version.decode("utf-8"),
+                          None if r.source_url is None else r.source_url.decode("utf-8"), data)
+
+
+def clinical_record_to_c(record: ClinicalRecord, keep: list[Any]) -> n.ohk_clinical_record:
+    """The C form of `record`; its strings stay in `keep`. The JSON is
+    passed in place (bytes are immutable), not copied."""
+    texts = [n.encode(getattr(record, name), name)
+             for name in ("display_name", "resource_type", "identifier", "fhir_version")]
+    url = None if record.source_url is None else n.encode(record.source_url, "source_url")
+    data = ctypes.c_char_p(record.data)  # points into the bytes object
+    keep.extend((*texts, url, record.data, data))
+    c = n.ohk_clinical_record(*texts, url)
+    c.data = ctypes.cast(data, ctypes.POINTER(ctypes.c_uint8))
+    c.data_length = len(record.data)
+    return c
+
+
+def check_fhir_json(data: bytes) -> None:
+    """InvalidValueError unless `data` is a JSON object (the library only
+    looks at its first byte that is not white space)."""
+    try:
+        parsed = json.loads(data)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise InvalidValueError(f"the clinical record's data is not JSON: {error}") from None
+    if not isinstance(parsed, dict):
+        raise InvalidValueError(f"the clinical record's data is JSON, but a {type(parsed).__name__}, "
+                                "not an object")
+
+
 def sample_class(kind: SampleType) -> type[Sample] | None:
     """The class of a type's samples when it has its own fields, else None."""
     if kind.is_workout:
@@ -713,14 +1105,26 @@ def sample_class(kind: SampleType) -> type[Sample] | None:
         return HeartbeatSeriesSample
     if kind.is_audiogram:
         return AudiogramSample
+    if kind.is_electrocardiogram:
+        return ElectrocardiogramSample
+    if kind.is_clinical_record:
+        return ClinicalRecordSample
     return None
 
 
 # ---- from a batch
 
-def read_fields(handle: Any, index: int,
-                kind: SampleType) -> Workout | Route | Correlation | HeartbeatSeries | Audiogram:
+def read_fields(handle: Any, index: int, kind: SampleType) -> (
+        Workout | Route | Correlation | HeartbeatSeries | Audiogram | _ECGRecord | ClinicalRecord):
     """Sample `index` of the batch's own fields, copied out of the batch."""
+    if kind.is_electrocardiogram:
+        ecg = n.ohk_electrocardiogram()
+        n.lib.ohk_batch_electrocardiogram(ecg, handle, index)
+        return _electrocardiogram_from_c(ecg)
+    if kind.is_clinical_record:
+        record = n.ohk_clinical_record()
+        n.lib.ohk_batch_clinical_record(record, handle, index)
+        return _clinical_record_from_c(record)
     if kind.is_audiogram:
         points = ctypes.POINTER(n.ohk_audiogram_point)()
         point_count = ctypes.c_uint64()
@@ -1174,6 +1578,8 @@ def correlation_member_types(kind: SampleType) -> list[str]:
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 __all__ = [
+    "Audiogram", "AudiogramSample", "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead",
+    "ECGSymptomsStatus", "Electrocardiogram", "ElectrocardiogramSample", "SensitivityPoint",
     "Correlation", "CorrelationSample", "Heartbeat", "HeartbeatSeries", "HeartbeatSeriesSample", "HeartbeatsLike",
     "Location", "LocationsLike", "Route", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent",
     "WorkoutEventType", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",

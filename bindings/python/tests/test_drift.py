@@ -105,11 +105,32 @@ def test_every_function_returning_a_status_raises_through_errcheck():
     assert set(n.ALLOWED_STATUSES) <= returning_status
 
 
+def header_enum(prefix: str) -> dict[str, int]:
+    """The ``OHK_<prefix>NAME = value`` constants of openhealthkit_types.h, by NAME."""
+    return {name: int(value) for name, value in
+            re.findall(rf"\bOHK_{prefix}(\w+) = (-?\d+)", TYPES_HEADER.read_text())}
+
+
+def test_kinds_and_electrocardiogram_enums_mirror_the_header():
+    """What catalogue.py reads ohk_type_info.kind as, and the enums of
+    ohk_electrocardiogram, are the header's numbers."""
+    from openhealthkit import ECGClassification, ECGLead, ECGSymptomsStatus
+    kinds = header_enum("KIND_")
+    assert len(kinds) >= 9, "the header parser found too few kinds"
+    assert kinds == {name[len("KIND_"):]: getattr(n, name) for name in dir(n) if name.startswith("KIND_")}
+    assert header_enum("ECG_SYMPTOMS_") == {m.name: m.value for m in ECGSymptomsStatus}
+    assert header_enum("ECG_LEAD_") == {m.name: m.value for m in ECGLead}
+    classifications = {name: value for name, value in header_enum("ECG_").items()
+                       if not name.startswith(("SYMPTOMS_", "LEAD_"))}
+    assert classifications == {m.name: m.value for m in ECGClassification}
+
+
 STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry", "ohk_source",
            "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
            "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info",
            "ohk_workout_statistics", "ohk_workout_event", "ohk_workout_activity", "ohk_workout",
-           "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point"]
+           "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
+           "ohk_electrocardiogram", "ohk_clinical_record"]
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
