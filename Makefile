@@ -28,7 +28,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 .PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
-        latest-bench latest-bench-run workout-bench
+        latest-bench latest-bench-run workout-bench ecg-bench
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
@@ -168,6 +168,17 @@ latest-bench-run:
 
 # A workout with a 3,600-point route and 3,600 associated heart rates
 # saved and read back through C, beside SQLite doing the same:
+# make ecg-bench [ECG_READS=1000]: one 30 s ECG (15,000 voltages) read by
+# UUID through C, beside SQLite reading it from a BLOB.
+ECG_READS ?= 1000
+ecg-bench: lib
+	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/ecg_bench Benchmarks/c/ecg_bench.c \
+	  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lsqlite3 -lm
+	rm -rf $(BENCH_DIR)-ecg && build/bench/ecg_bench $(BENCH_DIR)-ecg $(ECG_READS)
+
 # make workout-bench [WORKOUT_RUNS=50].
 WORKOUT_RUNS ?= 50
 workout-bench: lib

@@ -43,7 +43,8 @@ import OpenHealthKitCore
 /// ohk_activity_summaries_free; *out_sequence (may be NULL) the
 /// sequence of the store's last summary change, to pass as
 /// `changed_after` next time (HKActivitySummaryQuery's updates). Returns
-/// OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one);
+/// OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one, an end
+/// before the start, a sequence past the store's: another store's);
 /// OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread.
 @c public func ohk_store_activity_summaries(_ out_summaries: UnsafeMutablePointer<UnsafeMutablePointer<ohk_activity_summary>?>?,
                                             _ out_count: UnsafeMutablePointer<UInt64>?,

@@ -42,12 +42,21 @@ extension Store {
 
     /// The summaries of the days from `start` through `end` written after
     /// change `sequence` (0: all), in calendar order, and the sequence of
-    /// the store's last summary change, to pass next time.
+    /// the store's last summary change, to pass next time. Throws for a
+    /// range that ends before it starts, and for a sequence this store
+    /// has not reached (another store's).
     public func activitySummaries(from start: ActivitySummary.Day?, through end: ActivitySummary.Day?,
                                   changedAfter sequence: UInt64) throws -> (summaries: [ActivitySummary], sequence: UInt64) {
-        try operation {
+        if let start, let end, end < start {
+            throw OHKError(.invalidArgument, "the days run from \(start) to \(end), which comes before it")
+        }
+        return try operation {
             try env.read { txn in
                 let now = try txn.metaU64(trees, .activitySequence)
+                guard sequence <= now else {
+                    throw OHKError(.invalidArgument, "change \(sequence) of activity summaries is past this store's last (\(now)): "
+                                   + "it comes from another store")
+                }
                 guard now > sequence else { return ([], now) }
                 let cursor = try txn.cursor(trees.activity)
                 defer { cursor.close() }

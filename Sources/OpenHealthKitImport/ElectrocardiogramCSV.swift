@@ -44,9 +44,9 @@ struct ElectrocardiogramCSV {
         var voltages: [Double] = []
         var lineNumber = 0
         var inSamples = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character, a newline like "\n".
+        for l in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
-            let l = line.hasSuffix("\r") ? line.dropLast() : line
             if inSamples || (!l.isEmpty && Self.isNumber(l)) {
                 inSamples = true
                 if l.isEmpty { continue }

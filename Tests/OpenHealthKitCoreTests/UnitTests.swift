@@ -93,8 +93,9 @@ import Testing
         #expect(q.count == 120)
         let categories = TypeCatalogue.all.filter { if case .category = $0.kind { true } else { false } }
         #expect(categories.count == 69)
-        // And the workout, route, blood pressure, food, heartbeat series and audiogram types.
-        #expect(TypeCatalogue.all.count == q.count + categories.count + 6)
+        // And the workout, route, blood pressure, food, heartbeat series,
+        // audiogram and electrocardiogram types, and the nine clinical types.
+        #expect(TypeCatalogue.all.count == q.count + categories.count + 7 + 9)
         #expect(steps.canonicalUnit?.description == "count")
         if case .quantity(_, let style) = steps.kind { #expect(style == .cumulative) }
         if case .category(let values) = sleep.kind { #expect(values["AsleepREM"] == 5) }

@@ -150,7 +150,10 @@ import OpenHealthKitCore
         writeText(dir + "/apple_health_export/electrocardiograms/ecg_1.csv", "Name,x")
     }
 
-    private let expected = ["electrocardiograms/*.csv": 1, "export_cda.xml": 1, "workout-routes/*.gpx": 3]
+    /// The ECG file is read (rule 41) and, not being one, skipped with its reason.
+    private let expected = ["export_cda.xml": 1, "workout-routes/*.gpx": 3]
+    private let ecgRow = ImportReport.Row(kind: "electrocardiograms/*.csv", count: 1, imported: 0,
+                                          note: "as electrocardiograms with their voltages; 1 skipped")
 
     @Test func theFilesOfAFolderAreListed() throws {
         let dir = temporaryDirectory()
@@ -159,6 +162,7 @@ import OpenHealthKitCore
         defer { store.close() }
         let r = try importFile(dir + "/apple_health_export", into: store)
         #expect(r.filesNotImported == expected)
+        #expect(r.contents.contains(ecgRow))
         #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 3, imported: 0, note: "not imported yet")))
     }
 
@@ -177,5 +181,6 @@ import OpenHealthKitCore
         let r = try importFile(dir + "/e.zip", into: store)
         #expect(r.failure == nil)
         #expect(r.filesNotImported == expected)
+        #expect(r.contents.contains(ecgRow))
     }
 }

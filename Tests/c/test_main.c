@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, nine groups. */
+/* The C API tests (cmocka): one executable, ten groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -8,6 +8,7 @@ int run_reliability(void);
 int run_import(void);
 int run_statistics(void);
 int run_workouts(void);
+int run_clinical(void);
 
 int main(void)
 {
@@ -20,5 +21,6 @@ int main(void)
     failed += run_import();
     failed += run_statistics();
     failed += run_workouts();
+    failed += run_clinical();
     return failed != 0;
 }

@@ -236,6 +236,20 @@ class ohk_clinical_record(Structure):
                 ("data_length", c_uint64)]
 
 
+# One day's activity rings (rule 43): the Gregorian day, eight values (NaN:
+# the day has none), the move mode (OHK_MOVE_MODE_*; 0 is read as active
+# energy) and the paused flag.
+class ohk_activity_summary(Structure):
+    _fields_ = [
+        ("year", c_int32), ("month", c_int32), ("day", c_int32),
+        ("active_energy_burned", c_double), ("active_energy_burned_goal", c_double),
+        ("apple_move_time", c_double), ("apple_move_time_goal", c_double),
+        ("apple_exercise_time", c_double), ("exercise_time_goal", c_double),
+        ("apple_stand_hours", c_double), ("stand_hours_goal", c_double),
+        ("move_mode", c_int32), ("paused", c_bool),
+    ]
+
+
 class ohk_characteristics(Structure):
     _fields_ = [(name, c_int32) for name in ("birth_year", "birth_month", "birth_day", "biological_sex", "blood_type",
                                              "fitzpatrick_skin_type", "wheelchair_use")]
@@ -355,6 +369,10 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_save_clinical_record": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                                  P(ohk_clinical_record)]),
     "ohk_batch_clinical_record": (c_int32, [P(ohk_clinical_record), P(ohk_batch), c_uint64]),
+    "ohk_store_save_activity_summaries": (c_int32, [P(c_uint64), P(ohk_store), P(ohk_activity_summary), c_uint64]),
+    "ohk_store_activity_summaries": (c_int32, [P(P(ohk_activity_summary)), P(c_uint64), P(c_uint64), P(ohk_store),
+                                               c_int32, c_int32, c_uint64]),
+    "ohk_activity_summaries_free": (None, [P(ohk_activity_summary)]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

@@ -12,10 +12,11 @@ import uuid as uuid_module
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import astuple, dataclass
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, Union
 
 from . import _native as n, hooks
+from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
 from ._convert import ValueArena, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult, SampleList
@@ -776,6 +777,57 @@ class HealthStore:
         if not isinstance(characteristics, Characteristics):
             raise ArgumentTypeError(f"characteristics must be Characteristics, not {type(characteristics).__name__}")
         n.lib.ohk_store_set_characteristics(self._handle, characteristics._to_struct())
+
+    # ---- activity summaries (rule 43, docs/semantics.md)
+
+    def save_activity_summaries(self, summaries: ActivitySummary | Iterable[ActivitySummary]) -> int:
+        """Saves activity summaries (HKActivitySummary, rule 43) in one
+        transaction, all or nothing: each replaces the store's summary of
+        its day whole (a value left None is then absent, not kept).
+        Returns how many were written: one equal to the stored summary is
+        not a change and does not count. Summaries are values of the
+        store, not samples: anchors, queries and commit hooks do not see
+        them. InvalidValueError for a value that is negative or not finite
+        (NaN is refused here, as C would read it as "absent"), or a move
+        mode HealthKit does not have; InvalidArgumentError for a day given
+        twice; ArgumentTypeError for a ``datetime`` as a day."""
+        array, count = summaries_to_c(summaries)
+        written = ctypes.c_uint64()
+        n.lib.ohk_store_save_activity_summaries(written, self._handle, array, count)
+        return written.value
+
+    def activity_summaries(self, start: date | None = None, end: date | None = None) -> ActivitySummaryList:
+        """The summaries of the days from ``start`` through ``end`` (both
+        included; None: unbounded), in calendar order
+        (HKActivitySummaryQuery). The list has ``to_pandas()``, a DataFrame
+        indexed by day. InvalidArgumentError for an ``end`` before
+        ``start``."""
+        return self.activity_summary_changes(0, start, end)[0]
+
+    def activity_summary_changes(self, since: int = 0, start: date | None = None,
+                                 end: date | None = None) -> tuple[ActivitySummaryList, int]:
+        """The summaries of the days from ``start`` through ``end`` written
+        after change ``since`` (0: all), in calendar order, and the store's
+        summary change sequence now, to pass as ``since`` next time (what
+        HKActivitySummaryQuery's update handler gets)::
+
+            summaries, seen = store.activity_summary_changes()
+            ...
+            changed, seen = store.activity_summary_changes(seen)
+
+        Summaries are never deleted, so changes are summaries only. A
+        sequence is a plain number of this store: one of another store, or
+        one past this store's, is not refused (the answer is then empty)."""
+        first, last = day_range(start, end)
+        found = ctypes.POINTER(n.ohk_activity_summary)()
+        count, sequence = ctypes.c_uint64(), ctypes.c_uint64()
+        n.lib.ohk_store_activity_summaries(found, count, sequence, self._handle, first, last,
+                                           _count(since, "since"))
+        try:
+            summaries = ActivitySummaryList(ActivitySummary._from_struct(found[i]) for i in range(count.value))
+        finally:
+            n.lib.ohk_activity_summaries_free(found)
+        return summaries, sequence.value
 
     def current_anchor(self) -> Anchor:
         """The store's head: a query from it returns only later changes."""

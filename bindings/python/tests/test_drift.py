@@ -125,12 +125,24 @@ def test_kinds_and_electrocardiogram_enums_mirror_the_header():
     assert classifications == {m.name: m.value for m in ECGClassification}
 
 
+def test_activity_move_modes_mirror_the_header():
+    """ActivityMoveMode's numbers are ohk_activity_summary.move_mode's, and
+    activity.py names the struct's eight values in its order."""
+    from openhealthkit import ActivityMoveMode
+    from openhealthkit.activity import VALUE_FIELDS
+    modes = header_enum("MOVE_MODE_")
+    assert len(modes) >= 2, "the header parser found too few move modes"
+    assert modes == {m.name: m.value for m in ActivityMoveMode}
+    fields = [name for name, _ in n.ohk_activity_summary._fields_]
+    assert tuple(fields[3:11]) == VALUE_FIELDS
+
+
 STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry", "ohk_source",
            "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
            "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info",
            "ohk_workout_statistics", "ohk_workout_event", "ohk_workout_activity", "ohk_workout",
            "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
-           "ohk_electrocardiogram", "ohk_clinical_record"]
+           "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary"]
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")

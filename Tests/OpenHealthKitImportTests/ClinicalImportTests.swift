@@ -1,0 +1,188 @@
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+@testable import OpenHealthKitImport
+import Testing
+
+/// An export's ECG files (rule 41), clinical records with their JSON
+/// files (rule 42) and activity summaries (rule 43) are imported, each
+/// with its report row.
+@Suite struct ClinicalImportTests {
+    /// ECG files as the Health app writes them: English (two blank lines
+    /// before the lead) and German (keys, verdict and decimal commas).
+    static let englishECG = (["Name,Jane Appleseed", "Date of Birth,\"Feb 5, 1952\"", "Recorded Date,2020-02-05 09:14:40 -0400",
+                              "Classification,Atrial Fibrillation", "Symptoms,Rapid, pounding, or fluttering heartbeat",
+                              "Software Version,1.51", "Device,\"Watch5,4\"", "Sample Rate,512.844 hertz", "", "",
+                              "Lead,Lead I", "Unit,µV", ""]
+                             + (0..<1_024).map { "\(Double($0 % 97) * 1.5 - 60.125)" }).joined(separator: "\r\n") + "\r\n"
+    static let germanECG = ["Name", "Geburtstag,\"27.03.1987\"", "Aufzeichnungsdatum,2020-07-31 22:48:19 +0200",
+                            "Klassifizierung,Sinusrhythmus", "Symptome,", "Softwareversion,1.13", "Gerät,\"Watch4,2\"",
+                            "Messrate,511,562\u{a0}Hertz", "", "", "Ableitung,Ableitung I", "Einheit,µV", "",
+                            "-180,596", "-199,83", "12"].joined(separator: "\n") + "\n"
+
+    /// An export folder: fixture A (six <ClinicalRecord>s, seventeen
+    /// <ActivitySummary>s) with the JSON files of five of its records,
+    /// and the two ECG files plus one that is not an ECG.
+    private func exportFolder() -> String {
+        let dir = temporaryDirectory() + "/apple_health_export"
+        mkdir(dir, 0o755)
+        mkdir(dir + "/clinical-records", 0o755)
+        mkdir(dir + "/electrocardiograms", 0o755)
+        writeBytes(dir + "/export.xml", readBytes(fixtureA))
+        let records = [
+            ("Procedure-488D59AE-81D4-4597-8FBB-713DE1CEF228", #"{"resourceType":"Procedure","code":{"text":"Appendectomy"}}"#),
+            ("Procedure-B4F159B1-E990-49D5-AEAD-CB6C01F99D08", #"{"resourceType":"Procedure","code":{"coding":[{"display":"X-ray"}]}}"#),
+            ("Immunization-FD9A852A-4601-494A-B97F-F5CF7A4082E4", #"{"resourceType":"Immunization","vaccineCode":{"text":"Influenza"}}"#),
+            ("DiagnosticReport-F011639A-7CDB-4E7F-B195-E4DFF6D2FB76", #"{"resourceType":"DiagnosticReport"}"#),
+            ("Patient-6221D445-19F5-4DBB-A995-84FCAFF6F3B5", #"{"resourceType":"Patient"}"#),
+        ]
+        for (name, json) in records { writeText(dir + "/clinical-records/\(name).json", json) }
+        writeText(dir + "/electrocardiograms/ecg_2020-02-05.csv", Self.englishECG)
+        writeText(dir + "/electrocardiograms/ecg_2020-07-31.csv", Self.germanECG)
+        writeText(dir + "/electrocardiograms/ecg_2020-08-01.csv", "Name\nRecorded Date,yesterday\n")
+        return dir
+    }
+
+    @Test func rule41_ECGFilesInEnglishAndGermanBecomeElectrocardiograms() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(exportFolder(), into: store)
+        #expect(r.electrocardiograms == 3 && r.electrocardiogramsAdded == 2)
+        #expect(r.skipped[SkipReason(kind: .badDate, subject: "HKDataTypeIdentifierElectrocardiogram file")] == 1)
+        #expect(r.filesNotImported["electrocardiograms/*.csv"] == nil)
+        let ecgs = try samples(store, TypeCatalogue.electrocardiogramIdentifier).sorted { $0.startDate < $1.startDate }
+        guard ecgs.count == 2, case .electrocardiogram(let en) = ecgs[0].value, case .electrocardiogram(let de) = ecgs[1].value else {
+            Issue.record("two recordings expected"); return
+        }
+        #expect(en.classification == .atrialFibrillation && en.symptomsStatus == .present)
+        #expect(ecgs[0].metadata["Symptoms"] == .string("Rapid, pounding, or fluttering heartbeat"))
+        #expect(en.samplingFrequency == 512.844 && en.voltages.count == 1_024 && en.voltages[1] == -58.625)
+        #expect(ecgs[0].utcOffset == -14_400 && ecgs[0].source.name == "ECG" && ecgs[0].source.version == "1.51")
+        #expect(ecgs[0].device?.hardwareVersion == "Watch5,4")
+        #expect(abs(ecgs[0].endDate.timeIntervalSince(ecgs[0].startDate) - 1_024 / 512.844) < 1e-6)
+        #expect(de.classification == .sinusRhythm && de.symptomsStatus == .notSet)
+        #expect(de.samplingFrequency == 511.562 && de.voltages == [-180.596, -199.83, 12])
+        // Again: nothing new, same UUIDs.
+        let again = try importFile(exportFolder(), into: store)
+        #expect(again.electrocardiogramsAdded == 0 && again.electrocardiogramsAlreadyStored == 2)
+    }
+
+    @Test func rule41_anUnknownVerdictIsUnrecognizedAndKept() throws {
+        var csv = try #require(try? ElectrocardiogramCSV.parse(Array(Self.englishECG.replacing("Atrial Fibrillation", with: "Something New").utf8)).get())
+        #expect(csv.classification == .unrecognized)
+        csv.classificationText = "Heart Rate Over 150"
+        #expect(csv.classification == .inconclusiveHighHeartRate)
+        var mapper = RecordMapper(store: try newStore())
+        csv.classificationText = "Something New"
+        let s = try mapper.electrocardiogram(csv).get()
+        #expect(s.metadata["Classification"] == .string("Something New"))
+    }
+
+    @Test func rule42_clinicalRecordsWithTheirFilesAreImportedAndThePatientIsReported() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(exportFolder(), into: store)
+        #expect(r.clinicalRecords == 6 && r.clinicalRecordsAdded == 4 && r.clinicalRecordsWithoutFile == 1)
+        #expect(r.skipped[SkipReason(kind: .unknownType, subject: "ClinicalRecord of Patient")] == 1)
+        #expect(r.contents.contains { $0.kind == "ClinicalRecord" && $0.imported == 4 })
+        #expect(r.notImported["ClinicalRecord"] == nil && r.filesNotImported["clinical-records/*.json"] == nil)
+        let procedures = try samples(store, "HKClinicalTypeIdentifierProcedureRecord")
+        #expect(Set(procedures.compactMap { s -> String? in
+            if case .clinicalRecord(let c) = s.value { return c.displayName } else { return nil }
+        }) == ["Appendectomy", "X-ray"])
+        let flu = try #require(try samples(store, "HKClinicalTypeIdentifierImmunizationRecord").first)
+        guard case .clinicalRecord(let c) = flu.value else { Issue.record("not a clinical record"); return }
+        #expect(c.fhirResource.data == Array(#"{"resourceType":"Immunization","vaccineCode":{"text":"Influenza"}}"#.utf8))
+        #expect(c.fhirResource.identifier == "Tdot1l.AKI5tXy3lOznArzgB" && c.fhirResource.fhirVersion == "1.0.2")
+        #expect(c.fhirResource.sourceURL?.hasSuffix("/Immunization/Tdot1l.AKI5tXy3lOznArzgB") == true)
+        // receivedDate="2020-12-06 20:24:29 -0800": the record's dates, as HealthKit's.
+        #expect(flu.startDate == flu.endDate && flu.utcOffset == -28_800 && flu.source.name == "Sutter Health")
+        // A diagnostic report is a lab result (decision).
+        #expect(try samples(store, "HKClinicalTypeIdentifierLabResultRecord").count == 1)
+        let again = try importFile(exportFolder(), into: store)
+        #expect(again.clinicalRecordsAdded == 0 && again.clinicalRecordsAlreadyStored == 4)
+    }
+
+    @Test func rule42_anObservationIsAVitalSignByItsCategoryElseALabResult() {
+        func type(_ json: String) -> String? {
+            RecordMapper.clinicalType(resourceType: "Observation", json: try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)))
+        }
+        #expect(type(#"{"category":{"coding":[{"code":"vital-signs"}]}}"#) == "HKClinicalTypeIdentifierVitalSignRecord")
+        #expect(type(#"{"category":[{"coding":[{"system":"x","code":"vital-signs"}]}]}"#) == "HKClinicalTypeIdentifierVitalSignRecord")
+        #expect(type(#"{"category":[{"coding":[{"code":"laboratory"}]}]}"#) == "HKClinicalTypeIdentifierLabResultRecord")
+        #expect(RecordMapper.clinicalType(resourceType: "Patient", json: nil) == nil)
+    }
+
+    @Test func rule43_activitySummariesAreImportedOncePerDay() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(fixtureA, into: store)
+        #expect(r.activitySummaries == 17 && r.activitySummariesAdded == 17 && r.notImported["ActivitySummary"] == nil)
+        let all = try store.activitySummaries()
+        #expect(all.count == 17 && all.map(\.day) == all.map(\.day).sorted())
+        // <ActivitySummary dateComponents="2020-11-20" activeEnergyBurned="487.231" activeEnergyBurnedGoal="300"
+        //  activeEnergyBurnedUnit="Cal" … appleExerciseTime="74" appleExerciseTimeGoal="30" appleStandHours="16" appleStandHoursGoal="11"/>
+        let first = try #require(all.first { $0.day == (try? ActivitySummary.Day("2020-11-20")) })
+        #expect(abs(first.activeEnergyBurned! - 487.231) < 1e-9 && first.activeEnergyBurnedGoal == 300)
+        #expect(first.appleExerciseTime == 74 && first.exerciseTimeGoal == 30)
+        #expect(first.appleStandHours == 16 && first.standHoursGoal == 11 && first.moveMode == .activeEnergy)
+        let again = try importFile(fixtureA, into: store)
+        #expect(again.activitySummariesAdded == 0 && again.activitySummariesAlreadyStored == 17)
+    }
+
+    /// HealthKit's update handler sees summaries another process saves:
+    /// the `ohk` tool imports while this process's query runs.
+    @Test func rule43_aQueryWithUpdatesSeesAnotherProcessImportTheSummaries() throws {
+        let dir = temporaryDirectory() + "/store"
+        let store = try newStore(dir)
+        defer { store.close() }
+        let got = Deliveries<[ActivitySummary]>()
+        let q = ActivitySummaryQuery(updates: true) { _, r, _ in got.append((try? r.get()) ?? []) }
+        try store.execute(q)
+        defer { q.stop() }
+        #expect(got.wait(count: 1, seconds: 30))
+        let result = ohk(["import", fixtureA, "--store", dir])
+        #expect(result.status == 0)
+        #expect(got.wait(count: 2, seconds: 30))
+        let all = got.items
+        #expect(all.first == [] && all.dropFirst().flatMap { $0 }.count == 17)
+    }
+}
+
+/// Values handlers deliver, with a bounded wait for the n-th.
+final class Deliveries<T>: @unchecked Sendable {
+    private var mutex = pthread_mutex_t()
+    private var condition = pthread_cond_t()
+    private var list: [T] = []
+
+    init() {
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&condition, nil)
+    }
+
+    func append(_ item: T) {
+        pthread_mutex_lock(&mutex)
+        list.append(item)
+        pthread_cond_broadcast(&condition)
+        pthread_mutex_unlock(&mutex)
+    }
+
+    var items: [T] {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return list
+    }
+
+    /// True when `count` were delivered within `seconds`.
+    func wait(count: Int, seconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += seconds
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        while list.count < count {
+            if pthread_cond_timedwait(&condition, &mutex, &deadline) != 0 { return list.count >= count }
+        }
+        return true
+    }
+}
