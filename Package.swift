@@ -107,7 +107,7 @@ let package = Package(
         // A HealthKit-style app in Swift 6 mode (make test runs it).
         .executableTarget(
             name: "swift6-app",
-            dependencies: ["OpenHealthKit"],
+            dependencies: ["OpenHealthKit", "OpenHealthKitCore"],
             path: "examples/swift6-app",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

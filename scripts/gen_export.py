@@ -9,10 +9,12 @@ basal energy and distances from a phone and a watch (with HKDevice
 descriptions and UTC offsets), sleep and stand-hour categories, body mass
 in lb, metadata entries, heart-rate-variability beat lists, blood-pressure
 correlations whose records also appear at top level, food correlations,
-workouts with events, statistics, activities and routes, and daily
-activity summaries. Each route is a GPX file under workout-routes/: in
-the zip beside export.xml, or in a folder beside OUT.xml. The same seed
-gives the same files.
+workouts with events, statistics, activities and routes, daily
+activity summaries, audiograms, clinical records and ECGs. Each route is
+a GPX file under workout-routes/, each clinical record's FHIR resource a
+JSON file under clinical-records/, each ECG a CSV file under
+electrocardiograms/: in the zip beside export.xml, or in folders beside
+OUT.xml. The same seed gives the same files.
 """
 import argparse
 import os
@@ -23,7 +25,7 @@ from datetime import datetime, timedelta
 
 HEADER = """<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE HealthData [
-<!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary)*)>
+<!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord|Audiogram)*)>
 <!ATTLIST HealthData locale CDATA #REQUIRED>
 <!ELEMENT ExportDate EMPTY>
 <!ATTLIST ExportDate value CDATA #REQUIRED>
@@ -116,6 +118,27 @@ def extras(rng, t, out, routes):
         out.append(f' <ActivitySummary dateComponents="{t:%Y-%m-%d}" activeEnergyBurned="{rng.uniform(200, 700):.3f}" '
                    'activeEnergyBurnedGoal="400" activeEnergyBurnedUnit="Cal" appleExerciseTime="30" '
                    'appleExerciseTimeGoal="30" appleStandHours="12" appleStandHoursGoal="12"/>\n')
+    elif roll < 0.00405:
+        kind, text = rng.choice([("Immunization", '"vaccineCode":{"text":"Influenza"}'),
+                                 ("Observation", '"category":{"coding":[{"code":"vital-signs"}]},"code":{"text":"Pulse"}'),
+                                 ("Condition", '"code":{"text":"Asthma"}')])
+        name = f"clinical-records/{kind}-{rng.getrandbits(128):032X}.json"
+        routes.append((name, f'{{"resourceType":"{kind}","id":"{rng.getrandbits(48):X}",{text}}}'))
+        out.append(f' <ClinicalRecord type="{kind}" identifier="{rng.getrandbits(64):X}" sourceName="Hospital" '
+                   f'sourceURL="https://fhir.example/{kind}" fhirVersion="1.0.2" receivedDate="{stamp(t)}" '
+                   f'resourceFilePath="/{name}"/>\n')
+    elif roll < 0.00406:
+        points = ''.join(f'  <SensitivityPoint frequencyValue="{f}" frequencyUnit="Hz" leftEarValue="{rng.randint(0, 40)}" '
+                         f'leftEarUnit="dBHL" rightEarValue="{rng.randint(0, 40)}" rightEarUnit="dBHL"/>\n'
+                         for f in (250, 500, 1000, 2000, 4000, 8000))
+        out.append(f' <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Mimi" creationDate="{stamp(t)}" '
+                   f'startDate="{stamp(t)}" endDate="{stamp(t)}">\n{points} </Audiogram>\n')
+    elif roll < 0.00407:
+        head = ["Name,Jane Appleseed", 'Date of Birth,"Feb 5, 1952"', f"Recorded Date,{stamp(t)}",
+                "Classification,Sinus Rhythm", "Symptoms,", "Software Version,1.90", 'Device,"Watch6,2"',
+                "Sample Rate,512.844 hertz", "", "", "Lead,Lead I", "Unit,µV", ""]
+        volts = [f"{rng.gauss(0, 80):.3f}" for _ in range(15_360)]
+        routes.append((f"electrocardiograms/ecg_{t:%Y-%m-%d}_{rng.getrandbits(32):X}.csv", "\n".join(head + volts) + "\n"))
 
 
 def workout(rng, t, routes):
@@ -182,8 +205,9 @@ def parse_size(text):
 
 
 def generate(write, size, seed, write_route):
-    """Writes export.xml through `write`, and each route's GPX file
-    through `write_route(name, text)` as soon as its workout is written."""
+    """Writes export.xml through `write`, and each file beside it (a
+    route's GPX, a clinical record's JSON, an ECG's CSV) through
+    `write_route(name, text)` as soon as what names it is written."""
     rng = random.Random(seed)
     t = datetime(2019, 1, 1, 6, 0, 0)
     written = 0
@@ -220,11 +244,12 @@ def main():
             for name, text in routes:
                 z.writestr("apple_health_export/" + name, text)
     else:
-        folder = os.path.join(os.path.dirname(os.path.abspath(args.out)), "workout-routes")
-        os.makedirs(folder, exist_ok=True)
+        base = os.path.dirname(os.path.abspath(args.out))
 
         def write_route(name, text):
-            with open(os.path.join(folder, os.path.basename(name)), "w", encoding="utf-8") as r:
+            path = os.path.join(base, name)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as r:
                 r.write(text)
         with open(args.out, "w", encoding="utf-8", buffering=1 << 20) as f:
             generate(f.write, size, args.seed, write_route)

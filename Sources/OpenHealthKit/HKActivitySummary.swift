@@ -64,7 +64,7 @@ public final class HKActivitySummary: NSObject, @unchecked Sendable {
 }
 
 /// The days an activity summary query reads, as a predicate.
-final class ActivitySummaryPredicate: NSPredicate, @unchecked Sendable {
+final class ActivitySummaryPredicate: NSPredicate {
     let days: Result<(ActivitySummary.Day?, ActivitySummary.Day?), HKError>
 
     init(_ start: DateComponents?, _ end: DateComponents?) {
@@ -154,5 +154,54 @@ public final class HKActivitySummaryQuery: HKQuery, @unchecked Sendable {
     override func refuse(_ error: HKError) {
         let handler = resultsHandler
         Self.onBackground { handler(self, nil, error) }
+    }
+}
+
+/// HKActivitySummaryQueryDescriptor (rule 43): the summaries of a
+/// predicate's days for Swift concurrency. `result(for:)` reads them once,
+/// in calendar order; `results(for:)` gives them, then each later set of
+/// new or changed ones, until the iteration ends.
+public struct HKActivitySummaryQueryDescriptor: @unchecked Sendable {
+    public var predicate: NSPredicate?
+
+    /// The summaries of `predicate`'s days (nil: every day).
+    public init(predicate: NSPredicate?) { self.predicate = predicate }
+
+    private func days() throws(HKError) -> (ActivitySummary.Day?, ActivitySummary.Day?) {
+        guard let predicate else { return (nil, nil) }
+        guard let p = predicate as? ActivitySummaryPredicate else {
+            throw .invalid("an activity summary query takes HKQuery.predicateForActivitySummary(with:) or "
+                           + "predicate(forActivitySummariesBetweenStart:end:)")
+        }
+        return try p.days.get()
+    }
+
+    /// Every summary of the days, in calendar order.
+    public func result(for healthStore: HKHealthStore) async throws -> [HKActivitySummary] {
+        let (start, end) = try days()
+        let store = try healthStore.core()
+        return try hk { try store.activitySummaries(from: start, through: end) }.map(HKActivitySummary.init)
+    }
+
+    /// The summaries, then each set of new or changed ones.
+    public func results(for healthStore: HKHealthStore) -> AsyncThrowingStream<[HKActivitySummary], any Error> {
+        AsyncThrowingStream { continuation in
+            do {
+                let (start, end) = try days()
+                let task = Task {
+                    do {
+                        for try await s in try healthStore.core().activitySummaryResults(from: start, through: end) {
+                            continuation.yield(s.map(HKActivitySummary.init))
+                        }
+                        continuation.finish()
+                    } catch {
+                        continuation.finish(throwing: HKError(core: error))
+                    }
+                }
+                continuation.onTermination = { _ in task.cancel() }
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
     }
 }

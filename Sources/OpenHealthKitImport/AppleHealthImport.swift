@@ -427,6 +427,8 @@ private struct Saver {
     mutating func importElectrocardiograms(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
         let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
         var paths: Set<String> = []
+        // A loose XML file lists nothing beside it: its ECG folder is read.
+        let files = exportXML == nil ? RouteFiles.files(besideLooseXML: exportPath, in: "electrocardiograms") : files
         for f in files where f.lowercased().hasSuffix(".csv") {
             let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
             if rel.split(separator: "/").count == 2 { paths.insert(rel) }

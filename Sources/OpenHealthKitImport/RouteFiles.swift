@@ -36,6 +36,23 @@ enum RouteFiles {
         }
     }
 
+    /// The files of `folder` beside a loose XML file (which lists no
+    /// files of its own), as paths from the XML's folder; none when
+    /// `exportPath` is a zip or a folder.
+    static func files(besideLooseXML exportPath: String, in folder: String) -> [String] {
+        var st = stat()
+        guard stat(exportPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, !isZip(exportPath) else { return [] }
+        let parent = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        guard let dir = opendir((parent.isEmpty ? "." : parent) + "/" + folder) else { return [] }
+        defer { closedir(dir) }
+        var out: [String] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            if name != "." && name != ".." { out.append(folder + "/" + name) }
+        }
+        return out.sorted()
+    }
+
     private static func isZip(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }

@@ -31,6 +31,6 @@ struct OHK: ParsableCommand {
         version: LibraryVersion.string,
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
-                      PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self]
+                      PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self]
     )
 }

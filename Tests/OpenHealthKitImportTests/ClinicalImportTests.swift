@@ -130,6 +130,17 @@ import Testing
         #expect(again.activitySummariesAdded == 0 && again.activitySummariesAlreadyStored == 17)
     }
 
+    @Test func rule43_ohkActivityPrintsTheDays() throws {
+        let dir = temporaryDirectory() + "/store"
+        #expect(ohk(["import", fixtureA, "--store", dir]).status == 0)
+        let csv = ohk(["activity", "--store", dir, "--format", "csv", "--from", "2020-11-20", "--to", "2020-11-21"])
+        #expect(csv.status == 0)
+        #expect(csv.output.split(separator: "\n").dropFirst() == ["2020-11-20,487.231,300,0,0,74,30,16,11,activeEnergy,false",
+                                                                  "2020-11-21,551.951,300,0,0,79,30,16,11,activeEnergy,false"])
+        let bad = ohk(["activity", "--store", dir, "--from", "2020-11-31"], mergeStderr: true)
+        #expect(bad.status != 0 && bad.output.contains("'2020-11-31' is not a day"))
+    }
+
     /// HealthKit's update handler sees summaries another process saves:
     /// the `ohk` tool imports while this process's query runs.
     @Test func rule43_aQueryWithUpdatesSeesAnotherProcessImportTheSummaries() throws {

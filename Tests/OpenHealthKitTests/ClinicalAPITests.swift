@@ -99,4 +99,25 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         })
         #expect(refused.wait(forLinesStartingWith: "true true"))
     }
+
+    @Test func rule43_theDescriptorGivesTheDaysThenEachChange() async throws {
+        let store = try freshHealthStore()
+        let core = try store.coreStore()
+        let day = ActivitySummary(day: try .init("2024-05-01"), appleStandHours: 9)
+        try core.saveActivitySummaries([day])
+        let descriptor = HKActivitySummaryQueryDescriptor(predicate: nil)
+        #expect(try await descriptor.result(for: store).map { $0.appleStandHours.doubleValue(for: .count()) } == [9])
+        var seen: [[Double]] = []
+        for try await summaries in descriptor.results(for: store) {
+            seen.append(summaries.map { $0.appleStandHours.doubleValue(for: .count()) })
+            if seen.count == 1 {
+                var changed = day
+                changed.appleStandHours = 10
+                try core.saveActivitySummaries([changed])
+            } else {
+                break
+            }
+        }
+        #expect(seen == [[9], [10]])
+    }
 }

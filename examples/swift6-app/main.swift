@@ -4,9 +4,10 @@
 // when the handler types were not @Sendable and the library called them
 // on its own threads. `make test` runs it; it exits 1 if a handler is not
 // heard from within 30 s. The programs are those issue 31 lists: a step
-// dashboard, a background sync, a blood-pressure log.
+// dashboard, a background sync, a blood-pressure log; and rings and an ECG.
 import Foundation
 import OpenHealthKit
+import OpenHealthKitCore
 
 let directory = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : NSTemporaryDirectory() + "ohk-swift6-\(getpid())"
 let store = HKHealthStore(directory: directory)
@@ -153,4 +154,46 @@ store.execute(HKCorrelationQuery(type: pressure, predicate: nil,
     logged.signal()
 })
 expect("correlation query results", logged)
+// 9. Activity rings: the days, then the update handler after a change,
+// each handler with a nested closure. (An import or the core saves
+// summaries: HealthKit apps cannot.)
+let may1 = try ActivitySummary(day: .init("2024-05-01"), activeEnergyBurned: 320, activeEnergyBurnedGoal: 400)
+try store.coreStore().saveActivitySummaries([may1])
+let ringed = DispatchSemaphore(value: 0)
+let calendar = Calendar(identifier: .gregorian)
+let rings = HKActivitySummaryQuery(predicate: nil) { _, summaries, _ in
+    let days = (summaries ?? []).map { s in s.dateComponents(for: calendar).day ?? 0 }
+    print("rings: days \(days)")
+    ringed.signal()
+}
+rings.updateHandler = { _, summaries, _ in
+    let moved = (summaries ?? []).map { $0.activeEnergyBurned.doubleValue(for: .kilocalorie()) }
+    print("rings now: \(moved)")
+    ringed.signal()
+}
+store.execute(rings)
+expect("activity summary results", ringed)
+var moreMoving = may1
+moreMoving.activeEnergyBurned = 450
+try store.coreStore().saveActivitySummaries([moreMoving])
+expect("activity summary update", ringed)
+store.stop(rings)
+
+// 10. An ECG's voltages, the handler with a nested closure.
+let recording = Electrocardiogram(classification: .sinusRhythm, samplingFrequency: 512, voltages: (0..<512).map { Double($0 % 50) })
+_ = try store.coreStore().save([try OpenHealthKitCore.Sample.electrocardiogram(recording, start: start, end: start.addingTimeInterval(1),
+                                                                               source: Source(bundleIdentifier: "com.apple.NanoHeartRhythm", name: "ECG"))])
+let ecgs = try await HKSampleQueryDescriptor(predicates: [.sample(type: HKObjectType.electrocardiogramType())], sortDescriptors: [])
+    .result(for: store).compactMap { $0 as? HKElectrocardiogram }
+let traced = DispatchSemaphore(value: 0)
+store.execute(HKElectrocardiogramQuery(ecgs[0]) { _, result in
+    switch result {
+    case .measurement: break
+    case .done:
+        print("ecg: \([ecgs[0]].map { $0.numberOfVoltageMeasurements }) voltages, \(ecgs.map { $0.classification })")
+        traced.signal()
+    case .error(let e): print("ecg: \(e)")
+    }
+})
+expect("electrocardiogram voltages", traced)
 print("swift6-app: every handler ran, none trapped")

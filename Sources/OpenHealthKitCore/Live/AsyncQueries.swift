@@ -30,3 +30,27 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// The activity summaries of the days from `start` through `end`,
+    /// then, after each commit that changes some of them, those (rule
+    /// 43), as an async sequence. Ending the iteration, or cancelling the
+    /// task, stops the query; an error ends the sequence.
+    public func activitySummaryResults(from start: ActivitySummary.Day?,
+                                       through end: ActivitySummary.Day?) -> AsyncThrowingStream<[ActivitySummary], any Error> {
+        AsyncThrowingStream { continuation in
+            let query = ActivitySummaryQuery(from: start, through: end, updates: true) { _, result, _ in
+                switch result {
+                case .success(let s): continuation.yield(s)
+                case .failure(let e): continuation.finish(throwing: e)
+                }
+            }
+            continuation.onTermination = { _ in query.stop() }
+            do {
+                try execute(query)
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+    }
+}

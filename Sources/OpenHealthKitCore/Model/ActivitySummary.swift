@@ -26,7 +26,9 @@ public struct ActivitySummary: Hashable, Sendable {
             guard parts.count == 3, parts[0].count == 4, let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]) else {
                 throw OHKError(.invalidArgument, "'\(text)' is not a day (YYYY-MM-DD)")
             }
-            try self.init(year: y, month: m, day: d)
+            do { try self.init(year: y, month: m, day: d) } catch {
+                throw OHKError(.invalidArgument, "'\(text)' is not a day of the Gregorian calendar")
+            }
         }
 
         static func days(inMonth m: Int, year y: Int) -> Int {
@@ -93,8 +95,9 @@ public struct ActivitySummary: Hashable, Sendable {
         self.isPaused = isPaused
     }
 
-    /// The values in stored order.
-    var values: [Double?] {
+    /// The eight values in stored order: energy and its goal, move time
+    /// and its goal, exercise time and its goal, stand hours and its goal.
+    public var values: [Double?] {
         [activeEnergyBurned, activeEnergyBurnedGoal, appleMoveTime, appleMoveTimeGoal, appleExerciseTime,
          exerciseTimeGoal, appleStandHours, standHoursGoal]
     }
