@@ -683,7 +683,8 @@ int32_t ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *stor
  * ohk_activity_summaries_free; *out_sequence (may be NULL) the
  * sequence of the store's last summary change, to pass as
  * `changed_after` next time (HKActivitySummaryQuery's updates). Returns
- * OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one);
+ * OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one, an end
+ * before the start, a sequence past the store's: another store's);
  * OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread.
  */
 int32_t ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint64_t *out_count, uint64_t *out_sequence, ohk_store *store, int32_t start_day, int32_t end_day, uint64_t changed_after);

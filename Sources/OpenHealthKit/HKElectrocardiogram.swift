@@ -113,10 +113,12 @@ public final class HKElectrocardiogramQuery: HKQuery, @unchecked Sendable {
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         let recording = self.recording, handler = self.handler
         Self.onBackground {
+            // Stopped (HKHealthStore.stop), the query calls nothing more.
             for k in 0..<recording.numberOfVoltageMeasurements {
+                guard !self.isStopped else { return }
                 handler(self, .measurement(recording.measurement(k)))
             }
-            handler(self, .done)
+            if !self.isStopped { handler(self, .done) }
         }
         return nil
     }

@@ -36,7 +36,8 @@ public final class HKHeartbeatSeriesQuery: HKQuery, @unchecked Sendable {
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
         let beats = series.beats, handler = self.handler
         Self.onBackground {
-            for (k, b) in beats.enumerated() {
+            // Stopped (HKHealthStore.stop), the query calls nothing more.
+            for (k, b) in beats.enumerated() where !self.isStopped {
                 handler(self, b.timeSinceStart, b.precededByGap, k == beats.count - 1, nil)
             }
         }

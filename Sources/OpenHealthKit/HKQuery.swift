@@ -89,6 +89,10 @@ public class HKQuery: NSObject, @unchecked Sendable {
         try hk { try store.execute(core) }
     }
 
+    /// True once `HKHealthStore.stop(_:)` was called: a query that calls
+    /// its handler from its own loop checks it before each call.
+    var isStopped: Bool { lock.withLock { stopped } }
+
     /// `HKHealthStore.stop(_:)`: no handler runs after it returns, except
     /// one calling it.
     func stop() {

@@ -65,7 +65,9 @@ extension Store {
                 let last = UInt64(end?.key ?? UInt32.max)
                 while let (key, raw) = entry, key <= last {
                     if try ActivitySummaryCodec.sequence(raw) > sequence {
-                        let day = try ActivitySummary.Day(key: UInt32(truncatingIfNeeded: key))
+                        guard let day = try? ActivitySummary.Day(key: UInt32(truncatingIfNeeded: key)) else {
+                            throw OHKError(.storeCorrupt, "an activity summary under \(key), which is not a day")
+                        }
                         out.append(try ActivitySummaryCodec.decode(raw, day: day))
                     }
                     entry = try cursor.next()

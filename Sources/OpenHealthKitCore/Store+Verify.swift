@@ -34,7 +34,9 @@ extension Store {
     /// and the start index holds nothing else; each deleted object is in
     /// the deletion list and nothing else is; each sync identifier points
     /// at a live sample that has it; no subscription is acknowledged past
-    /// the head. Costs a full read and a UUID lookup per object.
+    /// the head; each activity summary is under a day, decodes, and was
+    /// written no later than the last summary change. Costs a full read
+    /// and a UUID lookup per object.
     public func verify() throws -> VerifyReport {
         try readRetryingTrees { txn in
             var report = VerifyReport()
@@ -59,7 +61,29 @@ extension Store {
             }
             try verifySync(txn, &report)
             try verifySubscriptions(txn, head: head, &report)
+            try verifyActivitySummaries(txn, &report)
             return report
+        }
+    }
+
+    /// The activity tree (rule 43): keys that are days, values that
+    /// decode, stamps no later than the sequence queries ask from.
+    private func verifyActivitySummaries(_ txn: Txn, _ report: inout VerifyReport) throws {
+        let last = try txn.metaU64(trees, .activitySequence)
+        let c = try txn.cursor(trees.activity)
+        defer { c.close() }
+        var entry = try c.first()
+        while let (key, raw) = entry {
+            if let day = try? ActivitySummary.Day(key: UInt32(truncatingIfNeeded: key)), key <= UInt64(UInt32.max) {
+                if (try? ActivitySummaryCodec.decode(raw, day: day)) == nil {
+                    report.problem("the activity summary of \(day) does not decode")
+                } else if let stamp = try? ActivitySummaryCodec.sequence(raw), stamp > last {
+                    report.problem("the activity summary of \(day) was written at change \(stamp), past the last (\(last))")
+                }
+            } else {
+                report.problem("an activity summary under \(key), which is not a day")
+            }
+            entry = try c.next()
         }
     }
 

@@ -427,14 +427,16 @@ private struct Saver {
     mutating func importElectrocardiograms(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
         let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
         var paths: Set<String> = []
-        // A loose XML file lists nothing beside it: its ECG folder is read.
-        let files = exportXML == nil ? RouteFiles.files(besideLooseXML: exportPath, in: "electrocardiograms") : files
+        // A loose XML file lists nothing beside it: its folders are read.
+        let files = exportXML == nil ? RouteFiles.files(besideLooseXML: exportPath) : files
         for f in files where f.lowercased().hasSuffix(".csv") {
             let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
-            if rel.split(separator: "/").count == 2 { paths.insert(rel) }
+            let parts = rel.split(separator: "/")
+            if parts.count == 2 && !parts[1].hasPrefix(".") { paths.insert(rel) }
         }
         var read: Set<String> = []
-        try RouteFiles.read(exportPath, exportXML: exportXML, paths: paths, maxBytes: 64 << 20) { path, name, bytes in
+        // A 30 s recording is about 130 KB; a file of megabytes is no ECG.
+        try RouteFiles.read(exportPath, exportXML: exportXML, paths: paths, maxBytes: 8 << 20) { path, name, bytes in
             read.insert(name)
             report.electrocardiograms += 1
             switch ElectrocardiogramCSV.parse(bytes) {
@@ -447,7 +449,7 @@ private struct Saver {
                 }
             case .failure(let f):
                 let kind: SkipReason.Kind = if case .badDate = f { .badDate } else { .badValue }
-                skip(SkipReason(kind: kind, subject: "\(TypeCatalogue.electrocardiogramIdentifier) file"), line: 0)
+                skip(SkipReason(kind: kind, subject: "\(TypeCatalogue.electrocardiogramIdentifier) file \(path)"), line: 0)
             }
         }
         try flush()

@@ -58,6 +58,9 @@ extension RecordMapper {
         guard let sourceName = a["sourceName"], !sourceName.isEmpty else {
             return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(typeID)"))
         }
+        for key in ["identifier", "fhirVersion"] where (a[key] ?? "").isEmpty {
+            return .failure(SkipReason(kind: .missingField, subject: "\(key) of \(typeID)"))
+        }
         guard let received = a["receivedDate"].flatMap(ExportTimestamp.parseWithOffset) else {
             return .failure(SkipReason(kind: .badDate, subject: typeID))
         }

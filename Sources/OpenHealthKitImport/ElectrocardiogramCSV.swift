@@ -45,8 +45,10 @@ struct ElectrocardiogramCSV {
         var lineNumber = 0
         var inSamples = false
         // "\r\n" is one Character, a newline like "\n".
-        for l in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
+            // A voltage with a decimal comma may come quoted ("-265,868").
+            let l = line.count >= 2 && line.first == "\"" && line.last == "\"" ? line.dropFirst().dropLast() : line
             if inSamples || (!l.isEmpty && Self.isNumber(l)) {
                 inSamples = true
                 if l.isEmpty { continue }

@@ -36,21 +36,35 @@ enum RouteFiles {
         }
     }
 
-    /// The files of `folder` beside a loose XML file (which lists no
-    /// files of its own), as paths from the XML's folder; none when
-    /// `exportPath` is a zip or a folder.
-    static func files(besideLooseXML exportPath: String, in folder: String) -> [String] {
+    /// The files in the folders beside a loose XML file (which lists no
+    /// files of its own), one level down, as paths from the XML's folder
+    /// (`electrocardiograms/ecg_2020-02-05.csv`); none when `exportPath`
+    /// is a zip or a folder.
+    static func files(besideLooseXML exportPath: String) -> [String] {
         var st = stat()
         guard stat(exportPath, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, !isZip(exportPath) else { return [] }
-        let parent = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-        guard let dir = opendir((parent.isEmpty ? "." : parent) + "/" + folder) else { return [] }
+        let parts = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
+        let parent = parts.isEmpty ? "." : parts.joined(separator: "/").isEmpty ? "/" : parts.joined(separator: "/")
+        var out: [String] = []
+        for folder in names(in: parent) {
+            var fs = stat()
+            guard stat(parent + "/" + folder, &fs) == 0, (fs.st_mode & S_IFMT) == S_IFDIR else { continue }
+            out += names(in: parent + "/" + folder).map { folder + "/" + $0 }
+        }
+        return out.sorted()
+    }
+
+    /// A folder's entries, without `.`, `..` and hidden files (`._x.csv`
+    /// that macOS leaves in copies).
+    private static func names(in folder: String) -> [String] {
+        guard let dir = opendir(folder) else { return [] }
         defer { closedir(dir) }
         var out: [String] = []
         while let e = readdir(dir) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != "." && name != ".." { out.append(folder + "/" + name) }
+            if !name.hasPrefix(".") { out.append(name) }
         }
-        return out.sorted()
+        return out
     }
 
     private static func isZip(_ path: String) -> Bool {

@@ -122,8 +122,8 @@ extension JSONObject {
             ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(OutputText.number)))
             o.add("electrocardiogram", object: ecg)
         case .clinicalRecord(let c):
-            // The resource's JSON as it came, as a string: a store may hold
-            // a resource that is not valid JSON past its first brace.
+            // The resource's JSON as it came, as a string: its bytes are
+            // kept exactly, white space and key order included.
             o.add("value", int: c.fhirResource.data.count)
             var r = JSONObject()
             r.add("displayName", c.displayName)

@@ -45,6 +45,38 @@ import Testing
         #expect(try store.activitySummaries().isEmpty)
     }
 
+    @Test func rule43_aSequenceFromAnotherStoreAndABackwardRangeAreRefused() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.saveActivitySummaries([ActivitySummary(day: try day("2024-01-01"), appleStandHours: 1)])
+        let (_, seq) = try store.activitySummaries(from: nil, through: nil, changedAfter: 0)
+        #expect(errorCode { _ = try store.activitySummaries(from: nil, through: nil, changedAfter: seq + 1) } == .invalidArgument)
+        #expect(try store.activitySummaries(from: nil, through: nil, changedAfter: seq).summaries.isEmpty)
+        #expect(errorCode { _ = try store.activitySummaries(from: try day("2024-02-01"), through: try day("2024-01-01")) }
+                == .invalidArgument)
+    }
+
+    /// `verify()` (`ohk check`) reads the activity tree too.
+    @Test func rule43_checkFindsADamagedSummaryAKeyThatIsNoDayAndAStampPastTheLast() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.saveActivitySummaries([ActivitySummary(day: try day("2024-01-01"), appleStandHours: 1)])
+        #expect(try store.verify().isClean)
+        try store.env.write { txn in
+            try txn.put(store.trees.activity, u64: 20_240_102, [1, 2, 3])
+            try txn.put(store.trees.activity, u64: 20_241_399,
+                        ActivitySummaryCodec.encode(ActivitySummary(day: try day("2024-01-03")), sequence: 1))
+            try txn.put(store.trees.activity, u64: 20_240_104,
+                        ActivitySummaryCodec.encode(ActivitySummary(day: try day("2024-01-04")), sequence: 99))
+        }
+        let problems = try store.verify().problems
+        #expect(problems.count == 3)
+        #expect(problems.contains { $0.contains("2024-01-02") && $0.contains("does not decode") })
+        #expect(problems.contains { $0.contains("20241399") })
+        #expect(problems.contains { $0.contains("2024-01-04") && $0.contains("change 99") })
+        #expect(errorCode { _ = try store.activitySummaries() } == .storeCorrupt)
+    }
+
     @Test func rule43_aQueryWithUpdatesGetsTheRangeThenOnlyWhatChanged() throws {
         let store = try makeStore()
         defer { store.close() }
@@ -80,7 +112,7 @@ import Testing
         }
         try store.execute(q)
         #expect(waiter.wait { waiter.value("empty") == 1 })
-        #expect(waiter.wait { q.isStopped })
+        #expect(q.waitUntilStopped(seconds: 30))
         #expect(throws: OHKError.self) {
             try store.execute(ActivitySummaryQuery(from: try day("2024-02-01"), through: try day("2024-01-01"), updates: false) { _, _, _ in })
         }

@@ -48,7 +48,8 @@ import Testing
         defer { store.close() }
         let r = try importFile(exportFolder(), into: store)
         #expect(r.electrocardiograms == 3 && r.electrocardiogramsAdded == 2)
-        #expect(r.skipped[SkipReason(kind: .badDate, subject: "HKDataTypeIdentifierElectrocardiogram file")] == 1)
+        #expect(r.skipped[SkipReason(kind: .badDate,
+                                     subject: "HKDataTypeIdentifierElectrocardiogram file electrocardiograms/ecg_2020-08-01.csv")] == 1)
         #expect(r.filesNotImported["electrocardiograms/*.csv"] == nil)
         let ecgs = try samples(store, TypeCatalogue.electrocardiogramIdentifier).sorted { $0.startDate < $1.startDate }
         guard ecgs.count == 2, case .electrocardiogram(let en) = ecgs[0].value, case .electrocardiogram(let de) = ecgs[1].value else {
@@ -65,6 +66,39 @@ import Testing
         // Again: nothing new, same UUIDs.
         let again = try importFile(exportFolder(), into: store)
         #expect(again.electrocardiogramsAdded == 0 && again.electrocardiogramsAlreadyStored == 2)
+    }
+
+    @Test func rule41_verdictsMapToHealthKitsCases() {
+        let cases: [(String, Electrocardiogram.Classification)] = [
+            ("Sinus Rhythm", .sinusRhythm), ("Atrial Fibrillation", .atrialFibrillation),
+            ("Heart Rate Over 120", .inconclusiveHighHeartRate), ("High Heart Rate", .inconclusiveHighHeartRate),
+            ("Heart Rate Under 50", .inconclusiveLowHeartRate), ("Poor Recording", .inconclusivePoorReading),
+            ("Inconclusive", .inconclusiveOther), ("Sinusrhythmus", .sinusRhythm), ("Uneindeutig", .inconclusiveOther),
+            ("", .notSet),
+        ]
+        for (text, expected) in cases {
+            let csv = Self.englishECG.replacing("Classification,Atrial Fibrillation", with: "Classification,\(text)")
+            #expect((try? ElectrocardiogramCSV.parse(Array(csv.utf8)).get())?.classification == expected, "\(text)")
+        }
+    }
+
+    /// A byte-order mark, quoted voltages with decimal commas, and a loose
+    /// export.xml whose ECG folder has its German name.
+    @Test func rule41_aBOMQuotedVoltagesAndTheFoldersBesideALooseXML() throws {
+        let dir = temporaryDirectory()
+        mkdir(dir + "/Elektrokardiogramme", 0o755)
+        writeText(dir + "/export.xml", export(""))
+        let quoted = "\u{FEFF}" + Self.germanECG.replacing("-180,596\n-199,83\n12", with: "\"-180,596\"\n\"-199,83\"\n12")
+        writeText(dir + "/Elektrokardiogramme/ekg_2020-07-31.csv", quoted)
+        writeText(dir + "/Elektrokardiogramme/._ekg_2020-07-31.csv", "\0\u{5}\u{16}\u{7}")  // macOS's shadow file
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.electrocardiograms == 1 && r.electrocardiogramsAdded == 1 && r.skippedCount == 0)
+        guard case .electrocardiogram(let e)? = try samples(store, TypeCatalogue.electrocardiogramIdentifier).first?.value else {
+            Issue.record("no recording"); return
+        }
+        #expect(e.voltages == [-180.596, -199.83, 12] && e.classification == .sinusRhythm)
     }
 
     @Test func rule41_anUnknownVerdictIsUnrecognizedAndKept() throws {
@@ -97,8 +131,11 @@ import Testing
         #expect(c.fhirResource.sourceURL?.hasSuffix("/Immunization/Tdot1l.AKI5tXy3lOznArzgB") == true)
         // receivedDate="2020-12-06 20:24:29 -0800": the record's dates, as HealthKit's.
         #expect(flu.startDate == flu.endDate && flu.utcOffset == -28_800 && flu.source.name == "Sutter Health")
-        // A diagnostic report is a lab result (decision).
-        #expect(try samples(store, "HKClinicalTypeIdentifierLabResultRecord").count == 1)
+        // A diagnostic report is a lab result (decision); without a text of
+        // its own, its display name is its resource type.
+        let report = try samples(store, "HKClinicalTypeIdentifierLabResultRecord")
+        #expect(report.count == 1)
+        if case .clinicalRecord(let c)? = report.first?.value { #expect(c.displayName == "DiagnosticReport") }
         let again = try importFile(exportFolder(), into: store)
         #expect(again.clinicalRecordsAdded == 0 && again.clinicalRecordsAlreadyStored == 4)
     }
@@ -111,6 +148,46 @@ import Testing
         #expect(type(#"{"category":[{"coding":[{"system":"x","code":"vital-signs"}]}]}"#) == "HKClinicalTypeIdentifierVitalSignRecord")
         #expect(type(#"{"category":[{"coding":[{"code":"laboratory"}]}]}"#) == "HKClinicalTypeIdentifierLabResultRecord")
         #expect(RecordMapper.clinicalType(resourceType: "Patient", json: nil) == nil)
+    }
+
+    @Test func rule42_aFileThatIsNotJSONAndARecordWithoutItsIdentifierAreSkipped() throws {
+        let dir = temporaryDirectory()
+        mkdir(dir + "/clinical-records", 0o755)
+        func element(_ id: String, _ file: String) -> String {
+            "<ClinicalRecord type=\"Condition\" identifier=\"\(id)\" sourceName=\"Clinic\" sourceURL=\"https://fhir.example\" "
+                + "fhirVersion=\"4.0.1\" receivedDate=\"2024-05-01 10:00:00 +0200\" resourceFilePath=\"/clinical-records/\(file)\"/>"
+        }
+        writeText(dir + "/export.xml", export([element("C1", "a.json"), element("", "b.json"), element("C3", "c.json")]
+            .joined(separator: "\n")))
+        writeText(dir + "/clinical-records/a.json", #"{"resourceType":"Condition","code":{"text":"Asthma"}"#)  // cut short
+        writeText(dir + "/clinical-records/b.json", #"{"resourceType":"Condition"}"#)
+        writeText(dir + "/clinical-records/c.json", #"{"resourceType":"Condition","code":{"text":"Hay fever"}}"#)
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.clinicalRecords == 3 && r.clinicalRecordsAdded == 1)
+        #expect(r.skipped[SkipReason(kind: .badValue, subject: "FHIR JSON of HKClinicalTypeIdentifierConditionRecord")] == 1)
+        #expect(r.skipped[SkipReason(kind: .missingField, subject: "identifier of HKClinicalTypeIdentifierConditionRecord")] == 1)
+    }
+
+    /// Move-time rings, energy in kJ, and a day given twice: the later wins.
+    @Test func rule43_anImportKeepsTheMoveModeConvertsEnergyAndTakesTheLaterDay() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/export.xml", export("""
+         <ActivitySummary dateComponents="2024-05-01" activeEnergyBurned="418.4" activeEnergyBurnedGoal="0" activeEnergyBurnedUnit="kJ" appleMoveTime="35" appleMoveTimeGoal="30" appleStandHours="8"/>
+         <ActivitySummary dateComponents="2024-05-02" appleStandHours="3"/>
+         <ActivitySummary dateComponents="2024-05-02" appleStandHours="5"/>
+         <ActivitySummary dateComponents="2024-05-32" appleStandHours="5"/>
+        """))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.activitySummaries == 4 && r.activitySummariesAdded == 2)
+        #expect(r.skipped[SkipReason(kind: .badDate, subject: "ActivitySummary")] == 1)
+        let all = try store.activitySummaries()
+        #expect(all.count == 2)
+        #expect(all[0].moveMode == .appleMoveTime && abs(all[0].activeEnergyBurned! - 100) < 1e-9 && all[0].appleMoveTime == 35)
+        #expect(all[1].appleStandHours == 5 && all[1].activeEnergyBurned == nil && all[1].moveMode == .activeEnergy)
     }
 
     @Test func rule43_activitySummariesAreImportedOncePerDay() throws {

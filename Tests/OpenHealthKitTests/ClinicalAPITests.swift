@@ -38,6 +38,28 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         #expect(times == [0, 0.25, 0.5, 0.75])
     }
 
+    /// Stopped from its first call, the query calls nothing more: another
+    /// query over the same recording runs to its end meanwhile.
+    @Test func rule41_aStoppedElectrocardiogramQueryCallsNothingMore() async throws {
+        let store = try freshHealthStore()
+        let recording = Electrocardiogram(samplingFrequency: 512, voltages: (0..<512).map(Double.init))
+        _ = try store.coreStore().save([try OpenHealthKitCore.Sample.electrocardiogram(recording, start: day0, end: day0 + 1,
+                                                                                        source: watch)])
+        let ecg = try #require(try await HKSampleQueryDescriptor(predicates: [.sample(type: HKObjectType.electrocardiogramType())],
+                                                                 sortDescriptors: []).result(for: store).first as? HKElectrocardiogram)
+        let transcript = Transcript()
+        store.execute(HKElectrocardiogramQuery(ecg) { query, result in
+            if case .measurement = result { transcript.record("stopped one") } else { transcript.record("stopped done") }
+            store.stop(query)
+        })
+        store.execute(HKElectrocardiogramQuery(ecg) { _, result in
+            if case .done = result { transcript.record("other done") }
+        })
+        #expect(transcript.wait(forLinesStartingWith: "other done"))
+        #expect(transcript.wait(forLinesStartingWith: "stopped one"))
+        #expect(transcript.lines.filter { $0.hasPrefix("stopped") } == ["stopped one"])
+    }
+
     @Test func rule42_aClinicalRecordHasItsTypeNameAndFHIRResource() async throws {
         let store = try freshHealthStore()
         let json = #"{"resourceType":"Condition","code":{"text":"Asthma"}}"#

@@ -124,6 +124,12 @@ static void rule43_activity_summaries_by_day_and_by_change(void **state)
     OK(ohk_store_activity_summaries(&got, &count, NULL, f->store, 20240401, 20240430, sequence));
     assert_int_equal(count, 0);
     assert_null(got);
+    uint64_t now;
+    OK(ohk_store_activity_summaries(&got, &count, &now, f->store, 0, 0, 0));
+    ohk_activity_summaries_free(got);
+    /* A sequence past the store's comes from another store; a range backwards. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_activity_summaries(&got, &count, NULL, f->store, 0, 0, now + 1));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_activity_summaries(&got, &count, NULL, f->store, 20240501, 20240401, 0));
 
     days[1].day = 31;  /* April has 30 */
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save_activity_summaries(NULL, f->store, &days[1], 1));

@@ -107,6 +107,20 @@ public class LiveQuery: @unchecked Sendable {
         return true
     }
 
+    /// Waits until the query is stopped, at most `seconds`; whether it is
+    /// (tests wait on a query that stops itself).
+    func waitUntilStopped(seconds: Int) -> Bool {
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        deadline.tv_sec += seconds
+        return monitor.locked {
+            while !stopped {
+                if !monitor.wait(until: deadline) { return stopped }
+            }
+            return true
+        }
+    }
+
     /// Stops the query: no handler of it runs after this returns (except
     /// the one calling it). Idempotent.
     public func stop() {

@@ -117,7 +117,7 @@ enum ActivitySummaryCodec {
     static let version: UInt8 = 1
 
     static func encode(_ a: ActivitySummary, sequence: UInt64) -> [UInt8] {
-        var w = ByteWriter(capacity: 8 + 3 + 64)
+        var w = ByteWriter(capacity: size)
         w.u64(sequence)
         w.u8(version)
         w.u8(a.moveMode.rawValue)
@@ -126,13 +126,17 @@ enum ActivitySummaryCodec {
         return w.bytes
     }
 
+    static let size = 8 + 3 + 8 * 8
+
     /// The sequence alone (a changes scan skips the rest).
     static func sequence(_ raw: UnsafeRawBufferPointer) throws -> UInt64 {
+        guard raw.count == size else { throw OHKError(.storeCorrupt, "a corrupt activity summary (\(raw.count) bytes)") }
         var r = ByteReader(raw)
         return try r.u64()
     }
 
     static func decode(_ raw: UnsafeRawBufferPointer, day: ActivitySummary.Day) throws -> ActivitySummary {
+        guard raw.count == size else { throw OHKError(.storeCorrupt, "a corrupt activity summary of \(day) (\(raw.count) bytes)") }
         var r = ByteReader(raw)
         _ = try r.u64()
         guard try r.u8() == version, let mode = ActivitySummary.MoveMode(rawValue: try r.u8()) else {

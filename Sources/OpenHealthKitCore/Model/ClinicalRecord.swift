@@ -56,6 +56,9 @@ public struct ClinicalRecord: Hashable, Sendable {
         guard !r.identifier.isEmpty, !r.fhirVersion.isEmpty, !displayName.isEmpty else {
             throw OHKError(.invalidValue, "clinical record \(uuid) lacks its identifier, FHIR version or display name")
         }
+        guard r.data.count <= Int(UInt32.max) else {
+            throw OHKError(.invalidValue, "clinical record \(uuid): \(r.data.count) bytes of FHIR data; a record holds at most 4 GiB")
+        }
         guard (try? JSONDecoder().decode([String: AnyJSON].self, from: Data(r.data))) != nil else {
             throw OHKError(.invalidValue, "clinical record \(uuid): its FHIR data is not a JSON object")
         }

@@ -67,6 +67,9 @@ public struct Electrocardiogram: Hashable, Sendable {
             throw OHKError(.invalidValue, "electrocardiogram \(uuid): an average heart rate of \(hr) beats per minute")
         }
         guard !voltages.isEmpty else { return }
+        guard voltages.count <= Int(UInt32.max) else {
+            throw OHKError(.invalidValue, "electrocardiogram \(uuid): \(voltages.count) voltages; a recording holds at most \(UInt32.max)")
+        }
         guard let f = samplingFrequency else {
             throw OHKError(.invalidValue, "electrocardiogram \(uuid) has voltages and no sampling frequency")
         }

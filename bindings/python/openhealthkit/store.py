@@ -509,8 +509,8 @@ class HealthStore:
         ``ClinicalRecordSample``. InvalidArgumentError for a type that is
         not a clinical one; InvalidValueError for a resource type HealthKit
         does not read ("Patient"), an empty display name, identifier or
-        FHIR version, data that is not a JSON object (checked by parsing
-        it here: the library only looks at its first character)."""
+        FHIR version, data that is not one JSON object (checked here
+        first, for the message, and by the library)."""
         kind = self.sample_type(clinical_type)
         if not kind.is_clinical_record:
             raise InvalidArgumentError(f"{kind.identifier} is not a clinical type "
@@ -816,8 +816,9 @@ class HealthStore:
             changed, seen = store.activity_summary_changes(seen)
 
         Summaries are never deleted, so changes are summaries only. A
-        sequence is a plain number of this store: one of another store, or
-        one past this store's, is not refused (the answer is then empty)."""
+        sequence past this store's last raises InvalidArgumentError (it
+        comes from another store); a lower one of another store cannot be
+        told from this store's."""
         first, last = day_range(start, end)
         found = ctypes.POINTER(n.ohk_activity_summary)()
         count, sequence = ctypes.c_uint64(), ctypes.c_uint64()

@@ -1082,8 +1082,8 @@ def clinical_record_to_c(record: ClinicalRecord, keep: list[Any]) -> n.ohk_clini
 
 
 def check_fhir_json(data: bytes) -> None:
-    """InvalidValueError unless `data` is a JSON object (the library only
-    looks at its first byte that is not white space)."""
+    """InvalidValueError unless `data` is one JSON object (the library
+    checks it too; here the message says where it fails)."""
     try:
         parsed = json.loads(data)
     except (ValueError, UnicodeDecodeError) as error:

@@ -109,6 +109,14 @@ def test_rule_43_changes_since_a_sequence_are_only_the_changed_ones(store):
         store.activity_summary_changes(-1)
 
 
+def test_rule_43_a_sequence_past_the_stores_comes_from_another_store(store):
+    store.save_activity_summaries([MARCH_2])
+    _, seen = store.activity_summary_changes()
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.activity_summary_changes(seen + 1)
+    assert store.activity_summary_changes(seen) == ([], seen)
+
+
 def test_rule_43_a_save_refuses_what_no_summary_can_hold(store):
     day = date(2024, 1, 1)
     refused = [
