@@ -152,3 +152,21 @@ public struct HKElectrocardiogramQueryDescriptor: Sendable {
         }
     }
 }
+
+extension HKQuery {
+    /// Electrocardiograms of this classification (rule 41).
+    public class func predicateForElectrocardiograms(classification: HKElectrocardiogram.Classification) -> NSPredicate {
+        guard let raw = UInt8(exactly: classification.rawValue) else {
+            return SamplesPredicate(refusing: "\(classification) is not a classification")
+        }
+        return SamplesPredicate(.electrocardiogram(.classification, [raw]))
+    }
+
+    /// Electrocardiograms of this symptoms status (rule 41).
+    public class func predicateForElectrocardiograms(symptomsStatus: HKElectrocardiogram.SymptomsStatus) -> NSPredicate {
+        guard let raw = UInt8(exactly: symptomsStatus.rawValue) else {
+            return SamplesPredicate(refusing: "\(symptomsStatus) is not a symptoms status")
+        }
+        return SamplesPredicate(.electrocardiogram(.symptomsStatus, [raw]))
+    }
+}

@@ -46,6 +46,35 @@ import Testing
         }
     }
 
+    @Test func rule41_predicatesSelectByClassificationAndSymptomsStatusInTextToo() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let afib = try ecg([1, 2], classification: .atrialFibrillation)
+        let sinus = try ecg([1, 2], classification: .sinusRhythm)
+        _ = try store.save([afib, sinus])
+        func matching(_ p: SamplePredicate) throws -> Set<UUID> {
+            Set(try store.anchoredQuery([QueryDescriptor(type: TypeCatalogue.electrocardiogramType, predicate: p)], anchor: nil)
+                .samples.map(\.uuid))
+        }
+        #expect(try matching(.electrocardiogram(.classification, [2])) == [afib.uuid])
+        #expect(try matching(SamplePredicate("ecgClassification IN {'sinusRhythm', 'atrialFibrillation'}")) == [afib.uuid, sinus.uuid])
+        #expect(try matching(SamplePredicate("ecgClassification != 'atrialFibrillation'")) == [sinus.uuid])
+        #expect(try matching(SamplePredicate("ecgSymptomsStatus == 'none'")) == [afib.uuid, sinus.uuid])
+        #expect(try matching(SamplePredicate("ecgSymptomsStatus == 2")).isEmpty)
+        // The printed form reads back; an unknown name and another type are refused.
+        let p = try SamplePredicate("ecgClassification IN {2, 'sinusRhythm'}")
+        #expect(try SamplePredicate(p.description) == p)
+        #expect(errorCode { _ = try SamplePredicate("ecgClassification == 'fast'") } == .invalidPredicate)
+        #expect(errorCode { _ = try store.anchoredQuery([QueryDescriptor(type: steps, predicate: .electrocardiogram(.classification, [1]))],
+                                                        anchor: nil) } == .invalidPredicate)
+        // A deleted recording matches an anchored query's deleted objects (rule 8: unknown).
+        let anchor = try store.currentAnchor()
+        try store.delete(uuids: [afib.uuid])
+        let r = try store.anchoredQuery([QueryDescriptor(type: TypeCatalogue.electrocardiogramType,
+                                                         predicate: .electrocardiogram(.classification, [1]))], anchor: anchor)
+        #expect(r.deletedObjects.map(\.uuid) == [afib.uuid])
+    }
+
     private func record(_ type: String = "ImmunizationRecord", resource: String = "Immunization",
                         data: String = #"{"resourceType":"Immunization","vaccineCode":{"text":"Flu"}}"#) throws -> Sample {
         try Sample.clinicalRecord(TypeCatalogue.lookup(type)!,

@@ -33,6 +33,15 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         })
         #expect(transcript.wait(forLinesStartingWith: "done"))
         #expect(transcript.lines == ["v 0.0 10.5", "v 0.25 -3.0", "v 0.5 250.0", "v 0.75 0.0", "done"])
+        let afib = try await HKSampleQueryDescriptor(
+            predicates: [.sample(type: HKObjectType.electrocardiogramType(),
+                                 predicate: HKQuery.predicateForElectrocardiograms(classification: .atrialFibrillation))],
+            sortDescriptors: []).result(for: store)
+        let calm = try await HKSampleQueryDescriptor(
+            predicates: [.sample(type: HKObjectType.electrocardiogramType(),
+                                 predicate: HKQuery.predicateForElectrocardiograms(symptomsStatus: .none))],
+            sortDescriptors: []).result(for: store)
+        #expect(afib.count == 1 && calm.isEmpty)
         var times: [Double] = []
         for try await m in HKElectrocardiogramQueryDescriptor(ecg).results(for: store) { times.append(m.timeSinceSampleStart) }
         #expect(times == [0, 0.25, 0.5, 0.75])

@@ -86,6 +86,25 @@ public struct Electrocardiogram: Hashable, Sendable {
     }
 }
 
+/// The fields an electrocardiogram predicate compares (rule 41), by their
+/// name in predicate text.
+public enum ElectrocardiogramField: String, Sendable, CaseIterable {
+    case classification = "ecgClassification"
+    case symptomsStatus = "ecgSymptomsStatus"
+}
+
+extension RecordView {
+    /// An electrocardiogram record's classification and symptoms status,
+    /// read from its payload's head without its voltages; nil for a
+    /// record without such a payload.
+    func electrocardiogramCodes() -> (classification: UInt8, symptomsStatus: UInt8)? {
+        let at = payloadOffset + 4
+        guard hasPayload, payloadLength >= 3, bytes.count >= at + 3,
+              bytes[at] == ElectrocardiogramCodec.version else { return nil }
+        return (bytes[at + 1], bytes[at + 2])
+    }
+}
+
 /// An electrocardiogram's stored form (a record payload): a version, the
 /// classification, symptoms status and lead (a byte each), the heart rate
 /// and frequency (NaN when absent), the count, then the voltages as one

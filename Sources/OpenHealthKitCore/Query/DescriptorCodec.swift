@@ -81,6 +81,9 @@ enum DescriptorCodec {
             w.u8(20); w.string(figure.rawValue); w.string(type); comparison(c, &w); w.f64(v); w.string(unit.description)
         case .workoutActivity(let q):
             w.u8(21); encode(q, &w)
+        case .electrocardiogram(let field, let set):
+            w.u8(22); w.u8(field == .classification ? 0 : 1); w.u32(UInt32(set.count))
+            for v in set.sorted() { w.u8(v) }
         }
     }
 

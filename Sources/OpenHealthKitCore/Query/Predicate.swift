@@ -131,6 +131,10 @@ public indirect enum SamplePredicate: Hashable, Sendable {
     /// Workouts with an activity that the predicate (of workoutType,
     /// duration, date and statistics terms) matches as a whole.
     case workoutActivity(SamplePredicate)
+    /// Electrocardiograms whose classification or symptoms status (the
+    /// raw value) is one of these (rule 41,
+    /// `predicateForElectrocardiograms(classification:)`).
+    case electrocardiogram(ElectrocardiogramField, Set<UInt8>)
     case and([SamplePredicate])
     case or([SamplePredicate])
     case not(SamplePredicate)
@@ -162,6 +166,10 @@ public indirect enum SamplePredicate: Hashable, Sendable {
             try p.validate(for: type)
         case .workoutType, .workoutDuration, .workoutTotal, .workoutStatistic, .workoutActivity:
             try WorkoutTerms.validate(self, for: type)
+        case .electrocardiogram(let field, _):
+            guard type.kind == .electrocardiogram else {
+                throw OHKError(.invalidPredicate, "\(field.rawValue) is a term of electrocardiograms, not of \(type.identifier), in '\(self)'")
+            }
         default:
             break
         }
@@ -270,6 +278,11 @@ extension SamplePredicate {
             return !p.evaluate(r, ctx)
         case .workoutType, .workoutDuration, .workoutTotal, .workoutStatistic, .workoutActivity:
             return WorkoutTerms.evaluate(self, r, ctx.type)
+        case .electrocardiogram(let field, let allowed):
+            // A deleted object keeps no fields (rule 8).
+            if r.isTombstone { return .unknown }
+            guard ctx.type.kind == .electrocardiogram, let codes = r.electrocardiogramCodes() else { return .no }
+            return Truth(allowed.contains(field == .classification ? codes.classification : codes.symptomsStatus))
         case .workout:
             // Queries replace it with the associated UUIDs before they read
             // (`resolvingAssociations`); never evaluated as itself.

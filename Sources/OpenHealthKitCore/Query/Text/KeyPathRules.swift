@@ -115,6 +115,19 @@ enum KeyPathRules {
                 }
                 throw fail("workoutType compares with an HKWorkoutActivityType: a name (\"Running\") or its number")
             }, { .workoutType($0) })
+        case _ where ElectrocardiogramField(rawValue: key) != nil:
+            let field = ElectrocardiogramField(rawValue: key)!
+            let names: [String: UInt8] = field == .classification
+                ? Dictionary(uniqueKeysWithValues: Electrocardiogram.Classification.allCases.map { ("\($0)", $0.rawValue) })
+                : Dictionary(uniqueKeysWithValues: Electrocardiogram.SymptomsStatus.allCases.map { ("\($0)", $0.rawValue) })
+            return try setMembership({ v -> UInt8 in
+                switch v {
+                case .string(let s): if let n = names[s] { return n }
+                case .number(let n): if let b = UInt8(exactly: n), names.values.contains(b) { return b }
+                default: break
+                }
+                throw fail("\(key) compares with one of \(names.sorted { $0.value < $1.value }.map(\.key).joined(separator: ", ")) or its number")
+            }, { .electrocardiogram(field, $0) })
         case "duration":
             let make: (Comparison, PredicateValue) throws -> SamplePredicate = { c, v in
                 switch v {
@@ -163,7 +176,7 @@ enum KeyPathRules {
                 }
                 return try ordered(make)
             }
-            throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value; for workouts workout, workoutType, duration, totalDistance, totalEnergyBurned, totalSwimmingStrokeCount, totalFlightsClimbed, sumQuantity.<type>, minimumQuantity.<type>, maximumQuantity.<type>, averageQuantity.<type>)")
+            throw OHKError(.invalidPredicate, "at offset \(keyOffset): unknown key path '\(key)' (startDate, endDate, UUID, source, device.<field>, metadata.<key>, quantity, value; for electrocardiograms ecgClassification, ecgSymptomsStatus; for workouts workout, workoutType, duration, totalDistance, totalEnergyBurned, totalSwimmingStrokeCount, totalFlightsClimbed, sumQuantity.<type>, minimumQuantity.<type>, maximumQuantity.<type>, averageQuantity.<type>)")
         }
     }
 }

@@ -57,6 +57,11 @@ enum PredicatePrinter {
             let name = TypeCatalogue.standard[type].map(TypeCatalogue.shortName) ?? type
             return "\(figure.rawValue).\(name) \(symbol(c)) \(number(v)) \(unitText(unit))"
         case .workoutActivity(let q): return "ACTIVITY(\(text(q)))"
+        case .electrocardiogram(let field, let set):
+            return membership(field.rawValue, set.sorted().map { v in
+                quote(field == .classification ? Electrocardiogram.Classification(rawValue: v).map { "\($0)" } ?? String(v)
+                      : Electrocardiogram.SymptomsStatus(rawValue: v).map { "\($0)" } ?? String(v))
+            })
         }
     }
 
