@@ -39,30 +39,40 @@ struct ElectrocardiogramCSV {
     }
 
     static func parse(_ bytes: [UInt8]) -> Result<ElectrocardiogramCSV, Failure> {
-        let text = String(decoding: bytes, as: UTF8.self)
         var rows: [(key: String, value: String)] = []
         var voltages: [Double] = []
-        var lineNumber = 0
+        voltages.reserveCapacity(bytes.count / 8)
         var inSamples = false
-        // "\r\n" is one Character, a newline like "\n".
-        for line in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
-            lineNumber += 1
-            // A voltage with a decimal comma may come quoted ("-265,868").
-            let l = line.count >= 2 && line.first == "\"" && line.last == "\"" ? line.dropFirst().dropLast() : line
-            if inSamples || (!l.isEmpty && Self.isNumber(l)) {
-                inSamples = true
-                if l.isEmpty { continue }
-                guard let v = Double(l.replacing(",", with: ".")), v.isFinite else {
-                    return .failure(.badVoltage(line: lineNumber))
+        var failure: Failure?
+        // Bytes, not Characters: a file is 15,000 lines of numbers. Lines
+        // end in "\n", "\r\n" or "\r".
+        bytes.withUnsafeBufferPointer { b in
+            var lineNumber = 0, i = 0
+            while i < b.count && failure == nil {
+                var end = i
+                while end < b.count && b[end] != 10 && b[end] != 13 { end += 1 }
+                lineNumber += 1
+                var (from, to) = (i, end)
+                i = end + (end + 1 < b.count && b[end] == 13 && b[end + 1] == 10 ? 2 : 1)
+                // A voltage with a decimal comma may come quoted ("-265,868").
+                if to - from >= 2 && b[from] == 34 && b[to - 1] == 34 { from += 1; to -= 1 }
+                let line = UnsafeBufferPointer(rebasing: b[from..<to])
+                if inSamples || (!line.isEmpty && Self.isNumber(line)) {
+                    inSamples = true
+                    if line.isEmpty { continue }
+                    guard let v = Self.number(line) else { failure = .badVoltage(line: lineNumber); break }
+                    voltages.append(v)
+                    continue
                 }
-                voltages.append(v)
-                continue
+                // Header rows: "key,value"; "Name" alone and blank lines have no comma.
+                guard let comma = line.firstIndex(of: 44) else { continue }
+                let key = String(decoding: UnsafeBufferPointer(rebasing: line[..<comma]), as: UTF8.self)
+                var value = String(decoding: UnsafeBufferPointer(rebasing: line[(comma + 1)...]), as: UTF8.self)
+                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+                rows.append((key, value))
             }
-            guard let comma = l.firstIndex(of: ",") else { continue }  // "Name" alone, blank lines
-            var value = String(l[l.index(after: comma)...])
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-            rows.append((String(l[..<comma]), value))
         }
+        if let failure { return .failure(failure) }
         guard !rows.isEmpty else { return .failure(.notAnECG) }
         guard let date = rows.lazy.compactMap({ ExportTimestamp.parseWithOffset($0.value) }).first else { return .failure(.badDate) }
         // "512.844 hertz", "511,562\u{a0}Hertz", "512ヘルツ".
@@ -75,10 +85,10 @@ struct ElectrocardiogramCSV {
             device: value(["Device", "Gerät", "デバイス"]), samplingFrequency: rate, voltages: voltages))
     }
 
-    /// A voltage line: digits with at most a sign and one decimal mark.
-    private static func isNumber(_ s: Substring) -> Bool {
+    /// A voltage line: digits with at most a sign and decimal marks.
+    private static func isNumber(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
         var digits = 0
-        for (k, c) in s.utf8.enumerated() {
+        for (k, c) in s.enumerated() {
             switch c {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
             case UInt8(ascii: "-") where k == 0, UInt8(ascii: "+") where k == 0, UInt8(ascii: "."), UInt8(ascii: ","): break
@@ -86,6 +96,17 @@ struct ElectrocardiogramCSV {
             }
         }
         return digits > 0
+    }
+
+    /// A voltage, its decimal mark a point or a comma; nil unless the
+    /// whole line is one finite number. (Swift's parser, not strtod: it
+    /// ignores the host's locale. A line this short is a small string,
+    /// made without allocating.)
+    private static func number(_ s: UnsafeBufferPointer<UInt8>) -> Double? {
+        guard s.count < 64 else { return nil }
+        let text = String(decoding: s.lazy.map { $0 == 44 ? 46 : $0 }, as: UTF8.self)
+        guard let v = Double(text), v.isFinite else { return nil }
+        return v
     }
 
     private static func rate(_ value: String) -> Double? {
