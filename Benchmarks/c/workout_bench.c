@@ -21,36 +21,10 @@
 #include <time.h>
 
 #include "openhealthkit.h"
+#include "timing.h"
 
 enum { POINTS = 3600 };
 #define T0 1577836800.0
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median_us(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return 1e6 * v[n / 2];
-}
-
-static void check(int32_t status, const char *what)
-{
-    if (status != OHK_OK) {
-        fprintf(stderr, "%s: %s (%s)\n", what, ohk_status_name(status), ohk_last_error_message());
-        exit(1);
-    }
-}
 
 static ohk_location *locations;
 static ohk_sample_input *rates;

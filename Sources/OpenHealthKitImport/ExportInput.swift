@@ -209,7 +209,7 @@ final class ExportInput {
     }
 
     /// The names in a folder (not `.` and `..`); none when it cannot be read.
-    private static func names(in folder: String) -> [String] {
+    static func names(in folder: String) -> [String] {
         guard let dir = opendir(folder) else { return [] }
         defer { closedir(dir) }
         var out: [String] = []

@@ -54,17 +54,10 @@ enum RouteFiles {
         return out.sorted()
     }
 
-    /// A folder's entries, without `.`, `..` and hidden files (`._x.csv`
-    /// that macOS leaves in copies).
+    /// A folder's entries without hidden files (`._x.csv`, which macOS
+    /// leaves in copies).
     private static func names(in folder: String) -> [String] {
-        guard let dir = opendir(folder) else { return [] }
-        defer { closedir(dir) }
-        var out: [String] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if !name.hasPrefix(".") { out.append(name) }
-        }
-        return out
+        ExportInput.names(in: folder).filter { !$0.hasPrefix(".") }
     }
 
     private static func isZip(_ path: String) -> Bool {
