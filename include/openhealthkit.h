@@ -690,6 +690,23 @@ int32_t ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *stor
 int32_t ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint64_t *out_count, uint64_t *out_sequence, ohk_store *store, int32_t start_day, int32_t end_day, uint64_t changed_after);
 
 /**
+ * Starts an activity summary query that stays current (HKActivitySummary-
+ * Query with its update handler; rule 43): `callback` gets every summary
+ * of the days `start_day` through `end_day` (YYYYMMDD, 0: unbounded)
+ * when the query starts, then, after each commit by this process or any
+ * other that saved or changed summaries of those days, only those. A
+ * commit that changes none makes no call. Callbacks run on a library
+ * thread, one at a time, and may call the library (including
+ * ohk_query_stop / ohk_query_free on their own query). On a failure the
+ * callback gets status < 0 once and the query stops. *out_query receives
+ * the query: free it with ohk_query_free, after which destroy(user_data)
+ * runs (once, after the last callback; also when this call fails).
+ * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one,
+ * an end before the start); OHK_ERR_CLOSED. Any thread.
+ */
+int32_t ohk_query_activity_summaries(ohk_query **out_query, ohk_store *store, int32_t start_day, int32_t end_day, ohk_activity_summaries_fn callback, void *user_data, ohk_destroy_fn destroy);
+
+/**
  * Frees an array from ohk_store_activity_summaries; NULL is a no-op.
  */
 void ohk_activity_summaries_free(ohk_activity_summary *summaries);

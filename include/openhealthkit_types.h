@@ -588,6 +588,14 @@ typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *co
 typedef void (*ohk_statistics_fn)(ohk_query *query, int32_t status, const ohk_statistics_result *result,
                                   const uint64_t *changed, uint64_t changed_count, void *user_data);
 
+/* An activity summary query's delivery (ohk_query_activity_summaries, rule
+ * 43): first every summary of its days (is_update false, possibly none),
+ * then after each commit that changed some of them, those (is_update
+ * true). `summaries` is borrowed for the call (do not free it). On failure
+ * status < 0, summaries is NULL and the query has stopped. */
+typedef void (*ohk_activity_summaries_fn)(ohk_query *query, int32_t status, const ohk_activity_summary *summaries,
+                                          uint64_t count, bool is_update, void *user_data);
+
 /* A commit hook's notice (ohk_store_set_commit_hook): a commit made through
  * `store` saved or deleted samples of `types` (type_count identifiers, in
  * the order the commit first wrote each); `anchor` is the store's anchor

@@ -53,11 +53,6 @@ import OpenHealthKitCore
                                             _ start_day: Int32, _ end_day: Int32, _ changed_after: UInt64) -> Int32 {
     cCall {
         let list = try out(out_summaries, "out_summaries"), count = try out(out_count, "out_count")
-        func day(_ n: Int32, _ what: String) throws -> ActivitySummary.Day? {
-            guard n != 0 else { return nil }
-            guard n > 0 else { throw CError(.invalidArgument, "\(what) \(n) is not a day (YYYYMMDD)") }
-            return try ActivitySummary.Day(year: Int(n / 10_000), month: Int(n / 100 % 100), day: Int(n % 100))
-        }
         let (found, sequence) = try StoreHandle.get(store).activitySummaries(
             from: try day(start_day, "start_day"), through: try day(end_day, "end_day"), changedAfter: changed_after)
         list.pointee = nil
@@ -65,20 +60,66 @@ import OpenHealthKitCore
         out_sequence?.pointee = sequence
         guard !found.isEmpty else { return }
         let array = UnsafeMutablePointer<ohk_activity_summary>.allocate(capacity: found.count)
-        for (k, s) in found.enumerated() {
-            array[k] = ohk_activity_summary(
-                year: Int32(s.day.year), month: Int32(s.day.month), day: Int32(s.day.day),
-                active_energy_burned: s.activeEnergyBurned ?? .nan, active_energy_burned_goal: s.activeEnergyBurnedGoal ?? .nan,
-                apple_move_time: s.appleMoveTime ?? .nan, apple_move_time_goal: s.appleMoveTimeGoal ?? .nan,
-                apple_exercise_time: s.appleExerciseTime ?? .nan, exercise_time_goal: s.exerciseTimeGoal ?? .nan,
-                apple_stand_hours: s.appleStandHours ?? .nan, stand_hours_goal: s.standHoursGoal ?? .nan,
-                move_mode: Int32(s.moveMode.rawValue), paused: s.isPaused)
-        }
+        for (k, s) in found.enumerated() { array[k] = cSummary(s) }
         list.pointee = array
+    }
+}
+
+/// Starts an activity summary query that stays current (HKActivitySummary-
+/// Query with its update handler; rule 43): `callback` gets every summary
+/// of the days `start_day` through `end_day` (YYYYMMDD, 0: unbounded)
+/// when the query starts, then, after each commit by this process or any
+/// other that saved or changed summaries of those days, only those. A
+/// commit that changes none makes no call. Callbacks run on a library
+/// thread, one at a time, and may call the library (including
+/// ohk_query_stop / ohk_query_free on their own query). On a failure the
+/// callback gets status < 0 once and the query stops. *out_query receives
+/// the query: free it with ohk_query_free, after which destroy(user_data)
+/// runs (once, after the last callback; also when this call fails).
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one,
+/// an end before the start); OHK_ERR_CLOSED. Any thread.
+@c public func ohk_query_activity_summaries(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                            _ store: UnsafeMutablePointer<ohk_store>?,
+                                            _ start_day: Int32, _ end_day: Int32,
+                                            _ callback: ohk_activity_summaries_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                            _ destroy: ohk_destroy_fn?) -> Int32 {
+    start(out_query, store, user_data, destroy) { _, handle, p in
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        let context = handle.context
+        return ActivitySummaryQuery(from: try day(start_day, "start_day"), through: try day(end_day, "end_day"),
+                                    updates: true) { _, result, isUpdate in
+            context.call {
+                switch result {
+                case .success(let found):
+                    let c = found.map(cSummary)
+                    c.withUnsafeBufferPointer { callback(p, 0, $0.baseAddress, UInt64($0.count), isUpdate, context.userData) }
+                case .failure(let e):
+                    callback(p, report(e), nil, 0, isUpdate, context.userData)
+                }
+            }
+        }
     }
 }
 
 /// Frees an array from ohk_store_activity_summaries; NULL is a no-op.
 @c public func ohk_activity_summaries_free(_ summaries: UnsafeMutablePointer<ohk_activity_summary>?) {
     summaries?.deallocate()
+}
+
+/// A day written YYYYMMDD; 0 is no bound.
+private func day(_ n: Int32, _ what: String) throws -> ActivitySummary.Day? {
+    guard n != 0 else { return nil }
+    guard n > 0 else { throw CError(.invalidArgument, "\(what) \(n) is not a day (YYYYMMDD)") }
+    return try ActivitySummary.Day(year: Int(n / 10_000), month: Int(n / 100 % 100), day: Int(n % 100))
+}
+
+/// A summary in C form, NaN where the day has no value.
+private func cSummary(_ s: ActivitySummary) -> ohk_activity_summary {
+    ohk_activity_summary(year: Int32(s.day.year), month: Int32(s.day.month), day: Int32(s.day.day),
+                         active_energy_burned: s.activeEnergyBurned ?? .nan,
+                         active_energy_burned_goal: s.activeEnergyBurnedGoal ?? .nan,
+                         apple_move_time: s.appleMoveTime ?? .nan, apple_move_time_goal: s.appleMoveTimeGoal ?? .nan,
+                         apple_exercise_time: s.appleExerciseTime ?? .nan, exercise_time_goal: s.exerciseTimeGoal ?? .nan,
+                         apple_stand_hours: s.appleStandHours ?? .nan, stand_hours_goal: s.standHoursGoal ?? .nan,
+                         move_mode: Int32(s.moveMode.rawValue), paused: s.isPaused)
 }

@@ -140,12 +140,64 @@ static void rule43_activity_summaries_by_day_and_by_change(void **state)
     ohk_activity_summaries_free(NULL);
 }
 
+/* What the activity query's callback saw: each call's count, first day's
+ * stand hours and whether it was an update. */
+typedef struct activity_calls {
+    waiter w;
+    int counts[8], updates[8];
+    double stand[8];
+} activity_calls;
+
+static void on_activity(ohk_query *query, int32_t status, const ohk_activity_summary *summaries, uint64_t count,
+                        bool is_update, void *user_data)
+{
+    (void)query;
+    activity_calls *c = user_data;
+    int k = c->w.count;
+    if (k < 8 && status == OHK_OK) {
+        c->counts[k] = (int)count;
+        c->updates[k] = is_update;
+        c->stand[k] = count > 0 ? summaries[0].apple_stand_hours : -1;
+    }
+    waiter_bump(&c->w);
+}
+
+/* Rule 43: the days, then only what a commit changed; a commit that
+ * changes no summary calls nothing. */
+static void rule43_a_live_query_gets_the_days_then_each_change(void **state)
+{
+    fixture *f = *state;
+    ohk_activity_summary may1 = {2024, 5, 1, NAN, NAN, NAN, NAN, NAN, NAN, 9, 12, 0, false};
+    OK(ohk_store_save_activity_summaries(NULL, f->store, &may1, 1));
+    activity_calls calls = {0};
+    waiter_init(&calls.w);
+    ohk_query *q;
+    OK(ohk_query_activity_summaries(&q, f->store, 20240501, 20240531, on_activity, &calls, NULL));
+    assert_int_equal(waiter_wait(&calls.w, 1), 1);
+    uint8_t *uuids = save_steps(f->store, 0, 1);  /* no summary changes */
+    free(uuids);
+    ohk_activity_summary changed[2] = {may1, {2024, 6, 1, NAN, NAN, NAN, NAN, NAN, NAN, 1, 12, 0, false}};
+    changed[0].apple_stand_hours = 10;
+    OK(ohk_store_save_activity_summaries(NULL, f->store, changed, 2));
+    assert_int_equal(waiter_wait(&calls.w, 2), 2);
+    ohk_query_free(q);
+    assert_int_equal(calls.counts[0], 1);
+    assert_false(calls.updates[0]);
+    assert_true(calls.stand[0] == 9);
+    assert_int_equal(calls.counts[1], 1);  /* May's only: June is outside */
+    assert_true(calls.updates[1]);
+    assert_true(calls.stand[1] == 10);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_activity_summaries(&q, f->store, 20240531, 20240501, on_activity, &calls, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_activity_summaries(&q, f->store, 0, 0, NULL, NULL, NULL));
+}
+
 int run_clinical(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rule41_an_electrocardiogram_is_one_array_of_voltages, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule42_a_clinical_record_keeps_its_json, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule43_activity_summaries_by_day_and_by_change, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule43_a_live_query_gets_the_days_then_each_change, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("clinical", tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@ queries, over ctypes and libopenhealthkit.so.
 
 from . import _native
 from ._convert import Quantity
-from .activity import ActivityMoveMode, ActivitySummary, ActivitySummaryList
+from .activity import ActivityMoveMode, ActivitySummary, ActivitySummaryList, ActivitySummaryUpdate
 from .anchor import Anchor, AnchorLike
 from .batch import DeletedList, QueryResult, SampleList
 from .catalogue import (
@@ -44,7 +44,7 @@ from .workouts import (
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "ActivityMoveMode", "ActivitySummary", "ActivitySummaryList",
+    "ActivityMoveMode", "ActivitySummary", "ActivitySummaryList", "ActivitySummaryUpdate",
     "Audiogram", "AudiogramSample", "SensitivityPoint",
     "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
     "Electrocardiogram", "ElectrocardiogramSample",

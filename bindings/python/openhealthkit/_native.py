@@ -285,6 +285,8 @@ ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch)
 ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
 ohk_statistics_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_statistics_result), POINTER(c_uint64),
                               c_uint64, c_void_p)
+ohk_activity_summaries_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_activity_summary), c_uint64,
+                                      c_bool, c_void_p)
 ohk_import_progress_fn = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_uint64, c_uint64, c_void_p)
 ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64, POINTER(ohk_anchor), c_void_p)
 
@@ -373,6 +375,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_activity_summaries": (c_int32, [P(P(ohk_activity_summary)), P(c_uint64), P(c_uint64), P(ohk_store),
                                                c_int32, c_int32, c_uint64]),
     "ohk_activity_summaries_free": (None, [P(ohk_activity_summary)]),
+    "ohk_query_activity_summaries": (c_int32, [P(P(ohk_query)), P(ohk_store), c_int32, c_int32,
+                                               ohk_activity_summaries_fn, c_void_p, ohk_destroy_fn]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),

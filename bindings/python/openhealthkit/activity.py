@@ -115,6 +115,15 @@ class ActivitySummaryList(list[ActivitySummary]):
         return pd.DataFrame(columns, index=pd.DatetimeIndex(days, name="day"))
 
 
+@dataclass(frozen=True)
+class ActivitySummaryUpdate:
+    """What ``watch_activity_summaries`` delivers: every summary of its
+    days first (``initial``), then the days a commit saved or changed."""
+
+    summaries: ActivitySummaryList
+    initial: bool
+
+
 def summaries_to_c(summaries: ActivitySummary | Iterable[ActivitySummary]) -> tuple[Any, int]:
     """The C array of ``summaries`` (at least one element, so never NULL)
     and how many it holds."""

@@ -214,6 +214,25 @@ def _statistics(query: Any, status: int, result: Any, changed: Any, count: int, 
         target._deliver(query, status, lambda: target._update(result, changed, count))
 
 
+class ActivitySummaryQuery(Query):
+    """Activity summaries kept current (``HealthStore.watch_activity_summaries``):
+    its callback gets an ActivitySummaryUpdate with the days when it starts,
+    then with the days each commit saved or changed."""
+
+    @staticmethod
+    def _update(summaries: Any, count: int, is_update: bool) -> Any:
+        from .activity import ActivitySummary, ActivitySummaryList, ActivitySummaryUpdate
+        days = ActivitySummaryList(ActivitySummary._from_struct(summaries[i]) for i in range(count))
+        return ActivitySummaryUpdate(days, not is_update)
+
+
+def _activity(query: Any, status: int, summaries: Any, count: int, is_update: bool, key: int) -> None:
+    """The callback of every live activity summary query."""
+    target = _live.get(key)
+    if isinstance(target, ActivitySummaryQuery):
+        target._deliver(query, status, lambda: ActivitySummaryQuery._update(summaries, count, is_update))
+
+
 def _released(key: int) -> None:
     with _live_lock:
         target = _live.pop(key, None)
@@ -222,5 +241,6 @@ def _released(key: int) -> None:
 
 
 on_statistics = n.ohk_statistics_fn(_statistics)
+on_activity = n.ohk_activity_summaries_fn(_activity)
 #: The destroy callback of every query: the library will not call it again.
 _destroy = n.ohk_destroy_fn(_released)

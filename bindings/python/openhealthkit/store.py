@@ -26,7 +26,8 @@ from .characteristics import Characteristics
 from .catalogue import sample_type as catalogue_type
 from .hooks import CommitHook
 from .predicate import Predicate
-from .queries import Query, StatisticsQuery, Subscription, on_observed, on_results, on_statistics
+from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription, on_activity, on_observed, on_results,
+                      on_statistics)
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
@@ -829,6 +830,21 @@ class HealthStore:
         finally:
             n.lib.ohk_activity_summaries_free(found)
         return summaries, sequence.value
+
+    def watch_activity_summaries(self, callback: Callable[[Query, Any], Any], start: date | None = None,
+                                 end: date | None = None, *,
+                                 on_error: Callable[[BaseException], Any] | None = None) -> Query:
+        """Activity summaries kept current (HKActivitySummaryQuery with its
+        update handler; rule 43): ``callback(query, update)`` gets an
+        ``ActivitySummaryUpdate`` with every summary of the days from
+        ``start`` through ``end`` (None: unbounded) when it starts
+        (``update.initial``), then, after each commit by any process that
+        saved or changed summaries of those days, only those. On a library
+        thread, as ``watch``; close the query to stop it."""
+        first, last = day_range(start, end)
+        query = ActivitySummaryQuery(self, callback, on_error)
+        query._start(n.lib.ohk_query_activity_summaries, self._handle, first, last, on_activity)
+        return query
 
     def current_anchor(self) -> Anchor:
         """The store's head: a query from it returns only later changes."""

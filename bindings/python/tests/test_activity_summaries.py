@@ -12,7 +12,7 @@ import pytest
 
 import openhealthkit as ohk
 
-from conftest import steps
+from conftest import Inbox, steps
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "Tests", "Fixtures")
 
@@ -180,3 +180,20 @@ def test_rule_43_an_import_keeps_the_exports_summaries(store):
     # Imported again: already stored, not a change.
     ohk.import_export(os.path.join(FIXTURES, "export-small-a.xml"), store)
     assert store.activity_summary_changes(seen) == ([], seen)
+
+
+def test_rule_43_a_watch_gets_the_days_then_only_what_a_commit_changed(store):
+    store.save_activity_summaries([MARCH_2])
+    inbox = Inbox()
+    query = store.watch_activity_summaries(inbox.put, date(2024, 3, 1), date(2024, 3, 31))
+    first = inbox.wait(1)[0]
+    assert first.initial and first.summaries == [MARCH_2]
+    store.save(steps(1))  # a commit that changes no summary calls nothing
+    changed = Summary(date(2024, 3, 2), apple_stand_hours=11)
+    store.save_activity_summaries([changed, Summary(date(2024, 4, 1), apple_stand_hours=1)])
+    second = inbox.wait(2)[1]
+    assert not second.initial and second.summaries == [changed]  # April is outside the days
+    query.close()
+    assert len(inbox.items) == 2 and query.error is None
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.watch_activity_summaries(inbox.put, date(2024, 3, 31), date(2024, 3, 1))
