@@ -166,30 +166,32 @@ latest-bench-run:
 	  build/bench/sqlite_latest $(BENCH_DIR)-sqlite/samples.sqlite; done
 	rm -rf $(BENCH_DIR)-hk $(BENCH_DIR)-sqlite
 
+# A benchmark of Benchmarks/c/ beside SQLite: installs libsqlite3-dev when
+# missing, then builds build/bench/NAME against the library.
+define sqlite_bench
+@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
+mkdir -p build/bench
+$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/$(1) Benchmarks/c/$(1).c \
+  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lsqlite3 -lm
+endef
+
 # A workout with a 3,600-point route and 3,600 associated heart rates
 # saved and read back through C, beside SQLite doing the same:
+# make workout-bench [WORKOUT_RUNS=50].
+WORKOUT_RUNS ?= 50
+workout-bench: lib
+	$(call sqlite_bench,workout_bench)
+	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS)
+	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS) --scratch
+	rm -rf $(BENCH_DIR)-workout
+
 # make ecg-bench [ECG_READS=1000]: one 30 s ECG (15,000 voltages) read by
 # UUID through C, beside SQLite reading it from a BLOB.
 ECG_READS ?= 1000
 ecg-bench: lib
-	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
-	mkdir -p build/bench
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/ecg_bench Benchmarks/c/ecg_bench.c \
-	  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lsqlite3 -lm
+	$(call sqlite_bench,ecg_bench)
 	rm -rf $(BENCH_DIR)-ecg && build/bench/ecg_bench $(BENCH_DIR)-ecg $(ECG_READS)
-
-# make workout-bench [WORKOUT_RUNS=50].
-WORKOUT_RUNS ?= 50
-workout-bench: lib
-	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
-	mkdir -p build/bench
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/workout_bench Benchmarks/c/workout_bench.c \
-	  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lsqlite3 -lm
-	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS)
-	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS) --scratch
-	rm -rf $(BENCH_DIR)-workout
 
 # The same workload through the C API, on the peers' harness (same sitting
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].

@@ -78,6 +78,17 @@ final class ActivitySummaryPredicate: NSPredicate {
 
     required init?(coder: NSCoder) { nil }
 
+    /// The days an activity summary query's predicate reads (nil: every
+    /// day); HealthKit's `errorInvalidArgument` for a predicate of samples.
+    static func days(of predicate: NSPredicate?) throws(HKError) -> (ActivitySummary.Day?, ActivitySummary.Day?) {
+        guard let predicate else { return (nil, nil) }
+        guard let p = predicate as? ActivitySummaryPredicate else {
+            throw .invalid("an activity summary query takes HKQuery.predicateForActivitySummary(with:) or "
+                           + "predicate(forActivitySummariesBetweenStart:end:)")
+        }
+        return try p.days.get()
+    }
+
     /// The Gregorian day of date components (in their calendar, or the
     /// Gregorian one); HealthKit's `errorInvalidArgument` without a day.
     private static func day(_ c: DateComponents) throws(HKError) -> ActivitySummary.Day {
@@ -133,14 +144,7 @@ public final class HKActivitySummaryQuery: HKQuery, @unchecked Sendable {
     }
 
     override func coreQuery(_ descriptors: [QueryDescriptor], on store: HKHealthStore) throws(HKError) -> LiveQuery? {
-        var start: ActivitySummary.Day?, end: ActivitySummary.Day?
-        if let predicate {
-            guard let p = predicate as? ActivitySummaryPredicate else {
-                throw .invalid("an activity summary query takes HKQuery.predicateForActivitySummary(with:) or "
-                               + "predicate(forActivitySummariesBetweenStart:end:)")
-            }
-            (start, end) = try p.days.get()
-        }
+        let (start, end) = try ActivitySummaryPredicate.days(of: predicate)
         let results = resultsHandler, updates = updateHandler
         return ActivitySummaryQuery(from: start, through: end, updates: updates != nil) { _, result, isUpdate in
             let handler = isUpdate ? updates ?? results : results
@@ -167,18 +171,9 @@ public struct HKActivitySummaryQueryDescriptor: @unchecked Sendable {
     /// The summaries of `predicate`'s days (nil: every day).
     public init(predicate: NSPredicate?) { self.predicate = predicate }
 
-    private func days() throws(HKError) -> (ActivitySummary.Day?, ActivitySummary.Day?) {
-        guard let predicate else { return (nil, nil) }
-        guard let p = predicate as? ActivitySummaryPredicate else {
-            throw .invalid("an activity summary query takes HKQuery.predicateForActivitySummary(with:) or "
-                           + "predicate(forActivitySummariesBetweenStart:end:)")
-        }
-        return try p.days.get()
-    }
-
     /// Every summary of the days, in calendar order.
     public func result(for healthStore: HKHealthStore) async throws -> [HKActivitySummary] {
-        let (start, end) = try days()
+        let (start, end) = try ActivitySummaryPredicate.days(of: predicate)
         let store = try healthStore.core()
         return try hk { try store.activitySummaries(from: start, through: end) }.map(HKActivitySummary.init)
     }
@@ -187,7 +182,7 @@ public struct HKActivitySummaryQueryDescriptor: @unchecked Sendable {
     public func results(for healthStore: HKHealthStore) -> AsyncThrowingStream<[HKActivitySummary], any Error> {
         AsyncThrowingStream { continuation in
             do {
-                let (start, end) = try days()
+                let (start, end) = try ActivitySummaryPredicate.days(of: predicate)
                 let task = Task {
                     do {
                         for try await s in try healthStore.core().activitySummaryResults(from: start, through: end) {

@@ -96,11 +96,7 @@ public enum AppleHealthImport {
                 // ECGs, once the XML is read (after damage the zip cannot be
                 // read on: they wait for a rerun).
                 var filesRead: Set<String> = []
-                if failure == nil {
-                    filesRead = try saver.importRoutes(path, exportXML: input.entryName)
-                    filesRead.formUnion(try saver.importClinicalRecords(path, exportXML: input.entryName))
-                    filesRead.formUnion(try saver.importElectrocardiograms(path, exportXML: input.entryName, files: otherFiles))
-                }
+                if failure == nil { filesRead = try saver.importAttachments(path, exportXML: input.entryName, files: otherFiles) }
                 saver.report.failure = failure
                 saver.report.notImported = otherElements
                 saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !filesRead.contains($0) },
@@ -360,34 +356,96 @@ private struct Saver {
         report.characteristics = given
     }
 
-    /// Reads the GPX files of the saved workouts' routes and saves each
-    /// route with its workout's UUID (rule 32); returns the names of the
-    /// files read, as the export has them.
-    mutating func importRoutes(_ exportPath: String, exportXML: String?) throws -> Set<String> {
+    /// Reads the files beside the XML in one pass (over a zip, one walk
+    /// of its entries) and saves what they hold: the GPX files of the
+    /// saved workouts' routes, each route with its workout's UUID (rule
+    /// 32); the clinical records' JSON files (rule 42); the ECG files
+    /// (rule 41). Returns the names of the files read, as the export has them.
+    mutating func importAttachments(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
+        // The most bytes each may have: a 30 s ECG is about 130 KB.
+        var limits: [String: Int] = [:]
+        for p in Self.electrocardiogramPaths(exportPath, exportXML: exportXML, files: files) { limits[p] = 8 << 20 }
+        for p in clinical.keys { limits[p] = 64 << 20 }
+        for p in routes.keys { limits[p] = 256 << 20 }
         var read: Set<String> = []
-        try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(routes.keys), maxBytes: 256 << 20) { path, name, bytes in
+        try ExportAttachments.read(exportPath, exportXML: exportXML, limits: limits) { path, name, bytes in
             read.insert(name)
-            let refs = routes.removeValue(forKey: path) ?? []
-            switch GPXParser.locations(bytes) {
-            case .failure(let reason):
-                for _ in refs { skip(reason, line: 0) }
-            case .success(let locations):
-                for (route, workout) in refs {
-                    switch mapper.route(route, workout: workout, locations: locations) {
-                    case .success(let s):
-                        enqueue(s)
-                        if batch.count >= batchSize { try flush() }
-                    case .failure(let reason):
-                        skip(reason, line: 0)
-                    }
+            if let refs = routes.removeValue(forKey: path) {
+                try takeRouteFile(refs, bytes)
+            } else if let records = clinical.removeValue(forKey: path) {
+                try takeClinicalFile(records, bytes)
+            } else {
+                try takeElectrocardiogramFile(path, bytes)
+            }
+        }
+        // What the XML names that the export does not hold.
+        report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
+        routes.removeAll()
+        report.clinicalRecordsWithoutFile += clinical.values.reduce(0) { $0 + $1.count }
+        clinical.removeAll()
+        try flush()
+        return read
+    }
+
+    /// The `*.csv` files one level down in the export's folders (the
+    /// folders beside a loose XML file, which lists nothing), hidden ones
+    /// left out: the ECG files, `electrocardiograms/` in English.
+    private static func electrocardiogramPaths(_ exportPath: String, exportXML: String?, files: [String]) -> [String] {
+        let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
+        let files = exportXML == nil ? ExportAttachments.files(besideLooseXML: exportPath) : files
+        return files.compactMap { f in
+            guard f.lowercased().hasSuffix(".csv") else { return nil }
+            let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
+            let parts = rel.split(separator: "/")
+            return parts.count == 2 && !parts[1].hasPrefix(".") ? rel : nil
+        }
+    }
+
+    /// A route file's locations, saved as each route that names it.
+    private mutating func takeRouteFile(_ refs: [(route: ExportWorkout.Route, workout: UUID)], _ bytes: [UInt8]) throws {
+        switch GPXParser.locations(bytes) {
+        case .failure(let reason):
+            for _ in refs { skip(reason, line: 0) }
+        case .success(let locations):
+            for (route, workout) in refs {
+                switch mapper.route(route, workout: workout, locations: locations) {
+                case .success(let s):
+                    enqueue(s)
+                    if batch.count >= batchSize { try flush() }
+                case .failure(let reason):
+                    skip(reason, line: 0)
                 }
             }
         }
-        // Routes whose file the export does not hold.
-        report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
-        routes.removeAll()
-        try flush()
-        return read
+    }
+
+    /// A clinical record's JSON file, saved as each record that names it.
+    private mutating func takeClinicalFile(_ records: [(attributes: [String: String], line: Int)], _ bytes: [UInt8]) throws {
+        for (attributes, line) in records {
+            switch mapper.clinicalRecord(attributes, data: bytes) {
+            case .success(let s):
+                enqueue(s)
+                if batch.count >= batchSize { try flush() }
+            case .failure(let reason): skip(reason, line: line)
+            }
+        }
+    }
+
+    /// An ECG file, saved as an electrocardiogram.
+    private mutating func takeElectrocardiogramFile(_ path: String, _ bytes: [UInt8]) throws {
+        report.electrocardiograms += 1
+        switch ElectrocardiogramCSV.parse(bytes) {
+        case .success(let csv):
+            switch mapper.electrocardiogram(csv) {
+            case .success(let s):
+                enqueue(s)
+                if batch.count >= batchSize { try flush() }
+            case .failure(let reason): skip(reason, line: 0)
+            }
+        case .failure(let f):
+            let kind: SkipReason.Kind = if case .badDate = f { .badDate } else { .badValue }
+            skip(SkipReason(kind: kind, subject: "\(TypeCatalogue.electrocardiogramIdentifier) file \(path)"), line: 0)
+        }
     }
 
     /// Saves the activity summaries read so far (rule 43), in one
@@ -398,62 +456,6 @@ private struct Saver {
         report.activitySummariesAdded += written
         report.activitySummariesAlreadyStored += summaries.count - written
         summaries.removeAll(keepingCapacity: true)
-    }
-
-    /// Reads the clinical records' JSON files and saves each record
-    /// (rule 42); returns the names of the files read.
-    mutating func importClinicalRecords(_ exportPath: String, exportXML: String?) throws -> Set<String> {
-        var read: Set<String> = []
-        try RouteFiles.read(exportPath, exportXML: exportXML, paths: Set(clinical.keys), maxBytes: 64 << 20) { path, name, bytes in
-            read.insert(name)
-            for (attributes, line) in clinical.removeValue(forKey: path) ?? [] {
-                switch mapper.clinicalRecord(attributes, data: bytes) {
-                case .success(let s):
-                    enqueue(s)
-                    if batch.count >= batchSize { try flush() }
-                case .failure(let reason): skip(reason, line: line)
-                }
-            }
-        }
-        report.clinicalRecordsWithoutFile += clinical.values.reduce(0) { $0 + $1.count }
-        clinical.removeAll()
-        try flush()
-        return read
-    }
-
-    /// Reads the export's ECG files (`*.csv` in a folder of the export,
-    /// `electrocardiograms/` in English) and saves each as an
-    /// electrocardiogram (rule 41); returns the names of the files read.
-    mutating func importElectrocardiograms(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
-        let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
-        var paths: Set<String> = []
-        // A loose XML file lists nothing beside it: its folders are read.
-        let files = exportXML == nil ? RouteFiles.files(besideLooseXML: exportPath) : files
-        for f in files where f.lowercased().hasSuffix(".csv") {
-            let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
-            let parts = rel.split(separator: "/")
-            if parts.count == 2 && !parts[1].hasPrefix(".") { paths.insert(rel) }
-        }
-        var read: Set<String> = []
-        // A 30 s recording is about 130 KB; a file of megabytes is no ECG.
-        try RouteFiles.read(exportPath, exportXML: exportXML, paths: paths, maxBytes: 8 << 20) { path, name, bytes in
-            read.insert(name)
-            report.electrocardiograms += 1
-            switch ElectrocardiogramCSV.parse(bytes) {
-            case .success(let csv):
-                switch mapper.electrocardiogram(csv) {
-                case .success(let s):
-                    enqueue(s)
-                    if batch.count >= batchSize { try flush() }
-                case .failure(let reason): skip(reason, line: 0)
-                }
-            case .failure(let f):
-                let kind: SkipReason.Kind = if case .badDate = f { .badDate } else { .badValue }
-                skip(SkipReason(kind: kind, subject: "\(TypeCatalogue.electrocardiogramIdentifier) file \(path)"), line: 0)
-            }
-        }
-        try flush()
-        return read
     }
 
     mutating func flush() throws {

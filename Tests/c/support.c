@@ -53,6 +53,16 @@ ohk_sample_input steps_input(int i)
     return s;
 }
 
+ohk_sample_input kind_input(const char *type, double start, double end)
+{
+    ohk_sample_input s = steps_input(0);
+    s.type = type;
+    s.start = start;
+    s.end = end;
+    s.value = 0;
+    return s;
+}
+
 uint8_t *save_steps(ohk_store *store, int first, int n)
 {
     ohk_sample_input *in = calloc((size_t)n, sizeof *in);

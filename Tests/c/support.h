@@ -33,6 +33,9 @@ int close_fixture(void **state);
 
 /* Step-count sample i: start T0 + 60 i, value i, source "com.example.c". */
 ohk_sample_input steps_input(int i);
+/* The input of a sample saved by a call of its own kind (a workout, an
+ * ECG…): `type` from `start` to `end`, value 0, the tests' source. */
+ohk_sample_input kind_input(const char *type, double start, double end);
 /* Saves `n` step samples starting at index `first`; returns their UUIDs
  * (16 n bytes, caller frees). */
 uint8_t *save_steps(ohk_store *store, int first, int n);

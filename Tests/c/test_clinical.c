@@ -8,16 +8,6 @@
 #define ECG "HKDataTypeIdentifierElectrocardiogram"
 #define IMMUNIZATION "HKClinicalTypeIdentifierImmunizationRecord"
 
-static ohk_sample_input input(const char *type, double start, double end)
-{
-    ohk_sample_input s = steps_input(0);
-    s.type = type;
-    s.start = start;
-    s.end = end;
-    s.value = 0;
-    return s;
-}
-
 /* Rule 41: 30 s at 512 Hz saved from one array, read back as one. */
 static void rule41_an_electrocardiogram_is_one_array_of_voltages(void **state)
 {
@@ -26,7 +16,7 @@ static void rule41_an_electrocardiogram_is_one_array_of_voltages(void **state)
     double *volts = malloc(N * sizeof *volts);
     for (int k = 0; k < N; k++) volts[k] = sin(k / 20.0) * 300 + k % 7;
     ohk_electrocardiogram e = {OHK_ECG_SINUS_RHYTHM, OHK_ECG_SYMPTOMS_NONE, 0, 61.5, 512, volts, N};
-    ohk_sample_input in = input(ECG, T0, T0 + 30);
+    ohk_sample_input in = kind_input(ECG, T0, T0 + 30);
     ohk_save_outcome o;
     OK(ohk_store_save_electrocardiogram(&o, f->store, &in, &e));
     assert_int_equal(o.outcome, OHK_SAVED);
@@ -68,7 +58,7 @@ static void rule42_a_clinical_record_keeps_its_json(void **state)
     fixture *f = *state;
     static const char json[] = "{\"resourceType\":\"Immunization\",\"vaccineCode\":{\"text\":\"Influenza\"}}";
     ohk_clinical_record rec = {"Influenza", "Immunization", "T-1", "1.0.2", NULL, (const uint8_t *)json, sizeof json - 1};
-    ohk_sample_input in = input(IMMUNIZATION, T0, T0);
+    ohk_sample_input in = kind_input(IMMUNIZATION, T0, T0);
     OK(ohk_store_save_clinical_record(NULL, f->store, &in, &rec));
     ohk_batch *b = query_type(f->store, IMMUNIZATION, NULL, 0);
     ohk_clinical_record got;

@@ -12,16 +12,6 @@
 #define SYSTOLIC "HKQuantityTypeIdentifierBloodPressureSystolic"
 #define DIASTOLIC "HKQuantityTypeIdentifierBloodPressureDiastolic"
 
-static ohk_sample_input base(const char *type, double start, double end)
-{
-    ohk_sample_input s = steps_input(0);
-    s.type = type;
-    s.start = start;
-    s.end = end;
-    s.value = 0;
-    return s;
-}
-
 /* A 30-minute run with a lap, one activity and heart-rate statistics. */
 static void save_run(ohk_store *store, uint8_t uuid[16])
 {
@@ -41,7 +31,7 @@ static void save_run(ohk_store *store, uint8_t uuid[16])
     activity.statistics = &energy;
     activity.statistics_count = 1;
     ohk_workout w = {37, 1740, 250, 5000, NAN, NAN, events, 2, &activity, 1, &heart, 1};
-    ohk_sample_input s = base(NULL, T0, T0 + 1800);
+    ohk_sample_input s = kind_input(NULL, T0, T0 + 1800);
     ohk_save_outcome o;
     OK(ohk_store_save_workout(&o, store, &s, &w));
     assert_int_equal(o.outcome, OHK_SAVED);
@@ -85,7 +75,7 @@ static void rule31_a_workout_saved_and_read_back_with_every_field(void **state)
 
     /* What a save refuses, with nothing saved. */
     ohk_workout bad = {9999, 60, NAN, NAN, NAN, NAN, NULL, 0, NULL, 0, NULL, 0};
-    ohk_sample_input s = base(NULL, T0, T0 + 60);
+    ohk_sample_input s = kind_input(NULL, T0, T0 + 60);
     EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_workout(NULL, f->store, &s, &bad));
     bad.activity_type = 37;
     bad.duration = -1;
@@ -115,7 +105,7 @@ static void rule32_a_route_of_a_workout_is_one_array(void **state)
         int k = N - 1 - i;
         points[i] = (ohk_location){T0 + k * 0.5, 47.0 + k * 1e-5, 8.5, 400 + k % 7, 5, NAN, 90, 3.1};
     }
-    ohk_sample_input s = base(NULL, 0, 0);
+    ohk_sample_input s = kind_input(NULL, 0, 0);
     ohk_save_outcome o;
     OK(ohk_store_save_route(&o, f->store, &s, run, points, N));
     uint8_t unknown[16] = {1};
@@ -162,7 +152,7 @@ static void rule32_a_route_of_a_workout_is_one_array(void **state)
 
 static ohk_sample_input pressure_member(const char *type, double value)
 {
-    ohk_sample_input m = base(type, T0, T0);
+    ohk_sample_input m = kind_input(type, T0, T0);
     m.value = value;
     m.unit = "mmHg";
     return m;
@@ -172,7 +162,7 @@ static void rule33_a_correlation_saved_with_its_members(void **state)
 {
     fixture *f = *state;
     ohk_sample_input members[] = {pressure_member(SYSTOLIC, 120), pressure_member(DIASTOLIC, 80)};
-    ohk_sample_input c = base(PRESSURE, T0, T0);
+    ohk_sample_input c = kind_input(PRESSURE, T0, T0);
     ohk_save_outcome o[3];
     OK(ohk_store_save_correlation(o, f->store, &c, members, 2));
     assert_int_equal(o[2].outcome, OHK_SAVED);
@@ -227,7 +217,7 @@ static void rule33_a_correlation_saved_with_its_members(void **state)
 static void rule39_a_heartbeat_series_is_one_array(void **state)
 {
     fixture *f = *state;
-    ohk_sample_input in = base("HKDataTypeIdentifierHeartbeatSeries", T0, T0 + 60);
+    ohk_sample_input in = kind_input("HKDataTypeIdentifierHeartbeatSeries", T0, T0 + 60);
     ohk_heartbeat beats[] = {{0.8, false}, {0.05, false}, {1.6, true}};
     ohk_save_outcome o;
     OK(ohk_store_save_heartbeat_series(&o, f->store, &in, beats, 3));
@@ -263,7 +253,7 @@ static void rule39_a_heartbeat_series_is_one_array(void **state)
 static void rule40_an_audiogram_is_one_array(void **state)
 {
     fixture *f = *state;
-    ohk_sample_input in = base("HKDataTypeIdentifierAudiogram", T0, T0);
+    ohk_sample_input in = kind_input("HKDataTypeIdentifierAudiogram", T0, T0);
     ohk_audiogram_point points[] = {{1000, 20, NAN, 1, -1}, {250, 35, 20, -1, 0}};
     OK(ohk_store_save_audiogram(NULL, f->store, &in, points, 2));
     ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierAudiogram", NULL, 0);

@@ -1,20 +1,22 @@
 import CArchive
 import Glibc
 
-/// The export's files beside its XML that workouts reference
-/// (`workout-routes/*.gpx`), read after the XML: in a zip, a second pass
-/// over its entries (the Health app writes some before the XML); in a
-/// folder, or beside a loose XML file, the files themselves.
-enum RouteFiles {
-    /// Calls `body` with each file of `paths` (relative to the export's
-    /// folder) the export holds, its name as the export has it, and its
-    /// bytes (at most `maxBytes`; a larger file is skipped as damage).
-    /// `exportPath` is what the import was given; `exportXML` the XML's
-    /// name inside it (nil for a loose XML file).
-    static func read(_ exportPath: String, exportXML: String?, paths: Set<String>, maxBytes: Int,
+/// The export's files beside its XML (`workout-routes/*.gpx`,
+/// `clinical-records/*.json`, `electrocardiograms/*.csv`), read after the
+/// XML in one pass: in a zip, a second walk over its entries (the Health
+/// app writes some before the XML); in a folder, or beside a loose XML
+/// file, the files themselves.
+enum ExportAttachments {
+    /// Calls `body` with each file of `limits` (path relative to the
+    /// export's folder → the most bytes it may have; a larger file is
+    /// skipped as damage) the export holds, its name as the export has
+    /// it, and its bytes. `exportPath` is what the import was given;
+    /// `exportXML` the XML's name inside it (nil for a loose XML file).
+    static func read(_ exportPath: String, exportXML: String?, limits: [String: Int],
                      _ body: (_ path: String, _ name: String, _ bytes: [UInt8]) throws -> Void) throws {
         // Only files inside the export: no "..", no absolute path.
-        let paths = paths.filter { p in !p.hasPrefix("/") && !p.split(separator: "/").contains("..") }
+        let limits = limits.filter { p, _ in !p.hasPrefix("/") && !p.split(separator: "/").contains("..") }
+        let paths = Set(limits.keys)
         guard !paths.isEmpty else { return }
         var st = stat()
         guard stat(exportPath, &st) == 0 else { return }
@@ -22,16 +24,16 @@ enum RouteFiles {
         let inFolder = { (p: String) in base.isEmpty ? p : base + "/" + p }
         if (st.st_mode & S_IFMT) == S_IFDIR {
             for p in paths.sorted() {
-                if let bytes = file(exportPath + "/" + inFolder(p), maxBytes) { try body(p, inFolder(p), bytes) }
+                if let bytes = file(exportPath + "/" + inFolder(p), limits[p]!) { try body(p, inFolder(p), bytes) }
             }
         } else if isZip(exportPath) {
-            var wanted: [String: String] = [:]
-            for p in paths { wanted[inFolder(p)] = p }
-            try zipEntries(exportPath, wanted, maxBytes, body)
+            var wanted: [String: (path: String, maxBytes: Int)] = [:]
+            for (p, limit) in limits { wanted[inFolder(p)] = (p, limit) }
+            try zipEntries(exportPath, wanted, body)
         } else {
             let folder = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
             for p in paths.sorted() {
-                if let bytes = file((folder.isEmpty ? "." : folder) + "/" + p, maxBytes) { try body(p, p, bytes) }
+                if let bytes = file((folder.isEmpty ? "." : folder) + "/" + p, limits[p]!) { try body(p, p, bytes) }
             }
         }
     }
@@ -79,9 +81,9 @@ enum RouteFiles {
         return n == out.count ? out : nil
     }
 
-    /// The zip's entries named in `wanted` (entry name → path), front to
-    /// back; damage ends the pass (what was read stays read).
-    private static func zipEntries(_ path: String, _ wanted: [String: String], _ maxBytes: Int,
+    /// The zip's entries named in `wanted` (entry name → path and most
+    /// bytes), front to back; damage ends the pass (what was read stays read).
+    private static func zipEntries(_ path: String, _ wanted: [String: (path: String, maxBytes: Int)],
                                    _ body: (String, String, [UInt8]) throws -> Void) throws {
         guard let a = archive_read_new() else { return }
         defer { archive_read_free(a) }
@@ -93,7 +95,7 @@ enum RouteFiles {
             let status = archive_read_next_header(a, &entry)
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return }
             let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""
-            guard let p = wanted[name] else {
+            guard let (p, maxBytes) = wanted[name] else {
                 archive_read_data_skip(a)
                 continue
             }
@@ -103,7 +105,7 @@ enum RouteFiles {
                 if n < 0 { return }
                 if n == 0 { break }
                 bytes += chunk[0..<n]
-                // A route of more than `maxBytes` is damage, or a zip bomb.
+                // A file of more than `maxBytes` is damage, or a zip bomb.
                 if bytes.count > maxBytes { bytes = []; archive_read_data_skip(a); break }
             }
             if !bytes.isEmpty { try body(p, name, bytes) }
