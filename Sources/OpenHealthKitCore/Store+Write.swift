@@ -46,6 +46,10 @@ extension Store {
         try saveNew(count: samples.count) { each in for s in samples { try each(s) } }
     }
 
+    /// How often a `saveNew` of many samples checks the store pages it has
+    /// mapped: each sample's lookup may fault in a page of each UUID run.
+    static let samplesBetweenMapChecks = 64
+
     /// `saveNew(_:)` of the `count` samples `forEach` hands to its argument.
     @usableFromInline
     func saveNew(count: Int, _ forEach: ((Sample) throws -> Void) throws -> Void) throws -> [SaveOutcome?] {
@@ -54,7 +58,10 @@ extension Store {
             outcomes.reserveCapacity(count)
             w.expectSamples(count)
             var seen = Set<UUID>(minimumCapacity: count)
+            let bound = count >= Self.samplesBetweenMapChecks ? MappedPageBound(env) : nil
+            if let bound { w.uuidIndex.boundMappedPages = bound.check }
             try forEach { s in
+                if let bound, outcomes.count % Self.samplesBetweenMapChecks == Self.samplesBetweenMapChecks - 1 { bound.check() }
                 try validateType(s.type)
                 try s.validate()
                 // `seen` covers this transaction's own (unflushed) index entries.

@@ -18,6 +18,10 @@ public struct ImportOptions: Sendable {
     public var shouldStop: (@Sendable () -> Bool)?
     /// The bounds against hostile files (tests make them small).
     var limits = ImportLimits()
+    /// The bytes of series and documents (routes, voltages, FHIR JSON) a
+    /// batch holds at most before it is saved: a batch of a few hundred
+    /// routes would otherwise hold a hundred megabytes.
+    var batchBulkBytes = 4 << 20
 
     public init(batchSize: Int = 20_000, shouldStop: (@Sendable () -> Bool)? = nil,
                 progress: (@Sendable (ImportProgress) -> Void)? = nil) {
@@ -59,7 +63,7 @@ public enum AppleHealthImport {
         let reader = Reader(input: input, parser: ExportParser(limits: options.limits))
         DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
-        var saver = Saver(store: store, batchSize: options.batchSize)
+        var saver = Saver(store: store, batchSize: options.batchSize, batchBulkBytes: options.batchBulkBytes)
         saver.report.exportXML = input.entryName
         saver.report.warnings = input.warnings
         while true {
@@ -171,9 +175,10 @@ private struct Saver {
     /// Activity summaries not saved yet, by day (a later one of a day wins).
     private var summaries: [ActivitySummary.Day: ActivitySummary] = [:]
 
-    init(store: Store, batchSize: Int) {
+    init(store: Store, batchSize: Int, batchBulkBytes: Int) {
         self.store = store
         self.batchSize = batchSize
+        self.batchBulkBytes = batchBulkBytes
         mapper = RecordMapper(store: store)
         batch.reserveCapacity(batchSize)
         units.reserveCapacity(batchSize)
@@ -181,6 +186,12 @@ private struct Saver {
 
     /// Samples mapped but not saved yet.
     var pending: Int { batch.count }
+    /// The bytes of the batch's series and documents (`ImportOptions.batchBulkBytes`).
+    private var bulkBytes = 0
+    let batchBulkBytes: Int
+
+    /// Whether the batch is to be saved before another sample joins it.
+    private var isFull: Bool { batch.count >= batchSize || bulkBytes >= batchBulkBytes }
 
     mutating func take(_ records: [ExportRecord]) throws {
         for r in records {
@@ -193,7 +204,7 @@ private struct Saver {
                 switch mapper.audiogram(r) {
                 case .success(let s):
                     enqueue(s)
-                    if batch.count >= batchSize { try flush() }
+                    if isFull { try flush() }
                 case .failure(let reason): skip(reason, line: r.line)
                 }
                 continue
@@ -245,7 +256,7 @@ private struct Saver {
                         report.routesWithoutFile += 1
                     }
                 }
-                if batch.count >= batchSize { try flush() }
+                if isFull { try flush() }
             case .failure(let reason):
                 skip(reason, line: r.line)
             }
@@ -303,7 +314,7 @@ private struct Saver {
         var start = 0
         while start < all.count {
             var end = start
-            while end < all.count && batch.count < batchSize { queue(all[end]); end += 1 }
+            while end < all.count && !isFull { queue(all[end]); end += 1 }
             do {
                 try flush()
             } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
@@ -328,12 +339,25 @@ private struct Saver {
     /// Adds a sample to the batch: `unit` is the export's text of it (for
     /// the report's tally), `member` whether a correlation holds it.
     private mutating func enqueue(_ s: Sample, unit: String = "", member: Bool = false) {
+        bulkBytes += Self.bulk(of: s)
         batch.append(s)
         units.append(unit)
         isMember.append(member)
     }
 
+    /// About how many bytes `s` stores beyond a sample's fields.
+    private static func bulk(of s: Sample) -> Int {
+        switch s.value {
+        case .quantity, .category, .workout, .correlation, .audiogram: 0
+        case .route(let r): r.locations.count * 64
+        case .heartbeats(let h): h.beats.count * 9
+        case .electrocardiogram(let e): e.voltages.count * 8
+        case .clinicalRecord(let c): c.fhirResource.data.count
+        }
+    }
+
     private mutating func clearBatch() {
+        bulkBytes = 0
         batch.removeAll(keepingCapacity: true)
         units.removeAll(keepingCapacity: true)
         isMember.removeAll(keepingCapacity: true)
@@ -411,7 +435,7 @@ private struct Saver {
                 switch mapper.route(route, workout: workout, locations: locations) {
                 case .success(let s):
                     enqueue(s)
-                    if batch.count >= batchSize { try flush() }
+                    if isFull { try flush() }
                 case .failure(let reason):
                     skip(reason, line: 0)
                 }
@@ -425,7 +449,7 @@ private struct Saver {
             switch mapper.clinicalRecord(attributes, data: bytes) {
             case .success(let s):
                 enqueue(s)
-                if batch.count >= batchSize { try flush() }
+                if isFull { try flush() }
             case .failure(let reason): skip(reason, line: line)
             }
         }
@@ -439,7 +463,7 @@ private struct Saver {
             switch mapper.electrocardiogram(csv) {
             case .success(let s):
                 enqueue(s)
-                if batch.count >= batchSize { try flush() }
+                if isFull { try flush() }
             case .failure(let reason): skip(reason, line: 0)
             }
         case .failure(let f):
@@ -476,21 +500,6 @@ private struct Saver {
         // costs refaults, so only once they add up.
         if ResidentMemory.fileBackedBytes() > 24 << 20 { try store.releaseMappedPages() }
         (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
-    }
-}
-
-/// This process's resident memory backed by files: mapped store pages
-/// and the program's own code (the third field of `/proc/self/statm`).
-enum ResidentMemory {
-    static func fileBackedBytes() -> Int {
-        guard let f = fopen("/proc/self/statm", "r") else { return 0 }
-        defer { fclose(f) }
-        var line = [CChar](repeating: 0, count: 256)
-        guard fgets(&line, Int32(line.count), f) != nil else { return 0 }
-        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(separator: " ")
-        guard fields.count >= 3, let pages = Int(fields[2]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }
 

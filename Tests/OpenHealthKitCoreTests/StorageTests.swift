@@ -45,6 +45,39 @@ import Testing
         #expect(try store.statistics().samples == 6000)
     }
 
+    /// A long write reads much of the map (a large `saveNew` looks up
+    /// every sample in the UUID index): `MappedPageBound` keeps the store
+    /// pages resident within its allowance, where without it every page
+    /// read stays mapped.
+    @Test func mappedPageBoundKeepsTheStorePagesReadWithinItsAllowance() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        for b in 0..<8 { try store.save((0..<20_000).map { try stepSample(1, minute: b * 20_000 + $0) }) }
+        let stepsID = try #require(store.knownTypeID(steps))
+        let records = try #require(store.cache.withLock { $0.typeTrees[stepsID] }).records
+        // The most file-backed memory above where a walk of every record began.
+        func walk(allowance: Int?) throws -> Int {
+            try store.releaseMappedPages()
+            let base = ResidentMemory.fileBackedBytes()
+            let bound = allowance.map { MappedPageBound(store.env, extra: $0) }
+            var most = 0, n = 0
+            try store.env.read { txn in
+                try txn.forEach(records) { _, _ in
+                    n += 1
+                    guard n % 500 == 0 else { return }
+                    bound?.check()
+                    most = max(most, ResidentMemory.fileBackedBytes() - base)
+                }
+            }
+            return most
+        }
+        let allowance = 2 << 20
+        let unbounded = try walk(allowance: nil)
+        let bounded = try walk(allowance: allowance)
+        #expect(unbounded > 4 * allowance)
+        // The allowance, plus what 500 records and the kernel's fault-around map.
+        #expect(bounded <= allowance + (1 << 20))
+    }
+
     /// Large saves put their UUIDs in runs of the UUID index (`UUIDIndex`),
     /// with the default sizes: duplicates are still refused whichever part
     /// holds the UUID (rule 13), deletes (rule 15) and UUID predicates find

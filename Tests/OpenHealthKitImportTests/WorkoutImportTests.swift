@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 import Testing
 import OpenHealthKitCore
 @testable import OpenHealthKitImport
@@ -198,6 +199,32 @@ import OpenHealthKitCore
             defer { store.close() }
             let r = try importFile(loose ? dir + "/apple_health_export/export.xml" : dir, into: store)
             try expectTheRoute(store, r)
+        }
+    }
+
+    /// Routes are saved in batches of a bounded size in bytes, not only
+    /// of samples: a batch of hundreds of routes would hold a hundred
+    /// megabytes. With the bound at one byte, each route is its own commit.
+    @Test func routeBatchesAreBoundedInBytes() throws {
+        let dir = temporaryDirectory()
+        mkdir(dir + "/apple_health_export", 0o755)
+        mkdir(dir + "/apple_health_export/workout-routes", 0o755)
+        writeBytes(dir + "/apple_health_export/export.xml", readBytes(fixtureB))
+        writeText(dir + "/apple_health_export/" + routeFile, gpx)
+        writeText(dir + "/apple_health_export/workout-routes/route_2018-02-10_2.25pm.gpx",
+                  gpx.replacing("2018-02-01T16:25", with: "2018-02-10T19:00"))
+        for (bound, commits) in [(4 << 20, 1), (1, 2)] {
+            let store = try newStore()
+            defer { store.close() }
+            let routeCommits = Mutex(0)
+            try store.setCommitHook { c in
+                if c.types.contains(TypeCatalogue.routeType) { routeCommits.withLock { $0 += 1 } }
+            }
+            var options = ImportOptions()
+            options.batchBulkBytes = bound
+            let r = try AppleHealthImport.run(dir, into: store, options: options)
+            #expect(r.routesAdded == 2)
+            #expect(routeCommits.withLock { $0 } == commits)
         }
     }
 

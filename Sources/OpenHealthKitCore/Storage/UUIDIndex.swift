@@ -46,6 +46,12 @@ struct UUIDIndex {
     private var buckets: UUIDBuckets?
 
     let tuning: Tuning
+    /// Called now and then as entries are inserted and runs merged
+    /// (`MappedPageBound.check`): a merge reads whole runs, tens of
+    /// megabytes at a million samples, and scattered inserts fault in a
+    /// page each, all of which would otherwise stay mapped until the
+    /// writer lets go.
+    var boundMappedPages: () -> Void = {}
 
     /// When runs are written and merged, and buckets split (tests make
     /// them small).
@@ -60,6 +66,9 @@ struct UUIDIndex {
     }
 
     static let chunkEntries = 2048
+    /// Chunks a merge writes between checks of the pages it mapped: 64
+    /// chunks are 3 MB of entries.
+    static let chunksBetweenChecks = 64
     static let entrySize = 24
     /// A `uuid_hashes` entry: the hash's kept bits, then the packed value.
     static let hashedEntrySize = 10
@@ -184,8 +193,10 @@ struct UUIDIndex {
         order.sort { $0.hash < $1.hash }
         let c = try txn.cursor(hashes)
         defer { c.close() }
-        for (h, i) in order {
+        for (n, (h, i)) in order.enumerated() {
             let p = pending[i]
+            // Each entry may fault in a page of the buckets and of each run.
+            if n % 64 == 63 { boundMappedPages() }
             if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
             // A run may hold it, unless it was pruned since.
             if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
@@ -395,6 +406,7 @@ struct UUIDIndex {
         let newID = ids.last! + 1
         var out: [PendingUUID] = []
         out.reserveCapacity(Self.chunkEntries)
+        var written = 0
         while true {
             // The least UUID at the readers' heads; the newest run's wins.
             var best = -1
@@ -409,6 +421,9 @@ struct UUIDIndex {
             if out.count == Self.chunkEntries {
                 try out.withUnsafeBufferPointer { try writeRun(newID, $0) }
                 out.removeAll(keepingCapacity: true)
+                written += 1
+                // The runs' chunks are copied as they are read: their pages may go.
+                if written % Self.chunksBetweenChecks == 0 { boundMappedPages() }
             }
         }
         if !out.isEmpty { try out.withUnsafeBufferPointer { try writeRun(newID, $0) } }
