@@ -64,6 +64,8 @@ public enum AppleHealthImport {
         DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
         var saver = Saver(store: store, batchSize: options.batchSize, batchBulkBytes: options.batchBulkBytes)
+        // Whatever way the import ends, the batch being saved is waited for.
+        defer { saver.committer.stop() }
         saver.report.exportXML = input.entryName
         saver.report.warnings = input.warnings
         while true {
@@ -84,7 +86,7 @@ public enum AppleHealthImport {
                 if options.shouldStop?() == true {
                     cancelled.store(true, ordering: .relaxed)
                     while case .records = handoff.take() {}  // the reader's last chunks and its end
-                    try saver.flush()
+                    try saver.flushAndSettle()
                     try saver.saveCorrelations()
                     try saver.saveActivitySummaries()
                     saver.report.failure = .cancelled
@@ -92,7 +94,7 @@ public enum AppleHealthImport {
                 }
             case .end(let failure, let otherElements, let otherFiles, let me, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
-                try saver.flush()
+                try saver.flushAndSettle()
                 try saver.saveCorrelations()
                 try saver.saveActivitySummaries()
                 if let me { try saver.importCharacteristics(me) }
@@ -159,12 +161,13 @@ private struct Saver {
     let batchSize: Int
     var mapper: RecordMapper
     var report = ImportReport()
-    // Two arrays rather than pairs: the save reads the samples as they are.
-    private var batch: [Sample] = []
-    private var units: [String] = []
-    /// Whether each sample of the batch is a correlation's member (counted
-    /// with its correlation, not as a record).
-    private var isMember: [Bool] = []
+    /// The batch being filled; the samples apart from what the report
+    /// counts of them, since the save reads the samples as they are.
+    private var next: Committer.Batch
+    /// The batch saved last, emptied: the next one but one, reusing its buffers.
+    private var spare: Committer.Batch
+    /// Saves each batch while the next is filled.
+    let committer: Committer
     private var tally = AddedTally()
     /// Correlations and their members, saved after the records.
     private var correlations: [(members: [(Sample, String)], correlation: Sample)] = []
@@ -180,18 +183,19 @@ private struct Saver {
         self.batchSize = batchSize
         self.batchBulkBytes = batchBulkBytes
         mapper = RecordMapper(store: store)
-        batch.reserveCapacity(batchSize)
-        units.reserveCapacity(batchSize)
+        committer = Committer(store: store)
+        next = Committer.Batch(capacity: batchSize)
+        spare = Committer.Batch(capacity: batchSize)
     }
 
     /// Samples mapped but not saved yet.
-    var pending: Int { batch.count }
+    var pending: Int { next.samples.count + committer.inFlight }
     /// The bytes of the batch's series and documents (`ImportOptions.batchBulkBytes`).
     private var bulkBytes = 0
     let batchBulkBytes: Int
 
     /// Whether the batch is to be saved before another sample joins it.
-    private var isFull: Bool { batch.count >= batchSize || bulkBytes >= batchBulkBytes }
+    private var isFull: Bool { next.samples.count >= batchSize || bulkBytes >= batchBulkBytes }
 
     mutating func take(_ records: [ExportRecord]) throws {
         for r in records {
@@ -316,12 +320,12 @@ private struct Saver {
             var end = start
             while end < all.count && !isFull { queue(all[end]); end += 1 }
             do {
-                try flush()
+                try flushAndSettle()
             } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
                 clearBatch()
                 for one in all[start..<end] {
                     queue(one)
-                    do { try flush() } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
+                    do { try flushAndSettle() } catch let e as OHKError where e.code == .notFound || e.code == .invalidArgument {
                         clearBatch()
                         skip(SkipReason(kind: .invalidSample, subject: "members of \(one.correlation.type.identifier)"), line: 0)
                     }
@@ -340,9 +344,9 @@ private struct Saver {
     /// the report's tally), `member` whether a correlation holds it.
     private mutating func enqueue(_ s: Sample, unit: String = "", member: Bool = false) {
         bulkBytes += Self.bulk(of: s)
-        batch.append(s)
-        units.append(unit)
-        isMember.append(member)
+        next.samples.append(s)
+        next.units.append(unit)
+        next.isMember.append(member)
     }
 
     /// About how many bytes `s` stores beyond a sample's fields.
@@ -358,9 +362,7 @@ private struct Saver {
 
     private mutating func clearBatch() {
         bulkBytes = 0
-        batch.removeAll(keepingCapacity: true)
-        units.removeAll(keepingCapacity: true)
-        isMember.removeAll(keepingCapacity: true)
+        next.removeAll()
     }
 
     /// Rule 38: the characteristics `<Me>` sets replace the store's; those
@@ -407,7 +409,7 @@ private struct Saver {
         routes.removeAll()
         report.clinicalRecordsWithoutFile += clinical.values.reduce(0) { $0 + $1.count }
         clinical.removeAll()
-        try flush()
+        try flushAndSettle()
         return read
     }
 
@@ -482,23 +484,39 @@ private struct Saver {
         summaries.removeAll(keepingCapacity: true)
     }
 
+    /// Hands the batch to the committer, once the one before it is saved
+    /// and counted; the save's error, if any, is thrown here or by the
+    /// next `flush` or `settle`.
     mutating func flush() throws {
-        guard !batch.isEmpty else { return }
-        let outcomes = try store.saveNew(batch)
-        for (i, s) in batch.enumerated() {
+        guard !next.samples.isEmpty else { return }
+        try settle()
+        committer.submit(next)
+        swap(&next, &spare)
+        clearBatch()
+    }
+
+    /// Saves the batch and waits: the caller learns its outcome now.
+    mutating func flushAndSettle() throws {
+        try flush()
+        try settle()
+    }
+
+    /// Waits for the batch being saved, and counts its outcomes.
+    mutating func settle() throws {
+        guard let (batch, result) = committer.outcome() else { return }
+        defer { spare = batch }
+        let outcomes = try result.get()
+        for (i, s) in batch.samples.enumerated() {
             // A correlation's member counts with its correlation, not as a
             // record; its type's tally only when this run added it.
-            if !isMember[i] { report.count(s.type.kind, outcomes[i]) }
+            let member = batch.isMember[i]
+            if !member { report.count(s.type.kind, outcomes[i]) }
             switch outcomes[i] {
-            case .saved?: tally.add(type: s.type.identifier, unit: units[i], source: s.source.name)
-            case .replaced? where !isMember[i]: tally.add(type: s.type.identifier, unit: units[i], source: s.source.name)
+            case .saved?: tally.add(type: s.type.identifier, unit: batch.units[i], source: s.source.name)
+            case .replaced? where !member: tally.add(type: s.type.identifier, unit: batch.units[i], source: s.source.name)
             default: break
             }
         }
-        clearBatch()
-        // The store's pages read so far need not stay resident; unmapping
-        // costs refaults, so only once they add up.
-        if ResidentMemory.fileBackedBytes() > 24 << 20 { try store.releaseMappedPages() }
         (report.addedByType, report.addedByUnit, report.addedBySource) = tally.totals
     }
 }
