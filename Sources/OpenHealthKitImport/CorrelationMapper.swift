@@ -12,13 +12,13 @@ extension RecordMapper {
             return .failure(SkipReason(kind: .unknownType, subject: r.type))
         }
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
-        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
-              let end = ExportTimestamp.parse(r.endDate) else {
+        guard let (start, offset) = r.start,
+              let end = r.end else {
             return .failure(SkipReason(kind: .badDate, subject: type.identifier))
         }
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
-        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let created = r.created
         let metadata = Self.metadata(r.metadata)
         let value = Correlation(members: members.map(\.uuid))
         let memberTypes = Dictionary(members.map { ($0.uuid, $0.type) }, uniquingKeysWith: { a, _ in a })

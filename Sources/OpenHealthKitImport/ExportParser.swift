@@ -201,10 +201,10 @@ final class ExportParser {
             case 118 where strcmp(k, "value") == 0: r.value = String(cString: v)
             case 115 where strcmp(k, "sourceName") == 0: r.sourceName = interned[2].string(v)
             case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = interned[3].string(v)
-            case 115 where strcmp(k, "startDate") == 0: r.startDate = String(cString: v)
+            case 115 where strcmp(k, "startDate") == 0: r.start = ExportTimestamp.parse(cString: v)
             case 100 where strcmp(k, "device") == 0: r.device = interned[4].string(v)
-            case 99 where strcmp(k, "creationDate") == 0: r.creationDate = String(cString: v)
-            case 101 where strcmp(k, "endDate") == 0: r.endDate = String(cString: v)
+            case 99 where strcmp(k, "creationDate") == 0: r.created = ExportTimestamp.parse(cString: v)?.instant
+            case 101 where strcmp(k, "endDate") == 0: r.end = ExportTimestamp.parse(cString: v)?.instant
             default: break
             }
         }

@@ -7,9 +7,12 @@ struct ExportRecord: Sendable {
     var sourceName = ""
     var sourceVersion: String?
     var device: String?
-    var creationDate: String?
-    var startDate = ""
-    var endDate = ""
+    /// The dates, parsed as the reader meets them (`ExportTimestamp`):
+    /// nil when missing or not a date. The start keeps the UTC offset it
+    /// was written in.
+    var start: (instant: Double, offset: Int)?
+    var end: Double?
+    var created: Double?
     var metadata: [(key: String, value: String)] = []
     /// Where the record starts in export.xml, for reports.
     var line = 0

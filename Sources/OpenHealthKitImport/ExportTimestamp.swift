@@ -1,3 +1,4 @@
+import Glibc
 import OpenHealthKitCore
 
 /// The export's timestamps: `2020-04-18 05:52:26 -0800`, local time of the
@@ -13,6 +14,12 @@ enum ExportTimestamp {
     static func parseWithOffset(_ text: String) -> (instant: Double, offset: Int)? {
         var text = text
         return text.withUTF8 { parse($0) }
+    }
+
+    /// `parseWithOffset` of an attribute's text as expat hands it over.
+    static func parse(cString text: UnsafePointer<CChar>) -> (instant: Double, offset: Int)? {
+        let count = strlen(text)
+        return text.withMemoryRebound(to: UInt8.self, capacity: count) { parse(UnsafeBufferPointer(start: $0, count: count)) }
     }
 
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> (instant: Double, offset: Int)? {

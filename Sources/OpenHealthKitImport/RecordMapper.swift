@@ -55,11 +55,11 @@ struct RecordMapper {
         guard let type = type(r.type) else { return .failure(SkipReason(kind: .unknownType, subject: r.type)) }
         let subject = type.identifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
-        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
-              let end = ExportTimestamp.parse(r.endDate) else {
+        guard let (start, offset) = r.start,
+              let end = r.end else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
-        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let created = r.created
         let source = source(r.sourceName, r.sourceVersion)
         var device: Device?
         if let text = r.device { device = self.device(text) }

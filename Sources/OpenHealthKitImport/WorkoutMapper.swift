@@ -12,13 +12,13 @@ extension RecordMapper {
             return .failure(SkipReason(kind: .badValue, subject: "workoutActivityType of \(subject)"))
         }
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName")) }
-        guard let (start, offset) = ExportTimestamp.parseWithOffset(r.startDate),
-              let end = ExportTimestamp.parse(r.endDate) else {
+        guard let (start, offset) = r.start,
+              let end = r.end else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
-        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let created = r.created
         do {
             // An export's duration may differ from end − start (paused
             // time, or an app that writes no interval): kept as given.
@@ -76,14 +76,14 @@ extension RecordMapper {
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
         let first = locations.map(\.timestamp).min()?.timeIntervalSinceReferenceDate
         let last = locations.map(\.timestamp).max()?.timeIntervalSinceReferenceDate
-        let given = ExportTimestamp.parseWithOffset(r.startDate)
-        guard let start = given?.instant ?? first, let end = ExportTimestamp.parse(r.endDate) ?? last else {
+        let given = r.start
+        guard let start = given?.instant ?? first, let end = r.end ?? last else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
         let offset = given?.offset
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
-        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let created = r.created
         let value = WorkoutRoute(workout: workout, locations: locations)
         let metadata = Self.metadata(r.metadata)
         let uuid = contentUUID(TypeCatalogue.routeType, source, device, start, end, created, .route(value), metadata)
@@ -246,7 +246,7 @@ extension RecordMapper {
     mutating func audiogram(_ r: ExportRecord) -> Result<Sample, SkipReason> {
         let subject = TypeCatalogue.audiogramIdentifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
-        guard let given = ExportTimestamp.parseWithOffset(r.startDate), let end = ExportTimestamp.parse(r.endDate) else {
+        guard let given = r.start, let end = r.end else {
             return .failure(SkipReason(kind: .badDate, subject: subject))
         }
         var points: [Audiogram.Point] = []
@@ -267,7 +267,7 @@ extension RecordMapper {
         }
         let source = source(r.sourceName, r.sourceVersion)
         let device = r.device.map { self.device($0) }
-        let created = r.creationDate.flatMap(ExportTimestamp.parse)
+        let created = r.created
         let value = Audiogram(points: points)
         let metadata = Self.metadata(r.metadata)
         let uuid = contentUUID(TypeCatalogue.audiogramType, source, device, given.instant, end, created, .audiogram(value), metadata)
