@@ -257,10 +257,12 @@ import Testing
             try store.save([stepSample(Double(i))])
             #expect(events.wait { events.value("calls") >= i })
         }
-        // At most one look: the thread may first sleep after the first
-        // commit, and then finds the counter changed.
+        // A few looks at most, not one a commit: the thread may first go
+        // to sleep after the first commits and find the counter changed,
+        // and on a loaded machine (a full test run on two cores) it can
+        // be that late twice before it sleeps.
         let looks = store.watcherLooks
-        #expect(looks <= 1)
+        #expect(looks <= 3)
         let writer = run(siblingExecutable("ohk-test-writer"), [dir, "3"])
         #expect(writer.status == 0)
         #expect(events.wait { store.watcherLooks > looks })
