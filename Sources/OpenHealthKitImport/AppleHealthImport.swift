@@ -7,7 +7,8 @@ import Synchronization
 
 /// How an import runs.
 public struct ImportOptions: Sendable {
-    /// Samples per transaction: each batch is saved all or nothing, so an
+    /// Samples per transaction at most (fewer once a batch holds
+    /// `batchBulkBytes`): each batch is saved all or nothing, so an
     /// interrupted import leaves whole batches, and the next run resumes
     /// (records already stored are skipped by their content UUIDs).
     public var batchSize = 20_000
