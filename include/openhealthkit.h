@@ -479,6 +479,35 @@ int32_t ohk_batch_metadata(const ohk_metadata_entry **out_entries, uint64_t *out
  */
 int32_t ohk_batch_device(ohk_device *out_device, const ohk_batch *batch, uint64_t sample_index);
 
+/* ---- Queries into columns */
+
+/**
+ * How many rows the columns of ohk_store_fetch_columns need for these
+ * descriptors, from any anchor: at least the objects the query can
+ * return (those their types hold, deleted ones included). A count of
+ * stored objects, read in a few pages; memory sized by it and never
+ * written costs nothing on Linux. Returns OHK_OK,
+ * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE,
+ * OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count);
+
+/**
+ * ohk_store_fetch with the samples written straight into the caller's
+ * columns as the query reads them (NULL arrays skipped, as in
+ * ohk_batch_sample_columns) instead of into the batch: no record is
+ * copied, so a full read costs about half. *out_count receives the rows
+ * written; *out_batch the rest of the result (the deleted objects, the
+ * type and source tables the columns' indexes refer to, the new anchor),
+ * and holds no samples. At most `capacity` samples (at least 1): when
+ * more match, the result ends after the last one written, as a limit
+ * ends it, and the batch's anchor continues from there. Size the columns
+ * with ohk_store_fetch_bound to have every sample in one call.
+ * Returns what ohk_store_fetch returns; OHK_ERR_INVALID_ARGUMENT also for
+ * NULL columns or out_count and a capacity of 0.
+ */
+int32_t ohk_store_fetch_columns(ohk_batch **out_batch, uint64_t *out_count, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit, const ohk_sample_columns *columns, uint64_t capacity);
+
 /* ---- Workouts, routes and correlations */
 
 /**

@@ -28,6 +28,7 @@ FILES = [
     ("SaveAPI.swift", "Saving and deleting"),
     ("PredicateAPI.swift", "Predicates"),
     ("QueryAPI.swift", "Anchored queries and batches"),
+    ("ColumnsAPI.swift", "Queries into columns"),
     ("WorkoutAPI.swift", "Workouts, routes and correlations"),
     ("HeartbeatAPI.swift", "Heartbeat series"),
     ("AudiogramAPI.swift", "Audiograms"),

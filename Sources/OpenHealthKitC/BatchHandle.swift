@@ -40,11 +40,12 @@ final class BatchHandle: Handle, @unchecked Sendable {
     private var partMemory = CPartMemory()
 
     /// `names`: the C strings of the store's sources, shared by its batches.
-    init(_ r: AnchoredQueryResult, names: CNames) {
+    /// `sourceOrder`: a columns query's sources, in its columns' numbering.
+    init(_ r: AnchoredQueryResult, names: CNames, sourceOrder: [UInt32]? = nil) {
         result = r
         self.names = names
         let batch = r.samples
-        let sources = BatchSources(batch, r.deletedObjects, names: names)
+        let sources = BatchSources(batch, r.deletedObjects, names: names, order: sourceOrder)
         var strings = CStringArena()
         var deleted = UnsafeMutableBufferPointer<ohk_deleted_record>(start: nil, count: 0)
         if !r.deletedObjects.isEmpty {
@@ -98,17 +99,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// column skipped), straight from the query's records: the core fills
     /// them in one pass, then source ids become this batch's indexes.
     func fillColumns(_ c: ohk_sample_columns) {
-        var out = SampleColumnPointers()
-        out.uuid = c.uuid.map(UnsafeMutableRawPointer.init)
-        out.startUnixMicroseconds = c.start_us
-        out.endUnixMicroseconds = c.end_us
-        out.value = c.value
-        out.typeIndex = c.type_index
-        out.sourceID = c.source_index
-        out.flags = c.flags  // the core's bits are OHK_SAMPLE_*'s (Tests/c compares them with the records')
-        out.creationUnixMicroseconds = c.creation_us
-        out.utcOffset = c.utc_offset
-        result.samples.fill(out)
+        result.samples.fill(columnPointers(c))
         if let p = c.source_index {
             for i in 0..<result.samples.count { p[i] = sources.number(ofStoreID: p[i]) }
         }

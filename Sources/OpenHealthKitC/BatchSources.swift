@@ -18,16 +18,21 @@ struct BatchSources {
     /// How many sources the table has.
     let count: Int
 
-    init(_ samples: SampleBatch, _ deleted: DeletedObjects, names: CNames) {
-        let idLimit = samples.isEmpty && deleted.isEmpty ? 0 : Int(max(samples.maxSourceID, deleted.maxSourceID)) + 1
+    /// `order`: a columns query's sources, numbered already in this order
+    /// (its `samples` hold no records, only the names).
+    init(_ samples: SampleBatch, _ deleted: DeletedObjects, names: CNames, order: [UInt32]? = nil) {
+        let maxID = max(samples.maxSourceID, deleted.maxSourceID, order?.max() ?? 0)
+        let used = (order?.count ?? samples.count) + deleted.count
+        let idLimit = used == 0 ? 0 : Int(maxID) + 1
         let mapBytes = (idLimit * MemoryLayout<UInt32>.stride + 7) & ~7
-        let capacity = min(samples.count + deleted.count, idLimit)
+        let capacity = min(used, idLimit)
         let block = malloc(max(mapBytes + capacity * MemoryLayout<ohk_source>.stride, 1))!
         let numbers = block.bindMemory(to: UInt32.self, capacity: idLimit)
         numbers.initialize(repeating: .max, count: idLimit)
         // Non-escaping closures: a closure value kept in a variable boxed
         // `count` on the heap, with an exclusivity check per access.
         var count: UInt32 = 0
+        if let order { for id in order { Self.number(id, numbers, &count) } }
         samples.forEachSourceID { Self.number($0, numbers, &count) }
         deleted.forEachSourceID { Self.number($0, numbers, &count) }
         let entries = (block + mapBytes).bindMemory(to: ohk_source.self, capacity: capacity)

@@ -183,6 +183,82 @@ static void sources_are_numbered_by_first_use(void **state)
     ohk_batch_free(b);
 }
 
+/* ohk_store_fetch_columns writes what ohk_store_fetch returns, field for
+ * field, without records in the batch; a full capacity ends the result as
+ * a limit does, and its anchor continues; deleted objects stay in the batch. */
+static void columns_are_fetched_as_the_query_reads(void **state)
+{
+    fixture *f = *state;
+    uint8_t *uuids = save_steps(f->store, 0, 5);
+    ohk_descriptor d = { STEPS, NULL };
+    uint64_t bound = 0;
+    OK(ohk_store_fetch_bound(&bound, f->store, &d, 1));
+    assert_int_equal(bound, 5);
+    ohk_batch *b = query_type(f->store, STEPS, NULL, 0);
+    const ohk_sample_record *r;
+    uint64_t n;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, 5);
+
+    uint8_t uuid[5][16];
+    int64_t start[5], end[5];
+    double value[5];
+    uint32_t type_index[5], source_index[5], flags[5];
+    ohk_sample_columns cols = { &uuid[0][0], start, end, value, type_index, source_index, flags, NULL, NULL };
+    ohk_batch *c = NULL;
+    uint64_t written = 0;
+    OK(ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, &cols, 5));
+    assert_int_equal(written, 5);
+    assert_int_equal(sample_count(c), 0); /* the samples are in the columns only */
+    for (int i = 0; i < 5; i++) {
+        assert_memory_equal(uuid[i], r[i].uuid, 16);
+        assert_true(start[i] == llround(r[i].start * 1e6) && end[i] == llround(r[i].end * 1e6));
+        assert_true(value[i] == r[i].value);
+        assert_int_equal(type_index[i], r[i].type_index);
+        assert_int_equal(source_index[i], r[i].source_index);
+        assert_int_equal(flags[i], r[i].flags);
+    }
+    ohk_source mine, theirs;
+    OK(ohk_batch_source(&mine, c, source_index[0]));
+    OK(ohk_batch_source(&theirs, b, r[0].source_index));
+    assert_string_equal(mine.bundle_identifier, theirs.bundle_identifier);
+    ohk_anchor head, full;
+    OK(ohk_batch_anchor(&head, b));
+    OK(ohk_batch_anchor(&full, c));
+    assert_memory_equal(&head, &full, sizeof head);
+    ohk_batch_free(c);
+
+    /* Room for 2: the first 2, and an anchor that continues with the rest. */
+    OK(ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, &cols, 2));
+    assert_int_equal(written, 2);
+    ohk_anchor part;
+    OK(ohk_batch_anchor(&part, c));
+    ohk_batch_free(c);
+    memset(value, 0, sizeof value);
+    OK(ohk_store_fetch_columns(&c, &written, f->store, &d, 1, &part, 0, &cols, 5));
+    assert_int_equal(written, 3);
+    for (int i = 0; i < 3; i++)
+        assert_true(value[i] == r[2 + i].value);
+    ohk_batch_free(c);
+
+    /* A delta with a deletion: the deleted object comes in the batch. */
+    OK(ohk_store_delete_uuids(f->store, uuids, 1));
+    OK(ohk_store_fetch_columns(&c, &written, f->store, &d, 1, &head, 0, &cols, 5));
+    assert_int_equal(written, 0);
+    const ohk_deleted_record *gone;
+    OK(ohk_batch_deleted(&gone, &n, c));
+    assert_int_equal(n, 1);
+    assert_memory_equal(gone[0].uuid, uuids, 16);
+    ohk_batch_free(c);
+
+    c = NULL;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, &cols, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, NULL, 5));
+    assert_null(c);
+    ohk_batch_free(b);
+    free(uuids);
+}
+
 static void limit_and_anchor_continue_where_they_stopped(void **state)
 {
     fixture *f = *state;
@@ -558,6 +634,7 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(rule08b_strict_end_date_is_half_open, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule24_creation_date_and_utc_offset_round_trip, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(columns_are_fetched_as_the_query_reads, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),

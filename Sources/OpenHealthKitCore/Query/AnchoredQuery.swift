@@ -23,7 +23,7 @@ extension Store {
         // quarter of such a query's time after a durable save.
         try Self.validate(limit: limit)
         try validateType(type)
-        return try readRetryingTrees { txn in try walk(txn, type, anchor: anchor, limit: limit) }
+        return try readRetryingTrees { txn in result(try walk(txn, type, anchor: anchor, limit: limit)) }
     }
 
     /// The objects matching any descriptor that were saved or deleted after
@@ -38,7 +38,40 @@ extension Store {
         }
         try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
-        return try readRetryingTrees { txn in try scan(txn, groups, anchor: anchor, limit: limit) }
+        return try readRetryingTrees { txn in result(try scan(txn, groups, anchor: anchor, limit: limit)) }
+    }
+
+    /// The anchored query of `descriptors`, its samples written into
+    /// `columns` (rows 0..<count) rather than kept as records: what a
+    /// reader of NumPy columns wants, at half the memory traffic. At most
+    /// `capacity` samples: when more match, the result ends after the
+    /// last one written, as a limit ends it, and its anchor continues
+    /// from there. `fetchBound` sizes the columns.
+    package func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?, limit: Int = 0,
+                               into columns: SampleColumnPointers, capacity: Int) throws -> ColumnsQueryResult {
+        try Self.validate(limit: limit)
+        guard capacity > 0 else { throw OHKError(.invalidArgument, "a columns query needs room for a sample") }
+        let sink = ColumnSink(columns, capacity: capacity)
+        let walk = descriptors.count == 1 && descriptors[0].predicate == nil
+        if walk { try validateType(descriptors[0].type) }
+        let groups = walk ? [] : try Self.group(descriptors, validatingWith: self)
+        return try readRetryingTrees { txn in
+            let taken = walk ? try self.walk(txn, descriptors[0].type, anchor: anchor, limit: limit, into: sink)
+                : try scan(txn, groups, anchor: anchor, limit: limit, into: sink)
+            // Inside the read: the names of new sources are read with it.
+            return ColumnsQueryResult(result: result(taken), count: taken.columns!.count,
+                                      sourceOrder: taken.columns!.sourceOrder)
+        }
+    }
+
+    /// At least as many samples as a query of `descriptors` returns from
+    /// any anchor: the objects its types hold, deleted ones included (to
+    /// size the columns of a columns query; costs a read of a few pages).
+    package func fetchBound(_ descriptors: [QueryDescriptor]) throws -> Int {
+        let groups = try Self.group(descriptors, validatingWith: self)
+        return try readRetryingTrees { txn in
+            try groups.reduce(0) { sum, g in sum + (try storedTrees(g.type, txn).map { txn.entries($0.1.records) } ?? 0) }
+        }
     }
 
     /// A query's limit: 0 (none, `HKObjectQueryNoLimit`) or positive.

@@ -36,8 +36,8 @@ extension Store {
         }
     }
 
-    func scan(_ txn: Txn, _ groups: [Group],
-                      anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+    func scan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
+              into columns: ColumnSink? = nil) throws -> Taken {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
@@ -53,9 +53,8 @@ extension Store {
         // The planner's choice per stream (issue 4).
         for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
-                                                    expected: expectedCount(txn, streams, from: from, limit: limit)),
-                          limit: limit)
-        let types = streams.map(\.type)
+                                                    expected: columns != nil ? 0 : expectedCount(txn, streams, from: from, limit: limit)),
+                          columns: columns, limit: limit, types: streams.map(\.type), head: head, horizon: horizon, names: names)
         if streams.count == 1 {
             if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
@@ -96,23 +95,25 @@ extension Store {
                 heads[pick] = try entries[pick].next()
             }
         }
-        return result(taken, types: types, head: head, horizon: horizon, names)
+        return taken
     }
 
     /// Every object of `type` after `anchor`, in store order: a walk of
     /// its change order.
-    func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int) throws -> AnchoredQueryResult {
+    func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int,
+              into columns: ColumnSink? = nil) throws -> Taken {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         guard let (_, t) = try storedTrees(type, txn) else {
-            return result(Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), limit: limit),
-                          types: [], head: head, horizon: horizon, names)
+            return Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), columns: columns, limit: limit,
+                         types: [], head: head, horizon: horizon, names: names)
         }
         let cursor = try txn.cursor(t.records)
         defer { cursor.close() }
-        let expected = Self.capped(Self.walkGuess(from: from) { txn.entries(t.records) }, limit)
-        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), limit: limit)
+        let expected = columns != nil ? 0 : Self.capped(Self.walkGuess(from: from) { txn.entries(t.records) }, limit)
+        var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), columns: columns,
+                          limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
         var entry = try cursor.seek(atLeast: from)
         while let (seq, raw) = entry {
@@ -120,16 +121,20 @@ extension Store {
             if try keep(seq, RecordView(stored: raw), 0, &taken) { break }
             entry = try cursor.next()
         }
-        return result(taken, types: [type], head: head, horizon: horizon, names)
+        return taken
     }
 
-    /// The result of a scan: newAnchor per rule 5.
-    func result(_ taken: Taken, types: [SampleType], head: UInt64, horizon: UInt64,
-                        _ names: NameLookup) -> AnchoredQueryResult {
-        let position = taken.returned == taken.limit && taken.limit > 0 ? taken.lastReturned : head
-        return AnchoredQueryResult(samples: taken.batch.build(types: types, names: names),
-                                   deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: types, names: names)),
-                                   newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: horizon))
+    /// The result of a scan: newAnchor per rule 5 (after the last object
+    /// returned when the limit or the columns stopped the scan).
+    func result(_ taken: Taken) -> AnchoredQueryResult {
+        var taken = taken
+        let stopped = (taken.returned == taken.limit && taken.limit > 0) || taken.columns?.isFull == true
+        let position = stopped ? taken.lastReturned : taken.head
+        if let c = taken.columns { taken.batch.noteSource(through: c.maxSourceID) }
+        return AnchoredQueryResult(samples: taken.batch.build(types: taken.types, names: taken.names),
+                                   deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: taken.types,
+                                                                                                   names: taken.names)),
+                                   newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: taken.horizon))
     }
 
     /// How many records the batch should have room for: index plans know
@@ -242,10 +247,25 @@ extension Store {
         var batch: SampleBatchBuilder
         /// Made at the first tombstone (a delta usually has none).
         var deleted: SampleBatchBuilder?
+        /// A columns query's samples go here rather than into `batch`.
+        var columns: ColumnSink?
         var returned = 0
         var lastReturned: UInt64 = 0
         let limit: Int
         var readahead = Readahead(enabled: false)
+        /// What the result is made with.
+        let types: [SampleType]
+        let head: UInt64, horizon: UInt64
+        let names: NameLookup
+
+        init(batch: SampleBatchBuilder, columns: ColumnSink?, limit: Int, types: [SampleType],
+             head: UInt64, horizon: UInt64, names: NameLookup) {
+            self.batch = batch
+            self.columns = columns
+            self.limit = limit
+            self.types = types
+            (self.head, self.horizon, self.names) = (head, horizon, names)
+        }
     }
 
     /// Takes one object of stream `i` if it matches; returns true when the
@@ -266,6 +286,11 @@ extension Store {
         if r.isTombstone {
             if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
             try t.deleted!.append(r, typeIndex: i)
+        } else if t.columns != nil {
+            t.columns!.write(r, typeIndex: i)
+            t.returned += 1
+            t.lastReturned = seq
+            return t.returned == t.limit || t.columns!.isFull
         } else {
             try t.batch.append(r, typeIndex: i)
         }

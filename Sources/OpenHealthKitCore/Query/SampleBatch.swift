@@ -65,26 +65,9 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     /// sample; nil columns are skipped), in one pass over the records: the
     /// way out for analysis code (NumPy through the C API).
     package func fill(_ c: SampleColumnPointers) {
-        let unixOffset = Date.timeIntervalBetween1970AndReferenceDate
         records.forEachRecord { i, raw in
             let r = RecordView(bytes: raw)
-            if let p = c.uuid { (p + 16 * i).copyMemory(from: raw.baseAddress!, byteCount: 16) }
-            if let p = c.startUnixMicroseconds { p[i] = Int64(((r.start + unixOffset) * 1e6).rounded()) }
-            if let p = c.endUnixMicroseconds { p[i] = Int64(((r.end + unixOffset) * 1e6).rounded()) }
-            if let p = c.value { p[i] = r.isCategory ? Double(r.category) : r.quantity }
-            if let p = c.typeIndex { p[i] = typeIndex.isEmpty ? 0 : UInt32(typeIndex[i]) }
-            if let p = c.sourceID { p[i] = r.sourceID }
-            if let p = c.flags {
-                p[i] = (r.isCategory ? SampleColumnPointers.category : 0)
-                    | (r.deviceID != 0 ? SampleColumnPointers.hasDevice : 0)
-                    | (r.hasMetadata ? SampleColumnPointers.hasMetadata : 0)
-                    | (r.hasCreation ? SampleColumnPointers.hasCreationDate : 0)
-                    | (r.hasUTCOffset ? SampleColumnPointers.hasUTCOffset : 0)
-            }
-            if let p = c.creationUnixMicroseconds {
-                p[i] = r.creation.map { Int64((($0 + unixOffset) * 1e6).rounded()) } ?? SampleColumnPointers.noCreationDate
-            }
-            if let p = c.utcOffset { p[i] = Int32(r.utcOffset ?? Int(SampleColumnPointers.noUTCOffset)) }
+            c.write(r, at: i, typeIndex: typeIndex.isEmpty ? 0 : UInt32(typeIndex[i]), source: r.sourceID)
         }
     }
 
@@ -207,6 +190,10 @@ struct SampleBatchBuilder {
         maxSourceID = max(maxSourceID, r.sourceID)
         maxDeviceID = max(maxDeviceID, r.deviceID)
     }
+
+    /// Makes the batch's names reach source `id` (a columns query's
+    /// samples are not appended, but their sources are named).
+    mutating func noteSource(through id: UInt32) { maxSourceID = max(maxSourceID, id) }
 
     func build(types: [SampleType], names: NameLookup) -> SampleBatch {
         names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)

@@ -19,7 +19,7 @@ from .catalogue import (
     units_compatible,
 )
 from .characteristics import BiologicalSex, BloodType, Characteristics, FitzpatrickSkinType, WheelchairUse
-from .columns import DeletedColumns, HeartbeatColumns, LocationColumns, SampleColumns
+from .columns import ColumnsResult, DeletedColumns, HeartbeatColumns, LocationColumns, SampleColumns
 from .errors import *  # noqa: F403 - the exception hierarchy is public
 from .errors import __all__ as _error_names
 from .importing import ImportProgress, ImportReport, ImportRow, ImportSkip, import_export
@@ -50,7 +50,7 @@ __all__ = [
     "Electrocardiogram", "ElectrocardiogramSample",
     "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",
     "FitzpatrickSkinType", "WheelchairUse", "Correlation", "CorrelationSample", "DEFAULT_SOURCE",
-    "DeletedColumns", "DeletedList",
+    "ColumnsResult", "DeletedColumns", "DeletedList",
     "DeletedObject", "Device", "Frequency", "HealthStore", "Heartbeat", "HeartbeatColumns", "HeartbeatSeries",
     "HeartbeatSeriesSample", "HeartbeatsLike", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",

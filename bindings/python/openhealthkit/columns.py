@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
+from .anchor import Anchor
 from .catalogue import SampleType, convert
 from .errors import InvalidArgumentError
 from .samples import Source
@@ -126,10 +128,7 @@ class DeletedColumns:
 
 
 def deleted_columns(context: "BatchContext") -> DeletedColumns:
-    try:
-        import numpy as np
-    except ImportError:
-        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+    np = _numpy()
     layout = np.dtype([("uuid", "u1", (16,)), ("start", "<f8"), ("end", "<f8"), ("deletion_date", "<f8"),
                        ("type", "<u4"), ("source", "<u4"), ("sync_identifier", "<u8"), ("sync_version", "<f8")])
     records = np.frombuffer(context.deleted_data, dtype=layout, count=context.deleted_count)
@@ -151,35 +150,95 @@ def _microseconds(np: Any, seconds: Any) -> Any:
 
 
 def sample_columns(context: "BatchContext", unit: str | None = None) -> SampleColumns:
+    np = _numpy()
+    if context.handle is None:  # a batch lent to a callback: read from its copied records
+        return _from_records(np, context, unit)
+    # The library writes straight into the arrays: no record array, no
+    # temporary per column.
+    count = context.sample_count
+    block, columns = _block(np, count)
+    if count:
+        written = ctypes.c_uint64()
+        n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
+    return _sample_columns(np, block, count, count, context, unit)
+
+
+def _numpy() -> Any:
     try:
         import numpy as np
     except ImportError:
         raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
-    if context.handle is None:  # a batch lent to a callback: read from its copied records
-        return _from_records(np, context, unit)
-    # The library writes straight into the arrays: no record array, no
-    # temporary per column. One block holds the six columns (8-byte ones
-    # first, so each is aligned), each array a view of its part.
-    count = context.sample_count
-    block = np.empty(count * 48, dtype=np.uint8)
+    return np
+
+
+def _block(np: Any, capacity: int) -> tuple[Any, Any]:
+    """One block for the six columns of `capacity` rows (8-byte ones
+    first, so each is aligned), and the C columns pointing into it."""
+    block = np.empty(capacity * 48, dtype=np.uint8)
     address = block.__array_interface__["data"][0]
-    uuid = block[:16 * count].reshape(count, 16)
-    start = block[16 * count:24 * count].view("datetime64[us]")
-    end = block[24 * count:32 * count].view("datetime64[us]")
-    value = block[32 * count:40 * count].view(np.float64)
-    type_index = block[40 * count:44 * count].view(np.uint32)
-    source = block[44 * count:48 * count].view(np.uint32)
-    if count:
-        columns = n.ohk_sample_columns(address, address + 16 * count, address + 24 * count,
-                                       address + 32 * count, address + 40 * count, address + 44 * count,
-                                       None, None, None)
-        written = ctypes.c_uint64()
-        n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
+    offsets = (0, 16, 24, 32, 40, 44)
+    columns = n.ohk_sample_columns(*(address + k * capacity for k in offsets), None, None, None)
+    return block, columns
+
+
+def _sample_columns(np: Any, block: Any, count: int, capacity: int, context: "BatchContext",
+                    unit: str | None) -> SampleColumns:
+    """SampleColumns viewing the first `count` rows of each column of `block`."""
+    def rows(at: int, size: int) -> Any:
+        return block[at * capacity:at * capacity + size * count]
+    uuid = rows(0, 16).reshape(count, 16)
+    start, end = rows(16, 8).view("datetime64[us]"), rows(24, 8).view("datetime64[us]")
+    value, type_index, source = rows(32, 8).view(np.float64), rows(40, 4).view(np.uint32), rows(44, 4).view(np.uint32)
     revisions = list(context.sources)
     by_bundle, sources = _distinct_sources(np, source, revisions)
     return SampleColumns(uuid=uuid, start=start, end=end, value=_in_unit(np, value, type_index, list(context.types), unit),
                          type=type_index, source=by_bundle, types=list(context.types), sources=sources,
                          revision=source, revisions=revisions)
+
+
+@dataclass(frozen=True)
+class ColumnsResult:
+    """What ``HealthStore.query_columns`` returns: the ``samples`` added and
+    the ``deleted`` objects after the anchor as NumPy columns, and the
+    ``anchor`` to pass next time. Unpacks as ``samples, deleted, anchor``."""
+
+    samples: SampleColumns
+    deleted: DeletedColumns
+    anchor: Anchor
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.samples, self.deleted, self.anchor))
+
+
+def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limit: int,
+                  unit: str | None) -> ColumnsResult:
+    """The query, its samples written by the library straight into the
+    columns as it reads them (no batch of records in between)."""
+    from .batch import BatchContext
+    np = _numpy()
+    while True:
+        bound = ctypes.c_uint64()
+        n.lib.ohk_store_fetch_bound(bound, store._handle, descriptors, count)
+        # One row more than the bound: a full block means a save came
+        # between the two calls (it then runs again with a new bound),
+        # not that the query matched exactly `bound`.
+        capacity = (min(bound.value, limit) if limit else bound.value) + 1
+        block, columns = _block(np, capacity)
+        batch = ctypes.POINTER(n.ohk_batch)()
+        written = ctypes.c_uint64()
+        n.lib.ohk_store_fetch_columns(batch, written, store._handle, descriptors, count, anchor._struct, limit,
+                                      columns, capacity)
+        try:
+            context = BatchContext(batch, store.sample_type, False)
+        except BaseException:
+            n.lib.ohk_batch_free(batch)
+            raise
+        if written.value < capacity or (limit and written.value + context.deleted_count >= limit):
+            break
+    next_anchor = n.ohk_anchor()
+    n.lib.ohk_batch_anchor(next_anchor, batch)
+    return ColumnsResult(samples=_sample_columns(np, block, written.value, capacity, context, unit),
+                         deleted=deleted_columns(context), anchor=Anchor(next_anchor))
 
 
 def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleColumns:

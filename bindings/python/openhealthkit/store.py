@@ -20,6 +20,7 @@ from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries
 from ._convert import ValueArena, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult, SampleList
+from .columns import ColumnsResult
 from . import statistics as _statistics
 from .catalogue import Aggregation, SampleType, convert
 from .characteristics import Characteristics
@@ -860,6 +861,17 @@ class HealthStore:
         all), and the anchor to pass next time."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         return self._query(descriptors, count, as_anchor(anchor), _count(limit, "limit"))
+
+    def query_columns(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+                      limit: int = 0, unit: str | None = None) -> ColumnsResult:
+        """The same query as ``query``, its samples as NumPy columns (see
+        SampleColumns; values in each type's canonical unit or in `unit`)
+        written by the library as it reads them: no sample objects and no
+        batch of records in between, about twice as fast as
+        ``query(...).samples.to_numpy()`` for a large read. Needs NumPy."""
+        from .columns import query_columns
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        return query_columns(self, descriptors, count, as_anchor(anchor), _count(limit, "limit"), unit)
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()

@@ -125,3 +125,60 @@ def test_deleted_objects_as_columns(store):
     assert abs(gap) <= np.timedelta64(1, "us")
     later = store.query(STEPS, store.query(STEPS).anchor)
     assert len(later.deleted.to_numpy()) == 0 and later.deleted.to_numpy().uuid.shape == (0, 16)
+
+
+def _same_columns(a, b) -> None:
+    assert len(a) == len(b)
+    for field in ("uuid", "start", "end", "value", "type", "source", "revision"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    assert a.types == b.types and a.sources == b.sources and a.revisions == b.revisions
+
+
+def test_query_columns_reads_what_query_reads(store):
+    """Issue 32: the columns written as the query reads equal the batch's."""
+    other = ohk.Source("com.example.other", "Other", "2.0")
+    store.save([steps(i, value=i, source=other if i % 3 == 0 else ohk.DEFAULT_SOURCE) for i in range(40)]
+               + [heart(i, 60 + i) for i in range(6)])
+    for types, predicate in ((STEPS, None), ([STEPS, HEART], None),
+                             ([STEPS, HEART], ohk.Predicate("startDate >= $1", T0 + timedelta(minutes=3)))):
+        result = store.query_columns(types, predicate=predicate)
+        expected = store.query(types, predicate=predicate)
+        _same_columns(result.samples, expected.samples.to_numpy())
+        assert result.anchor == expected.anchor and len(result.deleted) == 0
+    samples, deleted, anchor = store.query_columns(HEART, unit="count/min")
+    assert list(samples.value) == pytest.approx([60, 61, 62, 63, 64, 65])
+
+
+def test_query_columns_limit_anchor_and_deleted_objects(store):
+    saved = [steps(i, value=i) for i in range(10)]
+    store.save(saved)
+    first = store.query_columns(STEPS, limit=4)
+    assert list(first.samples.value) == [0, 1, 2, 3]
+    rest = store.query_columns(STEPS, first.anchor)
+    assert list(rest.samples.value) == [4, 5, 6, 7, 8, 9]
+    store.delete([saved[2].uuid])
+    store.save(steps(20, value=20))
+    delta = store.query_columns(STEPS, rest.anchor)
+    assert list(delta.samples.value) == [20]
+    assert [bytes(u) for u in delta.deleted.uuid] == [saved[2].uuid.bytes]
+    assert len(store.query_columns(STEPS, delta.anchor).samples) == 0
+    assert len(store.query_columns(HEART).samples) == 0  # a type never saved
+
+
+def test_query_columns_runs_again_when_a_save_outgrew_its_bound(store, monkeypatch):
+    """A save between the bound and the read leaves the columns full: the
+    query runs again with a new bound rather than return part."""
+    from openhealthkit import _native as n
+    store.save([steps(i, value=i) for i in range(12)])
+    real, calls = n.lib.ohk_store_fetch_bound, []
+
+    def stale(out, *args):  # the first bound as it was before 10 of the samples
+        status = real(out, *args)
+        calls.append(out.value)
+        if len(calls) == 1:
+            out.value = 2
+        return status
+
+    monkeypatch.setattr(n.lib, "ohk_store_fetch_bound", stale)
+    result = store.query_columns(STEPS)
+    assert len(calls) == 2 and list(result.samples.value) == list(map(float, range(12)))
