@@ -72,27 +72,36 @@ final class BatchHandle: Handle, @unchecked Sendable {
         locked {
             if let records { return records }
             let made = UnsafeMutableBufferPointer<ohk_sample_record>.allocate(capacity: result.samples.count)
-            var i = 0
-            result.samples.forEach { f in
-                var flags: UInt32 = 0
-                let value: Double
-                if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
-                if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
-                if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
-                let created = f.creationTime
-                if created != nil { flags |= UInt32(OHK_SAMPLE_HAS_CREATION_DATE) }
-                let offset = f.utcOffset
-                if offset != nil { flags |= UInt32(OHK_SAMPLE_HAS_UTC_OFFSET) }
-                made[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
-                                            end: UnixTime.fromReference(f.endTime), value: value,
-                                            type_index: UInt32(f.typeIndex), source_index: sources.number(ofStoreID: f.sourceID),
-                                            flags: flags, utc_offset: Int32(offset ?? 0),
-                                            creation_date: created.map(UnixTime.fromReference) ?? .nan)
-                i += 1
-            }
+            _ = copyRecords(from: 0, into: made)
             records = made
             return made
         }
+    }
+
+    /// Writes the records of the samples from `first` on into `out`, as
+    /// many as fit (none at or past the end); returns how many.
+    func copyRecords(from first: Int, into out: UnsafeMutableBufferPointer<ohk_sample_record>) -> Int {
+        let end = min(result.samples.count, first + out.count)
+        guard first < end else { return 0 }
+        var i = 0
+        result.samples.forEach(in: first..<end) { f in
+            var flags: UInt32 = 0
+            let value: Double
+            if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
+            if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
+            if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
+            let created = f.creationTime
+            if created != nil { flags |= UInt32(OHK_SAMPLE_HAS_CREATION_DATE) }
+            let offset = f.utcOffset
+            if offset != nil { flags |= UInt32(OHK_SAMPLE_HAS_UTC_OFFSET) }
+            out[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
+                                       end: UnixTime.fromReference(f.endTime), value: value,
+                                       type_index: UInt32(f.typeIndex), source_index: sources.number(ofStoreID: f.sourceID),
+                                       flags: flags, utc_offset: Int32(offset ?? 0),
+                                       creation_date: created.map(UnixTime.fromReference) ?? .nan)
+            i += 1
+        }
+        return i
     }
 
     /// Writes the samples' fields into the caller's columns (each NULL

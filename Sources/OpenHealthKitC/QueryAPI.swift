@@ -52,6 +52,28 @@ import OpenHealthKitCore
     cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).samples } }
 }
 
+/// Copies the records of samples `first`, `first` + 1, ... into the
+/// caller's `records`, at most `capacity` of them (fewer at the end of the
+/// batch, none at or past it); *out_count receives how many. The same
+/// records as ohk_batch_samples, a part at a time, without the batch
+/// keeping a copy of all of them: what a reader that converts each record
+/// into an object of its own language wants.
+/// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
+/// records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
+@c public func ohk_batch_copy_samples(_ out_count: UnsafeMutablePointer<UInt64>?,
+                                      _ records: UnsafeMutablePointer<ohk_sample_record>?, _ capacity: UInt64,
+                                      _ batch: UnsafePointer<ohk_batch>?, _ first: UInt64) -> Int32 {
+    cCall {
+        let count = try out(out_count, "out_count")
+        guard records != nil || capacity == 0 else { throw CError(.invalidArgument, "records is NULL") }
+        let b = try BatchHandle.get(batch)
+        let n = UInt64(b.result.samples.count)
+        guard first < n, capacity > 0, let records else { count.pointee = 0; return }
+        let room = Int(min(capacity, n - first))
+        count.pointee = UInt64(b.copyRecords(from: Int(first), into: UnsafeMutableBufferPointer(start: records, count: room)))
+    }
+}
+
 /// The batch's samples as columns: writes each sample's fields into the
 /// arrays of *columns (NULL arrays are skipped), which the caller owns and
 /// sizes for at least `capacity` samples; *out_count receives the number

@@ -26,9 +26,15 @@ final class RecordBuffer: @unchecked Sendable {
     /// Calls `body` with every record in order.
     @inline(__always)
     func forEachRecord(_ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
+        try forEachRecord(in: 0..<count, body)
+    }
+
+    /// Calls `body` with the records of `range` (within `0..<count`) in order.
+    @inline(__always)
+    func forEachRecord(in range: Range<Int>, _ body: (Int, UnsafeRawBufferPointer) throws -> Void) rethrows {
         let base = self.base
         try offsets.withUnsafeBufferPointer { off in
-            for i in 0..<(off.count - 1) {
+            for i in range {
                 try body(i, UnsafeRawBufferPointer(start: base + Int(off[i]), count: Int(off[i + 1] &- off[i])))
             }
         }

@@ -50,11 +50,17 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 
     /// Reads every sample's fields without materialising `Sample`s.
     public func forEach(_ body: (SampleFields) throws -> Void) rethrows {
+        try forEach(in: indices, body)
+    }
+
+    /// `forEach` over the samples of `range` (within `indices`).
+    public func forEach(in range: Range<Int>, _ body: (SampleFields) throws -> Void) rethrows {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
         // The batch outlives the loop, so the fields borrow its names
         // without a reference count per sample.
         try withExtendedLifetime(names) {
             let names = Unmanaged.passUnretained(names)
-            try records.forEachRecord { i, raw in
+            try records.forEachRecord(in: range) { i, raw in
                 let t = typeIndex.isEmpty ? 0 : Int(typeIndex[i])
                 try body(SampleFields(record: RecordView(bytes: raw), names: names, typeIndex: t))
             }

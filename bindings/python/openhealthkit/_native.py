@@ -344,6 +344,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_batch_free": (None, [P(ohk_batch)]),
     "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_sample_columns": (c_int32, [P(c_uint64), P(ohk_sample_columns), c_uint64, P(ohk_batch)]),
+    "ohk_batch_copy_samples": (c_int32, [P(c_uint64), P(ohk_sample_record), c_uint64, P(ohk_batch), c_uint64]),
     "ohk_batch_deleted": (c_int32, [P(P(ohk_deleted_record)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_anchor": (c_int32, [P(ohk_anchor), P(ohk_batch)]),
     "ohk_batch_type_count": (c_int32, [P(c_uint64), P(ohk_batch)]),

@@ -29,6 +29,9 @@ assert _SAMPLE.size == ctypes.sizeof(n.ohk_sample_record)
 assert _DELETED.size == ctypes.sizeof(n.ohk_deleted_record)
 
 TypeLookup = Callable[[str], SampleType]
+#: Records copied from a batch at a time (256 KB).
+_CHUNK = 4096
+_RECORDS = n.ohk_sample_record * _CHUNK
 T = TypeVar("T")
 
 
@@ -38,7 +41,7 @@ class BatchContext:
     identifiers and the own fields of workouts, routes, correlations and
     heartbeat series by UUID."""
 
-    __slots__ = ("_handle", "types", "classes", "sources", "_sample_data", "sample_count", "deleted_data",
+    __slots__ = ("_handle", "types", "classes", "sources", "_sample_data", "_chunk", "sample_count", "deleted_data",
                  "deleted_count", "sync_identifiers", "_index", "_metadata", "_devices", "_fields",
                  "_fields_index")
 
@@ -50,9 +53,11 @@ class BatchContext:
         #: The class of each type's samples, by type index.
         self.classes: list[type[Sample]] = [_class_of(kind) for kind in self.types]
         self.sources = _source_table(handle)
-        # The record array is laid out by the library on first request:
-        # NumPy columns never need it. A lent batch is read at once.
+        # Records are copied from the batch a chunk at a time as they are
+        # read (a copy of all of them beside the sample objects made of
+        # them was 60 bytes a sample). A lent batch is read at once.
         self._sample_data: Any = None
+        self._chunk: tuple[int, Any] = (-_CHUNK, b"")  # holds no index
         self.sample_count = _sample_count(handle)
         if lent:
             self._sample_data, _ = _records(handle, n.lib.ohk_batch_samples, n.ohk_sample_record, True)
@@ -72,10 +77,43 @@ class BatchContext:
 
     @property
     def sample_data(self) -> Any:
-        """The samples' records (ohk_sample_record), as a buffer."""
+        """The samples' records (ohk_sample_record), as a buffer (the whole
+        array, laid out by the library: for a lent batch's copy)."""
         if self._sample_data is None:
             self._sample_data, _ = _records(self._handle, n.lib.ohk_batch_samples, n.ohk_sample_record, False)
         return self._sample_data
+
+    def sample_chunks(self) -> Iterator[Any]:
+        """The samples' records in order, a chunk of them at a time (one
+        buffer, reused: read each chunk before asking for the next)."""
+        if self._handle is None:
+            yield self.sample_data
+            return
+        size, count, room = _SAMPLE.size, ctypes.c_uint64(), min(_CHUNK, self.sample_count)
+        buffer = bytearray(room * size)
+        records = (n.ohk_sample_record * room).from_buffer(buffer)  # the same memory, as the C type
+        view = memoryview(buffer)
+        for first in range(0, self.sample_count, room):
+            n.lib.ohk_batch_copy_samples(count, records, room, self._handle, first)
+            yield view[:count.value * size]
+
+    def sample_records(self) -> Iterator[tuple[Any, ...]]:
+        """Every sample's record, unpacked, in order."""
+        for chunk in self.sample_chunks():
+            yield from _SAMPLE.iter_unpack(chunk)
+
+    def sample_record(self, index: int) -> tuple[Any, ...]:
+        """Sample `index`'s record, unpacked (its chunk kept for the next)."""
+        if self._handle is None:
+            return _SAMPLE.unpack_from(self.sample_data, index * _SAMPLE.size)
+        first, data = self._chunk  # one read: another thread may replace it
+        if not first <= index < first + _CHUNK:
+            first = index - index % _CHUNK
+            data = bytearray(_CHUNK * _SAMPLE.size)
+            count = ctypes.c_uint64()
+            n.lib.ohk_batch_copy_samples(count, _RECORDS.from_buffer(data), _CHUNK, self._handle, first)
+            self._chunk = (first, data)
+        return _SAMPLE.unpack_from(data, (index - first) * _SAMPLE.size)
 
     @property
     def handle(self) -> Any:
@@ -92,7 +130,7 @@ class BatchContext:
         if self._index is None:
             wanted = n.SAMPLE_HAS_METADATA | n.SAMPLE_HAS_DEVICE
             self._index = {record[0]: index
-                           for index, record in enumerate(_SAMPLE.iter_unpack(self.sample_data))
+                           for index, record in enumerate(self.sample_records())
                            if record[6] & wanted}
         return self._index
 
@@ -112,7 +150,7 @@ class BatchContext:
         if self._fields_index is None:
             own = {i for i, cls in enumerate(self.classes) if cls not in _PLAIN}
             self._fields_index = {} if not own else {
-                record[0]: (index, record[4]) for index, record in enumerate(_SAMPLE.iter_unpack(self.sample_data))
+                record[0]: (index, record[4]) for index, record in enumerate(self.sample_records())
                 if record[4] in own}
         return self._fields_index
 
@@ -242,7 +280,10 @@ class _RecordList(Sequence[T]):
         count = self._count
         if not -count <= index < count:
             raise IndexError(f"{self._noun} index out of range")
-        return self._make(self._layout.unpack_from(self._data, (index % count) * self._layout.size))
+        return self._make(self._record(index % count))
+
+    def _record(self, index: int) -> tuple[Any, ...]:
+        return self._layout.unpack_from(self._data, index * self._layout.size)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {self._count} {self._noun}s>"
@@ -267,20 +308,24 @@ class SampleList(_RecordList[Sample]):
         sample._c = self._context
         return sample
 
+    def _record(self, index: int) -> tuple[Any, ...]:
+        return self._context.sample_record(index)
+
     def __iter__(self) -> Iterator[Sample]:
         # The hot loop of every read: one object and two slot stores per
         # sample, the class chosen once when the batch has one kind.
         context = self._context
         kinds = set(context.classes)
         if len(kinds) != 1:  # samples of several kinds mixed (quantity, category, workout...)
-            yield from super().__iter__()
+            yield from map(self._make, context.sample_records())
             return
-        cls, new = kinds.pop(), object.__new__
-        for record in _SAMPLE.iter_unpack(self._data):
-            sample = new(cls)
-            sample._r = record
-            sample._c = context
-            yield sample
+        cls, new, unpack = kinds.pop(), object.__new__, _SAMPLE.iter_unpack
+        for chunk in context.sample_chunks():
+            for record in unpack(chunk):
+                sample = new(cls)
+                sample._r = record
+                sample._c = context
+                yield sample
 
     def to_numpy(self, unit: str | None = None) -> "SampleColumns":
         """The samples as NumPy columns (needs numpy), values in each type's

@@ -119,6 +119,17 @@ def test_query_results_are_sequences(store):
         samples[5]
 
 
+def test_a_result_of_several_chunks_reads_in_order_and_by_index(store):
+    """Records come from the batch a chunk (4,096) at a time: iteration and
+    indexing across chunks, backwards too, see every sample once."""
+    store.save([steps(i, value=i, metadata={"i": i} if i % 1000 == 0 else None) for i in range(9000)])
+    samples = store.query(STEPS).samples
+    assert [s.value for s in samples] == list(map(float, range(9000)))
+    for i in (4095, 4096, 0, 8999, 4097, -1, -4096):
+        assert samples[i].value == float(i % 9000)
+    assert samples[8000].metadata == {"i": 8000} and samples[8001].metadata == {}
+
+
 def test_results_stay_readable_after_the_store_closes(tmp_path):
     with ohk.HealthStore(tmp_path / "s", durable=False) as store:
         store.save(steps(0, metadata={"k": "v"}))
