@@ -75,3 +75,55 @@ import Testing
         }
     }
 }
+
+/// A large columns query writes on a second thread (`ColumnPipeline`):
+/// the same rows, in the same order, as the records a query returns.
+@Suite struct ColumnPipelineTests {
+    @Test func aLargeReadWritesTheSameRowsOnASecondThread() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        let n = ColumnPipeline.threshold + 5_000
+        var batch: [Sample] = []
+        for i in 0..<n {
+            batch.append(try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"),
+                                             start: t0.addingTimeInterval(Double(i) * 60),
+                                             end: t0.addingTimeInterval(Double(i) * 60 + 30),
+                                             source: i % 3 == 0 ? appA : appB))
+            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+        }
+        let gone = try store.anchoredQuery(type: steps, anchor: nil, limit: 7).samples
+        try store.delete(Array(gone))  // deleted objects among the rows
+        let records = try store.anchoredQuery(type: steps, anchor: nil).samples
+        #expect(records.count == n - 7)
+
+        var expectedStart = [Int64](repeating: 0, count: records.count)
+        var expectedValue = [Double](repeating: 0, count: records.count)
+        expectedStart.withUnsafeMutableBufferPointer { s in
+            expectedValue.withUnsafeMutableBufferPointer { v in
+                var p = SampleColumnPointers()
+                (p.startUnixMicroseconds, p.value) = (s.baseAddress, v.baseAddress)
+                records.fill(p)
+            }
+        }
+        for capacity in [n, n - 100] {
+            var gotStart = [Int64](repeating: 0, count: capacity)
+            var gotValue = [Double](repeating: 0, count: capacity)
+            var gotSource = [UInt32](repeating: 9, count: capacity)
+            let result = try gotStart.withUnsafeMutableBufferPointer { s in
+                try gotValue.withUnsafeMutableBufferPointer { v in
+                    try gotSource.withUnsafeMutableBufferPointer { so in
+                        var p = SampleColumnPointers()
+                        (p.startUnixMicroseconds, p.value, p.sourceID) = (s.baseAddress, v.baseAddress, so.baseAddress)
+                        return try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, into: p, capacity: capacity)
+                    }
+                }
+            }
+            let rows = min(capacity, records.count)
+            #expect(result.count == rows)
+            #expect(gotStart[..<rows] == expectedStart[..<rows] && gotValue[..<rows] == expectedValue[..<rows])
+            #expect(Set(gotSource[..<rows]) == [0, 1] && result.sourceOrder.count == 2)
+            // The deleted objects come after every sample: only a read to the end has them.
+            #expect(result.result.deletedObjects.count == (capacity > records.count ? 7 : 0))
+        }
+    }
+}

@@ -51,16 +51,21 @@ extension Store {
                                into columns: SampleColumnPointers, capacity: Int) throws -> ColumnsQueryResult {
         try Self.validate(limit: limit)
         guard capacity > 0 else { throw OHKError(.invalidArgument, "a columns query needs room for a sample") }
-        let sink = ColumnSink(columns, capacity: capacity)
         let walk = descriptors.count == 1 && descriptors[0].predicate == nil
         if walk { try validateType(descriptors[0].type) }
         let groups = walk ? [] : try Self.group(descriptors, validatingWith: self)
+        let rows = limit > 0 ? min(limit, capacity) : capacity
         return try readRetryingTrees { txn in
-            let taken = walk ? try self.walk(txn, descriptors[0].type, anchor: anchor, limit: limit, into: sink)
+            let pipeline = ColumnPipeline.make(ColumnWriter(columns), capacity: rows)
+            // Its thread reads records in the map: done before the read ends, whatever happens.
+            defer { _ = pipeline?.finish() }
+            let sink = ColumnSink(ColumnWriter(columns), capacity: capacity, pipeline: pipeline)
+            var taken = walk ? try self.walk(txn, descriptors[0].type, anchor: anchor, limit: limit, into: sink)
                 : try scan(txn, groups, anchor: anchor, limit: limit, into: sink)
+            let written = taken.columns!.finish()
+            taken.batch.noteSource(through: written.maxSourceID)
             // Inside the read: the names of new sources are read with it.
-            return ColumnsQueryResult(result: result(taken), count: taken.columns!.count,
-                                      sourceOrder: taken.columns!.sourceOrder)
+            return ColumnsQueryResult(result: result(taken), count: written.count, sourceOrder: written.sourceOrder)
         }
     }
 

@@ -1,29 +1,78 @@
 import FoundationEssentials
+import Glibc
 
 /// Where a columns query writes its samples: straight into the caller's
 /// column arrays as the scan meets them, with no copy of the records in
 /// between (`Store.anchoredQuery(_:anchor:limit:into:capacity:)`). Half
 /// the memory traffic of a query and a fill, which is what a full read
-/// into NumPy costs.
-package struct ColumnSink {
-    let out: SampleColumnPointers
+/// into NumPy costs. A large read writes on a second thread
+/// (`ColumnPipeline`) while the scan walks on.
+struct ColumnSink {
+    /// Writes the rows itself when there is no pipeline.
+    private var writer: ColumnWriter
     /// Rows the arrays have; the scan stops when they are full.
     let capacity: Int
-    /// Rows written.
+    /// Rows taken (written, or handed to the pipeline).
+    private(set) var rows = 0
+    private let pipeline: ColumnPipeline?
+    /// The pipeline's chunk being filled.
+    private var chunk: UnsafeMutablePointer<ColumnPipeline.Entry>?
+    private var filled = 0
+
+    init(_ writer: ColumnWriter, capacity: Int, pipeline: ColumnPipeline?) {
+        self.writer = writer
+        self.capacity = capacity
+        self.pipeline = pipeline
+        chunk = pipeline?.nextChunk()
+    }
+
+    var isFull: Bool { rows >= capacity }
+
+    /// Takes one sample as the next row; returns whether the columns are
+    /// full.
+    @inline(__always)
+    mutating func take(_ r: RecordView, typeIndex: Int) -> Bool {
+        rows += 1
+        if let chunk {
+            chunk[filled] = ColumnPipeline.Entry(base: r.bytes.baseAddress!, count: UInt32(r.bytes.count),
+                                                 typeIndex: UInt32(typeIndex))
+            filled += 1
+            if filled == ColumnPipeline.chunkSize { handOff() }
+        } else {
+            writer.write(r, typeIndex: typeIndex)
+        }
+        return rows >= capacity
+    }
+
+    @inline(never)
+    private mutating func handOff() {
+        pipeline!.submit(filled)
+        chunk = pipeline!.nextChunk()
+        filled = 0
+    }
+
+    /// The writer once every row is written: after the scan, inside its
+    /// read (the pipeline reads records in the map).
+    mutating func finish() -> ColumnWriter {
+        guard let pipeline else { return writer }
+        if filled > 0 { pipeline.submit(filled); filled = 0 }
+        chunk = nil
+        return pipeline.finish()
+    }
+}
+
+/// The rows a columns query has written, and the numbering of their
+/// sources (the source column holds positions in `sourceOrder`).
+struct ColumnWriter {
+    let out: SampleColumnPointers
     private(set) var count = 0
-    /// The store's source ids in the order the samples first use them:
-    /// the source column holds positions in this list.
+    /// The store's source ids in the order the samples first use them.
     private(set) var sourceOrder: [UInt32] = []
     /// Position in `sourceOrder` + 1 by store source id (0: not used yet).
     private var numbers: [UInt32] = []
     private(set) var maxSourceID: UInt32 = 0
 
-    package init(_ out: SampleColumnPointers, capacity: Int) {
-        self.out = out
-        self.capacity = capacity
-    }
-
-    var isFull: Bool { count >= capacity }
+    init(_ out: SampleColumnPointers) { self.out = out }
 
     /// Writes one sample as row `count`.
     @inline(__always)
@@ -47,6 +96,103 @@ package struct ColumnSink {
         numbers[i] = UInt32(sourceOrder.count)
         maxSourceID = max(maxSourceID, id)
         return numbers[i] - 1
+    }
+}
+
+/// A second thread that writes a large columns query's rows while the
+/// scan walks the store: the walk (LMDB's cursor, waiting on the records'
+/// memory) and the writing (the columns' fresh memory) each take about
+/// half of a full read. The scan hands over chunks of record pointers,
+/// valid while its read lasts; `finish` waits for the last row.
+final class ColumnPipeline: @unchecked Sendable {
+    struct Entry {
+        let base: UnsafeRawPointer
+        let count: UInt32
+        let typeIndex: UInt32
+    }
+    static let chunkSize = 4096
+    /// Chunks in flight: enough that neither side waits on the other's
+    /// hiccups, few enough to stay in the caches (64 KB each).
+    private static let slots = 4
+    /// Reads smaller than this write on the scan's thread (a thread costs
+    /// some 50 µs; 64 K rows take milliseconds).
+    static let threshold = 1 << 16
+
+    private let entries: UnsafeMutablePointer<Entry>
+    /// Entries in each slot; -1 marks the end.
+    private let counts: UnsafeMutablePointer<Int>
+    /// Free slots and filled ones (allocated: both threads use them at once).
+    private let free = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private let ready = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    private var produced = 0
+    private var writer: ColumnWriter
+    private var thread: pthread_t?
+
+    /// A pipeline when the read is large and there is a second processor.
+    static func make(_ writer: ColumnWriter, capacity: Int) -> ColumnPipeline? {
+        capacity >= threshold && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? ColumnPipeline(writer) : nil
+    }
+
+    private init(_ writer: ColumnWriter) {
+        self.writer = writer
+        entries = .allocate(capacity: Self.slots * Self.chunkSize)
+        counts = .allocate(capacity: Self.slots)
+        sem_init(free, 0, UInt32(Self.slots))
+        sem_init(ready, 0, 0)
+        thread = startThread { [unowned self] in self.consume() }
+    }
+
+    deinit {
+        sem_destroy(free)
+        sem_destroy(ready)
+        free.deallocate()
+        ready.deallocate()
+        entries.deallocate()
+        counts.deallocate()
+    }
+
+    /// The next slot to fill, once the writer is done with it.
+    func nextChunk() -> UnsafeMutablePointer<Entry> {
+        while sem_wait(free) != 0 {}  // EINTR
+        return entries + (produced % Self.slots) * Self.chunkSize
+    }
+
+    /// Hands over the slot `nextChunk` gave, with `count` entries.
+    func submit(_ count: Int) {
+        counts[produced % Self.slots] = count
+        produced += 1
+        sem_post(ready)
+    }
+
+    /// Ends the rows and waits for the writer (once; later calls return
+    /// its state at once).
+    func finish() -> ColumnWriter {
+        if let t = thread {
+            counts[produced % Self.slots] = -1
+            sem_post(ready)
+            pthread_join(t, nil)
+            thread = nil
+        }
+        return writer
+    }
+
+    private func consume() {
+        var w = writer
+        var k = 0
+        while true {
+            while sem_wait(ready) != 0 {}
+            let slot = k % Self.slots
+            let n = counts[slot]
+            guard n >= 0 else { break }
+            let chunk = entries + slot * Self.chunkSize
+            for i in 0..<n {
+                let e = chunk[i]
+                w.write(RecordView(bytes: UnsafeRawBufferPointer(start: e.base, count: Int(e.count))), typeIndex: Int(e.typeIndex))
+            }
+            k += 1
+            sem_post(free)
+        }
+        writer = w
     }
 }
 

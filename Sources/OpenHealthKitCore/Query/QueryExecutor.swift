@@ -127,10 +127,8 @@ extension Store {
     /// The result of a scan: newAnchor per rule 5 (after the last object
     /// returned when the limit or the columns stopped the scan).
     func result(_ taken: Taken) -> AnchoredQueryResult {
-        var taken = taken
         let stopped = (taken.returned == taken.limit && taken.limit > 0) || taken.columns?.isFull == true
         let position = stopped ? taken.lastReturned : taken.head
-        if let c = taken.columns { taken.batch.noteSource(through: c.maxSourceID) }
         return AnchoredQueryResult(samples: taken.batch.build(types: taken.types, names: taken.names),
                                    deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: taken.types,
                                                                                                    names: taken.names)),
@@ -249,6 +247,7 @@ extension Store {
         var deleted: SampleBatchBuilder?
         /// A columns query's samples go here rather than into `batch`.
         var columns: ColumnSink?
+        let hasColumns: Bool
         var returned = 0
         var lastReturned: UInt64 = 0
         let limit: Int
@@ -262,6 +261,7 @@ extension Store {
              head: UInt64, horizon: UInt64, names: NameLookup) {
             self.batch = batch
             self.columns = columns
+            hasColumns = columns != nil
             self.limit = limit
             self.types = types
             (self.head, self.horizon, self.names) = (head, horizon, names)
@@ -286,11 +286,13 @@ extension Store {
         if r.isTombstone {
             if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
             try t.deleted!.append(r, typeIndex: i)
-        } else if t.columns != nil {
-            t.columns!.write(r, typeIndex: i)
+        } else if t.hasColumns {
             t.returned += 1
             t.lastReturned = seq
-            return t.returned == t.limit || t.columns!.isFull
+            // (Nothing read from the optional sink but through `take`: a
+            // read copied it, with a retain of its arrays, per record.)
+            let full = t.columns!.take(r, typeIndex: i)
+            return full || t.returned == t.limit
         } else {
             try t.batch.append(r, typeIndex: i)
         }
