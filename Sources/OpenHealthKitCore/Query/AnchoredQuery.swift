@@ -56,10 +56,10 @@ extension Store {
         let groups = walk ? [] : try Self.group(descriptors, validatingWith: self)
         let rows = limit > 0 ? min(limit, capacity) : capacity
         return try readRetryingTrees { txn in
-            let pipeline = ColumnPipeline.make(ColumnWriter(columns), capacity: rows)
-            // Its thread reads records in the map: done before the read ends, whatever happens.
-            defer { _ = pipeline?.finish() }
-            let sink = ColumnSink(ColumnWriter(columns), capacity: capacity, pipeline: pipeline)
+            let holder = ColumnPipeline.holder(capacity: rows)
+            // A pipeline's thread reads records in the map: done before the read ends, whatever happens.
+            defer { _ = holder?.pipeline?.finish() }
+            let sink = ColumnSink(ColumnWriter(columns), capacity: capacity, holder: holder)
             var taken = walk ? try self.walk(txn, descriptors[0].type, anchor: anchor, limit: limit, into: sink)
                 : try scan(txn, groups, anchor: anchor, limit: limit, into: sink)
             let written = taken.columns!.finish()

@@ -8,22 +8,25 @@ import Glibc
 /// into NumPy costs. A large read writes on a second thread
 /// (`ColumnPipeline`) while the scan walks on.
 struct ColumnSink {
-    /// Writes the rows itself when there is no pipeline.
+    /// Writes the rows itself until a pipeline starts.
     private var writer: ColumnWriter
     /// Rows the arrays have; the scan stops when they are full.
     let capacity: Int
     /// Rows taken (written, or handed to the pipeline).
     private(set) var rows = 0
-    private let pipeline: ColumnPipeline?
+    /// Where the pipeline goes once the read proves large (a delta of a
+    /// few rows starts no thread); nil when the read may not have one.
+    private let holder: ColumnPipeline.Holder?
     /// The pipeline's chunk being filled.
     private var chunk: UnsafeMutablePointer<ColumnPipeline.Entry>?
     private var filled = 0
 
-    init(_ writer: ColumnWriter, capacity: Int, pipeline: ColumnPipeline?) {
+    /// `holder`: where a pipeline may be started; its owner finishes it
+    /// before the read ends, however the scan ends.
+    init(_ writer: ColumnWriter, capacity: Int, holder: ColumnPipeline.Holder?) {
         self.writer = writer
         self.capacity = capacity
-        self.pipeline = pipeline
-        chunk = pipeline?.nextChunk()
+        self.holder = holder
     }
 
     var isFull: Bool { rows >= capacity }
@@ -40,21 +43,31 @@ struct ColumnSink {
             if filled == ColumnPipeline.chunkSize { handOff() }
         } else {
             writer.write(r, typeIndex: typeIndex)
+            if rows == ColumnPipeline.chunkSize, holder != nil { start() }
         }
         return rows >= capacity
     }
 
+    /// The read has filled a chunk on its own thread: the rest goes to a
+    /// pipeline, which carries on with the writer's numbering.
+    @inline(never)
+    private mutating func start() {
+        let pipeline = ColumnPipeline(writer)
+        holder!.pipeline = pipeline
+        chunk = pipeline.nextChunk()
+    }
+
     @inline(never)
     private mutating func handOff() {
-        pipeline!.submit(filled)
-        chunk = pipeline!.nextChunk()
+        holder!.pipeline!.submit(filled)
+        chunk = holder!.pipeline!.nextChunk()
         filled = 0
     }
 
     /// The writer once every row is written: after the scan, inside its
     /// read (the pipeline reads records in the map).
     mutating func finish() -> ColumnWriter {
-        guard let pipeline else { return writer }
+        guard let pipeline = holder?.pipeline else { return writer }
         if filled > 0 { pipeline.submit(filled); filled = 0 }
         chunk = nil
         return pipeline.finish()
@@ -114,9 +127,15 @@ final class ColumnPipeline: @unchecked Sendable {
     /// Chunks in flight: enough that neither side waits on the other's
     /// hiccups, few enough to stay in the caches (64 KB each).
     private static let slots = 4
-    /// Reads smaller than this write on the scan's thread (a thread costs
-    /// some 50 µs; 64 K rows take milliseconds).
+    /// Columns with room for fewer rows than this are written on the
+    /// scan's thread (a thread costs some 50 µs; 64 K rows take
+    /// milliseconds); larger ones start a pipeline after their first chunk.
     static let threshold = 1 << 16
+
+    /// Where a read's pipeline is, once started.
+    final class Holder {
+        var pipeline: ColumnPipeline?
+    }
 
     private let entries: UnsafeMutablePointer<Entry>
     /// Entries in each slot; -1 marks the end.
@@ -128,12 +147,14 @@ final class ColumnPipeline: @unchecked Sendable {
     private var writer: ColumnWriter
     private var thread: pthread_t?
 
-    /// A pipeline when the read is large and there is a second processor.
-    static func make(_ writer: ColumnWriter, capacity: Int) -> ColumnPipeline? {
-        capacity >= threshold && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? ColumnPipeline(writer) : nil
+    /// A holder when columns of `capacity` rows may have a pipeline: room
+    /// for a large read, and a second processor.
+    static func holder(capacity: Int) -> Holder? {
+        capacity >= threshold && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? Holder() : nil
     }
 
-    private init(_ writer: ColumnWriter) {
+    /// Starts the writing thread, which carries on from `writer`.
+    init(_ writer: ColumnWriter) {
         self.writer = writer
         entries = .allocate(capacity: Self.slots * Self.chunkSize)
         counts = .allocate(capacity: Self.slots)

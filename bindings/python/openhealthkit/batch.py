@@ -89,6 +89,8 @@ class BatchContext:
         if self._handle is None:
             yield self.sample_data
             return
+        if not self.sample_count:
+            return
         size, count, room = _SAMPLE.size, ctypes.c_uint64(), min(_CHUNK, self.sample_count)
         buffer = bytearray(room * size)
         records = (n.ohk_sample_record * room).from_buffer(buffer)  # the same memory, as the C type
