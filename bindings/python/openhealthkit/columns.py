@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+import mmap
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
@@ -171,10 +172,16 @@ def _numpy() -> Any:
     return np
 
 
-def _block(np: Any, capacity: int) -> tuple[Any, Any]:
+def _block(np: Any, capacity: int, mapped: bool = False) -> tuple[Any, Any]:
     """One block for the six columns of `capacity` rows (8-byte ones
-    first, so each is aligned), and the C columns pointing into it."""
-    block = np.empty(capacity * 48, dtype=np.uint8)
+    first, so each is aligned), and the C columns pointing into it.
+    `mapped`: an anonymous mapping rather than NumPy's memory, for a
+    block sized by a bound, which a second thread fills: its pages are
+    made only where rows are written, on that thread, and NumPy's huge
+    pages (which a fresh block of tens of MB paid for in compaction, half
+    again the read) are not asked for."""
+    block = np.frombuffer(mmap.mmap(-1, capacity * 48), dtype=np.uint8) if mapped \
+        else np.empty(capacity * 48, dtype=np.uint8)
     address = block.__array_interface__["data"][0]
     offsets = (0, 16, 24, 32, 40, 44)
     columns = n.ohk_sample_columns(*(address + k * capacity for k in offsets), None, None, None)
@@ -223,7 +230,7 @@ def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limi
         # between the two calls (it then runs again with a new bound),
         # not that the query matched exactly `bound`.
         capacity = (min(bound.value, limit) if limit else bound.value) + 1
-        block, columns = _block(np, capacity)
+        block, columns = _block(np, capacity, mapped=True)
         batch = ctypes.POINTER(n.ohk_batch)()
         written = ctypes.c_uint64()
         n.lib.ohk_store_fetch_columns(batch, written, store._handle, descriptors, count, anchor._struct, limit,

@@ -182,3 +182,13 @@ def test_query_columns_runs_again_when_a_save_outgrew_its_bound(store, monkeypat
     monkeypatch.setattr(n.lib, "ohk_store_fetch_bound", stale)
     result = store.query_columns(STEPS)
     assert len(calls) == 2 and list(result.samples.value) == list(map(float, range(12)))
+
+
+def test_query_columns_outlive_the_query_and_the_store(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        store.save([steps(i, value=i) for i in range(10)])
+        samples = store.query_columns(STEPS).samples
+    import gc
+    gc.collect()
+    assert samples.value.sum() == 45 and samples.value.flags.writeable
+    assert bytes(samples.uuid[9]) != bytes(16)
