@@ -401,14 +401,16 @@ int32_t ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *out_c
 /**
  * Copies the records of samples `first`, `first` + 1, ... into the
  * caller's `records`, at most `capacity` of them (fewer at the end of the
- * batch, none at or past it); *out_count receives how many. The same
- * records as ohk_batch_samples, a part at a time, without the batch
- * keeping a copy of all of them: what a reader that converts each record
- * into an object of its own language wants.
+ * batch, none at or past it); *out_count receives how many, and
+ * *out_flags (unless NULL) the OR of their flags (no OHK_SAMPLE_HAS_*
+ * bit: none of them has that field). The same records as
+ * ohk_batch_samples, a part at a time, without the batch keeping a copy
+ * of all of them: what a reader that converts each record into an
+ * object of its own language wants.
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
  * records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
  */
-int32_t ohk_batch_copy_samples(uint64_t *out_count, ohk_sample_record *records, uint64_t capacity, const ohk_batch *batch, uint64_t first);
+int32_t ohk_batch_copy_samples(uint64_t *out_count, uint32_t *out_flags, ohk_sample_record *records, uint64_t capacity, const ohk_batch *batch, uint64_t first);
 
 /**
  * The batch's samples as columns: writes each sample's fields into the

@@ -54,13 +54,16 @@ import OpenHealthKitCore
 
 /// Copies the records of samples `first`, `first` + 1, ... into the
 /// caller's `records`, at most `capacity` of them (fewer at the end of the
-/// batch, none at or past it); *out_count receives how many. The same
-/// records as ohk_batch_samples, a part at a time, without the batch
-/// keeping a copy of all of them: what a reader that converts each record
-/// into an object of its own language wants.
+/// batch, none at or past it); *out_count receives how many, and
+/// *out_flags (unless NULL) the OR of their flags (no OHK_SAMPLE_HAS_*
+/// bit: none of them has that field). The same records as
+/// ohk_batch_samples, a part at a time, without the batch keeping a copy
+/// of all of them: what a reader that converts each record into an
+/// object of its own language wants.
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
 /// records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
 @c public func ohk_batch_copy_samples(_ out_count: UnsafeMutablePointer<UInt64>?,
+                                      _ out_flags: UnsafeMutablePointer<UInt32>?,
                                       _ records: UnsafeMutablePointer<ohk_sample_record>?, _ capacity: UInt64,
                                       _ batch: UnsafePointer<ohk_batch>?, _ first: UInt64) -> Int32 {
     cCall {
@@ -68,9 +71,12 @@ import OpenHealthKitCore
         guard records != nil || capacity == 0 else { throw CError(.invalidArgument, "records is NULL") }
         let b = try BatchHandle.get(batch)
         let n = UInt64(b.result.samples.count)
+        out_flags?.pointee = 0
         guard first < n, capacity > 0, let records else { count.pointee = 0; return }
         let room = Int(min(capacity, n - first))
-        count.pointee = UInt64(b.copyRecords(from: Int(first), into: UnsafeMutableBufferPointer(start: records, count: room)))
+        let copied = b.copyRecords(from: Int(first), into: UnsafeMutableBufferPointer(start: records, count: room))
+        count.pointee = UInt64(copied)
+        if let out_flags { out_flags.pointee = (0..<copied).reduce(0) { $0 | records[$1].flags } }
     }
 }
 

@@ -253,15 +253,18 @@ static void columns_are_fetched_as_the_query_reads(void **state)
 
     /* The records a part at a time, as ohk_batch_samples has them. */
     ohk_sample_record part_of[3];
-    OK(ohk_batch_copy_samples(&n, part_of, 3, b, 1));
+    uint32_t any = 0;
+    OK(ohk_batch_copy_samples(&n, &any, part_of, 3, b, 1));
     assert_int_equal(n, 3);
     assert_memory_equal(part_of, &r[1], 3 * sizeof *r);
-    OK(ohk_batch_copy_samples(&n, part_of, 3, b, 3)); /* the end: fewer */
+    assert_int_equal(any, r[1].flags | r[2].flags | r[3].flags);
+    OK(ohk_batch_copy_samples(&n, NULL, part_of, 3, b, 3)); /* the end: fewer */
     assert_int_equal(n, 2);
     assert_memory_equal(part_of, &r[3], 2 * sizeof *r);
-    OK(ohk_batch_copy_samples(&n, part_of, 3, b, 5)); /* past it: none */
+    OK(ohk_batch_copy_samples(&n, &any, part_of, 3, b, 5)); /* past it: none */
     assert_int_equal(n, 0);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_copy_samples(&n, NULL, 3, b, 0));
+    assert_int_equal(any, 0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_copy_samples(&n, NULL, NULL, 3, b, 0));
 
     c = NULL;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, &cols, 0));

@@ -24,8 +24,13 @@ if TYPE_CHECKING:
     from .columns import DeletedColumns, SampleColumns
 
 _SAMPLE = struct.Struct(n.SAMPLE_RECORD_FORMAT)
+#: The same records without utc_offset and creation_date (read only when
+#: the flags announce them): for a chunk of which no record has either,
+#: a tuple two items and a float shorter per sample.
+_SAMPLE_SHORT = struct.Struct(n.SAMPLE_RECORD_FORMAT[:-2] + "12x")
+_TIMED = n.SAMPLE_HAS_CREATION_DATE | n.SAMPLE_HAS_UTC_OFFSET
 _DELETED = struct.Struct(n.DELETED_RECORD_FORMAT)
-assert _SAMPLE.size == ctypes.sizeof(n.ohk_sample_record)
+assert _SAMPLE.size == _SAMPLE_SHORT.size == ctypes.sizeof(n.ohk_sample_record)
 assert _DELETED.size == ctypes.sizeof(n.ohk_deleted_record)
 
 TypeLookup = Callable[[str], SampleType]
@@ -83,26 +88,28 @@ class BatchContext:
             self._sample_data, _ = _records(self._handle, n.lib.ohk_batch_samples, n.ohk_sample_record, False)
         return self._sample_data
 
-    def sample_chunks(self) -> Iterator[Any]:
-        """The samples' records in order, a chunk of them at a time (one
-        buffer, reused: read each chunk before asking for the next)."""
+    def sample_chunks(self) -> Iterator[tuple[Any, struct.Struct]]:
+        """The samples' records in order, a chunk of them at a time, each
+        with the layout to unpack it with (one buffer, reused: read each
+        chunk before asking for the next)."""
         if self._handle is None:
-            yield self.sample_data
+            yield self.sample_data, _SAMPLE
             return
         if not self.sample_count:
             return
-        size, count, room = _SAMPLE.size, ctypes.c_uint64(), min(_CHUNK, self.sample_count)
+        size, room = _SAMPLE.size, min(_CHUNK, self.sample_count)
+        count, flags = ctypes.c_uint64(), ctypes.c_uint32()
         buffer = bytearray(room * size)
         records = (n.ohk_sample_record * room).from_buffer(buffer)  # the same memory, as the C type
         view = memoryview(buffer)
         for first in range(0, self.sample_count, room):
-            n.lib.ohk_batch_copy_samples(count, records, room, self._handle, first)
-            yield view[:count.value * size]
+            n.lib.ohk_batch_copy_samples(count, flags, records, room, self._handle, first)
+            yield view[:count.value * size], _SAMPLE if flags.value & _TIMED else _SAMPLE_SHORT
 
     def sample_records(self) -> Iterator[tuple[Any, ...]]:
         """Every sample's record, unpacked, in order."""
-        for chunk in self.sample_chunks():
-            yield from _SAMPLE.iter_unpack(chunk)
+        for chunk, layout in self.sample_chunks():
+            yield from layout.iter_unpack(chunk)
 
     def sample_record(self, index: int) -> tuple[Any, ...]:
         """Sample `index`'s record, unpacked (its chunk kept for the next)."""
@@ -113,7 +120,7 @@ class BatchContext:
             first = index - index % _CHUNK
             data = bytearray(_CHUNK * _SAMPLE.size)
             count = ctypes.c_uint64()
-            n.lib.ohk_batch_copy_samples(count, _RECORDS.from_buffer(data), _CHUNK, self._handle, first)
+            n.lib.ohk_batch_copy_samples(count, None, _RECORDS.from_buffer(data), _CHUNK, self._handle, first)
             self._chunk = (first, data)
         return _SAMPLE.unpack_from(data, (index - first) * _SAMPLE.size)
 
@@ -321,9 +328,9 @@ class SampleList(_RecordList[Sample]):
         if len(kinds) != 1:  # samples of several kinds mixed (quantity, category, workout...)
             yield from map(self._make, context.sample_records())
             return
-        cls, new, unpack = kinds.pop(), object.__new__, _SAMPLE.iter_unpack
-        for chunk in context.sample_chunks():
-            for record in unpack(chunk):
+        cls, new = kinds.pop(), object.__new__
+        for chunk, layout in context.sample_chunks():
+            for record in layout.iter_unpack(chunk):
                 sample = new(cls)
                 sample._r = record
                 sample._c = context

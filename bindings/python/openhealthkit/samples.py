@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 #: A sample's record as n.SAMPLE_RECORD_FORMAT unpacks it: uuid, start, end,
 #: value, type_index, source_index, flags, utc_offset, creation_date.
 SampleRecord: TypeAlias = tuple[bytes, float, float, float, int, int, int, int, float]
+#: The same without the last two, which a batch leaves out of a chunk of
+#: which no record has them (flags says which do).
+ShortSampleRecord: TypeAlias = tuple[bytes, float, float, float, int, int, int]
 #: A deleted object's record as n.DELETED_RECORD_FORMAT unpacks it: uuid,
 #: start, end, deletion_date, type_index, source_index, sync_identifier
 #: pointer, sync_version.
@@ -96,7 +99,7 @@ class _Object:
     equal by UUID within one family (samples, or deleted objects)."""
 
     __slots__ = ("_r", "_c")
-    _r: SampleRecord | DeletedRecord
+    _r: SampleRecord | ShortSampleRecord | DeletedRecord
     _c: BatchContext | _Unsaved
     _family: type[_Object]
 
@@ -148,7 +151,7 @@ class Sample(_Object):
     # flags, utc_offset, creation_date); _c: its batch's tables (types, sources, metadata),
     # or an _Unsaved for a sample made in Python.
     __slots__ = ()
-    _r: SampleRecord
+    _r: SampleRecord | ShortSampleRecord
 
     def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
               unit: str | None, source: Source | None, device: Device | None,
@@ -184,13 +187,13 @@ class Sample(_Object):
         """When the sample was made, as its source said (an Apple Health
         export's ``creationDate``), an aware UTC datetime; None when not
         given. Saves keep it and stamp nothing (rule 24)."""
-        return utc_datetime(self._r[8]) if self._r[6] & n.SAMPLE_HAS_CREATION_DATE else None
+        return utc_datetime(cast(SampleRecord, self._r)[8]) if self._r[6] & n.SAMPLE_HAS_CREATION_DATE else None
 
     @property
     def utc_offset(self) -> timedelta | None:
         """The UTC offset of the sample's local time (an export's
         ``-0800`` is ``timedelta(hours=-8)``); None when not known."""
-        return timedelta(seconds=self._r[7]) if self._r[6] & n.SAMPLE_HAS_UTC_OFFSET else None
+        return timedelta(seconds=cast(SampleRecord, self._r)[7]) if self._r[6] & n.SAMPLE_HAS_UTC_OFFSET else None
 
     @property
     def local_start_date(self) -> datetime | None:

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
-from typing import Any, Union
+from typing import Any, Union, cast
 
 from . import _native as n, hooks
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
@@ -29,7 +29,7 @@ from .hooks import CommitHook
 from .predicate import Predicate
 from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription, on_activity, on_observed, on_results,
                       on_statistics)
-from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
+from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
@@ -542,7 +542,8 @@ class HealthStore:
 
     def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
                     sources: dict[Source, tuple[bytes, bytes, bytes | None]], keep: list[Any]) -> None:
-        record, context = sample._r, sample._c
+        # The last two fields are there when the flags say so.
+        record, context = cast(SampleRecord, sample._r), sample._c
         kind = sample.sample_type
         identifier = kind.identifier.encode("utf-8")
         target.type, target.start, target.end, target.value = identifier, record[1], record[2], record[3]

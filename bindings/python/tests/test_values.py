@@ -130,6 +130,21 @@ def test_a_result_of_several_chunks_reads_in_order_and_by_index(store):
     assert samples[8000].metadata == {"i": 8000} and samples[8001].metadata == {}
 
 
+def test_chunks_with_and_without_creation_dates_read_alike(store):
+    """A chunk of which no record has a creation date or UTC offset is
+    unpacked without them: both kinds of chunk read every field."""
+    from datetime import timedelta
+    created = T0 - timedelta(hours=1)
+    store.save([steps(i, value=i) for i in range(5000)]
+               + [steps(5000, value=5000, creation_date=created, utc_offset=timedelta(hours=-8))])
+    samples = list(store.query(STEPS).samples)
+    assert samples[10].creation_date is None and samples[10].utc_offset is None
+    assert samples[4200].creation_date is None and samples[4200].start_timestamp > samples[10].start_timestamp
+    assert samples[5000].creation_date == created and samples[5000].utc_offset == timedelta(hours=-8)
+    assert samples[10] == store.query(STEPS).samples[10] and samples[5000].value == 5000
+    assert store.query(STEPS).samples[5000].creation_date == created  # by index, through the full layout
+
+
 def test_results_stay_readable_after_the_store_closes(tmp_path):
     with ohk.HealthStore(tmp_path / "s", durable=False) as store:
         store.save(steps(0, metadata={"k": "v"}))
