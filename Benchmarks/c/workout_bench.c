@@ -44,10 +44,10 @@ static void make_inputs(int run)
     }
 }
 
-/* One run through OpenHealthKit: returns seconds saving, reading, reading with heart rates. */
-static void ohk_run(ohk_store *store, int run, double *save_route, double *save, double *read, double *read_hr)
+/* Saves the workout of an hour from `t` (a run) and its route; the UUID
+ * of the workout into *out. */
+static void save_workout_and_route(ohk_store *store, double t, ohk_save_outcome *out)
 {
-    double t = T0 + run * 7200.0;
     ohk_sample_input w_in;
     memset(&w_in, 0, sizeof w_in);
     w_in.start = t;
@@ -55,11 +55,16 @@ static void ohk_run(ohk_store *store, int run, double *save_route, double *save,
     w_in.source = (ohk_source){"com.example.watch", "Watch", NULL};
     ohk_workout w = {37, POINTS, 650, 10000, NAN, NAN, NULL, 0, NULL, 0, NULL, 0};
     ohk_sample_input r_in = w_in;
-    ohk_save_outcome wo;
+    check(ohk_store_save_workout(out, store, &w_in, &w), "save workout");
+    check(ohk_store_save_route(NULL, store, &r_in, out->uuid, locations, POINTS), "save route");
+}
 
+/* One run through OpenHealthKit: returns seconds saving, reading, reading with heart rates. */
+static void ohk_run(ohk_store *store, int run, double *save_route, double *save, double *read, double *read_hr)
+{
+    ohk_save_outcome wo;
     double a = now();
-    check(ohk_store_save_workout(&wo, store, &w_in, &w), "save workout");
-    check(ohk_store_save_route(NULL, store, &r_in, wo.uuid, locations, POINTS), "save route");
+    save_workout_and_route(store, T0 + run * 7200.0, &wo);
     double a2 = now();
     check(ohk_store_add_to_workout(NULL, store, wo.uuid, rates, POINTS), "add heart rates");
     double b = now();
@@ -116,19 +121,11 @@ static double ohk_link_run(ohk_store *store, int run, double *by_uuid)
     }
     check(ohk_store_save(outcomes, store, stored, POINTS), "save heart rates");
     for (int k = 0; k < POINTS; k++) memcpy(stored[k].uuid, outcomes[k].uuid, 16);
-    ohk_sample_input w_in;
-    memset(&w_in, 0, sizeof w_in);
-    w_in.start = t;
-    w_in.end = t + POINTS;
-    w_in.source = (ohk_source){"com.example.watch", "Watch", NULL};
-    ohk_workout w = {37, POINTS, 650, 10000, NAN, NAN, NULL, 0, NULL, 0, NULL, 0};
-    ohk_sample_input r_in = w_in;
     ohk_save_outcome wo;
     uint8_t *uuids = malloc(16 * (size_t)POINTS);
     for (int k = 0; k < POINTS; k++) memcpy(uuids + 16 * k, outcomes[k].uuid, 16);
     double a = now();
-    check(ohk_store_save_workout(&wo, store, &w_in, &w), "save workout");
-    check(ohk_store_save_route(NULL, store, &r_in, wo.uuid, locations, POINTS), "save route");
+    save_workout_and_route(store, t, &wo);
     double a2 = now();
     check(ohk_store_add_to_workout(outcomes, store, wo.uuid, stored, POINTS), "associate heart rates");
     double b = now();
