@@ -14,10 +14,12 @@ extension Store {
     public func associate(_ samples: [UUID], with workout: UUID) throws {
         try write { w in
             try checkWorkout(workout, &w)
+            var links = PendingLinks(workout: workout, expected: samples.count)
             for u in samples {
                 guard let (typeID, seq) = try w.lookupUUID(u) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
-                try link(u, typeID: typeID, seq: seq, to: workout, &w)
+                try link(u, typeID: typeID, seq: seq, into: &links, &w)
             }
+            try links.write(w.txn, trees)
         }
     }
 
@@ -39,10 +41,11 @@ extension Store {
             w.expectSamples(samples.count)
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(samples.count)
+            var links = PendingLinks(workout: workout, expected: samples.count)
             for (s, known) in zip(samples, stored) {
                 if let (typeID, seq) = known {
                     outcomes.append(nil)
-                    try link(s.uuid, typeID: typeID, seq: seq, to: workout, &w)
+                    try link(s.uuid, typeID: typeID, seq: seq, into: &links, &w)
                 } else if !seen.insert(s.uuid).inserted {
                     outcomes.append(nil)  // given twice: saved and linked at its first
                 } else {
@@ -50,9 +53,10 @@ extension Store {
                     try s.validate()
                     try Self.checkAssociable(s.type, s.uuid)
                     outcomes.append(try save(s, &w))
-                    try Self.putLink(workout: workout, sample: s.uuid, typeID: try w.tree(for: s.type).0, w.txn, trees)
+                    links.add(s.uuid, typeID: try w.tree(for: s.type).0)
                 }
             }
+            try links.write(w.txn, trees)
             return outcomes
         }
     }
@@ -90,12 +94,13 @@ extension Store {
         }
     }
 
-    private func link(_ sample: UUID, typeID: UInt16, seq: UInt64, to workout: UUID, _ w: inout WriteContext) throws {
+    private func link(_ sample: UUID, typeID: UInt16, seq: UInt64, into links: inout PendingLinks,
+                      _ w: inout WriteContext) throws {
         guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
             throw OHKError(.notFound, "sample \(sample) is deleted")
         }
         try Self.checkAssociable(w.type(id: typeID), sample)
-        try Self.putLink(workout: workout, sample: sample, typeID: typeID, w.txn, trees)
+        links.add(sample, typeID: typeID)
     }
 
     /// Rule 36: only quantity and category samples are added to a workout.
@@ -148,6 +153,45 @@ extension Store {
             let r = try RecordView(stored: raw)
             if !r.isTombstone, case .route(let route) = try r.payloadValue(TypeCatalogue.routeType), let workout = route.workout {
                 try putLink(workout: workout, sample: r.uuid, typeID: id, txn, trees)
+            }
+        }
+    }
+}
+
+/// One workout's new links, written in key order when the samples are
+/// all checked: a cursor then finds each one's place next to the last,
+/// where a put of each from the root compared 32-byte keys all the way
+/// down (half of associating 3,600 stored heart rates).
+struct PendingLinks {
+    let workout: UUID
+    private var links: [(hi: UInt64, lo: UInt64, typeID: UInt16)] = []
+
+    init(workout: UUID, expected: Int) {
+        self.workout = workout
+        links.reserveCapacity(expected)
+    }
+
+    mutating func add(_ sample: UUID, typeID: UInt16) {
+        // The UUID's bytes as two big-endian words: their order is the keys'.
+        let (hi, lo) = withUnsafeBytes(of: sample.uuid) {
+            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        }
+        links.append((hi, lo, typeID))
+    }
+
+    func write(_ txn: Txn, _ trees: FixedTrees) throws {
+        guard !links.isEmpty else { return }
+        let sorted = links.sorted { ($0.hi, $0.lo) < ($1.hi, $1.lo) }
+        let cursor = try txn.cursor(trees.workoutLinks)
+        defer { cursor.close() }
+        // One key, its sample half rewritten for each link.
+        var key = withUnsafeBytes(of: workout.uuid) { Array($0) } + [UInt8](repeating: 0, count: 16)
+        for l in sorted {
+            var value = l.typeID.littleEndian
+            try key.withUnsafeMutableBytes { k in
+                k.storeBytes(of: l.hi.bigEndian, toByteOffset: 16, as: UInt64.self)
+                k.storeBytes(of: l.lo.bigEndian, toByteOffset: 24, as: UInt64.self)
+                try withUnsafeBytes(of: &value) { v in _ = try cursor.put(UnsafeRawBufferPointer(k), v) }
             }
         }
     }
