@@ -54,9 +54,8 @@ extension Store {
         let walk = descriptors.count == 1 && descriptors[0].predicate == nil
         if walk { try validateType(descriptors[0].type) }
         let groups = walk ? [] : try Self.group(descriptors, validatingWith: self)
-        let rows = limit > 0 ? min(limit, capacity) : capacity
         return try readRetryingTrees { txn in
-            let holder = ColumnPipeline.holder(capacity: rows)
+            let holder = ColumnPipeline.holder(capacity: Self.capped(capacity, limit))
             // A pipeline's thread reads records in the map: done before the read ends, whatever happens.
             defer { _ = holder?.pipeline?.finish() }
             let sink = ColumnSink(ColumnWriter(columns), capacity: capacity, holder: holder)

@@ -45,7 +45,7 @@ struct ColumnSink {
             writer.write(r, typeIndex: typeIndex)
             if rows == ColumnPipeline.chunkSize, holder != nil { start() }
         }
-        return rows >= capacity
+        return isFull
     }
 
     /// The read has filled a chunk on its own thread: the rest goes to a

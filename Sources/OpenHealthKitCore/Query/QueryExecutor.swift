@@ -247,6 +247,7 @@ extension Store {
         var deleted: SampleBatchBuilder?
         /// A columns query's samples go here rather than into `batch`.
         var columns: ColumnSink?
+        /// `columns != nil`, kept: that test copied the sink per record.
         let hasColumns: Bool
         var returned = 0
         var lastReturned: UInt64 = 0
