@@ -56,19 +56,20 @@ import Testing
         let stepsID = try #require(store.knownTypeID(steps))
         let records = try #require(store.cache.withLock { $0.typeTrees[stepsID] }).records
         // The most of the store's file mapped above where a walk of every
-        // record began. (The store's mapping alone: the process's
-        // file-backed total also grows with the tests running beside this one.)
+        // record began. (The store's mapping alone, for the bound too: the
+        // process's file-backed total also moves with the tests beside this one.)
+        let mapped = { mappedBytes(ofStoreIn: store.directory) }
         func walk(allowance: Int?) throws -> Int {
             try store.releaseMappedPages()
-            let base = mappedBytes(ofStoreIn: store.directory)
-            let bound = allowance.map { MappedPageBound(store.env, extra: $0) }
+            let base = mapped()
+            let bound = allowance.map { MappedPageBound(store.env, extra: $0, resident: mapped) }
             var most = 0, n = 0
             try store.env.read { txn in
                 try txn.forEach(records) { _, _ in
                     n += 1
                     guard n % 500 == 0 else { return }
                     bound?.check()
-                    most = max(most, mappedBytes(ofStoreIn: store.directory) - base)
+                    most = max(most, mapped() - base)
                 }
             }
             return most

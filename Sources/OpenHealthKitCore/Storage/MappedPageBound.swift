@@ -25,6 +25,10 @@ public enum ResidentMemory {
 /// unmapped (they stay in the page cache).
 final class MappedPageBound {
     private let env: Environment
+    /// The resident bytes the bound keeps down: the process's file-backed
+    /// memory (a test that shares its process with others measures its
+    /// store's mapping instead).
+    private let resident: () -> Int
     private let limit: Int
     /// Faults between looks at the resident size: a quarter of the
     /// allowance, where one fault on a file maps up to 16 pages (the
@@ -32,9 +36,10 @@ final class MappedPageBound {
     private let faultsBetweenLooks: Int
     private var faultsAtLastLook: Int
 
-    init(_ env: Environment, extra: Int = 12 << 20) {
+    init(_ env: Environment, extra: Int = 12 << 20, resident: @escaping () -> Int = ResidentMemory.fileBackedBytes) {
         self.env = env
-        limit = ResidentMemory.fileBackedBytes() + extra
+        self.resident = resident
+        limit = resident() + extra
         faultsBetweenLooks = extra / 4 / (16 * Int(sysconf(Int32(_SC_PAGESIZE))))
         faultsAtLastLook = Self.minorFaults()
     }
@@ -43,7 +48,7 @@ final class MappedPageBound {
         let faults = Self.minorFaults()
         guard faults - faultsAtLastLook > faultsBetweenLooks else { return }
         faultsAtLastLook = faults
-        if ResidentMemory.fileBackedBytes() > limit { env.releaseMappedPages() }
+        if resident() > limit { env.releaseMappedPages() }
     }
 
     private static func minorFaults() -> Int {
