@@ -126,4 +126,30 @@ import Testing
             #expect(result.result.deletedObjects.count == (capacity > records.count ? 7 : 0))
         }
     }
+
+    /// A read that ends in a partial chunk while the writer is still some
+    /// chunks behind gets every row: the end mark waits for a slot the
+    /// writer is done with (it once overwrote an unwritten chunk, and a
+    /// read came back short). A scan of records already in memory keeps
+    /// the writer behind, as the store's own walk seldom does.
+    @Test func aReadThatEndsInAPartialChunkGetsEveryRow() throws {
+        let sample = try Sample.quantity(steps, value: 42, unit: HealthUnit("count"), start: t0, end: t0, source: appA)
+        let record = RecordCodec.encodeSample(sample, sourceID: 1, deviceID: 0)
+        for round in 0..<200 {
+            let rows = 5 * ColumnPipeline.chunkSize + 1 + round
+            var values = [Double](repeating: -1, count: rows)
+            let written = record.withUnsafeBytes { raw in
+                values.withUnsafeMutableBufferPointer { v in
+                    var p = SampleColumnPointers()
+                    p.value = v.baseAddress
+                    var sink = ColumnSink(ColumnWriter(p), capacity: rows, holder: ColumnPipeline.Holder())
+                    for _ in 0..<rows { _ = sink.take(RecordView(bytes: raw), typeIndex: 0) }
+                    return sink.finish().count
+                }
+            }
+            #expect(written == rows, "round \(round)")
+            #expect(!values.contains(-1), "round \(round)")
+            if written != rows { break }
+        }
+    }
 }

@@ -68,9 +68,8 @@ struct ColumnSink {
     /// read (the pipeline reads records in the map).
     mutating func finish() -> ColumnWriter {
         guard let pipeline = holder?.pipeline else { return writer }
-        if filled > 0 { pipeline.submit(filled); filled = 0 }
-        chunk = nil
-        return pipeline.finish()
+        defer { (chunk, filled) = (nil, 0) }
+        return pipeline.finish(last: filled)
     }
 }
 
@@ -185,10 +184,14 @@ final class ColumnPipeline: @unchecked Sendable {
         sem_post(ready)
     }
 
-    /// Ends the rows and waits for the writer (once; later calls return
-    /// its state at once).
-    func finish() -> ColumnWriter {
+    /// Hands over the `last` entries of the slot `nextChunk` gave (none
+    /// when a read fails), ends the rows and waits for the writer (once;
+    /// later calls return its state at once).
+    func finish(last: Int = 0) -> ColumnWriter {
         if let t = thread {
+            // The end mark goes in a slot the writer is done with: after a
+            // partial chunk, the next slot may still hold unwritten rows.
+            if last > 0 { submit(last); _ = nextChunk() }
             counts[produced % Self.slots] = -1
             sem_post(ready)
             pthread_join(t, nil)
