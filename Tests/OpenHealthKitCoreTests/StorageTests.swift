@@ -120,6 +120,55 @@ import Testing
         store.close()
     }
 
+    /// A run is searched only for the UUIDs inside its span, its least
+    /// to its greatest UUID (`RunSpan`): UUIDs below, above, between and
+    /// inside the runs' spans are each found or not as they are stored,
+    /// in the transaction that wrote the run, in later ones (spans read
+    /// back from the tree), and after runs merged into one.
+    @Test func runsAreSearchedOnlyWithinTheirSpans() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        store.tuning.uuidIndex = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 3)
+        func uuid(_ n: UInt64) -> UUID {
+            var b = [UInt8](repeating: 0, count: 16)
+            for i in 0..<8 { b[i] = UInt8(truncatingIfNeeded: n >> (56 - 8 * UInt64(i))) }
+            return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], 0, 0, 0, 0, 0, 0, 0, 0))
+        }
+        func samples(_ ns: some Sequence<UInt64>) throws -> [Sample] {
+            try ns.map { try stepSample(1, minute: Int($0), uuid: uuid($0)) }
+        }
+        // Three runs of even numbers: 10000–19998 (three chunks), 30000–30098, 20000–20098.
+        for (base, n) in [(10_000, 5_000), (30_000, 50), (20_000, 50)] as [(UInt64, UInt64)] {
+            try store.save(try samples(stride(from: base, to: base + 2 * n, by: 2)))
+        }
+        let spans = { try store.env.read { txn in
+            var i = UUIDIndex(txn, store.trees, hash: store.tuning.uuidHash) { _ in nil }
+            return try i.runSpans().map { [$0.first.high, $0.last.high] }
+        } }
+        #expect(try spans() == [[10_000, 19_998], [30_000, 30_098], [20_000, 20_098]])
+        let held = { (n: UInt64) in n % 2 == 0 && (10_000...19_998 ~= n || 20_000...20_098 ~= n || 30_000...30_098 ~= n) }
+        // Below, between, above and inside the spans: only the held ones are skipped.
+        let probe: [UInt64] = [5, 10_000, 10_001, 14_444, 19_998, 19_999, 20_050, 20_051, 25_000, 30_098, 30_099, 90_000]
+        var outcomes = try store.saveNew(try samples(probe))
+        #expect(outcomes.map { $0 == nil } == probe.map(held))
+        #expect(errorCode { try store.save(try samples([19_998])) } == .duplicateUUID)
+        // A fourth run merges the three newest (the oldest is larger than
+        // them all); the merged span reaches from their least to their
+        // greatest. (The probe, a small save, went to the hashed part.)
+        try store.save(try samples(stride(from: 50_000, to: 50_100, by: 2)))
+        #expect(try spans() == [[10_000, 19_998], [20_000, 50_098]])
+        let again: [UInt64] = [4, 10_002, 20_052, 30_000, 40_000, 50_098, 50_099, 90_001]
+        outcomes = try store.saveNew(try samples(again))
+        #expect(outcomes.map { $0 == nil } == [false, true, true, true, false, true, false, false])
+        #expect(errorCode { try store.save(try samples([20_098])) } == .duplicateUUID)
+        // A large save checks its own UUIDs against the merged run, one walk.
+        var big = Array(stride(from: 60_000, to: 60_100, by: 1) as StrideTo<UInt64>)
+        big[60] = 17_776
+        #expect(errorCode { try store.save(try samples(big)) } == .duplicateUUID)
+        big[60] = 17_777
+        try store.save(try samples(big))
+    }
+
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)

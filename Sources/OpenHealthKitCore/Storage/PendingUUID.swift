@@ -19,6 +19,17 @@ struct PendingUUID {
 }
 
 extension Array where Element == PendingUUID {
+    /// In a sorted array, the index of the first entry not below `key`
+    /// (`count` when none).
+    func firstIndex(notBelow key: PendingUUID) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if self[mid] < key { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// Sorts by UUID. Many entries (a bulk save) go through a counting sort
     /// on the top 16 bits first: random UUIDs spread evenly, so most
     /// buckets hold an entry or two and the whole takes linear time (the

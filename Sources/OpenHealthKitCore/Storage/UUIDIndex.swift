@@ -40,8 +40,8 @@ struct UUIDIndex {
     /// the caller has no use for entries of that type (they are then never
     /// reported as found).
     let records: (UInt16) throws -> MDB_dbi?
-    /// The runs' ids, oldest first; read on first use.
-    private var ids: [UInt32]?
+    /// The runs, oldest first; read on first use.
+    private var spans: [RunSpan]?
     /// The buckets of `uuid_hashes`; read on first use.
     private var buckets: UUIDBuckets?
 
@@ -140,34 +140,48 @@ struct UUIDIndex {
         return try key.withKeyBytes { try txn.get(gone, $0) } != nil
     }
 
-    /// The newest run's value for `key`.
+    /// The newest run's value for `key`, looked for only in the runs
+    /// whose span covers it.
     private mutating func runValue(_ key: PendingUUID) throws -> UInt64? {
-        let ids = try runIDs()
-        guard !ids.isEmpty else { return nil }
+        let spans = try runSpans()
+        guard spans.contains(where: { $0.covers(key) }) else { return nil }
         let c = try txn.cursor(runTree)
         defer { c.close() }
-        for id in ids.reversed() {
-            var r = RunReader(c, id)
+        for s in spans.reversed() where s.covers(key) {
+            var r = RunReader(c, s.id)
             if let v = try r.value(of: key) { return v }
         }
         return nil
     }
 
     mutating func runIDs() throws -> [UInt32] {
-        if let ids { return ids }
-        var found: [UInt32] = []
+        try runSpans().map(\.id)
+    }
+
+    /// The runs and their spans, read once a transaction: a run's first
+    /// chunk's key holds its least UUID, its last chunk ends with its
+    /// greatest.
+    mutating func runSpans() throws -> [RunSpan] {
+        if let spans { return spans }
+        var found: [RunSpan] = []
         // Most stores never saw a bulk save: no cursor for them.
-        guard txn.entries(runTree) > 0 else { ids = found; return found }
+        guard txn.entries(runTree) > 0 else { spans = found; return found }
         let c = try txn.cursor(runTree)
         defer { c.close() }
         var next = try c.nextRaw(MDB_FIRST)
         while let (k, _) = next {
             let id = RunReader.runID(k)
-            found.append(id)
-            guard id < UInt32.max else { break }
-            next = try RunReader.withChunkKey(id + 1, high: 0, low: 0) { try c.seekRaw(atLeast: $0) }
+            let first = RunReader.firstUUID(k)
+            // The next run's first chunk, then one back: this run's last.
+            next = id < UInt32.max ? try RunReader.withChunkKey(id + 1, high: 0, low: 0) { try c.seekRaw(atLeast: $0) } : nil
+            guard let (lastKey, lastChunk) = try c.nextRaw(next == nil ? MDB_LAST : MDB_PREV), RunReader.runID(lastKey) == id,
+                  lastChunk.count >= Self.entrySize, lastChunk.count % Self.entrySize == 0 else {
+                throw OHKError(.storeCorrupt, "run \(id) of the UUID index has a damaged chunk (ohk check tells what is damaged)")
+            }
+            found.append(RunSpan(id: id, first: first, last: RunReader.entry(lastChunk, lastChunk.count / Self.entrySize - 1)))
+            if next != nil { next = try c.nextRaw(MDB_NEXT) }
         }
-        ids = found
+        spans = found
         return found
     }
 
@@ -245,7 +259,7 @@ struct UUIDIndex {
     }
 
     private mutating func insertRun(_ pending: [PendingUUID]) throws {
-        let ids = try runIDs()
+        let spans = try runSpans()
         // Which of `pending` does the index hold outside the runs? A UUID
         // in `uuid_hashes` is a duplicate; one in `uuid_gone` was pruned,
         // and its mark must go (or it would hide the new entry).
@@ -259,22 +273,25 @@ struct UUIDIndex {
                 marked[i] = try isGone(p)
             }
         }
-        // The rest must be in no run; each run is walked once, in order.
-        if !ids.isEmpty {
+        // The rest must be in no run; each run is walked once, in order,
+        // over the pending UUIDs its span covers.
+        if !spans.isEmpty {
             let c = try txn.cursor(runTree)
             defer { c.close() }
-            for id in ids {
-                var r = RunReader(c, id)
-                for (i, p) in pending.enumerated() where marked.isEmpty || !marked[i] {
-                    if try r.advance(to: p) { throw Self.duplicate(p) }
+            for s in spans {
+                var r = RunReader(c, s.id)
+                var i = pending.firstIndex(notBelow: s.first)
+                while i < pending.count, !(s.last < pending[i]) {
+                    if (marked.isEmpty || !marked[i]), try r.advance(to: pending[i]) { throw Self.duplicate(pending[i]) }
+                    i += 1
                 }
             }
         }
         for (i, p) in pending.enumerated() where !marked.isEmpty && marked[i] { _ = try unmarkGone(p) }
-        let id = (ids.last ?? 0) + 1
+        let id = (spans.last?.id ?? 0) + 1
         try pending.withUnsafeBufferPointer { try writeRun(id, $0) }
-        self.ids = ids + [id]
-        if ids.count + 1 > tuning.maxRuns { try mergeRuns() }
+        self.spans = spans + [RunSpan(id: id, first: pending.first!, last: pending.last!)]
+        if spans.count + 1 > tuning.maxRuns { try mergeRuns() }
     }
 
     /// Points the entry of `uuid`, which was at `old` (packed type id and
@@ -387,7 +404,8 @@ struct UUIDIndex {
     /// per merge (merging every run each time made a 10 M-sample import
     /// half as fast as a 1 M one).
     private mutating func mergeRuns() throws {
-        let all = try runIDs()
+        let allSpans = try runSpans()
+        let all = allSpans.map(\.id)
         guard all.count > 1 else { return }
         let sizes = try runSizes()
         var first = all.count - 2
@@ -431,7 +449,9 @@ struct UUIDIndex {
         while let (k, _) = try seekFirst(), RunReader.runID(k) < newID {
             try c.deleteCurrent()
         }
-        self.ids = Array(all[..<first]) + [newID]
+        let merged = allSpans[first...]
+        self.spans = Array(allSpans[..<first])
+            + [RunSpan(id: newID, first: merged.map(\.first).min(by: <)!, last: merged.map(\.last).max(by: <)!)]
     }
 
     /// The number of entries of each run.

@@ -1,6 +1,17 @@
 import CLMDB
 import FoundationEssentials
 
+/// A run of the UUID index and the least and greatest UUIDs it holds. A
+/// UUID outside them is not looked for in it: content UUIDs are time
+/// first, so an import's runs cover successive stretches of time, and a
+/// new sample's UUID is seldom inside an older run's span.
+struct RunSpan {
+    let id: UInt32
+    let first, last: PendingUUID
+
+    func covers(_ key: PendingUUID) -> Bool { !(key < first) && !(last < key) }
+}
+
 /// Walks one run's chunks in order, in place in the map.
 struct RunReader {
     let cursor: Cursor
@@ -24,6 +35,12 @@ struct RunReader {
 
     static func runID(_ key: UnsafeRawBufferPointer) -> UInt32 {
         UInt32(bigEndian: key.loadUnaligned(as: UInt32.self))
+    }
+
+    /// The first UUID of a chunk, from its key.
+    static func firstUUID(_ key: UnsafeRawBufferPointer) -> PendingUUID {
+        PendingUUID(high: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
+                    low: UInt64(bigEndian: key.loadUnaligned(fromByteOffset: 12, as: UInt64.self)), value: 0)
     }
 
     static func entry(_ chunk: UnsafeRawBufferPointer, _ i: Int) -> PendingUUID {
