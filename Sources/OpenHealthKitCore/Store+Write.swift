@@ -60,12 +60,21 @@ extension Store {
             var seen = Set<UUID>(minimumCapacity: count)
             let bound = count >= Self.samplesBetweenMapChecks ? MappedPageBound(env) : nil
             if let bound { w.uuidIndex.boundMappedPages = bound.check }
+            // Many samples' UUIDs are looked up at once, in one sorted walk
+            // of the index; a few, one at a time.
+            var held: Set<UUID>?
+            if count >= Self.samplesBetweenMapChecks {
+                var uuids: [UUID] = []
+                uuids.reserveCapacity(count)
+                try forEach { uuids.append($0.uuid) }
+                held = try w.heldUUIDs(uuids)
+            }
             try forEach { s in
                 if let bound, outcomes.count % Self.samplesBetweenMapChecks == Self.samplesBetweenMapChecks - 1 { bound.check() }
                 try validateType(s.type)
                 try s.validate()
                 // `seen` covers this transaction's own (unflushed) index entries.
-                guard seen.insert(s.uuid).inserted, try !w.holdsUUID(s.uuid) else {
+                guard seen.insert(s.uuid).inserted, try !(held?.contains(s.uuid) ?? w.holdsUUID(s.uuid)) else {
                     outcomes.append(nil)
                     return
                 }

@@ -169,6 +169,36 @@ import Testing
         try store.save(try samples(big))
     }
 
+    /// A large `saveNew` looks up its UUIDs in one sorted walk
+    /// (`UUIDIndex.holds(sorted:)`) and skips exactly what one lookup
+    /// each would: UUIDs in a run, in the hashed part, deleted and not
+    /// yet pruned, or listed twice; a UUID pruned from a run is saved again.
+    @Test func aLargeSaveNewSkipsWhatTheStoreHoldsAsOneLookupEachWould() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        store.tuning.uuidIndex = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 8)
+        let inRun = try (0..<60).map { try stepSample(1, minute: $0) }
+        try store.save(inRun)
+        let hashed = try (0..<5).map { try stepSample(2, minute: 100 + $0) }
+        try store.save(hashed)
+        try store.delete(uuids: [inRun[0].uuid, inRun[1].uuid, hashed[0].uuid])
+        #expect(try store.pruneAll() == 3)
+        try store.delete(uuids: [inRun[2].uuid, hashed[1].uuid])  // deleted, not pruned: still held
+        let fresh = try (0..<80).map { try stepSample(3, minute: 200 + $0) }
+        var batch = fresh + [inRun[0], inRun[1], inRun[2], inRun[3], hashed[0], hashed[1], hashed[2], fresh[7]]
+        batch.shuffle()
+        let outcomes = try store.saveNew(batch)
+        let held = Set([inRun[2], inRun[3], hashed[1], hashed[2]].map(\.uuid))
+        var seen = Set<UUID>()
+        for (s, o) in zip(batch, outcomes) {
+            let expectSkip = held.contains(s.uuid) || !seen.insert(s.uuid).inserted
+            #expect((o == nil) == expectSkip, "\(s.uuid)")
+        }
+        // The pruned ones are live again, once each.
+        let live = try store.anchoredQuery(type: steps, predicate: .uuids([inRun[0].uuid, inRun[1].uuid, hashed[0].uuid]), anchor: nil)
+        #expect(live.samples.count == 3)
+    }
+
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)

@@ -97,6 +97,46 @@ struct UUIDIndex {
         return try runValue(key)
     }
 
+    /// Which of `keys` (sorted by UUID) the index holds, as `get` says
+    /// one at a time, in one walk of each run over the keys its span
+    /// covers: a large `saveNew` asks for all its UUIDs at once, where a
+    /// lookup each cost a cursor seek in every run covering it.
+    mutating func holds(sorted keys: [PendingUUID]) throws -> [Bool] {
+        var held = [Bool](repeating: false, count: keys.count)
+        // Found in `uuid_hashes` (held), or marked gone (not in the runs).
+        var settled = held
+        if txn.entries(hashes) > 0 || txn.entries(gone) > 0 {
+            let c = try txn.cursor(hashes)
+            defer { c.close() }
+            for (i, k) in keys.enumerated() {
+                if i % 64 == 63 { boundMappedPages() }
+                if try hashedValue(k, c) != nil {
+                    (held[i], settled[i]) = (true, true)
+                } else if try isGone(k) {
+                    settled[i] = true
+                }
+            }
+        }
+        let spans = try runSpans()
+        guard !spans.isEmpty else { return held }
+        let c = try txn.cursor(runTree)
+        defer { c.close() }
+        var asked = 0
+        for s in spans {
+            var r = RunReader(c, s.id)
+            var i = keys.firstIndex(notBelow: s.first)
+            while i < keys.count, !(s.last < keys[i]) {
+                if !settled[i] {
+                    asked += 1
+                    if asked % 64 == 0 { boundMappedPages() }
+                    if try r.advance(to: keys[i]) { (held[i], settled[i]) = (true, true) }
+                }
+                i += 1
+            }
+        }
+        return held
+    }
+
     /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
     /// hash bits, the one whose record has its UUID.
     private mutating func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {

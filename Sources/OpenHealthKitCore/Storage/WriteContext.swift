@@ -287,6 +287,17 @@ struct WriteContext {
         try uuidIndex.get(PendingUUID(uuid)) != nil
     }
 
+    /// Of `uuids`, those the index holds (`holdsUUID` of each), found in
+    /// one sorted walk; this transaction's pending entries are not looked at.
+    mutating func heldUUIDs(_ uuids: [UUID]) throws -> Set<UUID> {
+        var keys = uuids.map { PendingUUID($0) }
+        keys.sortByUUID()
+        let held = try uuidIndex.holds(sorted: keys)
+        var found = Set<UUID>()
+        for (k, h) in zip(keys, held) where h { found.insert(k.uuid) }
+        return found
+    }
+
     func bundleIdentifier(_ sourceID: UInt32) throws -> String? {
         if let s = committed.names.source(sourceID) ?? added.sources[sourceID] { return s.bundleIdentifier }
         return try txn.get(trees.sources, u64: UInt64(sourceID)).map { try TableCodec.decodeSource($0).bundleIdentifier }
