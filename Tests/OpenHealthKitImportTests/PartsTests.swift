@@ -46,3 +46,34 @@ import OpenHealthKitCore
         #expect(try SampleType.named("HKQuantityTypeIdentifierStepCount").categoryValue(named: "Awake") == nil)
     }
 }
+
+/// Content UUIDs are a promise across versions: a newer export imported
+/// into a store written by an older version must find its records
+/// stored. Every UUID of each fixture's import, pinned by a digest.
+@Suite struct ContentUUIDStability {
+    static func digest(_ path: String) throws -> String {
+        let store = try newStore()
+        defer { store.close() }
+        _ = try importFile(path, into: store)
+        var uuids: [String] = []
+        for t in try store.statistics().types {
+            uuids += try store.anchoredQuery(type: t.type, anchor: nil).samples.map(\.uuid.uuidString)
+        }
+        // FNV-1a over the sorted UUIDs.
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in uuids.sorted().joined(separator: ",").utf8 { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+        return "\(uuids.count) \(String(h, radix: 16))"
+    }
+
+    @Test func theUUIDsOfEachFixturesRecordsDoNotChange() throws {
+        // A generated export too, with every kind the generator writes
+        // (a change to scripts/gen_export.py changes its pin).
+        let generated = temporaryDirectory() + "/export.zip"
+        generatedExport(generated, size: "1M", seed: 7)
+        for (path, pinned) in [(fixtureA, "7 c118447e98e24a0f"), (fixtureB, "42 e872595569ffe630"),
+                               (phoneAndGarmin, "21 b92f895ea4ed3d93"), (generated, "4024 c12689e6c505b169")] {
+            let d = try Self.digest(path)
+            #expect(d == pinned, "\(path): \(d)")
+        }
+    }
+}
