@@ -134,6 +134,7 @@ FORWARD(CRYPTO, EVP_MD_CTX *, EVP_MD_CTX_new, (void), ())
 FORWARD_VOID(CRYPTO, EVP_MD_CTX_free, (EVP_MD_CTX *ctx), (ctx))
 FORWARD(CRYPTO, int, EVP_DigestInit_ex2, (EVP_MD_CTX *ctx, const EVP_MD *type, const OSSL_PARAM params[]),
         (ctx, type, params))
+FORWARD(CRYPTO, int, EVP_MD_CTX_copy_ex, (EVP_MD_CTX *out, const EVP_MD_CTX *in), (out, in))
 FORWARD(CRYPTO, int, EVP_DigestUpdate, (EVP_MD_CTX *ctx, const void *d, size_t cnt), (ctx, d, cnt))
 FORWARD(CRYPTO, int, EVP_DigestFinal_ex, (EVP_MD_CTX *ctx, unsigned char *md, unsigned int *s), (ctx, md, s))
 

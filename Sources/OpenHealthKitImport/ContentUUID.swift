@@ -30,20 +30,47 @@ final class ContentUUID {
         EVP_MD_free(md)
     }
 
+    /// The hash state after the namespace and the leading bytes of a
+    /// record's name: records of one type, source and device share them,
+    /// so they are hashed once, not once a record.
+    final class Prefix {
+        fileprivate let ctx: OpaquePointer
+
+        fileprivate init(_ ctx: OpaquePointer) { self.ctx = ctx }
+        deinit { EVP_MD_CTX_free(ctx) }
+    }
+
+    /// The state after hashing the namespace and `bytes`.
+    func prefix(_ bytes: [UInt8]) -> Prefix {
+        guard let p = EVP_MD_CTX_new() else { fatalError("libcrypto is out of memory") }
+        EVP_DigestInit_ex2(p, md, nil)
+        Self.namespace.withUnsafeBytes { _ = EVP_DigestUpdate(p, $0.baseAddress, 16) }
+        bytes.withUnsafeBytes { _ = EVP_DigestUpdate(p, $0.baseAddress, $0.count) }
+        return Prefix(p)
+    }
+
     /// The UUID of `name` (the record's canonical bytes) for a sample
     /// starting at `start` (seconds since 1970; before 1970 counts as 1970).
     func uuid(of name: [UInt8], start: Double) -> UUID {
-        var digest = [UInt8](repeating: 0, count: 20)
-        var length: UInt32 = 0
-        EVP_DigestInit_ex2(ctx, md, nil)
-        Self.namespace.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, 16) }
-        name.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
-        EVP_DigestFinal_ex(ctx, &digest, &length)
+        uuid(after: prefix([]), of: name, start: start)
+    }
+
+    /// The UUID of the name that is `prefix`'s bytes followed by `rest`.
+    func uuid(after prefix: Prefix, of rest: [UInt8], start: Double) -> UUID {
+        EVP_MD_CTX_copy_ex(ctx, prefix.ctx)
+        rest.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
+        var d: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { digest in  // EVP_MAX_MD_SIZE
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(ctx, digest.baseAddress, &length)
+            withUnsafeMutableBytes(of: &d) { $0.copyMemory(from: UnsafeRawBufferPointer(start: digest.baseAddress, count: 16)) }
+        }
         let ms = UInt64(max(0, min(start * 1000, Double(1 << 48 - 1))))
-        for i in 0..<6 { digest[i] = UInt8(truncatingIfNeeded: ms >> (40 - 8 * UInt64(i))) }
-        digest[6] = (digest[6] & 0x0f) | 0x80  // version 8
-        digest[8] = (digest[8] & 0x3f) | 0x80  // RFC variant
-        return UUID(uuid: (digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-                           digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]))
+        withUnsafeMutableBytes(of: &d) { b in
+            for i in 0..<6 { b[i] = UInt8(truncatingIfNeeded: ms >> (40 - 8 * UInt64(i))) }
+            b[6] = (b[6] & 0x0f) | 0x80  // version 8
+            b[8] = (b[8] & 0x3f) | 0x80  // RFC variant
+        }
+        return UUID(uuid: d)
     }
 }

@@ -47,6 +47,8 @@ struct RecordMapper {
     }
     private let hasher = ContentUUID()
     private var name: [UInt8] = []
+    /// The hashed leading fields of recent (type, source, device)s.
+    private var prefixes = PrefixCache()
 
     init(store: Store) { self.store = store }
 
@@ -179,16 +181,19 @@ struct RecordMapper {
     mutating func contentUUID(_ type: SampleType, _ source: Source, _ device: Device?,
                                       _ start: Double, _ end: Double, _ created: Double?,
                                       _ value: SampleValue, _ metadata: [String: MetadataValue]) -> UUID {
-        name.removeAll(keepingCapacity: true)
-        func text(_ s: String?) {
-            if let s { name.append(contentsOf: s.utf8) }
-            name.append(0)
+        // The type, the source and the device lead the name: a run of
+        // records shares them, and their hash state is kept.
+        let prefix = prefixes.prefix(type, source, device) {
+            name.removeAll(keepingCapacity: true)
+            Self.append(type.identifier, to: &name)
+            Self.append(source.name, to: &name)
+            Self.append(source.version, to: &name)
+            for f in Device.Field.allCases { Self.append(device?[f], to: &name) }
+            return hasher.prefix(name)
         }
+        name.removeAll(keepingCapacity: true)
+        func text(_ s: String?) { Self.append(s, to: &name) }
         func bits(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { name.append(contentsOf: $0) } }
-        text(type.identifier)
-        text(source.name)
-        text(source.version)
-        for f in Device.Field.allCases { text(device?[f]) }
         bits(start.bitPattern)
         bits(end.bitPattern)
         bits(created?.bitPattern ?? 0)
@@ -247,7 +252,7 @@ struct RecordMapper {
                 name.append(b.precededByGap ? 1 : 0)
             }
         }
-        for (k, v) in metadata.sorted(by: { $0.key < $1.key }) {
+        func entry(_ k: String, _ v: MetadataValue) {
             text(k)
             switch v {
             case .string(let s): text(s)
@@ -256,6 +261,48 @@ struct RecordMapper {
             case .date(let d): bits(d.timeIntervalSinceReferenceDate.bitPattern)
             }
         }
-        return hasher.uuid(of: name, start: start + 978_307_200)
+        // By key; one entry, the usual case, needs no sorted copy.
+        if metadata.count == 1, let (k, v) = metadata.first {
+            entry(k, v)
+        } else {
+            for (k, v) in metadata.sorted(by: { $0.key < $1.key }) { entry(k, v) }
+        }
+        return hasher.uuid(after: prefix, of: name, start: start + 978_307_200)
+    }
+
+    /// A text field of a record's name: its UTF-8, then a zero (nil: the zero alone).
+    private static func append(_ s: String?, to name: inout [UInt8]) {
+        if let s { name.append(contentsOf: s.utf8) }
+        name.append(0)
+    }
+}
+
+/// The hash states of the leading fields (type, source, device) of a few
+/// recent records, found by comparing in place: keys copied out to be
+/// compared cost more in reference counting than the hashing they saved.
+struct PrefixCache {
+    private var types: [SampleType] = []
+    private var sources: [Source] = []
+    private var devices: [Device?] = []
+    private var prefixes: [ContentUUID.Prefix] = []
+    private var next = 0
+    private static let capacity = 16
+
+    mutating func prefix(_ type: SampleType, _ source: Source, _ device: Device?,
+                         _ make: () -> ContentUUID.Prefix) -> ContentUUID.Prefix {
+        for i in types.indices where types[i] === type && sources[i] == source && devices[i] == device {
+            return prefixes[i]
+        }
+        let p = make()
+        if types.count < Self.capacity {
+            types.append(type)
+            sources.append(source)
+            devices.append(device)
+            prefixes.append(p)
+        } else {
+            (types[next], sources[next], devices[next], prefixes[next]) = (type, source, device, p)
+            next = (next + 1) % Self.capacity
+        }
+        return p
     }
 }
