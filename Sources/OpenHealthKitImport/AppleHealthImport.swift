@@ -199,72 +199,75 @@ private struct Saver {
     private var isFull: Bool { next.samples.count >= batchSize || bulkBytes >= batchBulkBytes }
 
     mutating func take(_ records: [ExportRecord]) throws {
-        for r in records {
-            if let members = r.members {
-                try takeCorrelation(r, members)
-                continue
-            }
-            if r.sensitivityPoints != nil {
-                report.audiograms += 1
-                switch mapper.audiogram(r) {
-                case .success(let s):
-                    enqueue(s)
-                    if isFull { try flush() }
-                case .failure(let reason): skip(reason, line: r.line)
-                }
-                continue
-            }
-            if let a = r.activitySummary {
-                report.activitySummaries += 1
-                switch RecordMapper.activitySummary(a) {
-                case .success(let s):
-                    summaries[s.day] = s
-                    if summaries.count >= 1_000 { try saveActivitySummaries() }
-                case .failure(let reason): skip(reason, line: r.line)
-                }
-                continue
-            }
-            if let c = r.clinicalRecord {
-                report.clinicalRecords += 1
-                // "/clinical-records/Immunization-….json": from the export's folder.
-                let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
-                if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
-                continue
-            }
-            if let w = r.workout {
-                report.workouts += 1
-                report.routes += w.routes.count
-            } else {
-                report.records += 1
-            }
-            switch mapper.sample(r) {
+        // Each record borrowed in place: a copy would retain its dozen references.
+        for i in records.indices { try take(one: records[i]) }
+    }
+
+    private mutating func take(one r: borrowing ExportRecord) throws {
+        if let members = r.members {
+            try takeCorrelation(copy r, members)
+            return
+        }
+        if r.sensitivityPoints != nil {
+            report.audiograms += 1
+            switch mapper.audiogram(r) {
             case .success(let s):
-                enqueue(s, unit: s.type.isQuantity ? r.unit ?? "" : "")
-                if let times = r.beats {
-                    report.heartbeatSeries += 1
-                    switch mapper.heartbeats(of: s, times: times) {
-                    case .success(let h)?: enqueue(h)
-                    case .failure(let reason)?: skip(reason, line: r.line)
-                    case nil: report.heartbeatSeriesEmpty += 1
-                    }
-                }
-                for var route in r.workout?.routes ?? [] {
-                    if route.record.sourceName.isEmpty {
-                        route.record.sourceName = r.sourceName
-                        route.record.sourceVersion = r.sourceVersion
-                    }
-                    if !route.locations.isEmpty {
-                        takeInlineRoute(route, workout: s.uuid)
-                    } else if let p = route.path {
-                        routes[p, default: []].append((route, s.uuid))
-                    } else {
-                        report.routesWithoutFile += 1
-                    }
-                }
+                enqueue(s)
                 if isFull { try flush() }
-            case .failure(let reason):
-                skip(reason, line: r.line)
+            case .failure(let reason): skip(reason, line: r.line)
             }
+            return
+        }
+        if let a = r.activitySummary {
+            report.activitySummaries += 1
+            switch RecordMapper.activitySummary(a) {
+            case .success(let s):
+                summaries[s.day] = s
+                if summaries.count >= 1_000 { try saveActivitySummaries() }
+            case .failure(let reason): skip(reason, line: r.line)
+            }
+            return
+        }
+        if let c = r.clinicalRecord {
+            report.clinicalRecords += 1
+            // "/clinical-records/Immunization-….json": from the export's folder.
+            let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
+            if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
+            return
+        }
+        if let w = r.workout {
+            report.workouts += 1
+            report.routes += w.routes.count
+        } else {
+            report.records += 1
+        }
+        switch mapper.sample(r) {
+        case .success(let s):
+            enqueue(s, unit: s.type.isQuantity ? r.unit ?? "" : "")
+            if let times = r.beats {
+                report.heartbeatSeries += 1
+                switch mapper.heartbeats(of: s, times: times) {
+                case .success(let h)?: enqueue(h)
+                case .failure(let reason)?: skip(reason, line: r.line)
+                case nil: report.heartbeatSeriesEmpty += 1
+                }
+            }
+            for var route in r.workout?.routes ?? [] {
+                if route.record.sourceName.isEmpty {
+                    route.record.sourceName = r.sourceName
+                    route.record.sourceVersion = r.sourceVersion
+                }
+                if !route.locations.isEmpty {
+                    takeInlineRoute(route, workout: s.uuid)
+                } else if let p = route.path {
+                    routes[p, default: []].append((route, s.uuid))
+                } else {
+                    report.routesWithoutFile += 1
+                }
+            }
+            if isFull { try flush() }
+        case .failure(let reason):
+            skip(reason, line: r.line)
         }
     }
 

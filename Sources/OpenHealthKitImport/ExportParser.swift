@@ -167,16 +167,11 @@ final class ExportParser {
 
     private func end(_ name: UnsafePointer<CChar>) {
         lastEvent = Int64(XML_GetCurrentByteIndex(parser))
-        if depth == 2, let r = current {
-            records.append(r)
-            current = nil
-        }
+        // Moved out, not copied: a record holds a dozen references.
+        if depth == 2, let r = current.take() { records.append(r) }
         if depth == 3 {
             workoutChild = nil
-            if let m = member {
-                current?.members?.append(m)
-                member = nil
-            }
+            if let m = member.take() { current?.members?.append(m) }
         }
         depth -= 1
     }
