@@ -1,5 +1,6 @@
 import CExpat
 import FoundationEssentials
+import Glibc
 import OpenHealthKitCore
 
 /// A workout route's GPX file (`workout-routes/*.gpx` of an export): its
@@ -19,10 +20,11 @@ final class GPXParser {
     init() {
         parser = XML_ParserCreate("UTF-8")
         XML_SetUserData(parser, Unmanaged.passUnretained(self).toOpaque())
+        // Names stay C strings: a route has tens of thousands of elements.
         XML_SetElementHandler(parser, { user, name, attributes in
-            Unmanaged<GPXParser>.fromOpaque(user!).takeUnretainedValue().start(String(cString: name!), attributes!)
+            Unmanaged<GPXParser>.fromOpaque(user!).takeUnretainedValue().start(name!, attributes!)
         }, { user, name in
-            Unmanaged<GPXParser>.fromOpaque(user!).takeUnretainedValue().end(String(cString: name!))
+            Unmanaged<GPXParser>.fromOpaque(user!).takeUnretainedValue().end(name!)
         })
         XML_SetCharacterDataHandler(parser) { user, s, n in
             let me = Unmanaged<GPXParser>.fromOpaque(user!).takeUnretainedValue()
@@ -53,17 +55,13 @@ final class GPXParser {
         return .success(p.locations)
     }
 
-    private func start(_ name: String, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+    private func start(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
         text.removeAll(keepingCapacity: true)
-        guard name == "trkpt" else { return }
+        guard strcmp(name, "trkpt") == 0 else { return }
         var lat: Double?, lon: Double?
         var i = 0
         while let k = attributes[i], let v = attributes[i + 1] {
-            switch String(cString: k) {
-            case "lat": lat = Double(String(cString: v))
-            case "lon": lon = Double(String(cString: v))
-            default: break
-            }
+            if strcmp(k, "lat") == 0 { lat = Self.number(v) } else if strcmp(k, "lon") == 0 { lon = Self.number(v) }
             i += 2
         }
         if let lat, let lon {
@@ -72,29 +70,44 @@ final class GPXParser {
         }
     }
 
-    private func end(_ name: String) {
+    private func end(_ name: UnsafePointer<CChar>) {
         guard point != nil else { return }
-        // Text between tags, without the white space around it.
-        let isSpace = { (c: UInt8) in c == 32 || c == 9 || c == 10 || c == 13 }
-        let trimmed = text.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
-        let value = String(decoding: Array(trimmed), as: UTF8.self)
-        text.removeAll(keepingCapacity: true)
-        let number = Double(value)
-        switch name {
-        case "ele": point!.altitude = number
-        case "time": timeText = value
-        case "speed": point!.speed = number.flatMap { $0 >= 0 ? $0 : nil }
-        case "course": point!.course = number.flatMap { $0 >= 0 ? $0 : nil }
-        case "hAcc": point!.horizontalAccuracy = number.flatMap { $0 >= 0 ? $0 : nil }
-        case "vAcc": point!.verticalAccuracy = number.flatMap { $0 >= 0 ? $0 : nil }
-        case "trkpt":
+        defer { text.removeAll(keepingCapacity: true) }
+        if strcmp(name, "trkpt") == 0 {
             // A point without a time cannot be placed in the route.
             if let t = timeText.flatMap({ ISODate.parse(Substring($0)) }) {
                 point!.timestamp = t
                 locations.append(point!)
             }
             point = nil
-        default: break
+            return
+        }
+        // Text between tags, without the white space around it.
+        let isSpace = { (c: UInt8) in c == 32 || c == 9 || c == 10 || c == 13 }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else {
+            if strcmp(name, "time") == 0 { timeText = "" }
+            return
+        }
+        if strcmp(name, "time") == 0 {
+            timeText = String(decoding: text[first...last], as: UTF8.self)
+            return
+        }
+        let nonNegative = { (x: Double?) in x.flatMap { $0 >= 0 ? $0 : nil } }
+        let number = Double(String(decoding: text[first...last], as: UTF8.self))
+        if strcmp(name, "ele") == 0 {
+            point!.altitude = number
+        } else if strcmp(name, "speed") == 0 {
+            point!.speed = nonNegative(number)
+        } else if strcmp(name, "course") == 0 {
+            point!.course = nonNegative(number)
+        } else if strcmp(name, "hAcc") == 0 {
+            point!.horizontalAccuracy = nonNegative(number)
+        } else if strcmp(name, "vAcc") == 0 {
+            point!.verticalAccuracy = nonNegative(number)
         }
     }
+
+    /// The number a C string spells, as `Double(String)` reads it (a
+    /// short number is a small String: no allocation).
+    static func number(_ c: UnsafePointer<CChar>) -> Double? { Double(String(cString: c)) }
 }
