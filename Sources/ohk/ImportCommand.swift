@@ -7,11 +7,14 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import the Health app's export (its zip, its folder or its XML) into the store.",
         discussion: """
-        Records become quantity and category samples; their UUIDs are derived
-        from their content, so importing the same export again adds nothing
-        and a newer export adds only what is new. An interrupted import
-        resumes with the next run. Workouts, correlations, audiograms,
-        activity summaries and clinical records are counted, not imported.
+        Records become quantity and category samples; workouts (with their
+        events, activities, statistics and GPX routes), correlations,
+        heartbeat series, audiograms, ECGs, clinical records, activity
+        summaries and <Me>'s characteristics are imported too, and the
+        report has a row for every element kind and file of the export.
+        UUIDs are derived from the content, so importing the same export
+        again adds nothing and a newer export adds only what is new. An
+        interrupted import resumes with the next run.
         The export's XML is found by its root element, <HealthData>, under
         any name (Export.xml, 导出.xml); an internal DTD that does not parse
         is skipped, with a warning in the report.
