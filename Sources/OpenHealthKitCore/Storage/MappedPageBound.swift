@@ -41,19 +41,23 @@ final class MappedPageBound {
         self.resident = resident
         limit = resident() + extra
         faultsBetweenLooks = extra / 4 / (16 * Int(sysconf(Int32(_SC_PAGESIZE))))
-        faultsAtLastLook = Self.minorFaults()
+        faultsAtLastLook = Self.faults()
     }
 
     func check() {
-        let faults = Self.minorFaults()
+        let faults = Self.faults()
         guard faults - faultsAtLastLook > faultsBetweenLooks else { return }
         faultsAtLastLook = faults
         if resident() > limit { env.releaseMappedPages() }
     }
 
-    private static func minorFaults() -> Int {
+    /// Page faults of the process, minor and major: a store page the
+    /// kernel had evicted from its cache (memory pressure) is mapped by a
+    /// major fault, and counting minor ones alone let such pages pile up
+    /// unlooked-at.
+    private static func faults() -> Int {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_minflt
+        return usage.ru_minflt + usage.ru_majflt
     }
 }
