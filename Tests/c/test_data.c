@@ -4,6 +4,20 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* Each of the first `n` rows of `cols` (uuid to flags) is record r[i]'s
+ * fields, its times in microseconds. */
+static void expect_columns_hold(const ohk_sample_columns *cols, const ohk_sample_record *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        assert_memory_equal(cols->uuid + 16 * i, r[i].uuid, 16);
+        assert_true(cols->start_us[i] == llround(r[i].start * 1e6) && cols->end_us[i] == llround(r[i].end * 1e6));
+        assert_true(cols->value[i] == r[i].value);
+        assert_int_equal(cols->type_index[i], r[i].type_index);
+        assert_int_equal(cols->source_index[i], r[i].source_index);
+        assert_int_equal(cols->flags[i], r[i].flags);
+    }
+}
+
 static void save_then_query_reads_every_field(void **state)
 {
     fixture *f = *state;
@@ -110,14 +124,7 @@ static void save_then_query_reads_every_field(void **state)
     cols.flags = flags;
     OK(ohk_batch_sample_columns(&count, &cols, 3, c));
     assert_int_equal(count, 3);
-    for (int i = 0; i < 3; i++) {
-        assert_memory_equal(uuids[i], r[i].uuid, 16);
-        assert_true(start[i] == llround(r[i].start * 1e6) && end[i] == llround(r[i].end * 1e6));
-        assert_true(value[i] == r[i].value);
-        assert_int_equal(type_index[i], r[i].type_index);
-        assert_int_equal(source_index[i], r[i].source_index);
-        assert_int_equal(flags[i], r[i].flags);
-    }
+    expect_columns_hold(&cols, r, 3);
     ohk_batch_free(c);
     ohk_batch_free(b);
 }
@@ -210,14 +217,7 @@ static void columns_are_fetched_as_the_query_reads(void **state)
     OK(ohk_store_fetch_columns(&c, &written, f->store, &d, 1, NULL, 0, &cols, 5));
     assert_int_equal(written, 5);
     assert_int_equal(sample_count(c), 0); /* the samples are in the columns only */
-    for (int i = 0; i < 5; i++) {
-        assert_memory_equal(uuid[i], r[i].uuid, 16);
-        assert_true(start[i] == llround(r[i].start * 1e6) && end[i] == llround(r[i].end * 1e6));
-        assert_true(value[i] == r[i].value);
-        assert_int_equal(type_index[i], r[i].type_index);
-        assert_int_equal(source_index[i], r[i].source_index);
-        assert_int_equal(flags[i], r[i].flags);
-    }
+    expect_columns_hold(&cols, r, 5);
     ohk_source mine, theirs;
     OK(ohk_batch_source(&mine, c, source_index[0]));
     OK(ohk_batch_source(&theirs, b, r[0].source_index));

@@ -98,27 +98,32 @@ struct UUIDIndex {
     }
 
     /// Which of `keys` (sorted by UUID) the index holds, as `get` says
-    /// one at a time, in one walk of each run over the keys its span
-    /// covers: a large `saveNew` asks for all its UUIDs at once, where a
-    /// lookup each cost a cursor seek in every run covering it.
+    /// one at a time: a large `saveNew` asks for all its UUIDs at once,
+    /// where a lookup each cost a cursor seek in every run covering it.
     mutating func holds(sorted keys: [PendingUUID]) throws -> [Bool] {
-        var held = [Bool](repeating: false, count: keys.count)
-        // Found in `uuid_hashes` (held), or marked gone (not in the runs).
-        var settled = held
+        try places(sorted: keys).map { $0 == .held }
+    }
+
+    /// Where the index has each of `keys` (sorted by UUID): looked up in
+    /// `uuid_hashes` and `uuid_gone` one by one, then in one walk of each
+    /// run over the keys its span covers.
+    private enum Place: UInt8 { case none, held, gone }
+    private mutating func places(sorted keys: [PendingUUID]) throws -> [Place] {
+        var places = [Place](repeating: .none, count: keys.count)
         if txn.entries(hashes) > 0 || txn.entries(gone) > 0 {
             let c = try txn.cursor(hashes)
             defer { c.close() }
             for (i, k) in keys.enumerated() {
                 if i % 64 == 63 { boundMappedPages() }
                 if try hashedValue(k, c) != nil {
-                    (held[i], settled[i]) = (true, true)
+                    places[i] = .held
                 } else if try isGone(k) {
-                    settled[i] = true
+                    places[i] = .gone  // pruned: a run's entry of it is stale
                 }
             }
         }
         let spans = try runSpans()
-        guard !spans.isEmpty else { return held }
+        guard !spans.isEmpty else { return places }
         let c = try txn.cursor(runTree)
         defer { c.close() }
         var asked = 0
@@ -126,15 +131,15 @@ struct UUIDIndex {
             var r = RunReader(c, s.id)
             var i = keys.firstIndex(notBelow: s.first)
             while i < keys.count, !(s.last < keys[i]) {
-                if !settled[i] {
+                if places[i] == .none {
                     asked += 1
                     if asked % 64 == 0 { boundMappedPages() }
-                    if try r.advance(to: keys[i]) { (held[i], settled[i]) = (true, true) }
+                    if try r.advance(to: keys[i]) { places[i] = .held }
                 }
                 i += 1
             }
         }
-        return held
+        return places
     }
 
     /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
@@ -299,35 +304,12 @@ struct UUIDIndex {
     }
 
     private mutating func insertRun(_ pending: [PendingUUID]) throws {
+        // None of `pending` may be held; one marked gone was pruned, and
+        // its mark must go (or it would hide the new entry).
+        let places = try places(sorted: pending)
+        if let i = places.firstIndex(of: .held) { throw Self.duplicate(pending[i]) }
+        for (p, place) in zip(pending, places) where place == .gone { _ = try unmarkGone(p) }
         let spans = try runSpans()
-        // Which of `pending` does the index hold outside the runs? A UUID
-        // in `uuid_hashes` is a duplicate; one in `uuid_gone` was pruned,
-        // and its mark must go (or it would hide the new entry).
-        var marked: [Bool] = []
-        if txn.entries(hashes) > 0 || txn.entries(gone) > 0 {
-            marked = Array(repeating: false, count: pending.count)
-            let c = try txn.cursor(hashes)
-            defer { c.close() }
-            for (i, p) in pending.enumerated() {
-                if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
-                marked[i] = try isGone(p)
-            }
-        }
-        // The rest must be in no run; each run is walked once, in order,
-        // over the pending UUIDs its span covers.
-        if !spans.isEmpty {
-            let c = try txn.cursor(runTree)
-            defer { c.close() }
-            for s in spans {
-                var r = RunReader(c, s.id)
-                var i = pending.firstIndex(notBelow: s.first)
-                while i < pending.count, !(s.last < pending[i]) {
-                    if (marked.isEmpty || !marked[i]), try r.advance(to: pending[i]) { throw Self.duplicate(pending[i]) }
-                    i += 1
-                }
-            }
-        }
-        for (i, p) in pending.enumerated() where !marked.isEmpty && marked[i] { _ = try unmarkGone(p) }
         let id = (spans.last?.id ?? 0) + 1
         try pending.withUnsafeBufferPointer { try writeRun(id, $0) }
         self.spans = spans + [RunSpan(id: id, first: pending.first!, last: pending.last!)]
