@@ -206,10 +206,11 @@ import Testing
         try store.env.write { txn in try txn.setMetaU64(store.trees, .format, UInt64(Schema.format) + 1) }
         store.close()
         #expect(errorCode { _ = try makeStore(directory: dir) } == .storeFormatTooNew)
-        let old = try makeStore(directory: dir + "-old")
+        let oldDir = temporaryDirectory()
+        let old = try makeStore(directory: oldDir)
         try old.env.write { txn in try txn.setMetaU64(old.trees, .format, 1) }
         old.close()
-        #expect(errorCode { _ = try makeStore(directory: dir + "-old") } == .storeFormatTooOld)
+        #expect(errorCode { _ = try makeStore(directory: oldDir) } == .storeFormatTooOld)
     }
 
     /// A format-4 store keeps its UUID index in a B-tree keyed by UUID

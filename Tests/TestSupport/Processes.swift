@@ -4,12 +4,6 @@ import Glibc
 @_silgen_name("pipe2")
 private func systemPipe2(_ fds: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
 
-/// A new, empty temporary directory.
-public func temporaryDirectory() -> String {
-    var template = Array("/tmp/ohk-test-XXXXXX".utf8CString)
-    return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-}
-
 /// The path of an executable built next to the test bundle.
 public func siblingExecutable(_ name: String) -> String {
     var buf = [CChar](repeating: 0, count: 4096)
