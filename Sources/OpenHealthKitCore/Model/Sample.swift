@@ -1,41 +1,138 @@
 import FoundationEssentials
 
 /// Who wrote a sample: HealthKit's HKSource plus the revision's version.
+///
+/// Kept in a shared box, copied on write, as `Device` is: 8 bytes a sample.
 public struct Source: Hashable, Sendable {
-    public var bundleIdentifier: String
-    public var name: String
-    public var version: String?
+    private final class Storage: @unchecked Sendable {
+        // Written only through `unique()`, when no other source holds it.
+        var bundleIdentifier: String
+        var name: String
+        var version: String?
+
+        init(_ bundleIdentifier: String, _ name: String, _ version: String?) {
+            (self.bundleIdentifier, self.name, self.version) = (bundleIdentifier, name, version)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, made this source's own first if another shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(bundleIdentifier, name, version) }
+        return storage
+    }
+
+    public var bundleIdentifier: String {
+        get { storage.bundleIdentifier }
+        set { unique().bundleIdentifier = newValue }
+    }
+    public var name: String {
+        get { storage.name }
+        set { unique().name = newValue }
+    }
+    public var version: String? {
+        get { storage.version }
+        set { unique().version = newValue }
+    }
 
     public init(bundleIdentifier: String, name: String, version: String? = nil) {
-        self.bundleIdentifier = bundleIdentifier
-        self.name = name
-        self.version = version
+        storage = Storage(bundleIdentifier, name, version)
+    }
+
+    public static func == (a: Source, b: Source) -> Bool {
+        a.storage === b.storage
+            || (a.bundleIdentifier == b.bundleIdentifier && a.name == b.name && a.version == b.version)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(bundleIdentifier)
+        hasher.combine(name)
+        hasher.combine(version)
     }
 }
 
 /// HealthKit's eight HKDevice fields; any may be nil.
+///
+/// The fields live in a shared box, copied on write: a sample then holds
+/// its device in 8 bytes rather than 129, and the samples of a device
+/// (the millions of an import's batches, or of a query's results, whose
+/// devices come from one cache) share one box.
 public struct Device: Hashable, Sendable {
-    public var name: String?
-    public var manufacturer: String?
-    public var model: String?
-    public var hardwareVersion: String?
-    public var firmwareVersion: String?
-    public var softwareVersion: String?
-    public var localIdentifier: String?
-    public var udiDeviceIdentifier: String?
+    private final class Storage: @unchecked Sendable {
+        // Written only through `unique()`, when no other device holds it.
+        var name, manufacturer, model, hardwareVersion, firmwareVersion,
+            softwareVersion, localIdentifier, udiDeviceIdentifier: String?
+
+        init(_ name: String?, _ manufacturer: String?, _ model: String?, _ hardwareVersion: String?,
+             _ firmwareVersion: String?, _ softwareVersion: String?, _ localIdentifier: String?,
+             _ udiDeviceIdentifier: String?) {
+            (self.name, self.manufacturer, self.model, self.hardwareVersion) = (name, manufacturer, model, hardwareVersion)
+            (self.firmwareVersion, self.softwareVersion, self.localIdentifier, self.udiDeviceIdentifier)
+                = (firmwareVersion, softwareVersion, localIdentifier, udiDeviceIdentifier)
+        }
+
+        func copy() -> Storage {
+            Storage(name, manufacturer, model, hardwareVersion, firmwareVersion, softwareVersion,
+                    localIdentifier, udiDeviceIdentifier)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The box, made this device's own first if another shares it.
+    private mutating func unique() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var name: String? {
+        get { storage.name }
+        set { unique().name = newValue }
+    }
+    public var manufacturer: String? {
+        get { storage.manufacturer }
+        set { unique().manufacturer = newValue }
+    }
+    public var model: String? {
+        get { storage.model }
+        set { unique().model = newValue }
+    }
+    public var hardwareVersion: String? {
+        get { storage.hardwareVersion }
+        set { unique().hardwareVersion = newValue }
+    }
+    public var firmwareVersion: String? {
+        get { storage.firmwareVersion }
+        set { unique().firmwareVersion = newValue }
+    }
+    public var softwareVersion: String? {
+        get { storage.softwareVersion }
+        set { unique().softwareVersion = newValue }
+    }
+    public var localIdentifier: String? {
+        get { storage.localIdentifier }
+        set { unique().localIdentifier = newValue }
+    }
+    public var udiDeviceIdentifier: String? {
+        get { storage.udiDeviceIdentifier }
+        set { unique().udiDeviceIdentifier = newValue }
+    }
 
     public init(name: String? = nil, manufacturer: String? = nil, model: String? = nil,
                 hardwareVersion: String? = nil, firmwareVersion: String? = nil,
                 softwareVersion: String? = nil, localIdentifier: String? = nil,
                 udiDeviceIdentifier: String? = nil) {
-        self.name = name
-        self.manufacturer = manufacturer
-        self.model = model
-        self.hardwareVersion = hardwareVersion
-        self.firmwareVersion = firmwareVersion
-        self.softwareVersion = softwareVersion
-        self.localIdentifier = localIdentifier
-        self.udiDeviceIdentifier = udiDeviceIdentifier
+        storage = Storage(name, manufacturer, model, hardwareVersion, firmwareVersion,
+                          softwareVersion, localIdentifier, udiDeviceIdentifier)
+    }
+
+    public static func == (a: Device, b: Device) -> Bool {
+        a.storage === b.storage || Field.allCases.allSatisfy { a[$0] == b[$0] }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for f in Field.allCases { hasher.combine(self[f]) }
     }
 
     /// The fields in HealthKit's order, for codecs and predicates.
