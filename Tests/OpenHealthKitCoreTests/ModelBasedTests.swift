@@ -234,6 +234,14 @@ import Glibc
         for c in 0..<UInt64(600) { try Self.runCase(seed: 0xBEEF &+ c, operations: 40, uuidTuning: tiny) }
     }
 
+    /// The same with merges of runs one entry a transaction: a merge is
+    /// under way across most operations, its run holding a prefix of the
+    /// merged runs' entries (`UUIDIndex.MergePlan`).
+    @Test func randomInterleavingsMatchTheModelWithMergesInSteps() throws {
+        let steps = UUIDIndex.Tuning(runThreshold: 2, maxRuns: 2, mergeStepEntries: 1)
+        for c in 0..<UInt64(400) { try Self.runCase(seed: 0x57E9 &+ c, operations: 40, uuidTuning: steps) }
+    }
+
     /// The same with every UUID in one bucket of the index's hash, with
     /// one filter (`UUIDHash.collideAll`): each entry found is confirmed
     /// against its record, so UUIDs are told apart by the records alone,

@@ -170,6 +170,67 @@ import Testing
         try store.save(try samples(big))
     }
 
+    /// A merge of runs goes a step further with each run written, at most
+    /// `mergeStepEntries` entries a transaction, across transactions and a
+    /// reopen (`UUIDIndex.MergePlan`). Meanwhile every UUID is held once
+    /// (the merge's run holds a prefix of the merged runs); at its end the
+    /// merged runs are gone and its run holds each of their UUIDs once.
+    @Test func aMergeOfRunsGoesOnInStepsAcrossTransactionsAndReopens() throws {
+        let dir = temporaryDirectory()
+        let tuning = UUIDIndex.Tuning(runThreshold: 50, maxRuns: 3, mergeStepEntries: 64)
+        var store = try makeStore(mapSize: 64 << 20, directory: dir)
+        store.tuning.uuidIndex = tuning
+        defer { store.close() }
+        func state() throws -> (plan: UUIDIndex.MergePlan?, runs: [UInt32], sizes: [UInt32: Int]) {
+            try store.env.read { txn in
+                var i = UUIDIndex(txn, store.trees, hash: store.tuning.uuidHash) { _ in nil }
+                return (try i.pendingMerge(), try i.runIDs(), try i.runSizes())
+            }
+        }
+        var saved: [Sample] = []
+        func saveRun(_ n: Int) throws {
+            let batch = try (0..<n).map { try stepSample(1, minute: saved.count + $0) }
+            try store.save(batch)
+            saved += batch
+        }
+        for _ in 0..<3 { try saveRun(100) }
+        #expect(try state().plan == nil)
+        // A fourth run: all four are merged (each at least the older's
+        // size), 400 entries into run 5, 64 a step.
+        try saveRun(100)
+        var now = try state()
+        #expect(now.plan == UUIDIndex.MergePlan(first: 1, last: 4) && now.runs == [1, 2, 3, 4, 5] && now.sizes[5] == 64)
+        var steps = 1
+        while try state().plan != nil {
+            if steps == 3 {
+                store.close()
+                store = try makeStore(mapSize: 64 << 20, directory: dir)
+                store.tuning.uuidIndex = tuning
+            }
+            try saveRun(50)
+            steps += 1
+            now = try state()
+            #expect(now.sizes[5] == min(64 * steps, 400))
+            // Every UUID saved is held, and a duplicate is refused, midway too.
+            #expect(try store.saveNew(saved).allSatisfy { $0 == nil })
+            #expect(errorCode { try store.save([saved[steps * 37 % saved.count]]) } == .duplicateUUID)
+            try #require(steps < 10)
+        }
+        #expect(steps == 7)
+        #expect(now.runs == [5] + (6...11).map(UInt32.init) && now.sizes[5] == 400)
+        // Run 5 holds the first 400 UUIDs once each, in order.
+        let entries = try store.env.read { txn in
+            var r = try RunCopy(txn, store.trees.uuidRuns, 5)
+            var out: [UUID] = []
+            while let h = r.head { out.append(h.uuid); try r.advance() }
+            return out
+        }
+        #expect(entries == saved.prefix(400).map(\.uuid).sorted { PendingUUID($0) < PendingUUID($1) })
+        // The next run written starts a new merge.
+        try saveRun(50)
+        #expect(try state().plan != nil)
+    }
+
     /// A large `saveNew` looks up its UUIDs in one sorted walk
     /// (`UUIDIndex.holds(sorted:)`) and skips exactly what one lookup
     /// each would: UUIDs in a run, in the hashed part, deleted and not

@@ -111,6 +111,9 @@ enum Schema {
         case characteristics
         /// The change sequence of the last activity summary save (rule 43).
         case activitySequence = "activity_sequence"
+        /// The UUID index's merge under way, if any (`UUIDIndex.MergePlan`);
+        /// 0 or absent when none, so older stores need no step.
+        case uuidMerge = "uuid_merge"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -126,6 +129,7 @@ enum Schema {
             case .statisticsHead: Self.keys[8]
             case .characteristics: Self.keys[9]
             case .activitySequence: Self.keys[10]
+            case .uuidMerge: Self.keys[11]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }

@@ -28,7 +28,8 @@ import FoundationEssentials
 /// more UUIDs than the tree has leaves copied (and the kernel faulted in)
 /// the whole tree, once per transaction: 40–50 % of a bulk import of a
 /// million samples. A run is written once, packed, in new pages. More
-/// than `maxRuns` runs are merged into one.
+/// than `maxRuns` runs are merged into one, a step of at most
+/// `mergeStepEntries` entries per run written (`MergePlan`).
 ///
 /// Reads look in `uuid_hashes` first, whose entry for a UUID is always
 /// the newest, then in `uuid_gone`, then in the runs, newest first.
@@ -60,6 +61,11 @@ struct UUIDIndex {
         var runThreshold = 20_000
         /// More runs than this are merged into one.
         var maxRuns = 8
+        /// The most entries one transaction adds to a merge: a merge's
+        /// new pages stay in memory until its transaction commits, and a
+        /// merge of whole runs grew with the index (tens of megabytes at
+        /// a few million samples). 6 MB of entries, whole chunks.
+        var mergeStepEntries = 128 * UUIDIndex.chunkEntries
         /// A bucket splits when there are more entries than this many per
         /// bucket.
         var bucketLoad: UInt64 = 64
@@ -310,10 +316,12 @@ struct UUIDIndex {
         if let i = places.firstIndex(of: .held) { throw Self.duplicate(pending[i]) }
         for (p, place) in zip(pending, places) where place == .gone { _ = try unmarkGone(p) }
         let spans = try runSpans()
-        let id = (spans.last?.id ?? 0) + 1
-        try pending.withUnsafeBufferPointer { try writeRun(id, $0) }
+        let merge = try pendingMerge()
+        // Past a merge's run too, which its first step may not have written yet.
+        let id = max(spans.last?.id ?? 0, merge?.into ?? 0) + 1
+        try pending.withUnsafeBufferPointer { try writeRun(id, $0, append: true) }
         self.spans = spans + [RunSpan(id: id, first: pending.first!, last: pending.last!)]
-        if spans.count + 1 > tuning.maxRuns { try mergeRuns() }
+        if merge != nil || spans.count + 1 > tuning.maxRuns { try mergeStep() }
     }
 
     /// Points the entry of `uuid`, which was at `old` (packed type id and
@@ -397,9 +405,10 @@ struct UUIDIndex {
 
     // MARK: Runs
 
-    /// Writes `entries` (sorted) as run `id`, which is greater than every
-    /// run's, so each chunk appends.
-    private func writeRun(_ id: UInt32, _ entries: UnsafeBufferPointer<PendingUUID>) throws {
+    /// Writes `entries` (sorted) as chunks of run `id`, after the run's
+    /// chunks so far. `append` when no run is newer: each chunk then goes
+    /// at the tree's end.
+    private func writeRun(_ id: UInt32, _ entries: UnsafeBufferPointer<PendingUUID>, append: Bool) throws {
         let c = try txn.cursor(runTree)
         defer { c.close() }
         var start = 0
@@ -407,7 +416,7 @@ struct UUIDIndex {
             let n = min(Self.chunkEntries, entries.count - start)
             let first = entries[start]
             let chunk = try RunReader.withChunkKey(id, high: first.high, low: first.low) { k in
-                try c.reserve(k, count: n * Self.entrySize, append: true)
+                try c.reserve(k, count: n * Self.entrySize, append: append)
             }
             for j in 0..<n {
                 let e = entries[start + j]
@@ -419,16 +428,39 @@ struct UUIDIndex {
         }
     }
 
-    /// Merges the newest runs into one (the newest entry of a UUID wins),
-    /// then deletes them: at least two, and on while their total reaches
-    /// the next older run's size. Runs so grow older and larger, about
-    /// doubling, and an entry is rewritten a few times in all, not once
-    /// per merge (merging every run each time made a 10 M-sample import
-    /// half as fast as a 1 M one).
-    private mutating func mergeRuns() throws {
-        let allSpans = try runSpans()
-        let all = allSpans.map(\.id)
-        guard all.count > 1 else { return }
+    /// A merge of runs `first` to `last` (every run between, by id) into
+    /// run `into`, one past `last`, written in steps: each step copies
+    /// the next `mergeStepEntries` entries after what `into` holds, and
+    /// the last one deletes the merged runs. Until then `into` holds a
+    /// prefix of the merge, each entry as the merged runs have it, so a
+    /// lookup finds the same value in it as in them; runs written
+    /// meanwhile take ids past `into`, newer than both. The plan is kept
+    /// in meta, so that a merge goes on across transactions and reopens.
+    struct MergePlan: Equatable {
+        let first, last: UInt32
+        var into: UInt32 { last + 1 }
+        var packed: UInt64 { UInt64(first) << 32 | UInt64(last) }
+    }
+
+    /// The merge under way, if any.
+    mutating func pendingMerge() throws -> MergePlan? {
+        let v = try txn.metaU64(trees, .uuidMerge)
+        guard v != 0 else { return nil }
+        let plan = MergePlan(first: UInt32(truncatingIfNeeded: v >> 32), last: UInt32(truncatingIfNeeded: v))
+        guard plan.first <= plan.last, plan.last < UInt32.max else {
+            throw OHKError(.storeCorrupt, "corrupt meta entry \(Schema.MetaKey.uuidMerge.rawValue)")
+        }
+        return plan
+    }
+
+    /// The newest runs, to merge into one: at least two, and on while
+    /// their total reaches the next older run's size. Runs so grow older
+    /// and larger, about doubling, and an entry is rewritten a few times
+    /// in all, not once per merge (merging every run each time made a
+    /// 10 M-sample import half as fast as a 1 M one).
+    private func planMerge(_ spans: [RunSpan]) throws -> MergePlan? {
+        let all = spans.map(\.id)
+        guard all.count > 1 else { return nil }
         let sizes = try runSizes()
         var first = all.count - 2
         var total = sizes[all[first], default: 0] + sizes[all[first + 1], default: 0]
@@ -436,18 +468,33 @@ struct UUIDIndex {
             first -= 1
             total += sizes[all[first], default: 0]
         }
-        let ids = Array(all[first...])
+        return MergePlan(first: all[first], last: all.last!)
+    }
+
+    /// Takes the merge under way, or a new one, a step further (the newest
+    /// entry of a UUID wins), and ends it when the merged runs are copied.
+    private mutating func mergeStep() throws {
+        var spans = try runSpans()
+        let plan: MergePlan
+        if let p = try pendingMerge() {
+            plan = p
+        } else {
+            guard let p = try planMerge(spans) else { return }
+            plan = p
+            try txn.setMetaU64(trees, .uuidMerge, p.packed)
+        }
+        let merged = spans.filter { plan.first <= $0.id && $0.id <= plan.last }
+        let done = spans.first { $0.id == plan.into }
         // Each run is read into memory chunk by chunk: the merged run's
-        // appends may rewrite the leaf that holds a small chunk.
+        // writes may rewrite the leaf that holds a small chunk.
         var readers: [RunCopy] = []
-        let c = try txn.cursor(runTree)
-        defer { c.close() }
-        for id in ids { readers.append(try RunCopy(txn, runTree, id)) }
-        let newID = ids.last! + 1
+        for s in merged { readers.append(try RunCopy(txn, runTree, s.id, after: done?.last)) }
+        let append = (spans.last?.id ?? 0) <= plan.into
         var out: [PendingUUID] = []
         out.reserveCapacity(Self.chunkEntries)
-        var written = 0
-        while true {
+        var copied = 0, chunks = 0
+        var first = done?.first, last = done?.last
+        while copied < tuning.mergeStepEntries {
             // The least UUID at the readers' heads; the newest run's wins.
             var best = -1
             for (i, r) in readers.enumerated() {
@@ -458,26 +505,38 @@ struct UUIDIndex {
             let e = readers[best].head!
             for i in readers.indices where readers[i].head.map({ $0 == e }) == true { try readers[i].advance() }
             out.append(e)
-            if out.count == Self.chunkEntries {
-                try out.withUnsafeBufferPointer { try writeRun(newID, $0) }
+            copied += 1
+            if first == nil { first = e }
+            last = e
+            if out.count == Self.chunkEntries || copied == tuning.mergeStepEntries {
+                try out.withUnsafeBufferPointer { try writeRun(plan.into, $0, append: append) }
                 out.removeAll(keepingCapacity: true)
-                written += 1
+                chunks += 1
                 // The runs' chunks are copied as they are read: their pages may go.
-                if written % Self.chunksBetweenChecks == 0 { boundMappedPages() }
+                if chunks % Self.chunksBetweenChecks == 0 { boundMappedPages() }
             }
         }
-        if !out.isEmpty { try out.withUnsafeBufferPointer { try writeRun(newID, $0) } }
-        let seekFirst = { try RunReader.withChunkKey(ids[0], high: 0, low: 0) { try c.seekRaw(atLeast: $0) } }
-        while let (k, _) = try seekFirst(), RunReader.runID(k) < newID {
-            try c.deleteCurrent()
+        if !out.isEmpty { try out.withUnsafeBufferPointer { try writeRun(plan.into, $0, append: append) } }
+        if let first, let last {
+            spans.removeAll { $0.id == plan.into }
+            let at = spans.firstIndex { $0.id > plan.into } ?? spans.count
+            spans.insert(RunSpan(id: plan.into, first: first, last: last), at: at)
         }
-        let merged = allSpans[first...]
-        self.spans = Array(allSpans[..<first])
-            + [RunSpan(id: newID, first: merged.map(\.first).min(by: <)!, last: merged.map(\.last).max(by: <)!)]
+        if readers.allSatisfy({ $0.head == nil }) {
+            let c = try txn.cursor(runTree)
+            defer { c.close() }
+            let seekFirst = { try RunReader.withChunkKey(plan.first, high: 0, low: 0) { try c.seekRaw(atLeast: $0) } }
+            while let (k, _) = try seekFirst(), RunReader.runID(k) < plan.into {
+                try c.deleteCurrent()
+            }
+            spans.removeAll { plan.first <= $0.id && $0.id <= plan.last }
+            try txn.setMetaU64(trees, .uuidMerge, 0)
+        }
+        self.spans = spans
     }
 
     /// The number of entries of each run.
-    private func runSizes() throws -> [UInt32: Int] {
+    func runSizes() throws -> [UInt32: Int] {
         var sizes: [UInt32: Int] = [:]
         try txn.forEach(runTree) { k, v in sizes[RunReader.runID(k), default: 0] += v.count / Self.entrySize }
         return sizes

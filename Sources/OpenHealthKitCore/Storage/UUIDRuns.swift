@@ -115,11 +115,23 @@ struct RunCopy {
     private var index = 0
     private(set) var head: PendingUUID?
 
-    init(_ txn: Txn, _ tree: MDB_dbi, _ id: UInt32) throws {
+    /// Run `id` from its first entry, or from the first one past `after`.
+    init(_ txn: Txn, _ tree: MDB_dbi, _ id: UInt32, after: PendingUUID? = nil) throws {
         cursor = try txn.cursor(tree)
         self.id = id
-        let first = try RunReader.withChunkKey(id, high: 0, low: 0) { try cursor.seekRaw(atLeast: $0) }
-        try load(first)
+        guard let after else {
+            try load(try RunReader.withChunkKey(id, high: 0, low: 0) { try cursor.seekRaw(atLeast: $0) })
+            return
+        }
+        // The chunk that would hold `after` (RunReader.seek), or the run's
+        // first when all of it is past `after`; then its entries past it.
+        var reader = RunReader(cursor, id)
+        if try reader.seek(after) {
+            try load(try cursor.nextRaw(MDB_GET_CURRENT))
+        } else {
+            try load(try RunReader.withChunkKey(id, high: 0, low: 0) { try cursor.seekRaw(atLeast: $0) })
+        }
+        while let h = head, !(after < h) { try advance() }
     }
 
     private mutating func load(_ at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?) throws {
