@@ -46,9 +46,14 @@ extension Store {
         try saveNew(count: samples.count) { each in for s in samples { try each(s) } }
     }
 
-    /// How often a `saveNew` of many samples checks the store pages it has
-    /// mapped: each sample's lookup may fault in a page of each UUID run.
-    static let samplesBetweenMapChecks = 64
+    /// How often a `saveNew` of several samples checks the store pages it
+    /// has mapped: each sample's lookup may fault in a page of each UUID
+    /// run, and one fault may map megabytes (`MappedPageBound`). A save of
+    /// a few dozen routes mapped 40 MB before this was checked at all.
+    static let samplesBetweenMapChecks = 8
+    /// Saves of at least this many samples look up their UUIDs in one
+    /// sorted walk of the index.
+    static let samplesForSortedLookup = 64
 
     /// `saveNew(_:)` of the `count` samples `forEach` hands to its argument.
     @usableFromInline
@@ -63,7 +68,7 @@ extension Store {
             // Many samples' UUIDs are looked up at once, in one sorted walk
             // of the index; a few, one at a time.
             var held: Set<UUID>?
-            if count >= Self.samplesBetweenMapChecks {
+            if count >= Self.samplesForSortedLookup {
                 var uuids: [UUID] = []
                 uuids.reserveCapacity(count)
                 try forEach { uuids.append($0.uuid) }

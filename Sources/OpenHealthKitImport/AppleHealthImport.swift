@@ -21,8 +21,9 @@ public struct ImportOptions: Sendable {
     var limits = ImportLimits()
     /// The bytes of series and documents (routes, voltages, FHIR JSON) a
     /// batch holds at most before it is saved: a batch of a few hundred
-    /// routes would otherwise hold a hundred megabytes.
-    var batchBulkBytes = 4 << 20
+    /// routes would otherwise hold a hundred megabytes. Three batches are
+    /// in memory at once (filled, saved, and a spare).
+    var batchBulkBytes = 1 << 20
 
     public init(batchSize: Int = 20_000, shouldStop: (@Sendable () -> Bool)? = nil,
                 progress: (@Sendable (ImportProgress) -> Void)? = nil) {

@@ -3,15 +3,26 @@ import Glibc
 /// This process's resident memory backed by files: mapped store pages
 /// and the program's own code (the third field of `/proc/self/statm`).
 public enum ResidentMemory {
+    /// `/proc/self/statm`, kept open: it is read back from its start
+    /// (`pread`), without an open and a close each time.
+    private static let statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+
     public static func fileBackedBytes() -> Int {
-        guard let f = fopen("/proc/self/statm", "r") else { return 0 }
-        defer { fclose(f) }
-        var line = [CChar](repeating: 0, count: 256)
-        guard fgets(&line, Int32(line.count), f) != nil else { return 0 }
-        let fields = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            .split(separator: " ")
-        guard fields.count >= 3, let pages = Int(fields[2]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+            let n = pread(statm, buffer.baseAddress, buffer.count, 0)
+            guard n > 0 else { return 0 }
+            // "size resident shared …": the third number, in pages.
+            var field = 0, pages = 0
+            for b in buffer[..<n] {
+                if b == UInt8(ascii: " ") {
+                    field += 1
+                    if field == 3 { break }
+                } else if field == 2, b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") {
+                    pages = pages * 10 + Int(b - UInt8(ascii: "0"))
+                }
+            }
+            return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+        }
     }
 }
 
@@ -19,10 +30,10 @@ public enum ResidentMemory {
 /// save of many samples looks each one up in the UUID index, which at
 /// millions of entries touches tens of megabytes of the map, resident
 /// until the writer lets go. `check()` is cheap (the process's count of
-/// page faults, one system call) and is called often; once enough pages
-/// were faulted in to matter, the resident size is read, and past
-/// `extra` bytes more than when the write began the store's pages are
-/// unmapped (they stay in the page cache).
+/// page faults, one system call) and is called often; after a fault the
+/// resident size is read (a `pread`), and past `extra` bytes more than
+/// when the write began the store's pages are unmapped (they stay in the
+/// page cache).
 final class MappedPageBound {
     private let env: Environment
     /// The resident bytes the bound keeps down: the process's file-backed
@@ -30,23 +41,22 @@ final class MappedPageBound {
     /// store's mapping instead).
     private let resident: () -> Int
     private let limit: Int
-    /// Faults between looks at the resident size: a quarter of the
-    /// allowance, where one fault on a file maps up to 16 pages (the
-    /// kernel's fault-around maps the cached pages beside the one asked for).
-    private let faultsBetweenLooks: Int
     private var faultsAtLastLook: Int
 
-    init(_ env: Environment, extra: Int = 12 << 20, resident: @escaping () -> Int = ResidentMemory.fileBackedBytes) {
+    init(_ env: Environment, extra: Int = 4 << 20, resident: @escaping () -> Int = ResidentMemory.fileBackedBytes) {
         self.env = env
         self.resident = resident
         limit = resident() + extra
-        faultsBetweenLooks = extra / 4 / (16 * Int(sysconf(Int32(_SC_PAGESIZE))))
         faultsAtLastLook = Self.faults()
     }
 
+    /// Looks at the resident size after any fault: one fault on the map
+    /// may map a whole large folio of the page cache, up to megabytes
+    /// (kernels since 6.x map a file's large folios whole), so a count of
+    /// faults says little of how much was mapped.
     func check() {
         let faults = Self.faults()
-        guard faults - faultsAtLastLook > faultsBetweenLooks else { return }
+        guard faults != faultsAtLastLook else { return }
         faultsAtLastLook = faults
         if resident() > limit { env.releaseMappedPages() }
     }

@@ -72,9 +72,6 @@ struct UUIDIndex {
     }
 
     static let chunkEntries = 2048
-    /// Chunks a merge writes between checks of the pages it mapped: 64
-    /// chunks are 3 MB of entries.
-    static let chunksBetweenChecks = 64
     static let entrySize = 24
     /// A `uuid_hashes` entry: the hash's kept bits, then the packed value.
     static let hashedEntrySize = 10
@@ -120,7 +117,7 @@ struct UUIDIndex {
             let c = try txn.cursor(hashes)
             defer { c.close() }
             for (i, k) in keys.enumerated() {
-                if i % 64 == 63 { boundMappedPages() }
+                if i % 8 == 7 { boundMappedPages() }
                 if try hashedValue(k, c) != nil {
                     places[i] = .held
                 } else if try isGone(k) {
@@ -132,15 +129,17 @@ struct UUIDIndex {
         guard !spans.isEmpty else { return places }
         let c = try txn.cursor(runTree)
         defer { c.close() }
-        var asked = 0
+        var seeks = 0
         for s in spans {
             var r = RunReader(c, s.id)
             var i = keys.firstIndex(notBelow: s.first)
             while i < keys.count, !(s.last < keys[i]) {
                 if places[i] == .none {
-                    asked += 1
-                    if asked % 64 == 0 { boundMappedPages() }
+                    let before = r.seeks
                     if try r.advance(to: keys[i]) { places[i] = .held }
+                    // A seek to another chunk may fault in a large folio.
+                    seeks += r.seeks - before
+                    if seeks >= 2 { seeks = 0; boundMappedPages() }
                 }
                 i += 1
             }
@@ -260,8 +259,9 @@ struct UUIDIndex {
         defer { c.close() }
         for (n, (h, i)) in order.enumerated() {
             let p = pending[i]
-            // Each entry may fault in a page of the buckets and of each run.
-            if n % 64 == 63 { boundMappedPages() }
+            // Each entry may fault in a page of the buckets and of each
+            // run, and a fault may map a large folio, megabytes.
+            if hasRuns || n % 8 == 7 { boundMappedPages() }
             if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
             // A run may hold it, unless it was pruned since.
             if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
@@ -492,7 +492,7 @@ struct UUIDIndex {
         let append = (spans.last?.id ?? 0) <= plan.into
         var out: [PendingUUID] = []
         out.reserveCapacity(Self.chunkEntries)
-        var copied = 0, chunks = 0
+        var copied = 0
         var first = done?.first, last = done?.last
         while copied < tuning.mergeStepEntries {
             // The least UUID at the readers' heads; the newest run's wins.
@@ -511,9 +511,9 @@ struct UUIDIndex {
             if out.count == Self.chunkEntries || copied == tuning.mergeStepEntries {
                 try out.withUnsafeBufferPointer { try writeRun(plan.into, $0, append: append) }
                 out.removeAll(keepingCapacity: true)
-                chunks += 1
-                // The runs' chunks are copied as they are read: their pages may go.
-                if chunks % Self.chunksBetweenChecks == 0 { boundMappedPages() }
+                // The runs' chunks are copied as they are read: their pages
+                // may go. A chunk read may fault in a large folio, megabytes.
+                boundMappedPages()
             }
         }
         if !out.isEmpty { try out.withUnsafeBufferPointer { try writeRun(plan.into, $0, append: append) } }
@@ -527,7 +527,9 @@ struct UUIDIndex {
             defer { c.close() }
             let seekFirst = { try RunReader.withChunkKey(plan.first, high: 0, low: 0) { try c.seekRaw(atLeast: $0) } }
             while let (k, _) = try seekFirst(), RunReader.runID(k) < plan.into {
+                // Freeing a chunk reads its first page.
                 try c.deleteCurrent()
+                boundMappedPages()
             }
             spans.removeAll { plan.first <= $0.id && $0.id <= plan.last }
             try txn.setMetaU64(trees, .uuidMerge, 0)

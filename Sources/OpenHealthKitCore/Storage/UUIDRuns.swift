@@ -19,6 +19,8 @@ struct RunReader {
     private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
     private var index = 0
     private var started = false
+    /// The chunks sought so far (each may fault in pages of the map).
+    private(set) var seeks = 0
 
     init(_ cursor: Cursor, _ id: UInt32) {
         self.cursor = cursor
@@ -53,6 +55,7 @@ struct RunReader {
     /// The chunk of this run that would hold `key`: the last one whose
     /// first UUID is at most `key`.
     mutating func seek(_ key: PendingUUID) throws -> Bool {
+        seeks += 1
         let found = try Self.withChunkKey(id, high: key.high, low: key.low) { try cursor.seekRaw(atLeast: $0) }
         var at: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)?
         if let (k, v) = found, Self.runID(k) == id,
