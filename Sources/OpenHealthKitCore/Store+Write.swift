@@ -73,6 +73,8 @@ extension Store {
                 uuids.reserveCapacity(count)
                 try forEach { uuids.append($0.uuid) }
                 held = try w.heldUUIDs(uuids)
+                // What it saves is neither held nor repeated (`seen`).
+                w.pendingUUIDsAreNew = true
             }
             try forEach { s in
                 if let bound, outcomes.count % Self.samplesBetweenMapChecks == Self.samplesBetweenMapChecks - 1 { bound.check() }

@@ -259,6 +259,22 @@ import Testing
         // The pruned ones are live again, once each.
         let live = try store.anchoredQuery(type: steps, predicate: .uuids([inRun[0].uuid, inRun[1].uuid, hashed[0].uuid]), anchor: nil)
         #expect(live.samples.count == 3)
+        #expect(errorCode { try store.save([inRun[0]]) } == .duplicateUUID)
+        // The same below the run threshold: a large saveNew's entries go
+        // to the hashed part without a second lookup, and a pruned run
+        // entry's mark still goes.
+        store.tuning.uuidIndex = UUIDIndex.Tuning(runThreshold: 1000, maxRuns: 8)
+        try store.delete(uuids: [inRun[4].uuid, inRun[5].uuid])
+        #expect(try store.pruneAll() == 4)  // with inRun[2] and hashed[1], deleted above
+        let more = try (0..<70).map { try stepSample(4, minute: 400 + $0) }
+        let second = try store.saveNew(more + [inRun[4], inRun[5], inRun[6], more[3]])
+        #expect(second.map { $0 == nil } == Array(repeating: false, count: 72) + [true, true])
+        let again = try store.anchoredQuery(type: steps, predicate: .uuids([inRun[4].uuid, inRun[5].uuid, more[69].uuid]), anchor: nil)
+        #expect(again.samples.count == 3)
+        // Of the pruned run entries, only inRun[2]'s mark is left: it was not saved again.
+        #expect(try store.env.read { txn in txn.entries(store.trees.uuidGone) } == 1)
+        #expect(errorCode { try store.save([inRun[5]]) } == .duplicateUUID)
+        #expect(errorCode { try store.save([more[0]]) } == .duplicateUUID)
     }
 
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {

@@ -239,18 +239,21 @@ struct UUIDIndex {
 
     /// Adds `pending`, sorted by UUID, as new entries. A UUID the index
     /// holds, or twice in `pending`, fails with `.duplicateUUID`.
-    mutating func insert(_ pending: [PendingUUID]) throws {
+    /// `knownNew`: the caller found none of them held in this transaction
+    /// (`holds(sorted:)`, as a large `saveNew` does), so they are not
+    /// looked up again; a pruned one's mark in `uuid_gone` still goes.
+    mutating func insert(_ pending: [PendingUUID], knownNew: Bool = false) throws {
         for i in pending.indices.dropFirst() where pending[i - 1] == pending[i] {
             throw Self.duplicate(pending[i])
         }
         if pending.count >= tuning.runThreshold {
-            try insertRun(pending)
+            try insertRun(pending, knownNew: knownNew)
         } else {
-            try insertHashed(pending)
+            try insertHashed(pending, knownNew: knownNew)
         }
     }
 
-    private mutating func insertHashed(_ pending: [PendingUUID]) throws {
+    private mutating func insertHashed(_ pending: [PendingUUID], knownNew: Bool) throws {
         let hasRuns = !(try runIDs().isEmpty)
         // In hash order, the cursor moves forward through the tree.
         var order = pending.indices.map { (hash: hash(pending[$0]), index: $0) }
@@ -262,9 +265,13 @@ struct UUIDIndex {
             // Each entry may fault in a page of the buckets and of each
             // run, and a fault may map a large folio, megabytes.
             if hasRuns || n % 8 == 7 { boundMappedPages() }
-            if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
-            // A run may hold it, unless it was pruned since.
-            if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
+            if knownNew {
+                _ = try unmarkGone(p)
+            } else {
+                if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
+                // A run may hold it, unless it was pruned since.
+                if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
+            }
             try Self.withPlace(try bucketKey(of: h), h, p.value) { _ = try c.put($0, $1) }
         }
         try grow()
@@ -309,12 +316,16 @@ struct UUIDIndex {
         }
     }
 
-    private mutating func insertRun(_ pending: [PendingUUID]) throws {
+    private mutating func insertRun(_ pending: [PendingUUID], knownNew: Bool) throws {
         // None of `pending` may be held; one marked gone was pruned, and
         // its mark must go (or it would hide the new entry).
-        let places = try places(sorted: pending)
-        if let i = places.firstIndex(of: .held) { throw Self.duplicate(pending[i]) }
-        for (p, place) in zip(pending, places) where place == .gone { _ = try unmarkGone(p) }
+        if knownNew {
+            if txn.entries(gone) > 0 { for p in pending { _ = try unmarkGone(p) } }
+        } else {
+            let places = try places(sorted: pending)
+            if let i = places.firstIndex(of: .held) { throw Self.duplicate(pending[i]) }
+            for (p, place) in zip(pending, places) where place == .gone { _ = try unmarkGone(p) }
+        }
         let spans = try runSpans()
         let merge = try pendingMerge()
         // Past a merge's run too, which its first step may not have written yet.

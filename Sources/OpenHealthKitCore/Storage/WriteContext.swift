@@ -19,6 +19,9 @@ struct WriteContext {
     /// key order when it ends (or before anything reads the index): random
     /// UUIDs in order walk the tree's leaves once instead of jumping.
     private var pendingUUIDs: [PendingUUID] = []
+    /// Set by a `saveNew` that asked `heldUUIDs` for all it saves: the
+    /// index need not look its entries up again when they are inserted.
+    var pendingUUIDsAreNew = false
     /// The zone map's blocks this transaction appended to.
     private var pendingZones = PendingZones()
     /// Cursors on the type trees this transaction appended to. A put
@@ -265,7 +268,7 @@ struct WriteContext {
     mutating func flushUUIDs() throws {
         guard !pendingUUIDs.isEmpty else { return }
         pendingUUIDs.sortByUUID()
-        try uuidIndex.insert(pendingUUIDs)
+        try uuidIndex.insert(pendingUUIDs, knownNew: pendingUUIDsAreNew)
         pendingUUIDs.removeAll(keepingCapacity: true)
     }
 
