@@ -68,8 +68,8 @@ extension Store {
             // Many samples' UUIDs are looked up at once, in one sorted walk
             // of the index; a few, one at a time.
             var held: Set<UUID>?
+            var uuids: [UUID] = []
             if count >= Self.samplesForSortedLookup {
-                var uuids: [UUID] = []
                 uuids.reserveCapacity(count)
                 try forEach { uuids.append($0.uuid) }
                 held = try w.heldUUIDs(uuids)
@@ -77,6 +77,11 @@ extension Store {
                 w.pendingUUIDsAreNew = true
             }
             try forEach { s in
+                // A collection that hands out other samples the second
+                // time: its UUIDs were not all looked up, so the index does.
+                if held != nil, outcomes.count >= uuids.count || uuids[outcomes.count] != s.uuid {
+                    w.pendingUUIDsAreNew = false
+                }
                 if let bound, outcomes.count % Self.samplesBetweenMapChecks == Self.samplesBetweenMapChecks - 1 { bound.check() }
                 try validateType(s.type)
                 try s.validate()

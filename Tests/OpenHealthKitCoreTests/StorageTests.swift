@@ -277,6 +277,55 @@ import Testing
         #expect(errorCode { try store.save([more[0]]) } == .duplicateUUID)
     }
 
+    /// `MappedFile.ranges` finds a file's mappings in /proc/self/maps by
+    /// device and inode (what `releaseMappedPages` advises), and only
+    /// those that exist.
+    @Test func aFilesMappingsAreFoundByDeviceAndInode() throws {
+        let path = temporaryDirectory() + "/mapped"
+        let fd = open(path, O_RDWR | O_CREAT, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        try #require(ftruncate(fd, 3 * 4096) == 0)
+        var st = stat()
+        try #require(fstat(fd, &st) == 0)
+        let map = try #require(mmap(nil, 3 * 4096, PROT_READ, MAP_SHARED, fd, 0))
+        try #require(map != MAP_FAILED)
+        let found = MappedFile.ranges(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+        #expect(found.count == 1 && found.first?.0 == map && found.first?.1 == 3 * 4096)
+        #expect(MappedFile.ranges(device: UInt64(st.st_dev) &+ 1, inode: UInt64(st.st_ino)).isEmpty)
+        munmap(map, 3 * 4096)
+        #expect(MappedFile.ranges(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)).isEmpty)
+    }
+
+    /// A collection that hands `saveNew` other samples on its second pass
+    /// than on its first (the pass that looked their UUIDs up): a UUID the
+    /// store holds among them is still refused, not indexed twice.
+    @Test func aSaveNewOfACollectionThatChangesBetweenPassesStillRefusesDuplicates() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        let stored = try stepSample(1, minute: 0)
+        try store.save([stored])
+        final class Passes: @unchecked Sendable { var count = 0 }
+        struct Fickle: Collection {
+            let first: [Sample], second: [Sample]
+            let passes = Passes()
+            var startIndex: Int { 0 }
+            var endIndex: Int { first.count }
+            func index(after i: Int) -> Int { i + 1 }
+            subscript(i: Int) -> Sample { passes.count > 1 ? second[i] : first[i] }
+            func makeIterator() -> IndexingIterator<Fickle> {
+                passes.count += 1
+                return IndexingIterator(_elements: self)
+            }
+        }
+        let fresh = try (0..<80).map { try stepSample(2, minute: 10 + $0) }
+        var changed = fresh
+        changed[40] = stored
+        #expect(errorCode { try store.saveNew(Fickle(first: fresh, second: changed)) } == .duplicateUUID)
+        #expect(try store.anchoredQuery(type: steps, predicate: .uuids([stored.uuid]), anchor: nil).samples.count == 1)
+        #expect(try store.saveNew(fresh).allSatisfy { $0 != nil })
+    }
+
     @Test func aStoreOfANewerOrRetiredFormatIsRefused() throws {
         let dir = temporaryDirectory()
         let store = try makeStore(directory: dir)

@@ -133,42 +133,18 @@ final class Environment: @unchecked Sendable {
     /// is a shared file mapping: a page a write transaction changed stays
     /// dirty in the page cache, so nothing is lost. LMDB does not
     /// say where its map is (`me_mapaddr` is set for fixed maps only), so
-    /// /proc/self/maps does, read once per map (`mapRanges`: a large
-    /// import releases thousands of times); under the resize lock, as a
-    /// map being moved must not be advised.
+    /// /proc/self/maps does, each time: a range kept from an earlier look
+    /// could since have been unmapped (a `PageWalk` maps the file too) and
+    /// reused for memory that advice would wipe. Under the resize lock, as
+    /// a map being moved must not be advised.
     func releaseMappedPages() {
         pthread_rwlock_rdlock(resizeLock)
         defer { pthread_rwlock_unlock(resizeLock) }
-        let ranges = mapRanges.withLock { cached in
-            if cached == nil { cached = storeMappings() }
-            return cached!
-        }
-        for (address, length) in ranges { madvise(address, length, MADV_DONTNEED) }
-    }
-
-    /// Where the store's file is mapped in this process, as /proc/self/maps
-    /// says; nil until asked, and again once the map is moved (`grow`,
-    /// `adoptMapSize`, under the resize lock held exclusively).
-    private let mapRanges = Locked<[(UnsafeMutableRawPointer, Int)]?>(nil)
-
-    private func storeMappings() -> [(UnsafeMutableRawPointer, Int)] {
         var st = stat()
-        guard stat(path + "/data.mdb", &st) == 0, let maps = fopen("/proc/self/maps", "r") else { return [] }
-        defer { fclose(maps) }
-        var found: [(UnsafeMutableRawPointer, Int)] = []
-        var line = [CChar](repeating: 0, count: 4096)
-        while fgets(&line, Int32(line.count), maps) != nil {
-            // "start-end perms offset dev inode path": the store's file by its inode.
-            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let fields = text.split(separator: " ")
-            guard fields.count >= 6, UInt(fields[4]) == UInt(st.st_ino),
-                  let dash = fields[0].firstIndex(of: "-"),
-                  let low = UInt(fields[0][..<dash], radix: 16),
-                  let high = UInt(fields[0][fields[0].index(after: dash)...], radix: 16),
-                  let address = UnsafeMutableRawPointer(bitPattern: low) else { continue }
-            found.append((address, Int(high - low)))
+        guard stat(path + "/data.mdb", &st) == 0 else { return }
+        for (address, length) in MappedFile.ranges(device: UInt64(st.st_dev), inode: UInt64(st.st_ino)) {
+            madvise(address, length, MADV_DONTNEED)
         }
-        return found
     }
 
     /// Runs `body` in a read snapshot. Pointers into the map must not
@@ -262,7 +238,6 @@ final class Environment: @unchecked Sendable {
         defer { pthread_rwlock_unlock(resizeLock) }
         let current = mapSize
         _ = mdb_env_set_mapsize(env, current * 2)
-        mapRanges.withLock { $0 = nil }
     }
 
     /// Another process grew the map: take its size.
@@ -270,7 +245,6 @@ final class Environment: @unchecked Sendable {
         pthread_rwlock_wrlock(resizeLock)
         defer { pthread_rwlock_unlock(resizeLock) }
         _ = mdb_env_set_mapsize(env, 0)
-        mapRanges.withLock { $0 = nil }
     }
 }
 

@@ -8,8 +8,11 @@ public enum ResidentMemory {
     private static let statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
 
     public static func fileBackedBytes() -> Int {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
-            let n = pread(statm, buffer.baseAddress, buffer.count, 0)
+        // Opened each time if it could not be kept (no descriptor left then).
+        let fd = statm >= 0 ? statm : open("/proc/self/statm", O_RDONLY | O_CLOEXEC)
+        defer { if fd != statm && fd >= 0 { close(fd) } }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { buffer in
+            let n = pread(fd, buffer.baseAddress, buffer.count, 0)
             guard n > 0 else { return 0 }
             // "size resident shared …": the third number, in pages.
             var field = 0, pages = 0

@@ -499,6 +499,7 @@ struct UUIDIndex {
         // Each run is read into memory chunk by chunk: the merged run's
         // writes may rewrite the leaf that holds a small chunk.
         var readers: [RunCopy] = []
+        defer { for i in readers.indices { readers[i].close() } }
         for s in merged { readers.append(try RunCopy(txn, runTree, s.id, after: done?.last)) }
         let append = (spans.last?.id ?? 0) <= plan.into
         var out: [PendingUUID] = []

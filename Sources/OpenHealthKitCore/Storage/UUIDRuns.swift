@@ -148,6 +148,13 @@ struct RunCopy {
         head = chunk.withUnsafeBytes { RunReader.entry($0, 0) }
     }
 
+    /// Closes the cursor of a run not read to its end (the end closes it).
+    mutating func close() {
+        guard head != nil else { return }
+        head = nil
+        cursor.close()
+    }
+
     mutating func advance() throws {
         index += 1
         if index < chunk.count / UUIDIndex.entrySize {
