@@ -54,9 +54,9 @@ final class MappedPageBound {
     }
 
     /// Looks at the resident size after any fault: one fault on the map
-    /// may map a whole large folio of the page cache, up to megabytes
-    /// (kernels since 6.x map a file's large folios whole), so a count of
-    /// faults says little of how much was mapped.
+    /// may map a whole large folio of the page cache, up to megabytes (as
+    /// Linux 6.18 does here), so a count of faults says little of how
+    /// much was mapped.
     func check() {
         let faults = Self.faults()
         guard faults != faultsAtLastLook else { return }
