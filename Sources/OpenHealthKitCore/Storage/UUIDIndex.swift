@@ -332,7 +332,7 @@ struct UUIDIndex {
         let id = max(spans.last?.id ?? 0, merge?.into ?? 0) + 1
         try pending.withUnsafeBufferPointer { try writeRun(id, $0, append: true) }
         self.spans = spans + [RunSpan(id: id, first: pending.first!, last: pending.last!)]
-        if merge != nil || spans.count + 1 > tuning.maxRuns { try mergeStep() }
+        if merge != nil || spans.count + 1 > tuning.maxRuns { try mergeStep(merge) }
     }
 
     /// Points the entry of `uuid`, which was at `old` (packed type id and
@@ -482,12 +482,13 @@ struct UUIDIndex {
         return MergePlan(first: all[first], last: all.last!)
     }
 
-    /// Takes the merge under way, or a new one, a step further (the newest
-    /// entry of a UUID wins), and ends it when the merged runs are copied.
-    private mutating func mergeStep() throws {
+    /// Takes the merge under way (`pending`), or a new one, a step further
+    /// (the newest entry of a UUID wins), and ends it when the merged runs
+    /// are copied.
+    private mutating func mergeStep(_ pending: MergePlan?) throws {
         var spans = try runSpans()
         let plan: MergePlan
-        if let p = try pendingMerge() {
+        if let p = pending {
             plan = p
         } else {
             guard let p = try planMerge(spans) else { return }
