@@ -36,7 +36,7 @@ import Testing
         let calls = Transcript()
         let forgetful = observer(calls, completes: false)
         store.execute(forgetful)
-        #expect(calls.wait(forLinesStartingWith: "call"))
+        #expect(await calls.wait(forLinesStartingWith: "call"))
         store.stop(forgetful)
         #expect(try subscription(store)?.acknowledged.position == registered)
 
@@ -69,7 +69,7 @@ import Testing
         try await store.disableBackgroundDelivery(for: stepType)  // not enabled: succeeds, as HealthKit
         let done = Transcript()
         store.disableAllBackgroundDelivery { ok, error in done.record("\(ok) \(error == nil)") }
-        #expect(done.wait { $0 == ["true true"] })
+        #expect(await done.wait { $0 == ["true true"] })
         #expect(try store.coreStore().subscriptions().map(\.name) == ["someone-else"])
     }
 }

@@ -63,7 +63,7 @@ private func stored(_ store: HKHealthStore) async throws -> [HKSample] {
         store.execute(HKAnchoredObjectQuery(type: nope, predicate: nil, anchor: nil, limit: HKObjectQueryNoLimit) { _, samples, deleted, anchor, error in
             transcript.record("\(samples == nil) \(deleted == nil) \(anchor == nil) \((error as? HKError)?.code == .errorInvalidArgument)")
         })
-        #expect(transcript.wait { !$0.isEmpty })
+        #expect(await transcript.wait { !$0.isEmpty })
         #expect(transcript.lines == ["true true true true"])
     }
 
@@ -99,7 +99,7 @@ private func stored(_ store: HKHealthStore) async throws -> [HKSample] {
         store.save(bodyMass(70, at: 0, metadata: [HKMetadataKeySyncVersion: 1])) { ok, error in
             transcript.record("bad \(ok) \((error as? HKError)?.code == .errorInvalidArgument)")
         }
-        #expect(transcript.wait { $0.count == 2 })
+        #expect(await transcript.wait { $0.count == 2 })
         #expect(Set(transcript.lines) == ["save true true", "bad false true"])
     }
 

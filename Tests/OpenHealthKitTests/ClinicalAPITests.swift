@@ -31,7 +31,7 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
             case .error(let e): transcript.record("error \(e)")
             }
         })
-        #expect(transcript.wait(forLinesStartingWith: "done"))
+        #expect(await transcript.wait(forLinesStartingWith: "done"))
         #expect(transcript.lines == ["v 0.0 10.5", "v 0.25 -3.0", "v 0.5 250.0", "v 0.75 0.0", "done"])
         let afib = try await HKSampleQueryDescriptor(
             predicates: [.sample(type: HKObjectType.electrocardiogramType(),
@@ -64,8 +64,8 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         store.execute(HKElectrocardiogramQuery(ecg) { _, result in
             if case .done = result { transcript.record("other done") }
         })
-        #expect(transcript.wait(forLinesStartingWith: "other done"))
-        #expect(transcript.wait(forLinesStartingWith: "stopped one"))
+        #expect(await transcript.wait(forLinesStartingWith: "other done"))
+        #expect(await transcript.wait(forLinesStartingWith: "stopped one"))
         #expect(transcript.lines.filter { $0.hasPrefix("stopped") } == ["stopped one"])
     }
 
@@ -89,7 +89,7 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         #expect(throws: HKError.self) { try HKFHIRVersion(fromVersionString: "4.0") }
     }
 
-    @Test func rule43_anActivitySummaryQueryGivesTheDaysThenEachChange() throws {
+    @Test func rule43_anActivitySummaryQueryGivesTheDaysThenEachChange() async throws {
         let store = try freshHealthStore()
         let core = try store.coreStore()
         let may1 = ActivitySummary(day: try .init("2024-05-01"), activeEnergyBurned: 420, activeEnergyBurnedGoal: 500,
@@ -110,12 +110,12 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
             transcript.record("update \((s ?? []).map { $0.appleStandHours.doubleValue(for: .count()) })")
         }
         store.execute(query)
-        #expect(transcript.wait(forLinesStartingWith: "results"))
+        #expect(await transcript.wait(forLinesStartingWith: "results"))
         #expect(transcript.lines == ["results [\"5/1 420.0\"] true"])
         var changed = may1
         changed.appleStandHours = 10
         try core.saveActivitySummaries([changed, ActivitySummary(day: try .init("2024-06-01"), appleStandHours: 1)])
-        #expect(transcript.wait(forLinesStartingWith: "update"))
+        #expect(await transcript.wait(forLinesStartingWith: "update"))
         #expect(transcript.lines.last == "update [10.0]")
         store.stop(query)
         // A day's own predicate, and a predicate of samples refused.
@@ -123,12 +123,12 @@ private let watch = OpenHealthKitCore.Source(bundleIdentifier: "com.apple.NanoHe
         store.execute(HKActivitySummaryQuery(predicate: HKQuery.predicateForActivitySummary(with: start)) { _, s, _ in
             one.record("\(s?.count ?? -1) \(s?.first?.appleExerciseTimeGoal.doubleValue(for: .minute()) ?? -1)")
         })
-        #expect(one.wait(forLinesStartingWith: "1 30.0"))
+        #expect(await one.wait(forLinesStartingWith: "1 30.0"))
         let refused = Transcript()
         store.execute(HKActivitySummaryQuery(predicate: HKQuery.predicateForSamples(withStart: day0, end: nil, options: [])) { _, s, e in
             refused.record("\(s == nil) \(e is HKError)")
         })
-        #expect(refused.wait(forLinesStartingWith: "true true"))
+        #expect(await refused.wait(forLinesStartingWith: "true true"))
     }
 
     @Test func rule43_theDescriptorGivesTheDaysThenEachChange() async throws {

@@ -22,7 +22,7 @@ import Testing
         store.execute(HKHeartbeatSeriesQuery(heartbeatSeries: series) { _, time, gap, finished, error in
             done.record("beat \(time) \(gap) \(finished) \(error == nil)")
         })
-        #expect(done.wait(forLinesStartingWith: "beat", count: 4))
+        #expect(await done.wait(forLinesStartingWith: "beat", count: 4))
         #expect(done.lines == ["beat 0.0 false false true", "beat 0.82 false false true", "beat 1.65 false false true",
                                "beat 2.9 true true true"])
         let all = try await HKHeartbeatSeriesQueryDescriptor(series).result(for: store)

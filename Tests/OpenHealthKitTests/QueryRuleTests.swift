@@ -16,14 +16,14 @@ import Testing
         }
         query.updateHandler = { _, _, _, _, _ in transcript.record("update") }
         store.execute(query)
-        #expect(transcript.wait { !$0.isEmpty })
+        #expect(await transcript.wait { !$0.isEmpty })
         try await store.save(steps(2, at: 1))
         // A second query sees that save; the refused one never runs.
         let probe = Transcript()
         store.execute(HKAnchoredObjectQuery(type: HKQuantityType(.stepCount), predicate: nil, anchor: nil, limit: HKObjectQueryNoLimit) { _, s, _, _, _ in
             probe.record("\(s?.count ?? -1)")
         })
-        #expect(probe.wait { !$0.isEmpty })
+        #expect(await probe.wait { !$0.isEmpty })
         #expect(probe.lines == ["2"])
         #expect(transcript.lines == ["results -1 true"])
     }
@@ -39,7 +39,7 @@ import Testing
         }
         store.execute(query)
         store.execute(query)
-        #expect(transcript.wait { $0.count == 2 })
+        #expect(await transcript.wait { $0.count == 2 })
         #expect(Set(transcript.lines) == ["samples 1", "error true"])
     }
 
@@ -51,7 +51,7 @@ import Testing
             transcript.record("main \(Thread.isMainThread)")
         })
         store.save(steps(1, at: 0)) { _, _ in transcript.record("main \(Thread.isMainThread)") }
-        #expect(transcript.wait { $0.count == 2 })
+        #expect(await transcript.wait { $0.count == 2 })
         #expect(transcript.lines == ["main false", "main false"])
     }
 
@@ -70,10 +70,11 @@ import Testing
         store.execute(a)
         store.execute(b)
         defer { store.stop(b) }
-        #expect(stopped.wait { !$0.isEmpty } && running.wait { !$0.isEmpty })
+        #expect(await stopped.wait { !$0.isEmpty })
+        #expect(await running.wait { !$0.isEmpty })
         store.stop(a)
         try await store.save(steps(1, at: 0))
-        #expect(running.wait { $0.count == 2 })
+        #expect(await running.wait { $0.count == 2 })
         #expect(stopped.lines == ["snapshot"])
     }
 
@@ -93,12 +94,12 @@ import Testing
             })
         }
         run()
-        #expect(transcript.wait { $0.count == 1 })
+        #expect(await transcript.wait { $0.count == 1 })
         #expect(anchor.value > 0)
         let later = steps(3, at: 2)
         try await store.save(later)
         run()
-        #expect(transcript.wait { $0.count == 2 })
+        #expect(await transcript.wait { $0.count == 2 })
         #expect(transcript.lines == ["\(first.map(\.uuid))", "\([later.uuid])"])
     }
 
@@ -118,7 +119,7 @@ import Testing
             for s in samples ?? [] { got.record(s.uuid.uuidString) }
             got.record("end")
         })
-        #expect(got.wait { $0.last == "end" })
+        #expect(await got.wait { $0.last == "end" })
         #expect(Set(got.lines.dropLast()) == [big.uuid.uuidString, mass.uuid.uuidString])
         #expect(!got.lines.contains(small.uuid.uuidString))
     }
@@ -169,10 +170,10 @@ import Testing
         }
         live.updateHandler = { _, samples, _, _, _ in for s in samples ?? [] { seen.record("\(s.uuid)") } }
         a.execute(live)
-        #expect(seen.wait { !$0.isEmpty })
+        #expect(await seen.wait { !$0.isEmpty })
         let s = steps(1, at: 0)
         try await b.save(s)
-        #expect(seen.wait { $0.contains("\(s.uuid)") })
+        #expect(await seen.wait { $0.contains("\(s.uuid)") })
         a.stop(live)
         a.close()
         try await b.save(steps(2, at: 1))  // still open for b
@@ -200,7 +201,7 @@ import Testing
         store.execute(observer)
         store.execute(live)
         defer { store.stop(observer); store.stop(live) }
-        #expect(updates.wait { !$0.isEmpty })
+        #expect(await updates.wait { !$0.isEmpty })
         #expect(observer.waitForCompletions(1))  // the call at start (rule 10b)
 
         let (status, output) = run(siblingExecutable("ohk-test-writer"), [dir, "6"])
@@ -211,7 +212,7 @@ import Testing
         // The live samples arrive as added; the two deleted again arrive as
         // deletions (and as added too when a look fell between the save
         // and the delete).
-        #expect(updates.wait { $0.filter { $0.hasPrefix("-") }.count == 2 })
+        #expect(await updates.wait { $0.filter { $0.hasPrefix("-") }.count == 2 })
         #expect(!updates.lines.contains { $0.hasPrefix("error") }, "\(updates.lines)")
         let added = Set(updates.lines.filter { $0.hasPrefix("+") }.map { String($0.dropFirst()).uppercased() })
         let deleted = Set(updates.lines.filter { $0.hasPrefix("-") }.map { String($0.dropFirst()).uppercased() })
@@ -234,7 +235,7 @@ import Testing
             weakQuery = query
             weakStore = store
             store.execute(query)
-            #expect(transcript.wait { !$0.isEmpty })
+            #expect(await transcript.wait { !$0.isEmpty })
         }
         // The query's thread lets go after the handler returns; wait for
         // that (a bounded wait on the references, not a fixed sleep).

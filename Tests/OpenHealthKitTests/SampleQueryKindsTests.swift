@@ -7,14 +7,14 @@ import Testing
 
 @Suite struct SampleQueryKindsTests {
     /// Runs a one-shot query built by `make` and waits for its handler.
-    private func run<T>(_ store: HKHealthStore, _ make: (@escaping @Sendable (T?, (any Error)?) -> Void) -> HKQuery) -> (T?, (any Error)?) {
+    private func run<T>(_ store: HKHealthStore, _ make: (@escaping @Sendable (T?, (any Error)?) -> Void) -> HKQuery) async -> (T?, (any Error)?) {
         let done = Transcript()
         let got = Shared<(T?, (any Error)?)>((nil, nil))
         store.execute(make { value, error in
             got.value = (value, error)
             done.record("done")
         })
-        #expect(done.wait(forLinesStartingWith: "done"))
+        #expect(await done.wait(forLinesStartingWith: "done"))
         return got.value
     }
 
@@ -30,14 +30,14 @@ import Testing
         let store = try freshHealthStore()
         let saved = try await savedSteps(store)
         let latestFirst = [NSSortDescriptor(key: HKSampleSortIdentifierStartDate, ascending: false)]
-        let (samples, error) = run(store) { done in
+        let (samples, error) = await run(store) { done in
             HKSampleQuery(sampleType: HKQuantityType(.stepCount), predicate: nil, limit: 2, sortDescriptors: latestFirst) {
                 _, samples, error in done(samples, error)
             }
         }
         #expect(error == nil)
         #expect(samples?.map(\.uuid) == [saved[4].uuid, saved[0].uuid])
-        let (all, _) = run(store) { done in
+        let (all, _) = await run(store) { done in
             HKSampleQuery(sampleType: HKQuantityType(.stepCount), predicate: nil, limit: HKObjectQueryNoLimit,
                           sortDescriptors: [NSSortDescriptor(key: HKSampleSortIdentifierEndDate, ascending: true)]) {
                 _, samples, error in done(samples, error)
@@ -45,7 +45,7 @@ import Testing
         }
         #expect(all?.map(\.uuid) == [saved[1], saved[3], saved[0], saved[4]].map(\.uuid))
         // Without sort descriptors: the order they were saved in.
-        let (unsorted, _) = run(store) { done in
+        let (unsorted, _) = await run(store) { done in
             HKSampleQuery(queryDescriptors: [HKQueryDescriptor(sampleType: HKQuantityType(.stepCount), predicate: nil)],
                           limit: HKObjectQueryNoLimit) { _, samples, error in done(samples, error) }
         }
@@ -54,12 +54,12 @@ import Testing
 
     @Test func rule30_hkSampleQueryRefusesOtherSortKeysAndNegativeLimits() async throws {
         let store = try freshHealthStore()
-        let (_, byValue) = run(store) { (done: @escaping @Sendable ([HKSample]?, (any Error)?) -> Void) in
+        let (_, byValue) = await run(store) { (done: @escaping @Sendable ([HKSample]?, (any Error)?) -> Void) in
             HKSampleQuery(sampleType: HKQuantityType(.stepCount), predicate: nil, limit: 1,
                           sortDescriptors: [NSSortDescriptor(key: "quantity", ascending: true)]) { _, s, e in done(s, e) }
         }
         #expect((byValue as? HKError)?.code == .errorInvalidArgument)
-        let (_, negative) = run(store) { (done: @escaping @Sendable ([HKSample]?, (any Error)?) -> Void) in
+        let (_, negative) = await run(store) { (done: @escaping @Sendable ([HKSample]?, (any Error)?) -> Void) in
             HKSampleQuery(sampleType: HKQuantityType(.stepCount), predicate: nil, limit: -1, sortDescriptors: nil) { _, s, e in done(s, e) }
         }
         #expect((negative as? HKError)?.code == .errorInvalidArgument)
@@ -88,7 +88,7 @@ import Testing
                                                   end: day0 + m * 60 + 60, source: s)
         }
         try store.coreStore().save([try sample(phone, 0), try sample(watch, 1), try sample(phone, 2)])
-        let (sources, error) = run(store) { done in
+        let (sources, error) = await run(store) { done in
             HKSourceQuery(sampleType: HKQuantityType(.stepCount), samplePredicate: nil) { _, sources, error in done(sources, error) }
         }
         #expect(error == nil)

@@ -100,7 +100,7 @@ private func seedUpdateHandler(query: HKAnchoredObjectQuery) {
         try await healthStore.delete(gone)
 
         seedBodyMassQuery(healthStore: healthStore)
-        #expect(transcript.wait(forLinesStartingWith: "done"))
+        #expect(await transcript.wait(forLinesStartingWith: "done"))
         #expect(transcript.lines == kept.map { "Samples: \($0)" } + ["deleted: \(HKDeletedObjectDescription(gone))", "done"])
     }
 
@@ -116,7 +116,7 @@ private func seedUpdateHandler(query: HKAnchoredObjectQuery) {
         try await healthStore.save(first)
 
         seedPersistedAnchorQuery(healthStore: healthStore)  // first launch: no stored anchor
-        #expect(transcript.wait(forLinesStartingWith: "Anchor: "))
+        #expect(await transcript.wait(forLinesStartingWith: "Anchor: "))
         #expect(transcript.lines.filter { $0.hasPrefix("Samples: ") } == first.map { "Samples: \($0)" })
         #expect(UserDefaults.standard.object(forKey: "Anchor") is Data)
 
@@ -125,12 +125,12 @@ private func seedUpdateHandler(query: HKAnchoredObjectQuery) {
         try await healthStore.delete(first[0])
         transcript.clear()
         seedPersistedAnchorQuery(healthStore: healthStore)  // second launch: the archived anchor
-        #expect(transcript.wait(forLinesStartingWith: "Anchor: "))
+        #expect(await transcript.wait(forLinesStartingWith: "Anchor: "))
         #expect(transcript.lines.dropLast() == ["Samples: \(later)", "deleted: \(HKDeletedObjectDescription(first[0]))"])
 
         transcript.clear()
         seedPersistedAnchorQuery(healthStore: healthStore)  // nothing changed since
-        #expect(transcript.wait(forLinesStartingWith: "Anchor: "))
+        #expect(await transcript.wait(forLinesStartingWith: "Anchor: "))
         #expect(transcript.lines.count == 1)
     }
 
@@ -144,16 +144,16 @@ private func seedUpdateHandler(query: HKAnchoredObjectQuery) {
         seedUpdateHandler(query: query)
         healthStore.execute(query)
         defer { healthStore.stop(query) }
-        #expect(transcript.wait(forLinesStartingWith: "snapshot"))
+        #expect(await transcript.wait(forLinesStartingWith: "snapshot"))
 
         let a = bodyMass(80, at: 0)
         try await healthStore.save(a)
-        #expect(transcript.wait(forLinesStartingWith: "update: 1 samples, 0 deleted"))
+        #expect(await transcript.wait(forLinesStartingWith: "update: 1 samples, 0 deleted"))
         try await healthStore.delete(a)
-        #expect(transcript.wait(forLinesStartingWith: "update: 0 samples, 1 deleted"))
+        #expect(await transcript.wait(forLinesStartingWith: "update: 0 samples, 1 deleted"))
         try await healthStore.save(steps(10, at: 1))  // another type: no call
         try await healthStore.save(bodyMass(81, at: 2))
-        #expect(transcript.wait { $0.filter { $0.hasPrefix("update:") }.count == 3 })
+        #expect(await transcript.wait { $0.filter { $0.hasPrefix("update:") }.count == 3 })
         #expect(transcript.lines == ["snapshot", "update: 1 samples, 0 deleted", "update: 0 samples, 1 deleted",
                                      "update: 1 samples, 0 deleted"])
     }

@@ -91,7 +91,7 @@ private final class StepCountReader: @unchecked Sendable {
         try await healthStore.save(first + [bodyMass(70, at: 0)])
 
         reader.store.execute(reader.run())  // store.execute(query)
-        #expect(reader.transcript.wait(forLinesStartingWith: "ui"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "ui"))
         #expect(reader.transcript.lines == first.map { "new \($0.uuid)" } + ["ui"])
         #expect(reader.myAnchor != nil)
 
@@ -100,7 +100,7 @@ private final class StepCountReader: @unchecked Sendable {
         try await healthStore.delete(first[2])
         reader.transcript.clear()
         reader.store.execute(reader.run())
-        #expect(reader.transcript.wait(forLinesStartingWith: "ui"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "ui"))
         #expect(reader.transcript.lines == ["new \(added.uuid)", "deleted \(first[2].uuid)", "ui"])
     }
 
@@ -114,21 +114,21 @@ private final class StepCountReader: @unchecked Sendable {
         reader.addUpdateHandler(query)
         healthStore.execute(query)
         defer { healthStore.stop(query) }
-        #expect(reader.transcript.wait(forLinesStartingWith: "ui"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "ui"))
 
         let a = steps(1, at: 1), b = steps(2, at: 2)
         try await healthStore.save(a)
-        #expect(reader.transcript.wait(forLinesStartingWith: "update new \(a.uuid)"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "update new \(a.uuid)"))
         try await healthStore.save(b)
         try await healthStore.delete(a)
-        #expect(reader.transcript.wait(forLinesStartingWith: "update deleted \(a.uuid)"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "update deleted \(a.uuid)"))
         #expect(reader.transcript.lines == ["ui", "update new \(a.uuid)", "update new \(b.uuid)", "update deleted \(a.uuid)"])
 
         // The update handler keeps `myAnchor` current: a one-shot query from
         // it finds nothing new.
         reader.transcript.clear()
         healthStore.execute(reader.run())
-        #expect(reader.transcript.wait(forLinesStartingWith: "ui"))
+        #expect(await reader.transcript.wait(forLinesStartingWith: "ui"))
         #expect(reader.transcript.lines == ["ui"])
     }
 }

@@ -104,14 +104,14 @@ private func seedMonitor(store: HKHealthStore, anchor: HKQueryAnchor?) -> Task<V
 
         let task = seedMonitor(store: store, anchor: anchor)
         defer { task.cancel() }
-        #expect(transcript.wait { $0.count == 1 })
+        #expect(await transcript.wait { $0.count == 1 })
         #expect(mentions(transcript.lines[0], only: [pending], of: [before, pending]))
 
         let added = steps(3, at: 2)
         try await store.save(added)
-        #expect(transcript.wait { $0.count == 2 })
+        #expect(await transcript.wait { $0.count == 2 })
         try await store.delete(before)
-        #expect(transcript.wait { $0.count == 3 })
+        #expect(await transcript.wait { $0.count == 3 })
         let lines = transcript.lines
         #expect(mentions(lines[1], only: [added], of: [before, pending, added]))
         #expect(mentions(lines[2], only: [before], of: [before, pending, added]))

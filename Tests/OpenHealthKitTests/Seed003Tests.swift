@@ -53,7 +53,7 @@ private final class StepCounter: @unchecked Sendable {
         try await store.save(first)
 
         counter.run()
-        #expect(counter.transcript.wait(forLinesStartingWith: "end"))
+        #expect(await counter.transcript.wait(forLinesStartingWith: "end"))
         #expect(counter.transcript.lines == ["sample \(first[0].uuid) 10.0", "sample \(first[1].uuid) 20.0", "end"])
 
         let second = steps(30, at: 2)
@@ -61,12 +61,12 @@ private final class StepCounter: @unchecked Sendable {
         try await store.delete(first[0])
         counter.transcript.clear()
         counter.run()
-        #expect(counter.transcript.wait(forLinesStartingWith: "end"))
+        #expect(await counter.transcript.wait(forLinesStartingWith: "end"))
         #expect(counter.transcript.lines == ["sample \(second.uuid) 30.0", "deleted \(first[0].uuid)", "end"])
 
         counter.transcript.clear()
         counter.run()
-        #expect(counter.transcript.wait(forLinesStartingWith: "end"))
+        #expect(await counter.transcript.wait(forLinesStartingWith: "end"))
         #expect(counter.transcript.lines == ["end"])
     }
 
@@ -78,7 +78,7 @@ private final class StepCounter: @unchecked Sendable {
         let counter = StepCounter(store: store)
         try await store.save([steps(1, at: 0)])
         counter.run()
-        #expect(counter.transcript.wait(forLinesStartingWith: "end"))
+        #expect(await counter.transcript.wait(forLinesStartingWith: "end"))
         let kept = try #require(counter.anchor)
         // Another query from the same store position returns the same anchor.
         let again = try await HKAnchoredObjectQueryDescriptor(predicates: [.quantitySample(type: HKQuantityType(.stepCount))],

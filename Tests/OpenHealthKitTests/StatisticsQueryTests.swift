@@ -17,7 +17,7 @@ import Testing
 
     /// Runs `query` and waits for its first handler call.
     private func statistics(_ store: HKHealthStore, _ options: HKStatisticsOptions,
-                            type: HKQuantityType = HKQuantityType(.stepCount)) -> (HKStatistics?, (any Error)?) {
+                            type: HKQuantityType = HKQuantityType(.stepCount)) async -> (HKStatistics?, (any Error)?) {
         let done = Transcript()
         nonisolated(unsafe) var got: (HKStatistics?, (any Error)?) = (nil, nil)
         let query = HKStatisticsQuery(quantityType: type, quantitySamplePredicate: nil, options: options) { _, s, e in
@@ -25,14 +25,14 @@ import Testing
             done.record("done")
         }
         store.execute(query)
-        #expect(done.wait(forLinesStartingWith: "done"))
+        #expect(await done.wait(forLinesStartingWith: "done"))
         return got
     }
 
-    @Test func rule26_hkStatisticsQueryMergesSourcesAndKeepsEachOnesOwn() throws {
+    @Test func rule26_hkStatisticsQueryMergesSourcesAndKeepsEachOnesOwn() async throws {
         let store = try freshHealthStore()
         try store.coreStore().save([try steps(1000, 0, 1, watch), try steps(1200, 0.5, 1.5, phone)])
-        let (s, error) = statistics(store, [.cumulativeSum, .separateBySource])
+        let (s, error) = await statistics(store, [.cumulativeSum, .separateBySource])
         #expect(error == nil)
         let merged = try #require(s)
         #expect(merged.sumQuantity()?.doubleValue(for: .count()) == 1600)
@@ -42,15 +42,15 @@ import Testing
         #expect(merged.averageQuantity() == nil && merged.startDate == noon && merged.endDate == noon + 5400)
     }
 
-    @Test func rule25_28_noDataAndWrongOptionsAreErrors() throws {
+    @Test func rule25_28_noDataAndWrongOptionsAreErrors() async throws {
         let store = try freshHealthStore()
-        let (none, noData) = statistics(store, .cumulativeSum)
+        let (none, noData) = await statistics(store, .cumulativeSum)
         #expect(none == nil && (noData as? HKError)?.code == .errorNoData)
-        let (wrong, invalid) = statistics(store, .cumulativeSum, type: HKQuantityType(.heartRate))
+        let (wrong, invalid) = await statistics(store, .cumulativeSum, type: HKQuantityType(.heartRate))
         #expect(wrong == nil && (invalid as? HKError)?.code == .errorInvalidArgument)
     }
 
-    @Test func rule28_aCollectionHasInitialResultsThenUpdatesAfterEachCommit() throws {
+    @Test func rule28_aCollectionHasInitialResultsThenUpdatesAfterEachCommit() async throws {
         let store = try freshHealthStore()
         try store.coreStore().save([try steps(100, 0, 0.5, watch), try steps(40, 24, 24.5, watch)])
         let seen = Transcript()
@@ -70,16 +70,16 @@ import Testing
             seen.record("update \(total ?? -1)")
         }
         store.execute(query)
-        #expect(seen.wait(forLinesStartingWith: "initial"))
+        #expect(await seen.wait(forLinesStartingWith: "initial"))
         #expect(seen.lines.first == "initial 100.0 40.0")
         try store.coreStore().save([try steps(7, 1, 1.5, phone)])
-        #expect(seen.wait { $0.contains("update 147.0") }, "\(seen.lines)")
+        #expect(await seen.wait { $0.contains("update 147.0") }, "\(seen.lines)")
         store.stop(query)
         let bad = HKStatisticsCollectionQuery(quantityType: HKQuantityType(.stepCount), quantitySamplePredicate: nil,
                                               options: .cumulativeSum, anchorDate: midnight,
                                               intervalComponents: DateComponents(day: 1, hour: 1))
         bad.initialResultsHandler = { _, _, e in seen.record("bad \((e as? HKError)?.code == .errorInvalidArgument)") }
         store.execute(bad)
-        #expect(seen.wait(forLinesStartingWith: "bad true"))
+        #expect(await seen.wait(forLinesStartingWith: "bad true"))
     }
 }

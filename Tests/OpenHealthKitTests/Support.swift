@@ -24,8 +24,9 @@ final class Transcript: @unchecked Sendable {
 
     func clear() { condition.withLock { recorded.removeAll() } }
 
-    /// True when `predicate` held within `seconds`.
-    func wait(seconds: Double = 30, until predicate: ([String]) -> Bool) -> Bool {
+    /// True when `predicate` held within `seconds`. Blocking: called only
+    /// on a thread of its own (see `wait(seconds:until:)`).
+    private func blockingWait(seconds: Double, until predicate: ([String]) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: seconds)
         return condition.withLock {
             while !predicate(recorded) {
@@ -35,9 +36,22 @@ final class Transcript: @unchecked Sendable {
         }
     }
 
-    /// Waits until a line has `prefix`; the number of such lines.
-    func wait(forLinesStartingWith prefix: String, count: Int = 1) -> Bool {
-        wait { $0.filter { $0.hasPrefix(prefix) }.count >= count }
+    /// True when `predicate` held within `seconds`.
+    ///
+    /// It blocks a thread of its own, not one of Dispatch's pool. On two
+    /// cores that pool has two threads, shared by Swift concurrency and
+    /// `DispatchQueue.global()`: a test blocking one while another test
+    /// runs on the other starved the very handler or async-sequence task it
+    /// waited for, past the 30 s bound (CI, 2026-11-26).
+    func wait(seconds: Double = 30, until predicate: @escaping @Sendable ([String]) -> Bool) async -> Bool {
+        await withCheckedContinuation { done in
+            Thread.detachNewThread { done.resume(returning: self.blockingWait(seconds: seconds, until: predicate)) }
+        }
+    }
+
+    /// Waits until `count` lines have `prefix`.
+    func wait(forLinesStartingWith prefix: String, count: Int = 1) async -> Bool {
+        await wait { $0.filter { $0.hasPrefix(prefix) }.count >= count }
     }
 }
 

@@ -6,7 +6,7 @@ import OpenHealthKitCore
 import Testing
 
 @Suite struct WorkoutAPITests {
-    private func samples(_ store: HKHealthStore, _ type: HKSampleType) -> [HKSample] {
+    private func samples(_ store: HKHealthStore, _ type: HKSampleType) async -> [HKSample] {
         let done = Transcript()
         let got = Shared<[HKSample]>([])
         store.execute(HKSampleQuery(sampleType: type, predicate: nil, limit: HKObjectQueryNoLimit,
@@ -14,7 +14,7 @@ import Testing
             got.value = s ?? []
             done.record("done")
         })
-        #expect(done.wait(forLinesStartingWith: "done"))
+        #expect(await done.wait(forLinesStartingWith: "done"))
         return got.value
     }
 
@@ -28,7 +28,7 @@ import Testing
                             totalDistance: HKQuantity(unit: .mile(), doubleValue: 5), metadata: [HKMetadataKeyIndoorWorkout: false])
         let walk = HKWorkout(activityType: .walking, start: end + 3600, end: end + 7200)
         try await store.save([walk, run])
-        let list = samples(store, HKObjectType.workoutType())
+        let list = await samples(store, HKObjectType.workoutType())
         #expect(list.map(\.uuid) == [run.uuid, walk.uuid])
         let read = try #require(list.first as? HKWorkout)
         #expect(read.workoutActivityType == .running && read.duration == 45 * minute)
@@ -56,7 +56,7 @@ import Testing
         let saved = try OpenHealthKitCore.Sample.workout(w, start: day0, end: end,
                                                          source: OpenHealthKitCore.Source(bundleIdentifier: "com.example.watch", name: "Watch"))
         _ = try store.coreStore().save([saved])
-        let read = try #require(samples(store, HKObjectType.workoutType()).first as? HKWorkout)
+        let read = try #require(await samples(store, HKObjectType.workoutType()).first as? HKWorkout)
         #expect(read.allStatistics.count == 2)
         let hr = try #require(read.statistics(for: HKQuantityType(.heartRate)))
         #expect(hr.averageQuantity()?.doubleValue(for: HKUnit.count().unitDivided(by: .minute())) == 150)
@@ -82,13 +82,13 @@ import Testing
         let reading = HKCorrelation(type: type, start: day0, end: day0, objects: [sys, dia])
         try await store.save(reading)
 
-        let log = samples(store, type)
+        let log = await samples(store, type)
         let read = try #require(log.first as? HKCorrelation)
         #expect(log.count == 1 && read.uuid == reading.uuid && read.correlationType == type)
         let values = read.objects.compactMap { ($0 as? HKQuantitySample)?.quantity.doubleValue(for: mmHg) }.sorted()
         #expect(values == [79, 121])
         #expect(read.objects(for: HKQuantityType(.bloodPressureSystolic)).map(\.uuid) == [sys.uuid])
-        #expect(samples(store, HKQuantityType(.bloodPressureDiastolic)).map(\.uuid) == [dia.uuid])
+        #expect(await samples(store, HKQuantityType(.bloodPressureDiastolic)).map(\.uuid) == [dia.uuid])
 
         // Members passed in the same call, or stored already, are saved once.
         let sys2 = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: 118),
@@ -97,8 +97,8 @@ import Testing
                                     start: day0 + 60, end: day0 + 60)
         try await store.save([HKCorrelation(type: type, start: day0 + 60, end: day0 + 60, objects: [sys2, dia2]), sys2, dia2])
         try await store.save(HKCorrelation(type: type, start: day0, end: day0, objects: [sys, dia], metadata: ["note": "again"]))
-        #expect(samples(store, type).count == 3)
-        #expect(samples(store, HKQuantityType(.bloodPressureSystolic)).count == 2)
+        #expect(await samples(store, type).count == 3)
+        #expect(await samples(store, HKQuantityType(.bloodPressureSystolic)).count == 2)
 
         // A systolic value saved alone is the only one no correlation holds.
         let alone = HKQuantitySample(type: HKQuantityType(.bloodPressureSystolic), quantity: HKQuantity(unit: mmHg, doubleValue: 130),
@@ -112,7 +112,7 @@ import Testing
         // A correlation the type does not allow fails the save, and writes nothing.
         let wrong = HKCorrelation(type: type, start: day0, end: day0, objects: [steps(10, at: 0), sys])
         await #expect(throws: HKError.self) { try await store.save(wrong) }
-        #expect(samples(store, HKQuantityType(.stepCount)).isEmpty)
+        #expect(await samples(store, HKQuantityType(.stepCount)).isEmpty)
     }
 
     /// The blood-pressure log's alert: HKCorrelationQuery finds the
@@ -132,32 +132,32 @@ import Testing
         }
         try await store.save(readings)
 
-        func run(_ predicate: NSPredicate?, _ members: [HKSampleType: NSPredicate]?) -> (uuids: [UUID], error: (any Error)?) {
+        func run(_ predicate: NSPredicate?, _ members: [HKSampleType: NSPredicate]?) async -> (uuids: [UUID], error: (any Error)?) {
             let done = Transcript()
             let got = Shared<([UUID], (any Error)?)>(([], nil))
             store.execute(HKCorrelationQuery(type: type, predicate: predicate, samplePredicates: members) { _, found, error in
                 got.value = ((found ?? []).map(\.uuid), error)
                 done.record("done")
             })
-            #expect(done.wait(forLinesStartingWith: "done"))
+            #expect(await done.wait(forLinesStartingWith: "done"))
             return got.value
         }
         let high = HKQuery.predicateForQuantitySamples(with: .greaterThanOrEqualTo, quantity: HKQuantity(unit: mmHg, doubleValue: 140))
-        #expect(run(nil, nil).uuids == readings.map(\.uuid))
-        #expect(run(nil, [HKQuantityType(.bloodPressureSystolic): high]).uuids == [readings[0].uuid, readings[2].uuid])
-        #expect(run(HKQuery.predicateForSamples(withStart: day0 + 1, end: nil),
+        #expect(await run(nil, nil).uuids == readings.map(\.uuid))
+        #expect(await run(nil, [HKQuantityType(.bloodPressureSystolic): high]).uuids == [readings[0].uuid, readings[2].uuid])
+        #expect(await run(HKQuery.predicateForSamples(withStart: day0 + 1, end: nil),
                     [HKQuantityType(.bloodPressureSystolic): high]).uuids == [readings[2].uuid])
-        let both = run(nil, [HKQuantityType(.bloodPressureSystolic): high, HKQuantityType(.bloodPressureDiastolic): high])
+        let both = await run(nil, [HKQuantityType(.bloodPressureSystolic): high, HKQuantityType(.bloodPressureDiastolic): high])
         #expect(both.uuids.isEmpty && both.error == nil)
         // A key the correlation cannot hold is an invalid argument.
-        let wrong = run(nil, [HKQuantityType(.stepCount): NSPredicate(value: true)])
+        let wrong = await run(nil, [HKQuantityType(.stepCount): NSPredicate(value: true)])
         #expect((wrong.error as? HKError)?.code == .errorInvalidArgument)
     }
 
     /// The workout list with routes: each workout's routes through
     /// `predicateForObjects(from:)`, their locations through
     /// `HKWorkoutRouteQuery`, in batches, in time order (rule 32).
-    @Test func rule32_aWorkoutListWithRoutes() throws {
+    @Test func rule32_aWorkoutListWithRoutes() async throws {
         let store = try freshHealthStore()
         let core = try store.coreStore()
         let source = OpenHealthKitCore.Source(bundleIdentifier: "com.example.watch", name: "Watch")
@@ -174,9 +174,9 @@ import Testing
                                                        end: day0 + 2499, source: source)
         try core.save([run, walk, route])
 
-        let workouts = samples(store, HKObjectType.workoutType()).compactMap { $0 as? HKWorkout }
+        let workouts = await samples(store, HKObjectType.workoutType()).compactMap { $0 as? HKWorkout }
         #expect(workouts.map(\.workoutActivityType) == [.running, .walking])
-        let routes = samples(store, HKSeriesType.workoutRoute())
+        let routes = await samples(store, HKSeriesType.workoutRoute())
         #expect(routes.count == 1)
         let done = Transcript()
         let found = Shared<[HKWorkoutRoute]>([])
@@ -185,14 +185,14 @@ import Testing
             found.value = (s ?? []).compactMap { $0 as? HKWorkoutRoute }
             done.record("routes")
         })
-        #expect(done.wait(forLinesStartingWith: "routes"))
+        #expect(await done.wait(forLinesStartingWith: "routes"))
         let theRoute = try #require(found.value.first)
         #expect(found.value.count == 1 && theRoute.count == 2500)
         store.execute(HKSampleQuery(sampleType: HKSeriesType.workoutRoute(), predicate: HKQuery.predicateForObjects(from: workouts[1]),
                                     limit: HKObjectQueryNoLimit, sortDescriptors: nil) { _, s, _ in
             done.record("walk routes \((s ?? []).count)")
         })
-        #expect(done.wait(forLinesStartingWith: "walk routes"))
+        #expect(await done.wait(forLinesStartingWith: "walk routes"))
         #expect(done.lines.contains("walk routes 0"))
 
         // It combines with other predicates like any other (rule 36).
@@ -202,7 +202,7 @@ import Testing
                                     sortDescriptors: nil) { _, s, e in
             done.record("combined \((s ?? []).count) \(e == nil)")
         })
-        #expect(done.wait(forLinesStartingWith: "combined"))
+        #expect(await done.wait(forLinesStartingWith: "combined"))
         #expect(done.lines.contains("combined 1 true"))
 
         let batches = Shared<[Int]>([]), located = Shared<[CLLocation]>([])
@@ -211,7 +211,7 @@ import Testing
             batches.value.append(locations?.count ?? -1)
             if finished || error != nil { done.record("locations") }
         })
-        #expect(done.wait(forLinesStartingWith: "locations"))
+        #expect(await done.wait(forLinesStartingWith: "locations"))
         #expect(batches.value == [1000, 1000, 500])
         #expect(located.value.map(\.timestamp) == (0..<2500).map { day0 + Double($0) })
         #expect(located.value[0].course < 0 && located.value[0].speed == 3 && located.value[0].horizontalAccuracy == 4)
@@ -236,29 +236,29 @@ import Testing
         try await store.addSamples(Array(beats[0..<3]), to: run)
         let done = Transcript()
         store.add(Array(beats[3...]), to: walk) { ok, error in done.record("added \(ok) \(error == nil)") }
-        #expect(done.wait(forLinesStartingWith: "added"))
+        #expect(await done.wait(forLinesStartingWith: "added"))
         #expect(done.lines.contains("added true true"))
 
-        func uuids(_ type: HKSampleType, _ predicate: NSPredicate) -> Set<UUID> {
+        func uuids(_ type: HKSampleType, _ predicate: NSPredicate) async -> Set<UUID> {
             let got = Shared<Set<UUID>>([])
             let finished = Transcript()
             store.execute(HKSampleQuery(sampleType: type, predicate: predicate, limit: HKObjectQueryNoLimit, sortDescriptors: nil) { _, s, _ in
                 got.value = Set((s ?? []).map(\.uuid))
                 finished.record("done")
             })
-            _ = finished.wait(forLinesStartingWith: "done")
+            _ = await finished.wait(forLinesStartingWith: "done")
             return got.value
         }
-        #expect(uuids(heartRate, HKQuery.predicateForObjects(from: run)) == Set(beats[0..<3].map(\.uuid)))
-        #expect(uuids(heartRate, HKQuery.predicateForObjects(from: walk)) == Set(beats[3...].map(\.uuid)))
+        #expect(await uuids(heartRate, HKQuery.predicateForObjects(from: run)) == Set(beats[0..<3].map(\.uuid)))
+        #expect(await uuids(heartRate, HKQuery.predicateForObjects(from: walk)) == Set(beats[3...].map(\.uuid)))
         // The workout itself is unchanged by its samples.
-        #expect(uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .greaterThan,
+        #expect(await uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .greaterThan,
                                                                               totalDistance: HKQuantity(unit: .mile(), doubleValue: 3)))
             == [run.uuid])
-        #expect(uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .walking)) == [walk.uuid])
-        #expect(uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .greaterThanOrEqualTo, duration: 3600))
+        #expect(await uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .walking)) == [walk.uuid])
+        #expect(await uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .greaterThanOrEqualTo, duration: 3600))
             == [walk.uuid])
-        #expect(uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .lessThan,
+        #expect(await uuids(HKObjectType.workoutType(), HKQuery.predicateForWorkouts(with: .lessThan,
                                                                               totalEnergyBurned: HKQuantity(unit: .kilocalorie(), doubleValue: 500)))
             == [run.uuid])
     }
@@ -291,14 +291,14 @@ import Testing
             found.value = (s ?? []).compactMap { $0 as? HKWorkoutRoute }
             done.record("routes")
         })
-        #expect(done.wait(forLinesStartingWith: "routes"))
+        #expect(await done.wait(forLinesStartingWith: "routes"))
         #expect(found.value.map(\.uuid) == [route.uuid])
         let located = Shared<[CLLocation]>([])
         store.execute(HKWorkoutRouteQuery(route: found.value[0]) { _, locations, finished, _ in
             located.value += locations ?? []
             if finished { done.record("located") }
         })
-        #expect(done.wait(forLinesStartingWith: "located"))
+        #expect(await done.wait(forLinesStartingWith: "located"))
         #expect(located.value.map(\.timestamp) == [0, 100, 200, 300, 400, 500].map { day0 + $0 })
         #expect(located.value[0].verticalAccuracy < 0 && located.value[0].course < 0 && located.value[0].speed == 3)
 
