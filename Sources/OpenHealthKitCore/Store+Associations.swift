@@ -3,7 +3,8 @@ import FoundationEssentials
 
 /// Samples associated with a workout (HealthKit's `add(_:to:)` and
 /// `predicateForObjects(from: workout)`, rule 36): an index of
-/// (workout, sample) UUID pairs in `workout_links`, never a copy.
+/// (workout, sample) UUID pairs in `workout_samples` (`WorkoutLinks`),
+/// never a copy.
 extension Store {
     /// Associates stored samples with a stored workout, in one transaction
     /// (HealthKit's `add(_:to:)`). The workout must be live; each sample
@@ -15,10 +16,13 @@ extension Store {
         try write { w in
             try checkWorkout(workout, &w)
             var links = PendingLinks(workout: workout, expected: samples.count)
+            var finder = StoredSampleFinder()
+            defer { finder.close() }
             for u in samples {
-                guard let (typeID, seq) = try w.lookupUUID(u) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
-                try link(u, typeID: typeID, seq: seq, into: &links, &w)
+                guard let found = try finder.find(u, &w) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
+                try link(u, found, into: &links, &w)
             }
+            finder.close()
             try links.write(w.txn, trees)
         }
     }
@@ -34,18 +38,21 @@ extension Store {
             // Every lookup before any save: a lookup after a save flushes
             // that save's pending UUID entry, one index insert per sample
             // (5 µs a heart rate where a batch of saves costs 1).
-            var stored: [(type: UInt16, seq: UInt64)?] = []
+            var stored: [StoredSampleFinder.Found?] = []
             var seen = Set<UUID>(minimumCapacity: samples.count)
             stored.reserveCapacity(samples.count)
-            for s in samples { stored.append(try w.lookupUUID(s.uuid)) }
+            var finder = StoredSampleFinder()
+            defer { finder.close() }
+            for s in samples { stored.append(try finder.find(s.uuid, &w)) }
+            finder.close()
             w.expectSamples(samples.count)
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(samples.count)
             var links = PendingLinks(workout: workout, expected: samples.count)
             for (s, known) in zip(samples, stored) {
-                if let (typeID, seq) = known {
+                if let known {
                     outcomes.append(nil)
-                    try link(s.uuid, typeID: typeID, seq: seq, into: &links, &w)
+                    try link(s.uuid, known, into: &links, &w)
                 } else if !seen.insert(s.uuid).inserted {
                     outcomes.append(nil)  // given twice: saved and linked at its first
                 } else {
@@ -94,13 +101,12 @@ extension Store {
         }
     }
 
-    private func link(_ sample: UUID, typeID: UInt16, seq: UInt64, into links: inout PendingLinks,
+    private func link(_ sample: UUID, _ found: StoredSampleFinder.Found, into links: inout PendingLinks,
                       _ w: inout WriteContext) throws {
-        guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq), try !RecordView(stored: raw).isTombstone else {
-            throw OHKError(.notFound, "sample \(sample) is deleted")
-        }
-        try Self.checkAssociable(w.type(id: typeID), sample)
-        links.add(sample, typeID: typeID)
+        guard !found.isTombstone else { throw OHKError(.notFound, "sample \(sample) is deleted") }
+        // Most samples have the type of the one before: checked once.
+        if found.typeID != links.lastTypeID { try Self.checkAssociable(w.type(id: found.typeID), sample) }
+        links.add(sample, typeID: found.typeID)
     }
 
     /// Rule 36: only quantity and category samples are added to a workout.
@@ -112,38 +118,14 @@ extension Store {
         }
     }
 
-    /// The link's value is the sample's type id, so that a query of one
-    /// type skips the others' links: a workout's route is found among its
-    /// 3,600 heart rates without looking each up. Links written before
-    /// (format 10 from 0.11) have an empty value and are looked up.
-    static func putLink(workout: UUID, sample: UUID, typeID: UInt16, _ txn: Txn, _ trees: FixedTrees) throws {
-        _ = try txn.put(trees.workoutLinks, linkKey(workout, sample), withUnsafeBytes(of: typeID.littleEndian) { Array($0) })
-    }
-
-    /// Ends a deleted workout's associations (its samples and routes stay).
-    static func dropLinks(of workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws {
-        for u in try associated(with: workout, txn, trees) { _ = try txn.delete(trees.workoutLinks, linkKey(workout, u)) }
-    }
-
     /// The samples associated with `workout`; with `typeID`, only those
     /// that may be of that type (their link says so, or says nothing).
     static func associated(with workout: UUID, typeID: UInt16? = nil, _ txn: Txn, _ trees: FixedTrees) throws -> [UUID] {
-        let c = try txn.cursor(trees.workoutLinks)
-        defer { c.close() }
-        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
         var out: [UUID] = []
-        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
-        while let (k, v) = entry, k.count == 32, k.prefix(16).elementsEqual(prefix) {
-            if typeID == nil || v.count != 2 || UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)) == typeID {
-                out.append(UUID(uuid: k.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)))
-            }
-            entry = try c.nextEntry()
+        try WorkoutLinks.forEach(of: workout, txn, trees) { sample, linked in
+            if typeID == nil || linked == typeID || linked == WorkoutLinks.anyType { out.append(sample) }
         }
         return out
-    }
-
-    private static func linkKey(_ workout: UUID, _ sample: UUID) -> [UInt8] {
-        withUnsafeBytes(of: workout.uuid) { Array($0) } + withUnsafeBytes(of: sample.uuid) { Array($0) }
     }
 
     /// Format 10: each stored route's link to its workout.
@@ -152,46 +134,7 @@ extension Store {
         try txn.forEach(t.records) { _, raw in
             let r = try RecordView(stored: raw)
             if !r.isTombstone, case .route(let route) = try r.payloadValue(TypeCatalogue.routeType), let workout = route.workout {
-                try putLink(workout: workout, sample: r.uuid, typeID: id, txn, trees)
-            }
-        }
-    }
-}
-
-/// One workout's new links, written in key order when the samples are
-/// all checked: a cursor then finds each one's place next to the last,
-/// where a put of each from the root compared 32-byte keys all the way
-/// down (half of associating 3,600 stored heart rates).
-struct PendingLinks {
-    let workout: UUID
-    private var links: [(hi: UInt64, lo: UInt64, typeID: UInt16)] = []
-
-    init(workout: UUID, expected: Int) {
-        self.workout = workout
-        links.reserveCapacity(expected)
-    }
-
-    mutating func add(_ sample: UUID, typeID: UInt16) {
-        // The UUID's bytes as two big-endian words: their order is the keys'.
-        let (hi, lo) = withUnsafeBytes(of: sample.uuid) {
-            (UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)), UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-        }
-        links.append((hi, lo, typeID))
-    }
-
-    func write(_ txn: Txn, _ trees: FixedTrees) throws {
-        guard !links.isEmpty else { return }
-        let sorted = links.sorted { ($0.hi, $0.lo) < ($1.hi, $1.lo) }
-        let cursor = try txn.cursor(trees.workoutLinks)
-        defer { cursor.close() }
-        // One key, its sample half rewritten for each link.
-        var key = withUnsafeBytes(of: workout.uuid) { Array($0) } + [UInt8](repeating: 0, count: 16)
-        for l in sorted {
-            var value = l.typeID.littleEndian
-            try key.withUnsafeMutableBytes { k in
-                k.storeBytes(of: l.hi.bigEndian, toByteOffset: 16, as: UInt64.self)
-                k.storeBytes(of: l.lo.bigEndian, toByteOffset: 24, as: UInt64.self)
-                try withUnsafeBytes(of: &value) { v in _ = try cursor.put(UnsafeRawBufferPointer(k), v) }
+                try WorkoutLinks.put(workout: workout, sample: r.uuid, typeID: id, txn, trees)
             }
         }
     }

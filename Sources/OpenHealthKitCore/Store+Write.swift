@@ -173,7 +173,7 @@ extension Store {
                              end: s.endDate.timeIntervalSinceReferenceDate, value: value, offset: s.utcOffset, order: seq)
         }
         if case .route(let r) = s.value, let workout = r.workout {
-            try Self.putLink(workout: workout, sample: s.uuid, typeID: typeID, w.txn, trees)
+            try WorkoutLinks.put(workout: workout, sample: s.uuid, typeID: typeID, w.txn, trees)
         }
         if let sync {
             let key = WriteContext.syncKey(bundle: s.source.bundleIdentifier, identifier: sync.identifier)

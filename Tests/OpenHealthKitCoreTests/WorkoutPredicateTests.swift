@@ -232,33 +232,83 @@ import Testing
         #expect(got.wait { seen.withLock { $0 } == [later.uuid] })
     }
 
-    /// Links name their sample's type, so a route query skips the heart
-    /// rates' links; links written by 0.11 and 0.12 name none and are
-    /// still found, in the store as those versions left it.
-    @Test func rule36_linksWithoutATypeFromEarlierVersionsAreStillFound() throws {
+    /// A workout's links are kept in UUID order, once each, whether a new
+    /// association's samples all sort after its links (appended in one
+    /// call) or fall among them (put in place); thousands at once too.
+    @Test func rule36_linksStayInOrderOnceEachHoweverTheyArrive() throws {
         let store = try makeStore()
         defer { store.close() }
         let w = try run()
         _ = try store.save([w])
+        func beat(_ n: UInt8, _ minute: Int) throws -> Sample {
+            try Sample.quantity(heartRate, value: 100, unit: HealthUnit("count/min"), start: t0.addingTimeInterval(Double(minute) * 60),
+                                end: t0.addingTimeInterval(Double(minute) * 60), source: appA,
+                                uuid: UUID(uuid: (0x40, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, n)))
+        }
+        let b = try (1...8).map { try beat(UInt8($0), $0) }
+        _ = try store.save(b)
+        let linked = { try store.associatedUUIDs(of: w.uuid) }
+        try store.associate([b[4].uuid, b[0].uuid, b[2].uuid], with: w.uuid)
+        #expect(try linked() == [b[0], b[2], b[4]].map(\.uuid))
+        try store.associate([b[5].uuid, b[1].uuid, b[2].uuid, b[1].uuid], with: w.uuid)  // among them, one again, one twice
+        #expect(try linked() == [b[0], b[1], b[2], b[4], b[5]].map(\.uuid))
+        try store.associate([b[7].uuid, b[6].uuid], with: w.uuid)  // after them
+        #expect(try linked() == [b[0], b[1], b[2], b[4], b[5], b[6], b[7]].map(\.uuid))
+
+        let many = try (0..<3000).map { try heart(60 + Double($0 % 100), minute: 100 + $0) }
+        let other = try run()
+        _ = try store.save([other])
+        _ = try store.save(many)
+        try store.associate(many.map(\.uuid), with: other.uuid)
+        #expect(try store.associatedUUIDs(of: other.uuid) == many.map(\.uuid).sorted { $0.uuidString < $1.uuidString })
+        #expect(try linked().count == 7)
+    }
+
+    /// Format 13 keeps a workout's links as one key's duplicates. A
+    /// format-12 store's links (a key each, the type id in the value, or
+    /// no value from 0.11 and 0.12) are moved when it is opened: typed
+    /// ones keep their type, untyped ones are found by a query of any
+    /// type, as before, and the old tree is gone.
+    @Test func rule36_aFormat12StoresLinksAreMovedWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let w = try run()
+        _ = try store.save([w])
         let beats = try (0..<3).map { try heart(120 + Double($0), minute: $0) }
-        try store.add(beats, to: w.uuid)
+        _ = try store.save(beats)
         let r = try route(of: w.uuid)
         _ = try store.save([r])
-        let typed = try store.env.read { txn -> [Int] in
-            var sizes: [Int] = []
-            try txn.forEach(store.trees.workoutLinks) { _, v in sizes.append(v.count) }
-            return sizes
-        }
-        #expect(typed == [2, 2, 2, 2])
+        let heartID = try #require(store.knownTypeID(heartRate))
+        // The layout 0.15 left: the first heart rate typed, the rest and the route untyped.
         try store.env.write { txn in
-            for u in beats.map(\.uuid) + [r.uuid] {
+            try txn.empty(store.trees.workoutLinks)
+            let old = try #require(try txn.openTree(WorkoutLinks.legacyTree, create: true))
+            for (u, typeID) in [(beats[0].uuid, heartID), (beats[1].uuid, nil), (beats[2].uuid, nil), (r.uuid, nil)] as [(UUID, UInt16?)] {
                 let key = withUnsafeBytes(of: w.uuid.uuid) { Array($0) } + withUnsafeBytes(of: u.uuid) { Array($0) }
-                _ = try txn.put(store.trees.workoutLinks, key, [])
+                _ = try txn.put(old, key, typeID.map { withUnsafeBytes(of: $0.littleEndian) { Array($0) } } ?? [])
             }
+            try txn.setMetaU64(store.trees, .format, 12)
         }
+        #expect(try associated(store, heartRate, w.uuid).isEmpty)
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
+        #expect(try store.env.read { txn in try txn.openTree(WorkoutLinks.legacyTree, create: false) } == nil)
+        let types = try store.env.read { txn in
+            var t: [UUID: UInt16] = [:]
+            try WorkoutLinks.forEach(of: w.uuid, txn, store.trees) { t[$0] = $1 }
+            return t
+        }
+        #expect(types == [beats[0].uuid: heartID, beats[1].uuid: WorkoutLinks.anyType, beats[2].uuid: WorkoutLinks.anyType,
+                          r.uuid: WorkoutLinks.anyType])
         #expect(try associated(store, heartRate, w.uuid) == Set(beats.map(\.uuid)))
         #expect(try associated(store, TypeCatalogue.routeType, w.uuid) == [r.uuid])
         #expect(try associated(store, steps, w.uuid).isEmpty)
+        // Associating a moved link again adds nothing; a new one joins them.
+        let more = try heart(130, minute: 9)
+        try store.add([beats[1], more], to: w.uuid)
+        #expect(try store.associatedUUIDs(of: w.uuid).count == 5)
     }
 
     /// Format 10 added the associations; a format-9 store's routes are

@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 10). One LMDB environment per store
+/// The store's on-disk layout (format 13). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -26,7 +26,7 @@ import FoundationEssentials
 /// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary |
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`) |
 /// | `stat_overlaps` | type · UTC hour            | empty: two samples there may overlap   |
-/// | `workout_links` | workout uuid · sample uuid | empty: the sample is associated with the workout (rule 36) |
+/// | `workout_samples` | workout uuid             | sample uuid · type id (duplicates): the samples associated with the workout (rule 36; `WorkoutLinks`) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -60,14 +60,17 @@ enum Schema {
     /// not know), so it refuses the store; nothing is rewritten on upgrade.
     /// 12: electrocardiogram and clinical record records, and activity
     /// summaries (`activity`), which a format-11 library does not know;
-    /// nothing is rewritten on upgrade. Format 1 (development only) is
-    /// refused.
-    static let format: UInt32 = 12
+    /// nothing is rewritten on upgrade. 13: a workout's associations are
+    /// one key's fixed-size duplicates (`workout_samples`), moved from the
+    /// key per link of `workout_links` when an older store is opened; a
+    /// format-12 library would not find them, so it refuses the store.
+    /// Format 1 (development only) is refused.
+    static let format: UInt32 = 13
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_links", "activity"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
     /// The fixed trees of fixed-size duplicates.
-    static let fixedDuplicateTrees: Set = ["uuid_hashes"]
+    static let fixedDuplicateTrees: Set = ["uuid_hashes", "workout_samples"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
     static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
 
@@ -168,7 +171,7 @@ struct FixedTrees: Sendable {
         subs = dbis["subs"]!
         zones = dbis["zones"]!
         priorities = dbis["priorities"]!
-        workoutLinks = dbis["workout_links"]!
+        workoutLinks = dbis["workout_samples"]!
         activity = dbis["activity"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)

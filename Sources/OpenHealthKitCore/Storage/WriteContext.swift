@@ -238,7 +238,7 @@ struct WriteContext {
         }
         let start = record.start
         let type = type(id: typeID)
-        if type?.kind == .workout { try Store.dropLinks(of: uuid, txn, trees) }
+        if type?.kind == .workout { try WorkoutLinks.drop(workout: uuid, txn, trees) }
         if let type, case .quantity(_, let style) = type.kind {
             statistics.remove(type: typeID, style: style, start: start, end: record.end, offset: record.utcOffset)
         }

@@ -1,0 +1,61 @@
+import CLMDB
+import Glibc
+import FoundationEssentials
+
+/// Finds stored samples by UUID, many in one transaction, where they
+/// usually come in the order they were saved (a workout session's heart
+/// rates, associated with the workout when it ends).
+///
+/// Each UUID is looked for first in the record after the last one found,
+/// in the same type's tree, and in the UUID index only when that record
+/// is not its. A record begins with its sample's UUID, and a sample has
+/// one record (live, or its tombstone), so a match there is the record
+/// the index would have led to. For 3,600 heart rates saved together the
+/// index is not read after the first: a step along one cursor each, where
+/// a lookup read a hash bucket and the record from the root.
+struct StoredSampleFinder {
+    /// A found sample: its type id and position, and whether its record
+    /// is a tombstone (the sample was deleted).
+    struct Found {
+        let typeID: UInt16
+        let seq: UInt64
+        let isTombstone: Bool
+    }
+
+    private var cursors: [UInt16: Cursor] = [:]
+    /// The type and cursor of the last record found.
+    private var last: (typeID: UInt16, cursor: Cursor)?
+
+    /// `uuid`'s record; nil when the store holds no such sample.
+    mutating func find(_ uuid: UUID, _ w: inout WriteContext) throws -> Found? {
+        if let (typeID, c) = last, let (seq, raw) = try c.next(), Self.begins(raw, with: uuid) {
+            return Found(typeID: typeID, seq: seq, isTombstone: try RecordView(stored: raw).isTombstone)
+        }
+        guard let (typeID, seq) = try w.lookupUUID(uuid) else { return nil }
+        let c = try cursor(typeID, &w)
+        guard let raw = try c.find(seq) else {
+            throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
+        }
+        last = (typeID, c)
+        return Found(typeID: typeID, seq: seq, isTombstone: try RecordView(stored: raw).isTombstone)
+    }
+
+    /// Closes the cursors; call before the transaction writes records.
+    mutating func close() {
+        for c in cursors.values { c.close() }
+        cursors.removeAll()
+        last = nil
+    }
+
+    private mutating func cursor(_ typeID: UInt16, _ w: inout WriteContext) throws -> Cursor {
+        if let c = cursors[typeID] { return c }
+        let c = try w.txn.cursor(try w.tree(id: typeID).records)
+        cursors[typeID] = c
+        return c
+    }
+
+    private static func begins(_ record: UnsafeRawBufferPointer, with uuid: UUID) -> Bool {
+        guard record.count >= 16 else { return false }
+        return withUnsafeBytes(of: uuid.uuid) { memcmp($0.baseAddress!, record.baseAddress!, 16) == 0 }
+    }
+}
