@@ -232,9 +232,10 @@ import Testing
         #expect(got.wait { seen.withLock { $0 } == [later.uuid] })
     }
 
-    /// A workout's links are kept in UUID order, once each, whether a new
-    /// association's samples all sort after its links (appended in one
-    /// call) or fall among them (put in place); thousands at once too.
+    /// A workout's links are kept in UUID order, once each, wherever a new
+    /// association's samples fall among them; thousands are split in
+    /// chunks, of which a later association rewrites only those it adds
+    /// to, and deleting the workout removes them all.
     @Test func rule36_linksStayInOrderOnceEachHoweverTheyArrive() throws {
         let store = try makeStore()
         defer { store.close() }
@@ -248,11 +249,11 @@ import Testing
         let b = try (1...8).map { try beat(UInt8($0), $0) }
         _ = try store.save(b)
         let linked = { try store.associatedUUIDs(of: w.uuid) }
-        try store.associate([b[4].uuid, b[0].uuid, b[2].uuid], with: w.uuid)
-        #expect(try linked() == [b[0], b[2], b[4]].map(\.uuid))
-        try store.associate([b[5].uuid, b[1].uuid, b[2].uuid, b[1].uuid], with: w.uuid)  // among them, one again, one twice
-        #expect(try linked() == [b[0], b[1], b[2], b[4], b[5]].map(\.uuid))
-        try store.associate([b[7].uuid, b[6].uuid], with: w.uuid)  // after them
+        try store.associate([b[4].uuid, b[2].uuid], with: w.uuid)
+        #expect(try linked() == [b[2], b[4]].map(\.uuid))
+        try store.associate([b[5].uuid, b[0].uuid, b[2].uuid, b[0].uuid], with: w.uuid)  // before them, one again, one twice
+        #expect(try linked() == [b[0], b[2], b[4], b[5]].map(\.uuid))
+        try store.associate([b[7].uuid, b[6].uuid, b[1].uuid], with: w.uuid)  // among and after them
         #expect(try linked() == [b[0], b[1], b[2], b[4], b[5], b[6], b[7]].map(\.uuid))
 
         let many = try (0..<3000).map { try heart(60 + Double($0 % 100), minute: 100 + $0) }
@@ -260,11 +261,23 @@ import Testing
         _ = try store.save([other])
         _ = try store.save(many)
         try store.associate(many.map(\.uuid), with: other.uuid)
-        #expect(try store.associatedUUIDs(of: other.uuid) == many.map(\.uuid).sorted { $0.uuidString < $1.uuidString })
+        let byUUID = { (u: [UUID]) in u.sorted { $0.uuidString < $1.uuidString } }
+        #expect(try store.associatedUUIDs(of: other.uuid) == byUUID(many.map(\.uuid)))
+        // 3,000 links are two chunks (and w's one); one more and one again
+        // rewrite one of them.
+        let chunks = { try store.env.read { txn in txn.entries(store.trees.workoutLinks) } }
+        #expect(try chunks() == 3)
+        try store.associate([b[3].uuid, many[0].uuid], with: other.uuid)
+        #expect(try store.associatedUUIDs(of: other.uuid) == byUUID(many.map(\.uuid) + [b[3].uuid]))
+        #expect(try chunks() == 3)
+        // Deleting the workout ends its links, every chunk.
+        try store.delete(uuids: [other.uuid])
+        #expect(try store.associatedUUIDs(of: other.uuid).isEmpty)
+        #expect(try chunks() == 1)
         #expect(try linked().count == 7)
     }
 
-    /// Format 13 keeps a workout's links as one key's duplicates. A
+    /// Format 13 keeps a workout's links in sorted chunks. A
     /// format-12 store's links (a key each, the type id in the value, or
     /// no value from 0.11 and 0.12) are moved when it is opened: typed
     /// ones keep their type, untyped ones are found by a query of any

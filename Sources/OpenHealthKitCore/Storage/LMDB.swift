@@ -501,26 +501,6 @@ struct Cursor {
         return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
     }
 
-    /// In a tree of fixed-size duplicates, adds `items` (`itemSize` bytes
-    /// each, in ascending order, each greater than every value `key` has)
-    /// to `key`'s values in one call (`MDB_MULTIPLE | MDB_APPENDDUP`): no
-    /// search per item.
-    func appendDuplicates(_ key: UnsafeRawBufferPointer, _ items: UnsafeRawBufferPointer, itemSize: Int) throws {
-        guard !items.isEmpty else { return }
-        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = (MDB_val(mv_size: itemSize, mv_data: UnsafeMutableRawPointer(mutating: items.baseAddress)),
-                 MDB_val(mv_size: items.count / itemSize, mv_data: nil))
-        let rc = withUnsafeMutablePointer(to: &v) {
-            $0.withMemoryRebound(to: MDB_val.self, capacity: 2) {
-                mdb_cursor_put(cursor, &k, $0, UInt32(MDB_MULTIPLE) | UInt32(MDB_APPENDDUP))
-            }
-        }
-        try lmdbCheck(rc, "write failed")
-        guard v.1.mv_size == items.count / itemSize else {
-            throw OHKError(.storage, "wrote \(v.1.mv_size) of \(items.count / itemSize) values")
-        }
-    }
-
     /// Makes room for a `count`-byte value at `key` and returns it, to be
     /// filled before the next write in this transaction (`MDB_RESERVE`).
     func reserve(_ key: UnsafeRawBufferPointer, count: Int, append: Bool = false) throws -> UnsafeMutableRawBufferPointer {

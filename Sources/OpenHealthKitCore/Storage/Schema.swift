@@ -26,7 +26,7 @@ import FoundationEssentials
 /// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary |
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`) |
 /// | `stat_overlaps` | type · UTC hour            | empty: two samples there may overlap   |
-/// | `workout_samples` | workout uuid             | sample uuid · type id (duplicates): the samples associated with the workout (rule 36; `WorkoutLinks`) |
+/// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -61,8 +61,8 @@ enum Schema {
     /// 12: electrocardiogram and clinical record records, and activity
     /// summaries (`activity`), which a format-11 library does not know;
     /// nothing is rewritten on upgrade. 13: a workout's associations are
-    /// one key's fixed-size duplicates (`workout_samples`), moved from the
-    /// key per link of `workout_links` when an older store is opened; a
+    /// kept in sorted chunks (`workout_samples`), moved from the key per
+    /// link of `workout_links` when an older store is opened; a
     /// format-12 library would not find them, so it refuses the store.
     /// Format 1 (development only) is refused.
     static let format: UInt32 = 13
@@ -70,7 +70,7 @@ enum Schema {
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
     /// The fixed trees of fixed-size duplicates.
-    static let fixedDuplicateTrees: Set = ["uuid_hashes", "workout_samples"]
+    static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
     static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
 

@@ -2,35 +2,36 @@ import CLMDB
 import FoundationEssentials
 import Glibc
 
-/// The tree of workout associations (`workout_samples`, format 13): key
-/// the workout's UUID; values, as fixed-size duplicates, each associated
-/// sample's UUID then its type id (big-endian, `anyType` when unknown).
+/// The tree of workout associations (`workout_samples`, format 13): a
+/// workout's links in sorted chunks. Key: the workout's UUID, then the
+/// first sample UUID of the chunk; value: at most `chunkItems` items, each
+/// a sample's UUID then its type id (big-endian, `anyType` when unknown),
+/// in UUID order. A workout's chunks do not overlap.
 ///
-/// A key per workout with its links packed beside it: associating a
-/// workout's 3,600 heart rates appends them in one call, where a key per
-/// link (formats 10–12, `workout_links`) was a put each from the root,
-/// three quarters of the association's work.
+/// Associating a workout's 3,600 heart rates writes two values, where a
+/// key per link (formats 10–12, `workout_links`) was a put of each from
+/// the root: three quarters of the association's work. A later
+/// association rewrites only the chunks its samples fall in (36 KB at
+/// most each), so adding a few at a time stays cheap as a workout grows.
 enum WorkoutLinks {
     static let itemSize = 18
+    static let chunkItems = 2048
     /// The type of links moved from formats 10 and 11, which named none:
     /// they are kept for a query of any type, which then looks them up.
     static let anyType: UInt16 = 0xFFFF
     /// The tree of formats 10–12, moved into this one on upgrade.
     static let legacyTree = "workout_links"
 
-    static func item(_ sample: UUID, typeID: UInt16) -> [UInt8] {
-        withUnsafeBytes(of: sample.uuid) { Array($0) } + [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
-    }
-
     /// Associates one sample (a route with its workout); nothing changes
     /// when the link exists.
     static func put(workout: UUID, sample: UUID, typeID: UInt16, _ txn: Txn, _ trees: FixedTrees) throws {
-        _ = try txn.put(trees.workoutLinks, key(workout), item(sample, typeID: typeID))
+        let item = withUnsafeBytes(of: sample.uuid) { Array($0) } + [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
+        try item.withUnsafeBytes { try insert(workout: workout, items: $0, txn, trees) }
     }
 
     /// Ends a workout's associations (its samples and routes stay).
     static func drop(workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws {
-        try txn.delete(trees.workoutLinks, key(workout))
+        for k in try chunkKeys(of: workout, txn, trees) { _ = try txn.delete(trees.workoutLinks, k) }
     }
 
     /// Calls `body` with each sample associated with `workout` and the
@@ -39,42 +40,124 @@ enum WorkoutLinks {
                         _ body: (UUID, UInt16) throws -> Void) throws {
         let c = try txn.cursor(trees.workoutLinks)
         defer { c.close() }
-        let k = key(workout)
-        guard let first = try k.withUnsafeBytes({ try c.findRaw($0) }) else { return }
-        var block: UnsafeRawBufferPointer? = try c.firstDuplicates(current: first)
-        while let b = block {
-            guard b.count % itemSize == 0 else { throw OHKError(.storeCorrupt, "corrupt workout association") }
-            for at in stride(from: 0, to: b.count, by: itemSize) {
-                let sample = UUID(uuid: b.loadUnaligned(fromByteOffset: at, as: uuid_t.self))
-                try body(sample, UInt16(b[at + 16]) << 8 | UInt16(b[at + 17]))
+        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
+        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
+            guard v.count % itemSize == 0 else { throw OHKError(.storeCorrupt, "corrupt workout association") }
+            for at in stride(from: 0, to: v.count, by: itemSize) {
+                let sample = UUID(uuid: v.loadUnaligned(fromByteOffset: at, as: uuid_t.self))
+                try body(sample, UInt16(v[at + 16]) << 8 | UInt16(v[at + 17]))
             }
-            block = try c.nextDuplicates()?.1
+            entry = try c.nextEntry()
         }
     }
 
-    static func key(_ workout: UUID) -> [UInt8] { withUnsafeBytes(of: workout.uuid) { Array($0) } }
+    /// Adds `items` (in UUID order, each sample once) to `workout`'s
+    /// links: each goes to the chunk whose range holds it (the first
+    /// chunk, for those before it), and a chunk that gains any is written
+    /// again, split when it outgrows `chunkItems`. A sample linked already
+    /// keeps its link.
+    static func insert(workout: UUID, items: UnsafeRawBufferPointer, _ txn: Txn, _ trees: FixedTrees) throws {
+        let keys = try chunkKeys(of: workout, txn, trees)
+        guard !keys.isEmpty else { return try write(workout, items, txn, trees) }
+        var start = 0
+        for (i, key) in keys.enumerated() {
+            var end = items.count
+            if i + 1 < keys.count {
+                // Up to the next chunk's first sample.
+                end = start
+                while end < items.count, keys[i + 1].withUnsafeBytes({ memcmp(items.baseAddress! + end, $0.baseAddress! + 16, 16) }) < 0 {
+                    end += itemSize
+                }
+            }
+            guard end > start else { continue }
+            guard let old = try txn.get(trees.workoutLinks, key) else { throw OHKError(.storage, "a workout association chunk vanished") }
+            let merged = merge(old, UnsafeRawBufferPointer(rebasing: items[start..<end]))
+            start = end
+            guard merged.count > old.count else { continue }  // every one linked already
+            _ = try txn.delete(trees.workoutLinks, key)
+            try merged.withUnsafeBytes { try write(workout, $0, txn, trees) }
+        }
+    }
+
+    /// Writes `items` (sorted) as new chunks of `workout`, as few as hold
+    /// them and of even sizes, so that the next few links fit.
+    private static func write(_ workout: UUID, _ items: UnsafeRawBufferPointer, _ txn: Txn, _ trees: FixedTrees) throws {
+        var key = withUnsafeBytes(of: workout.uuid) { Array($0) } + [UInt8](repeating: 0, count: 16)
+        let count = items.count / itemSize
+        guard count > 0 else { return }
+        let chunks = (count + chunkItems - 1) / chunkItems
+        let step = (count + chunks - 1) / chunks * itemSize
+        for at in stride(from: 0, to: items.count, by: step) {
+            let chunk = UnsafeRawBufferPointer(rebasing: items[at..<min(items.count, at + step)])
+            key.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: 16).copyMemory(from: chunk.baseAddress!, byteCount: 16) }
+            _ = try key.withUnsafeBytes { try txn.put(trees.workoutLinks, $0, chunk) }
+        }
+    }
+
+    /// Two sorted lists of items as one, each sample once: where both
+    /// have it, `old`'s link.
+    private static func merge(_ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(old.count + new.count)
+        var i = 0, j = 0
+        while i < old.count || j < new.count {
+            let order = i == old.count ? 1 : j == new.count ? -1 : memcmp(old.baseAddress! + i, new.baseAddress! + j, 16)
+            if order <= 0 {
+                out += old[i..<i + itemSize]
+                i += itemSize
+                if order == 0 { j += itemSize }
+            } else {
+                out += new[j..<j + itemSize]
+                j += itemSize
+            }
+        }
+        return out
+    }
+
+    /// The keys of `workout`'s chunks, in order.
+    private static func chunkKeys(of workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws -> [[UInt8]] {
+        let c = try txn.cursor(trees.workoutLinks)
+        defer { c.close() }
+        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
+        var keys: [[UInt8]] = []
+        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, _) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
+            keys.append(Array(k))
+            entry = try c.nextEntry()
+        }
+        return keys
+    }
 
     /// Format 13: moves the links of formats 10–12 (a key per link, the
     /// type id little-endian in the value, or no value from 0.11 and
     /// 0.12) into `workout_samples`, and deletes their tree.
     static func moveLegacy(_ txn: Txn, _ trees: FixedTrees) throws {
         guard let old = try txn.openTree(legacyTree, create: false) else { return }
-        let c = try txn.cursor(trees.workoutLinks)
-        defer { c.close() }
+        var workout: [UInt8] = [], items: [UInt8] = []
+        func flush() throws {
+            guard !workout.isEmpty else { return }
+            let w = UUID(uuid: workout.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+            try items.withUnsafeBytes { try insert(workout: w, items: $0, txn, trees) }
+            items.removeAll(keepingCapacity: true)
+        }
         try txn.forEach(old) { k, v in
             guard k.count == 32 else { throw OHKError(.storeCorrupt, "corrupt workout association") }
+            if !k.prefix(16).elementsEqual(workout) {
+                try flush()
+                workout = Array(k.prefix(16))
+            }
             let typeID = v.count == 2 ? UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)) : anyType
-            var value = [UInt8](k[16..<32]) + [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
-            try value.withUnsafeMutableBytes { v in _ = try c.put(UnsafeRawBufferPointer(rebasing: k[0..<16]), UnsafeRawBufferPointer(v)) }
+            items += k[16..<32]
+            items += [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
         }
+        try flush()
         try txn.drop(old)
     }
 }
 
-/// One workout's new links, written when the samples are all checked:
-/// sorted, then appended in one call when they all sort after the
-/// workout's links (always, for its first association), each put in its
-/// place unless there otherwise.
+/// One workout's new links, added as the samples are checked, then
+/// sorted and written together (`WorkoutLinks.insert`).
 struct PendingLinks {
     let workout: UUID
     private var links: [Link] = []
@@ -101,7 +184,7 @@ struct PendingLinks {
         lastTypeID = typeID
     }
 
-    mutating func write(_ txn: Txn, _ trees: FixedTrees) throws {
+    func write(_ txn: Txn, _ trees: FixedTrees) throws {
         guard !links.isEmpty else { return }
         let sorted = Self.sorted(links)
         let size = WorkoutLinks.itemSize
@@ -117,27 +200,8 @@ struct PendingLinks {
             }
             return n
         }
-        let key = WorkoutLinks.key(workout)
-        let c = try txn.cursor(trees.workoutLinks)
-        defer { c.close() }
-        try key.withUnsafeBytes { k in
-            try items.withUnsafeBytes { buffer in
-                let all = UnsafeRawBufferPointer(rebasing: buffer[0..<count * size])
-                // The workout's greatest link so far, if any.
-                var last: UnsafeRawBufferPointer?
-                if try c.findRaw(k) != nil { last = try c.nextRaw(MDB_LAST_DUP)?.1 }
-                if let last, memcmp(last.baseAddress!, all.baseAddress!, 16) >= 0 {
-                    for at in stride(from: 0, to: all.count, by: size) {
-                        let item = UnsafeRawBufferPointer(rebasing: all[at..<at + size])
-                        // Linked already (whatever type its link names)?
-                        if let there = try c.seekDuplicate(k, atLeast: UnsafeRawBufferPointer(rebasing: item[0..<16])),
-                           memcmp(there.baseAddress!, item.baseAddress!, 16) == 0 { continue }
-                        try c.put(k, item)
-                    }
-                } else {
-                    try c.appendDuplicates(k, all, itemSize: size)
-                }
-            }
+        try items.withUnsafeBytes {
+            try WorkoutLinks.insert(workout: workout, items: UnsafeRawBufferPointer(rebasing: $0[0..<count * size]), txn, trees)
         }
     }
 
