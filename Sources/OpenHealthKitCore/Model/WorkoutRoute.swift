@@ -11,7 +11,10 @@ public struct WorkoutRoute: Hashable, Sendable {
 
     public init(workout: UUID?, locations: [RouteLocation]) {
         self.workout = workout
-        self.locations = locations.sorted { $0.timestamp < $1.timestamp }
+        // Routes come in time order: kept as they are, not copied (a copy
+        // of 3,600 points faulted in fresh pages on every save).
+        let inOrder = zip(locations, locations.dropFirst()).allSatisfy { $0.timestamp <= $1.timestamp }
+        self.locations = inOrder ? locations : locations.sorted { $0.timestamp < $1.timestamp }
     }
 }
 
