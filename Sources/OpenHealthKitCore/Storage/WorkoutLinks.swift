@@ -98,20 +98,20 @@ enum WorkoutLinks {
     /// Two sorted lists of items as one, each sample once: where both
     /// have it, `old`'s link.
     private static func merge(_ old: UnsafeRawBufferPointer, _ new: UnsafeRawBufferPointer) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(old.count + new.count)
-        var i = 0, j = 0
-        while i < old.count || j < new.count {
-            let order = i == old.count ? 1 : j == new.count ? -1 : memcmp(old.baseAddress! + i, new.baseAddress! + j, 16)
-            if order <= 0 {
-                out += old[i..<i + itemSize]
-                i += itemSize
-                if order == 0 { j += itemSize }
-            } else {
-                out += new[j..<j + itemSize]
-                j += itemSize
+        var out = [UInt8](repeating: 0, count: old.count + new.count)
+        let n = out.withUnsafeMutableBytes { o -> Int in
+            var i = 0, j = 0, n = 0
+            while i < old.count || j < new.count {
+                let order = i == old.count ? 1 : j == new.count ? -1 : memcmp(old.baseAddress! + i, new.baseAddress! + j, 16)
+                let from = order <= 0 ? old.baseAddress! + i : new.baseAddress! + j
+                (o.baseAddress! + n).copyMemory(from: from, byteCount: itemSize)
+                n += itemSize
+                if order <= 0 { i += itemSize }
+                if order >= 0 { j += itemSize }
             }
+            return n
         }
+        out.removeLast(out.count - n)
         return out
     }
 
@@ -214,21 +214,23 @@ struct PendingLinks {
         for l in links { starts[Int(l.hi >> 56) + 1] += 1 }
         for b in 0..<256 { starts[b + 1] += starts[b] }
         var out = links
-        var next = starts
-        for l in links {
-            let b = Int(l.hi >> 56)
-            out[next[b]] = l
-            next[b] += 1
-        }
-        for b in 0..<256 where starts[b + 1] - starts[b] > 1 {
-            for i in starts[b] + 1..<starts[b + 1] {
-                let l = out[i]
-                var j = i
-                while j > starts[b], l < out[j - 1] {
-                    out[j] = out[j - 1]
-                    j -= 1
+        out.withUnsafeMutableBufferPointer { out in
+            var next = starts
+            for l in links {
+                let b = Int(l.hi >> 56)
+                out[next[b]] = l
+                next[b] += 1
+            }
+            for b in 0..<256 where starts[b + 1] - starts[b] > 1 {
+                for i in starts[b] + 1..<starts[b + 1] {
+                    let l = out[i]
+                    var j = i
+                    while j > starts[b], l < out[j - 1] {
+                        out[j] = out[j - 1]
+                        j -= 1
+                    }
+                    out[j] = l
                 }
-                out[j] = l
             }
         }
         return out
