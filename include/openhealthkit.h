@@ -574,10 +574,11 @@ int32_t ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *st
  * every one with the stored workout whose UUID is the 16 bytes at
  * `workout`, in one transaction (HealthKit's add(_:to:), rule 36).
  * `out_outcomes` (NULL, or room for `count`) receives each one's outcome:
- * OHK_SAVE_ALREADY_STORED for a sample stored before, only associated.
- * Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID);
- * the errors of ohk_store_save. Any thread; blocks for the write
- * transaction.
+ * OHK_SAVE_ALREADY_STORED for a sample stored before, only associated
+ * (found by its UUID; its other fields are not read).
+ * Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID, or
+ * a sample deleted since); the errors of ohk_store_save. Any thread;
+ * blocks for the write transaction.
  */
 int32_t ohk_store_add_to_workout(ohk_save_outcome *out_outcomes, ohk_store *store, const uint8_t *workout, const ohk_sample_input *samples, uint64_t count);
 

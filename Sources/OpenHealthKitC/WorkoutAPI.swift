@@ -99,21 +99,40 @@ import OpenHealthKitCore
 /// every one with the stored workout whose UUID is the 16 bytes at
 /// `workout`, in one transaction (HealthKit's add(_:to:), rule 36).
 /// `out_outcomes` (NULL, or room for `count`) receives each one's outcome:
-/// OHK_SAVE_ALREADY_STORED for a sample stored before, only associated.
-/// Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID);
-/// the errors of ohk_store_save. Any thread; blocks for the write
-/// transaction.
+/// OHK_SAVE_ALREADY_STORED for a sample stored before, only associated
+/// (found by its UUID; its other fields are not read).
+/// Returns OHK_OK; OHK_ERR_NOT_FOUND (no live workout with that UUID, or
+/// a sample deleted since); the errors of ohk_store_save. Any thread;
+/// blocks for the write transaction.
 @c public func ohk_store_add_to_workout(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
                                         _ store: UnsafeMutablePointer<ohk_store>?, _ workout: UnsafePointer<UInt8>?,
                                         _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> Int32 {
     cCall {
         let s = try StoreHandle.get(store)
         guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
+        let inputs = try buffer(samples, count, "samples")
+        // Samples the store holds are only associated: found by UUID
+        // first, they are not built (two thirds of associating 3,600
+        // stored heart rates went to building them).
+        let given = inputs.indices.filter { !UUIDBytes.isZero(inputs[$0].uuid) }
+        let held = try s.holds(given.map { UUID(uuid: inputs[$0].uuid) })
+        var isStored = [Bool](repeating: false, count: inputs.count)
+        for (i, h) in zip(given, held) where h { isStored[i] = true }
         var builder = SampleBuilder(store: s)
-        let built = try builder.buildAll(samples, count)
-        let results = try s.add(built, to: UUIDBytes.read(workout))
+        var built: [Sample] = [], builtAt: [Int] = []
+        for (i, c) in inputs.enumerated() where !isStored[i] {
+            do {
+                built.append(try builder.build(c, i))
+            } catch let e as OHKError {
+                throw CError(e.code, "samples[\(i)]: \(e.message)")
+            }
+            builtAt.append(i)
+        }
+        let stored = inputs.indices.filter { isStored[$0] }
+        let results = try s.add(stored: stored.map { UUID(uuid: inputs[$0].uuid) }, built, to: UUIDBytes.read(workout))
         guard let out_outcomes else { return }
-        for (i, r) in results.enumerated() { out_outcomes[i] = cOutcome(built[i].uuid, r) }
+        for i in stored { out_outcomes[i] = cOutcome(UUID(uuid: inputs[i].uuid), nil) }
+        for (k, i) in builtAt.enumerated() { out_outcomes[i] = cOutcome(built[k].uuid, results[k]) }
     }
 }
 

@@ -27,29 +27,59 @@ extension Store {
         }
     }
 
+    /// Which of `uuids` the store holds a record of (a sample, or one
+    /// deleted and not yet pruned), found as `associate` finds them: for a
+    /// caller that need not build the samples it would add to a workout
+    /// when they are stored (`ohk_store_add_to_workout`).
+    public func holds(_ uuids: [UUID]) throws -> [Bool] {
+        try readRetryingTrees { txn in
+            let known = cache.withLock { $0.typeTrees }
+            let index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { id in
+                guard let t = known[id] else { throw NeedTree(typeID: id) }
+                return t.records
+            }
+            var locator = ReadLocator(txn: txn, index: index, trees: known)
+            var finder = StoredSampleFinder()
+            defer { finder.close() }
+            return try uuids.map { try finder.find($0, &locator) != nil }
+        }
+    }
+
     /// Saves the samples the store does not hold yet and associates every
     /// one with the workout, in one transaction (HealthKit's `add(_:to:)`
     /// saves unsaved samples for you). Returns what each save did: nil for
     /// a sample that was already stored (then only associated).
     @discardableResult
     public func add(_ samples: [Sample], to workout: UUID) throws -> [SaveOutcome?] {
+        try add(stored: [], samples, to: workout)
+    }
+
+    /// `add(_:to:)`, with samples the caller found stored (`holds`) given
+    /// by UUID: those are associated as `associate` does, in the same
+    /// transaction. Returns what each of `samples` did.
+    @discardableResult
+    public func add(stored: [UUID], _ samples: [Sample], to workout: UUID) throws -> [SaveOutcome?] {
         try write { w in
             try checkWorkout(workout, &w)
+            var links = PendingLinks(workout: workout, expected: stored.count + samples.count)
+            var finder = StoredSampleFinder()
+            defer { finder.close() }
+            for u in stored {
+                guard let found = try finder.find(u, &w) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
+                try link(u, found, into: &links, &w)
+            }
             // Every lookup before any save: a lookup after a save flushes
             // that save's pending UUID entry, one index insert per sample
             // (5 µs a heart rate where a batch of saves costs 1).
-            var stored: [StoredSampleFinder.Found?] = []
+            var found: [StoredSampleFinder.Found?] = []
             var seen = Set<UUID>(minimumCapacity: samples.count)
-            stored.reserveCapacity(samples.count)
-            var finder = StoredSampleFinder()
-            defer { finder.close() }
-            for s in samples { stored.append(try finder.find(s.uuid, &w)) }
+            found.reserveCapacity(samples.count)
+            for s in samples { found.append(try finder.find(s.uuid, &w)) }
             finder.close()
             w.expectSamples(samples.count)
             var outcomes: [SaveOutcome?] = []
             outcomes.reserveCapacity(samples.count)
-            var links = PendingLinks(workout: workout, expected: samples.count)
-            for (s, known) in zip(samples, stored) {
+            for (s, known) in zip(samples, found) {
                 if let known {
                     outcomes.append(nil)
                     try link(s.uuid, known, into: &links, &w)

@@ -277,6 +277,28 @@ import Testing
         #expect(try linked().count == 7)
     }
 
+    /// `holds` says which UUIDs the store has a record of (live, or
+    /// deleted and not yet pruned), whatever order they come in; then
+    /// `add(stored:_:to:)` associates those and saves the rest, and a
+    /// stored one deleted since is not found.
+    @Test func rule36_heldSamplesAreAssociatedWithoutBeingGivenAgain() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let w = try run()
+        let beats = try (0..<5).map { try heart(100 + Double($0), minute: $0) }
+        _ = try store.save([w] + beats)
+        try store.delete(uuids: [beats[3].uuid])
+        let unknown = UUID()
+        let asked = [beats[4].uuid, unknown, beats[0].uuid, beats[1].uuid, beats[3].uuid, beats[2].uuid]
+        #expect(try store.holds(asked) == [true, false, true, true, true, true])
+        let fresh = try heart(90, minute: 9)
+        #expect(try store.add(stored: [beats[0].uuid, beats[1].uuid], [fresh, beats[2]], to: w.uuid).map { $0 == nil } == [false, true])
+        #expect(try store.associatedUUIDs(of: w.uuid).sorted { $0.uuidString < $1.uuidString }
+            == [beats[0], beats[1], beats[2], fresh].map(\.uuid).sorted { $0.uuidString < $1.uuidString })
+        #expect(throws: OHKError.self) { try store.add(stored: [beats[3].uuid], [], to: w.uuid) }
+        #expect(throws: OHKError.self) { try store.add(stored: [unknown], [], to: w.uuid) }
+    }
+
     /// Format 13 keeps a workout's links in sorted chunks. A
     /// format-12 store's links (a key each, the type id in the value, or
     /// no value from 0.11 and 0.12) are moved when it is opened: typed

@@ -278,13 +278,24 @@ static void rule36_add_to_workout_saves_and_associates(void **state)
     uint8_t run[16];
     save_run(f->store, run);
     uint8_t *stored = save_steps(f->store, 0, 1);
-    ohk_sample_input in[3] = {steps_input(1), steps_input(2), steps_input(0)};
-    memcpy(in[2].uuid, stored, 16);
+    /* A stored sample (found by UUID, its other fields not read: this
+     * unit would be refused), a new one with its own UUID, one without. */
+    ohk_sample_input in[3] = {steps_input(0), steps_input(1), steps_input(2)};
+    memcpy(in[0].uuid, stored, 16);
+    in[0].unit = "kg";
+    const uint8_t given[16] = {0x42, 1, 2, 3, 4, 5, 0x40, 7, 0x80, 9, 10, 11, 12, 13, 14, 15};
+    memcpy(in[1].uuid, given, 16);
     ohk_save_outcome o[3];
     OK(ohk_store_add_to_workout(o, f->store, run, in, 3));
-    assert_int_equal(o[0].outcome, OHK_SAVED);
+    assert_int_equal(o[0].outcome, OHK_SAVE_ALREADY_STORED);
+    assert_memory_equal(o[0].uuid, stored, 16);
     assert_int_equal(o[1].outcome, OHK_SAVED);
-    assert_int_equal(o[2].outcome, OHK_SAVE_ALREADY_STORED);
+    assert_memory_equal(o[1].uuid, given, 16);
+    assert_int_equal(o[2].outcome, OHK_SAVED);
+    /* Again: all three stored now, only associated. */
+    memcpy(in[2].uuid, o[2].uuid, 16);
+    OK(ohk_store_add_to_workout(o, f->store, run, in, 3));
+    for (int i = 0; i < 3; i++) assert_int_equal(o[i].outcome, OHK_SAVE_ALREADY_STORED);
     uint8_t unknown[16] = {2};
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_add_to_workout(NULL, f->store, unknown, in, 1));
 

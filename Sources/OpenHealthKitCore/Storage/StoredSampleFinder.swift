@@ -27,7 +27,7 @@ struct StoredSampleFinder {
     private var last: (typeID: UInt16, cursor: Cursor)?
 
     /// `uuid`'s record; nil when the store holds no such sample.
-    mutating func find(_ uuid: UUID, _ w: inout WriteContext) throws -> Found? {
+    mutating func find<L: RecordLocating>(_ uuid: UUID, _ w: inout L) throws -> Found? {
         if let (typeID, c) = last, let (seq, raw) = try c.next(), Self.begins(raw, with: uuid) {
             return Found(typeID: typeID, seq: seq, isTombstone: try RecordView(stored: raw).isTombstone)
         }
@@ -47,9 +47,9 @@ struct StoredSampleFinder {
         last = nil
     }
 
-    private mutating func cursor(_ typeID: UInt16, _ w: inout WriteContext) throws -> Cursor {
+    private mutating func cursor<L: RecordLocating>(_ typeID: UInt16, _ w: inout L) throws -> Cursor {
         if let c = cursors[typeID] { return c }
-        let c = try w.txn.cursor(try w.tree(id: typeID).records)
+        let c = try w.txn.cursor(try w.records(typeID))
         cursors[typeID] = c
         return c
     }
@@ -57,5 +57,36 @@ struct StoredSampleFinder {
     private static func begins(_ record: UnsafeRawBufferPointer, with uuid: UUID) -> Bool {
         guard record.count >= 16 else { return false }
         return withUnsafeBytes(of: uuid.uuid) { memcmp($0.baseAddress!, record.baseAddress!, 16) == 0 }
+    }
+}
+
+/// What the finder reads through: a transaction, the UUID index, and the
+/// record trees of type ids.
+protocol RecordLocating {
+    var txn: Txn { get }
+    mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)?
+    mutating func records(_ typeID: UInt16) throws -> MDB_dbi
+}
+
+extension WriteContext: RecordLocating {
+    mutating func records(_ typeID: UInt16) throws -> MDB_dbi { try tree(id: typeID).records }
+}
+
+/// `RecordLocating` in a read transaction, with the trees this process
+/// knows of.
+struct ReadLocator: RecordLocating {
+    let txn: Txn
+    var index: UUIDIndex
+    let trees: TypeTreeTable
+
+    mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
+        try index.get(PendingUUID(uuid)).map(Schema.unpack)
+    }
+
+    /// A type another process created: the read opens it and runs again
+    /// (`Store.readRetryingTrees`).
+    func records(_ typeID: UInt16) throws -> MDB_dbi {
+        guard let t = trees[typeID] else { throw NeedTree(typeID: typeID) }
+        return t.records
     }
 }
