@@ -16,8 +16,8 @@ import Glibc
 enum WorkoutLinks {
     static let itemSize = 18
     static let chunkItems = 2048
-    /// The type of links moved from formats 10 and 11, which named none:
-    /// they are kept for a query of any type, which then looks them up.
+    /// The type of links written by 0.11 and 0.12, which named none:
+    /// moved as links of any type, which a query then looks up.
     static let anyType: UInt16 = 0xFFFF
     /// The tree of formats 10–12, moved into this one on upgrade.
     static let legacyTree = "workout_links"
