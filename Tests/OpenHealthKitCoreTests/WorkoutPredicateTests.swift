@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TestSupport
 @testable import OpenHealthKitCore
 import Testing
 
@@ -297,6 +298,58 @@ import Testing
             == [beats[0], beats[1], beats[2], fresh].map(\.uuid).sorted { $0.uuidString < $1.uuidString })
         #expect(throws: OHKError.self) { try store.add(stored: [beats[3].uuid], [], to: w.uuid) }
         #expect(throws: OHKError.self) { try store.add(stored: [unknown], [], to: w.uuid) }
+    }
+
+    /// Random associations (batches of any size, in any order, with
+    /// repeats, to several workouts, some deleted and replaced) leave
+    /// each workout's links equal to the set a model keeps, in sorted
+    /// chunks of at most `chunkItems` that do not overlap.
+    @Test(arguments: [UInt64(7), 2026])
+    func rule36_randomAssociationsMatchASetModel(seed: UInt64) throws {
+        let store = try makeStore()
+        defer { store.close() }
+        var rng = Rng(state: seed)
+        var beats: [Sample] = []
+        for b in 0..<3 {
+            let batch = try (0..<2000).map { try heart(60 + Double($0 % 90), minute: b * 2000 + $0) }
+            _ = try store.save(batch)
+            beats += batch
+        }
+        var workouts = try (0..<3).map { _ in try run() }
+        _ = try store.save(workouts)
+        var model = [Set<UUID>](repeating: [], count: workouts.count)
+        for step in 0..<40 {
+            let w = rng.int(workouts.count)
+            if rng.chance(0.1) {
+                try store.delete(uuids: [workouts[w].uuid])
+                #expect(try store.associatedUUIDs(of: workouts[w].uuid).isEmpty)
+                workouts[w] = try run()
+                _ = try store.save([workouts[w]])
+                model[w] = []
+                continue
+            }
+            let size = [1, 3, 40, 700, 1500, 2500][rng.int(6)]
+            let chosen = (0..<size).map { _ in beats[rng.int(beats.count)].uuid }
+            try store.associate(chosen, with: workouts[w].uuid)
+            model[w].formUnion(chosen)
+            #expect(try store.associatedUUIDs(of: workouts[w].uuid) == model[w].sorted { $0.uuidString < $1.uuidString },
+                    "seed \(seed), step \(step)")
+        }
+        for (i, wk) in workouts.enumerated() {
+            #expect(try store.associatedUUIDs(of: wk.uuid) == model[i].sorted { $0.uuidString < $1.uuidString }, "seed \(seed)")
+        }
+        // The chunks: each within bounds, in order, not overlapping.
+        try store.env.read { txn in
+            var previous: (workout: [UInt8], last: [UInt8])?
+            try txn.forEach(store.trees.workoutLinks) { k, v in
+                let count = v.count / WorkoutLinks.itemSize
+                #expect(count >= 1 && count <= WorkoutLinks.chunkItems && v.count % WorkoutLinks.itemSize == 0)
+                #expect(Array(k[16..<32]) == Array(v[0..<16]))
+                let first = Array(v[0..<16]), last = Array(v[(count - 1) * 18..<(count - 1) * 18 + 16])
+                if let p = previous, p.workout == Array(k[0..<16]) { #expect(p.last.lexicographicallyPrecedes(first)) }
+                previous = (Array(k[0..<16]), last)
+            }
+        }
     }
 
     /// Format 13 keeps a workout's links in sorted chunks. A
