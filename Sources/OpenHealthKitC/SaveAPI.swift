@@ -147,14 +147,17 @@ extension SampleBuilder {
         let inputs = try buffer(samples, count, "samples")
         var built: [Sample] = []
         built.reserveCapacity(inputs.count)
-        for (i, c) in inputs.enumerated() {
-            do {
-                built.append(try build(c, i))
-            } catch let e as OHKError {
-                throw CError(e.code, "samples[\(i)]: \(e.message)")
-            }
-        }
+        for (i, c) in inputs.enumerated() { built.append(try build(named: c, i)) }
         return built
+    }
+
+    /// Input `i`'s sample; an error names the input.
+    mutating func build(named c: ohk_sample_input, _ i: Int) throws -> Sample {
+        do {
+            return try build(c, i)
+        } catch let e as OHKError {
+            throw CError(e.code, "samples[\(i)]: \(e.message)")
+        }
     }
 }
 

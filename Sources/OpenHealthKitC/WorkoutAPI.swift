@@ -114,24 +114,19 @@ import OpenHealthKitCore
         // Samples the store holds are only associated: found by UUID
         // first, they are not built (two thirds of associating 3,600
         // stored heart rates went to building them).
-        let given = inputs.indices.filter { !UUIDBytes.isZero(inputs[$0].uuid) }
-        let held = try s.holds(given.map { UUID(uuid: inputs[$0].uuid) })
+        let given = inputs.indices.filter { !UUIDBytes.isZero(inputs[$0].uuid) }.map { ($0, UUID(uuid: inputs[$0].uuid)) }
+        let stored = zip(given, try s.holds(given.map(\.1))).filter(\.1).map(\.0)
         var isStored = [Bool](repeating: false, count: inputs.count)
-        for (i, h) in zip(given, held) where h { isStored[i] = true }
+        for (i, _) in stored { isStored[i] = true }
         var builder = SampleBuilder(store: s)
         var built: [Sample] = [], builtAt: [Int] = []
         for (i, c) in inputs.enumerated() where !isStored[i] {
-            do {
-                built.append(try builder.build(c, i))
-            } catch let e as OHKError {
-                throw CError(e.code, "samples[\(i)]: \(e.message)")
-            }
+            built.append(try builder.build(named: c, i))
             builtAt.append(i)
         }
-        let stored = inputs.indices.filter { isStored[$0] }
-        let results = try s.add(stored: stored.map { UUID(uuid: inputs[$0].uuid) }, built, to: UUIDBytes.read(workout))
+        let results = try s.add(stored: stored.map(\.1), built, to: UUIDBytes.read(workout))
         guard let out_outcomes else { return }
-        for i in stored { out_outcomes[i] = cOutcome(UUID(uuid: inputs[i].uuid), nil) }
+        for (i, uuid) in stored { out_outcomes[i] = cOutcome(uuid, nil) }
         for (k, i) in builtAt.enumerated() { out_outcomes[i] = cOutcome(built[k].uuid, results[k]) }
     }
 }

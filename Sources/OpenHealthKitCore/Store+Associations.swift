@@ -13,18 +13,7 @@ extension Store {
     /// position to the change order, so anchored queries do not report the
     /// sample again; a query with `.workout(uuid)` finds it from then on.
     public func associate(_ samples: [UUID], with workout: UUID) throws {
-        try write { w in
-            try checkWorkout(workout, &w)
-            var links = PendingLinks(workout: workout, expected: samples.count)
-            var finder = StoredSampleFinder()
-            defer { finder.close() }
-            for u in samples {
-                guard let found = try finder.find(u, &w) else { throw OHKError(.notFound, "no sample with UUID \(u)") }
-                try link(u, found, into: &links, &w)
-            }
-            finder.close()
-            try links.write(w.txn, trees)
-        }
+        try add(stored: samples, [], to: workout)
     }
 
     /// Which of `uuids` the store holds a record of (a sample, or one
@@ -33,12 +22,7 @@ extension Store {
     /// when they are stored (`ohk_store_add_to_workout`).
     public func holds(_ uuids: [UUID]) throws -> [Bool] {
         try readRetryingTrees { txn in
-            let known = cache.withLock { $0.typeTrees }
-            let index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { id in
-                guard let t = known[id] else { throw NeedTree(typeID: id) }
-                return t.records
-            }
-            var locator = ReadLocator(txn: txn, index: index, trees: known)
+            var locator = ReadLocator(txn, trees, hash: tuning.uuidHash, known: cache.withLock { $0.typeTrees })
             var finder = StoredSampleFinder()
             defer { finder.close() }
             return try uuids.map { try finder.find($0, &locator) != nil }

@@ -76,8 +76,14 @@ extension WriteContext: RecordLocating {
 /// knows of.
 struct ReadLocator: RecordLocating {
     let txn: Txn
-    var index: UUIDIndex
-    let trees: TypeTreeTable
+    private var index: UUIDIndex
+    private let known: TypeTreeTable
+
+    init(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash, known: TypeTreeTable) {
+        self.txn = txn
+        self.known = known
+        index = UUIDIndex(txn, trees, hash: hash) { id in try Self.records(id, known) }
+    }
 
     mutating func lookupUUID(_ uuid: UUID) throws -> (type: UInt16, seq: UInt64)? {
         try index.get(PendingUUID(uuid)).map(Schema.unpack)
@@ -85,8 +91,10 @@ struct ReadLocator: RecordLocating {
 
     /// A type another process created: the read opens it and runs again
     /// (`Store.readRetryingTrees`).
-    func records(_ typeID: UInt16) throws -> MDB_dbi {
-        guard let t = trees[typeID] else { throw NeedTree(typeID: typeID) }
+    func records(_ typeID: UInt16) throws -> MDB_dbi { try Self.records(typeID, known) }
+
+    private static func records(_ typeID: UInt16, _ known: TypeTreeTable) throws -> MDB_dbi {
+        guard let t = known[typeID] else { throw NeedTree(typeID: typeID) }
         return t.records
     }
 }

@@ -25,8 +25,16 @@ enum WorkoutLinks {
     /// Associates one sample (a route with its workout); nothing changes
     /// when the link exists.
     static func put(workout: UUID, sample: UUID, typeID: UInt16, _ txn: Txn, _ trees: FixedTrees) throws {
-        let item = withUnsafeBytes(of: sample.uuid) { Array($0) } + [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
+        var item: [UInt8] = []
+        withUnsafeBytes(of: sample.uuid) { append(sample: $0, typeID: typeID, to: &item) }
         try item.withUnsafeBytes { try insert(workout: workout, items: $0, txn, trees) }
+    }
+
+    /// Appends the item of a link: the sample's UUID bytes, then its type
+    /// id big-endian.
+    static func append(sample: some Collection<UInt8>, typeID: UInt16, to items: inout [UInt8]) {
+        items += sample
+        items += [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
     }
 
     /// Ends a workout's associations (its samples and routes stay).
@@ -38,16 +46,32 @@ enum WorkoutLinks {
     /// type its link names, in UUID order.
     static func forEach(of workout: UUID, _ txn: Txn, _ trees: FixedTrees,
                         _ body: (UUID, UInt16) throws -> Void) throws {
-        let c = try txn.cursor(trees.workoutLinks)
-        defer { c.close() }
-        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
-        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
-        while let (k, v) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
+        try forEachChunk(of: workout, txn, trees) { _, v in
             guard v.count % itemSize == 0 else { throw OHKError(.storeCorrupt, "corrupt workout association") }
             for at in stride(from: 0, to: v.count, by: itemSize) {
                 let sample = UUID(uuid: v.loadUnaligned(fromByteOffset: at, as: uuid_t.self))
                 try body(sample, UInt16(v[at + 16]) << 8 | UInt16(v[at + 17]))
             }
+        }
+    }
+
+    /// The keys of `workout`'s chunks, in order.
+    private static func chunkKeys(of workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        try forEachChunk(of: workout, txn, trees) { k, _ in keys.append(Array(k)) }
+        return keys
+    }
+
+    /// Calls `body` with the key and items of each of `workout`'s chunks,
+    /// in order.
+    private static func forEachChunk(of workout: UUID, _ txn: Txn, _ trees: FixedTrees,
+                                     _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) throws {
+        let c = try txn.cursor(trees.workoutLinks)
+        defer { c.close() }
+        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
+        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
+        while let (k, v) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
+            try body(k, v)
             entry = try c.nextEntry()
         }
     }
@@ -115,20 +139,6 @@ enum WorkoutLinks {
         return out
     }
 
-    /// The keys of `workout`'s chunks, in order.
-    private static func chunkKeys(of workout: UUID, _ txn: Txn, _ trees: FixedTrees) throws -> [[UInt8]] {
-        let c = try txn.cursor(trees.workoutLinks)
-        defer { c.close() }
-        let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
-        var keys: [[UInt8]] = []
-        var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
-        while let (k, _) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
-            keys.append(Array(k))
-            entry = try c.nextEntry()
-        }
-        return keys
-    }
-
     /// Format 13: moves the links of formats 10–12 (a key per link, the
     /// type id little-endian in the value, or no value from 0.11 and
     /// 0.12) into `workout_samples`, and deletes their tree.
@@ -148,8 +158,7 @@ enum WorkoutLinks {
                 workout = Array(k.prefix(16))
             }
             let typeID = v.count == 2 ? UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)) : anyType
-            items += k[16..<32]
-            items += [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
+            append(sample: k[16..<32], typeID: typeID, to: &items)
         }
         try flush()
         try txn.drop(old)
