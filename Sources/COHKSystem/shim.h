@@ -1,7 +1,8 @@
 /* What Swift cannot call directly: the futex system call (syscall() is
  * variadic), atomics on a word in shared memory (a file mapping that
  * several processes see), open-file-description locks (fcntl() is
- * variadic too), and getrandom (not in Swift's Glibc module).
+ * variadic too), getrandom (not in Swift's Glibc module), and a
+ * prefetch (a compiler builtin).
  * Header-only: static inline, nothing to link. */
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
@@ -66,6 +67,12 @@ static inline uint32_t ohk_atomic_add_u32(uint32_t *word, uint32_t v) {
 /* getrandom(2): up to `length` random bytes; returns how many, or -1 with errno. */
 static inline long ohk_getrandom(void *buffer, size_t length) {
     return (long)getrandom(buffer, length, 0);
+}
+
+/* Asks for the cache line at `p` ahead of its read (a hint: no fault,
+ * no effect on a bad address). */
+static inline void ohk_prefetch(const void *p) {
+    __builtin_prefetch(p, 0, 3);
 }
 
 #endif

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import Testing
 @testable import OpenHealthKitCore
 
@@ -127,6 +128,79 @@ import Testing
         }
     }
 
+    /// Every column of a large read, through the pipeline's writer (which
+    /// writes a column at a time), holds what the records hold: one type
+    /// walked, and two types (a quantity and a category) merged, with
+    /// creation dates, UTC offsets and deleted objects among them.
+    @Test func everyColumnOfALargeReadMatchesTheRecords() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        let n = ColumnPipeline.threshold + 3_000
+        var batch: [Sample] = []
+        for i in 0..<n {
+            let start = t0.addingTimeInterval(Double(i) * 60 + 0.25), end = start.addingTimeInterval(30)
+            let created = i % 5 == 0 ? start.addingTimeInterval(3600) : nil
+            let offset = i % 7 == 0 ? 3600 * (i % 13 - 6) : nil
+            batch.append(i % 4 == 3
+                ? try Sample.category(sleep, value: i % 3, start: start, end: end, source: i % 3 == 0 ? appA : appB,
+                                      creationDate: created, utcOffset: offset)
+                : try Sample.quantity(steps, value: Double(i) + 0.5, unit: HealthUnit("count"), start: start, end: end,
+                                      source: i % 3 == 0 ? appA : appB, creationDate: created, utcOffset: offset))
+            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+        }
+        try store.delete(Array(try store.anchoredQuery(type: steps, anchor: nil, limit: 5).samples))
+        for descriptors in [[QueryDescriptor(type: steps)], [QueryDescriptor(type: steps), QueryDescriptor(type: sleep)]] {
+            let records = try store.anchoredQuery(descriptors, anchor: nil).samples
+            // Room for more than the pipeline's threshold: it starts after a chunk.
+            let expected = AllColumns(rows: records.count)
+            let got = AllColumns(rows: max(records.count + 1, ColumnPipeline.threshold))
+            records.fill(expected.pointers)
+            let result = try store.anchoredQuery(descriptors, anchor: nil, into: got.pointers, capacity: got.rows)
+            #expect(result.count == records.count)
+            #expect(result.result.deletedObjects.count == 5)
+            let types = result.result.samples.types
+            var mismatches = 0
+            for i in 0..<records.count where !expected.row(i, sameAs: got, sources: result.sourceOrder,
+                                                          types: records.types, theirTypes: types) {
+                mismatches += 1
+            }
+            #expect(mismatches == 0, "\(descriptors.count) type(s)")
+            #expect(Set(got.type[..<records.count]).count == descriptors.count)
+            #expect(got.flags[..<records.count].contains { $0 & SampleColumnPointers.category != 0 } == (descriptors.count == 2))
+        }
+    }
+
+    /// The writer asks for the columns' pages a little ahead of its rows,
+    /// and the scan helps while it waits: neither gives pages far past the
+    /// rows written, though the columns have room for ten times as many
+    /// (a query with a predicate may fill few of the rows a bound allowed).
+    @Test func pagesAreGivenOnlyNearTheRowsWritten() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        let n = ColumnPipeline.threshold + 10_000
+        var batch: [Sample] = []
+        for i in 0..<n {
+            let start = t0.addingTimeInterval(Double(i) * 60)
+            batch.append(try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: start, end: start, source: appA))
+            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+        }
+        let capacity = 10 * n, page = Int(getpagesize())
+        let bytes = 16 * capacity
+        let block = try #require(mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0))
+        defer { munmap(block, bytes) }
+        var p = SampleColumnPointers()
+        p.uuid = block
+        let result = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, into: p, capacity: capacity)
+        #expect(result.count == n)
+        var resident = [UInt8](repeating: 0, count: (bytes + page - 1) / page)
+        #expect(mincore(block, bytes, &resident) == 0)
+        let written = (16 * n + page - 1) / page
+        #expect(resident[..<written].allSatisfy { $0 & 1 == 1 })
+        // Past the rows: at most a chunk and a step of them, with a margin.
+        let beyond = resident[written...].filter { $0 & 1 == 1 }.count
+        #expect(beyond <= 16 * (4 * ColumnPipeline.chunkSize) / page, "\(beyond) pages past the rows")
+    }
+
     /// A read that ends in a partial chunk while the writer is still some
     /// chunks behind gets every row: the end mark waits for a slot the
     /// writer is done with (it once overwrote an unwritten chunk, and a
@@ -151,5 +225,59 @@ import Testing
             #expect(!values.contains(-1), "round \(round)")
             if written != rows { break }
         }
+    }
+}
+
+/// The nine columns of `rows` rows, in memory of their own, filled with
+/// marks a write replaces.
+final class AllColumns {
+    let rows: Int
+    let uuid: UnsafeMutableBufferPointer<UInt8>
+    let start, end, creation: UnsafeMutableBufferPointer<Int64>
+    let value: UnsafeMutableBufferPointer<Double>
+    let type, source, flags: UnsafeMutableBufferPointer<UInt32>
+    let offset: UnsafeMutableBufferPointer<Int32>
+
+    init(rows: Int) {
+        self.rows = rows
+        uuid = .allocate(capacity: 16 * rows)
+        uuid.initialize(repeating: 0xEE)
+        (start, end, creation) = (.allocate(capacity: rows), .allocate(capacity: rows), .allocate(capacity: rows))
+        for c in [start, end, creation] { c.initialize(repeating: 7) }
+        value = .allocate(capacity: rows)
+        value.initialize(repeating: -1)
+        (type, source, flags) = (.allocate(capacity: rows), .allocate(capacity: rows), .allocate(capacity: rows))
+        for c in [type, source, flags] { c.initialize(repeating: 0xEEEE) }
+        offset = .allocate(capacity: rows)
+        offset.initialize(repeating: 7)
+    }
+
+    deinit {
+        uuid.deallocate()
+        for c in [start, end, creation] { c.deallocate() }
+        value.deallocate()
+        for c in [type, source, flags] { c.deallocate() }
+        offset.deallocate()
+    }
+
+    var pointers: SampleColumnPointers {
+        var p = SampleColumnPointers()
+        (p.uuid, p.startUnixMicroseconds, p.endUnixMicroseconds) = (UnsafeMutableRawPointer(uuid.baseAddress), start.baseAddress, end.baseAddress)
+        (p.value, p.typeIndex, p.sourceID, p.flags) = (value.baseAddress, type.baseAddress, source.baseAddress, flags.baseAddress)
+        (p.creationUnixMicroseconds, p.utcOffset) = (creation.baseAddress, offset.baseAddress)
+        return p
+    }
+
+    /// Whether row `i` here (written from records: store source ids, the
+    /// records' type indexes into `types`) is row `i` of `other` (a
+    /// columns query's: sources numbered as `sources` lists them, type
+    /// indexes into `theirTypes`).
+    func row(_ i: Int, sameAs other: AllColumns, sources: [UInt32], types: [SampleType],
+             theirTypes: [SampleType]) -> Bool {
+        Array(uuid[16 * i..<16 * i + 16]) == Array(other.uuid[16 * i..<16 * i + 16])
+            && start[i] == other.start[i] && end[i] == other.end[i] && value[i] == other.value[i]
+            && types[Int(type[i])] == theirTypes[Int(other.type[i])]
+            && source[i] == sources[Int(other.source[i])]
+            && flags[i] == other.flags[i] && creation[i] == other.creation[i] && offset[i] == other.offset[i]
     }
 }

@@ -116,12 +116,38 @@ extension Store {
                           limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
         var entry = try cursor.seek(atLeast: from)
+        if var sink = columns {
+            try walk(cursor, from: entry, into: &sink, &taken)
+            taken.columns = sink
+            return taken
+        }
         while let (seq, raw) = entry {
             taken.readahead.note(raw.baseAddress)
             if try keep(seq, RecordView(stored: raw), 0, &taken) { break }
             entry = try cursor.next()
         }
         return taken
+    }
+
+    /// The walk of a columns query: the sink held here rather than in
+    /// `taken` (an optional there, copied per record), and a sample taken
+    /// without `keep`'s tests. A full read into columns is this loop and
+    /// LMDB's cursor step, on the scan's thread.
+    private func walk(_ cursor: Cursor, from first: (UInt64, UnsafeRawBufferPointer)?,
+                      into sink: inout ColumnSink, _ taken: inout Taken) throws {
+        var entry = first
+        while let (seq, raw) = entry {
+            taken.readahead.note(raw.baseAddress)
+            let r = try RecordView(stored: raw)
+            if r.isTombstone {
+                if try keep(seq, r, 0, &taken) { return }
+            } else {
+                taken.returned += 1
+                taken.lastReturned = seq
+                if sink.take(r, typeIndex: 0) || taken.returned == taken.limit { return }
+            }
+            entry = try cursor.next()
+        }
     }
 
     /// The result of a scan: newAnchor per rule 5 (after the last object

@@ -402,6 +402,7 @@ struct Cursor {
         return try step(&k, &v, MDB_FIRST)
     }
 
+    @inline(__always)
     func next() throws -> (UInt64, UnsafeRawBufferPointer)? {
         var k = MDB_val(), v = MDB_val()
         return try step(&k, &v, MDB_NEXT)
