@@ -84,13 +84,10 @@ import Testing
         let store = try makeStore(mapSize: 256 << 20)
         defer { store.close() }
         let n = ColumnPipeline.threshold + 5_000
-        var batch: [Sample] = []
-        for i in 0..<n {
-            batch.append(try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"),
-                                             start: t0.addingTimeInterval(Double(i) * 60),
-                                             end: t0.addingTimeInterval(Double(i) * 60 + 30),
-                                             source: i % 3 == 0 ? appA : appB))
-            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+        try save(n, in: store) { i in
+            try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"),
+                                start: t0.addingTimeInterval(Double(i) * 60), end: t0.addingTimeInterval(Double(i) * 60 + 30),
+                                source: i % 3 == 0 ? appA : appB)
         }
         let gone = try store.anchoredQuery(type: steps, anchor: nil, limit: 7).samples
         try store.delete(Array(gone))  // deleted objects among the rows
@@ -136,17 +133,15 @@ import Testing
         let store = try makeStore(mapSize: 256 << 20)
         defer { store.close() }
         let n = ColumnPipeline.threshold + 3_000
-        var batch: [Sample] = []
-        for i in 0..<n {
+        try save(n, in: store) { i in
             let start = t0.addingTimeInterval(Double(i) * 60 + 0.25), end = start.addingTimeInterval(30)
             let created = i % 5 == 0 ? start.addingTimeInterval(3600) : nil
             let offset = i % 7 == 0 ? 3600 * (i % 13 - 6) : nil
-            batch.append(i % 4 == 3
+            return i % 4 == 3
                 ? try Sample.category(sleep, value: i % 3, start: start, end: end, source: i % 3 == 0 ? appA : appB,
                                       creationDate: created, utcOffset: offset)
                 : try Sample.quantity(steps, value: Double(i) + 0.5, unit: HealthUnit("count"), start: start, end: end,
-                                      source: i % 3 == 0 ? appA : appB, creationDate: created, utcOffset: offset))
-            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+                                      source: i % 3 == 0 ? appA : appB, creationDate: created, utcOffset: offset)
         }
         try store.delete(Array(try store.anchoredQuery(type: steps, anchor: nil, limit: 5).samples))
         for descriptors in [[QueryDescriptor(type: steps)], [QueryDescriptor(type: steps), QueryDescriptor(type: sleep)]] {
@@ -178,11 +173,9 @@ import Testing
         let store = try makeStore(mapSize: 256 << 20)
         defer { store.close() }
         let n = ColumnPipeline.threshold + 10_000
-        var batch: [Sample] = []
-        for i in 0..<n {
+        try save(n, in: store) { i in
             let start = t0.addingTimeInterval(Double(i) * 60)
-            batch.append(try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: start, end: start, source: appA))
-            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
+            return try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: start, end: start, source: appA)
         }
         let capacity = 10 * n, page = Int(getpagesize())
         let bytes = 16 * capacity
@@ -224,6 +217,15 @@ import Testing
             #expect(written == rows, "round \(round)")
             #expect(!values.contains(-1), "round \(round)")
             if written != rows { break }
+        }
+    }
+
+    /// Saves the `n` samples `make` gives, 10,000 to a transaction.
+    private func save(_ n: Int, in store: Store, _ make: (Int) throws -> Sample) throws {
+        var batch: [Sample] = []
+        for i in 0..<n {
+            batch.append(try make(i))
+            if batch.count == 10_000 || i == n - 1 { try store.save(batch); batch = [] }
         }
     }
 }

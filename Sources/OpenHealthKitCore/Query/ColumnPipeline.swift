@@ -6,7 +6,9 @@ import Synchronization
 /// scan walks the store: the walk (LMDB's cursor, waiting on the records'
 /// memory) and the writing (the columns' fresh memory) each take about
 /// half of a full read. The scan hands over chunks of record pointers,
-/// valid while its read lasts; `finish` waits for the last row.
+/// valid while its read lasts; `finish` waits for the last row. The
+/// columns' fresh pages are asked for a step ahead of the rows, by the
+/// writer or, while it is behind, by the scan instead of waiting.
 final class ColumnPipeline: @unchecked Sendable {
     struct Entry {
         let base: UnsafeRawPointer
@@ -141,7 +143,7 @@ final class ColumnPipeline: @unchecked Sendable {
             // The pages of these rows and of the next step's, unless the
             // scan has given them.
             while populateStep(below: w.count + n + Self.populateRows) {}
-            w.write(chunk, count: n, ahead: 0)
+            w.write(chunk, count: n)
             k += 1
             sem_post(free)
         }

@@ -26,13 +26,12 @@ struct ColumnWriter {
     /// pipeline's writer), a column at a time over runs of rows short
     /// enough that their records stay in the first-level cache from one
     /// column to the next: a tight loop per column, where a row at a time
-    /// tests every column and spills its pointers (a third of the writer).
-    /// `ahead` entries after them may be asked for early.
-    mutating func write(_ entries: UnsafePointer<ColumnPipeline.Entry>, count n: Int, ahead: Int) {
+    /// tested every column and spilled its pointers.
+    mutating func write(_ entries: UnsafePointer<ColumnPipeline.Entry>, count n: Int) {
         var k = 0
         while k < n {
             let m = min(Self.run, n - k)
-            writeRun(entries + k, m, ahead: n - k - m + ahead)
+            writeRun(entries + k, m, ahead: n - k - m)
             k += m
         }
     }
@@ -42,6 +41,8 @@ struct ColumnWriter {
     /// read on the scan's processor.
     private static let lookahead = 24
 
+    /// Rows `e[0..<m]`; `ahead` entries follow them (their records may be
+    /// asked for early).
     private mutating func writeRun(_ e: UnsafePointer<ColumnPipeline.Entry>, _ m: Int, ahead: Int) {
         let row = count
         @inline(__always) func record(_ i: Int) -> RecordView {
