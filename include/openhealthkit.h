@@ -516,7 +516,10 @@ int32_t ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const ohk_d
  * and holds no samples. At most `capacity` samples (at least 1): when
  * more match, the result ends after the last one written, as a limit
  * ends it, and the batch's anchor continues from there. Size the columns
- * with ohk_store_fetch_bound to have every sample in one call.
+ * with ohk_store_fetch_bound to have every sample in one call. A large
+ * read asks the kernel for the columns' pages a little ahead of the rows
+ * it writes (MADV_POPULATE_WRITE: up to some 8,192 rows past the last,
+ * never past `capacity`), leaving their contents as they are.
  * Returns what ohk_store_fetch returns; OHK_ERR_INVALID_ARGUMENT also for
  * NULL columns or out_count and a capacity of 0.
  */

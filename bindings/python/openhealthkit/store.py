@@ -868,7 +868,7 @@ class HealthStore:
         """The same query as ``query``, its samples as NumPy columns (see
         SampleColumns; values in each type's canonical unit or in `unit`)
         written by the library as it reads them: no sample objects and no
-        batch of records in between, about twice as fast as
+        batch of records in between, three to four times as fast as
         ``query(...).samples.to_numpy()`` for a large read. Needs NumPy."""
         from .columns import query_columns
         descriptors, count, _keep = self._descriptors(types, predicate)
