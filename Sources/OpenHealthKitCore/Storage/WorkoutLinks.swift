@@ -25,16 +25,9 @@ enum WorkoutLinks {
     /// Associates one sample (a route with its workout); nothing changes
     /// when the link exists.
     static func put(workout: UUID, sample: UUID, typeID: UInt16, _ txn: Txn, _ trees: FixedTrees) throws {
-        var item: [UInt8] = []
-        withUnsafeBytes(of: sample.uuid) { append(sample: $0, typeID: typeID, to: &item) }
-        try item.withUnsafeBytes { try insert(workout: workout, items: $0, txn, trees) }
-    }
-
-    /// Appends the item of a link: the sample's UUID bytes, then its type
-    /// id big-endian.
-    static func append(sample: some Collection<UInt8>, typeID: UInt16, to items: inout [UInt8]) {
-        items += sample
-        items += [UInt8(typeID >> 8), UInt8(typeID & 0xFF)]
+        var links = PendingLinks(workout: workout, expected: 1)
+        links.add(sample, typeID: typeID)
+        try links.write(txn, trees)
     }
 
     /// Ends a workout's associations (its samples and routes stay).
@@ -144,23 +137,18 @@ enum WorkoutLinks {
     /// 0.12) into `workout_samples`, and deletes their tree.
     static func moveLegacy(_ txn: Txn, _ trees: FixedTrees) throws {
         guard let old = try txn.openTree(legacyTree, create: false) else { return }
-        var workout: [UInt8] = [], items: [UInt8] = []
-        func flush() throws {
-            guard !workout.isEmpty else { return }
-            let w = UUID(uuid: workout.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
-            try items.withUnsafeBytes { try insert(workout: w, items: $0, txn, trees) }
-            items.removeAll(keepingCapacity: true)
-        }
+        var links: PendingLinks?
         try txn.forEach(old) { k, v in
             guard k.count == 32 else { throw OHKError(.storeCorrupt, "corrupt workout association") }
-            if !k.prefix(16).elementsEqual(workout) {
-                try flush()
-                workout = Array(k.prefix(16))
+            let workout = UUID(uuid: k.loadUnaligned(as: uuid_t.self))
+            if links?.workout != workout {
+                try links?.write(txn, trees)
+                links = PendingLinks(workout: workout, expected: 16)
             }
             let typeID = v.count == 2 ? UInt16(littleEndian: v.loadUnaligned(as: UInt16.self)) : anyType
-            append(sample: k[16..<32], typeID: typeID, to: &items)
+            links!.add(UUID(uuid: k.loadUnaligned(fromByteOffset: 16, as: uuid_t.self)), typeID: typeID)
         }
-        try flush()
+        try links?.write(txn, trees)
         try txn.drop(old)
     }
 }

@@ -177,7 +177,7 @@ def _block(np: Any, capacity: int, mapped: bool = False) -> tuple[Any, Any]:
     first, so each is aligned), and the C columns pointing into it.
     `mapped`: an anonymous mapping rather than NumPy's memory, for a
     block sized by a bound, which a second thread fills: its pages are
-    made only where rows are written, on that thread, and NumPy's huge
+    made only near the rows written, as they are written, and NumPy's huge
     pages (which a fresh block of tens of MB paid for in compaction, half
     again the read) are not asked for, nor given where the kernel would
     give them unasked. A private mapping: a shared one is shared memory,
