@@ -17,6 +17,11 @@ import Testing
         for x in values {
             #expect(SampleColumnPointers.roundedHalfAway(x) == Int64(x.rounded()), "\(x)")
         }
+        // No trap on what only a corrupt record holds: NumPy's NaT instead.
+        for x in [Double.nan, .infinity, -.infinity, 9.3e18, -9.3e18] {
+            #expect(SampleColumnPointers.roundedHalfAway(x) == .min, "\(x)")
+        }
+        #expect(SampleColumnPointers.roundedHalfAway(-9.2e18) == Int64(-9.2e18))
     }
 
     @Test func columnsHoldWhatTheRecordsHoldWithCreationDatesAndOffsets() throws {

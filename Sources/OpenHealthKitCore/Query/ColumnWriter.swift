@@ -58,25 +58,27 @@ struct ColumnWriter {
                 ohk_prefetch(e[i + Self.lookahead].base + 40)
             }
             let n = number(record(i).sourceID)
-            source?[row + i] = n
+            source?[row &+ i] = n
         }
+        // Rows are below `capacity`, so their sums cannot overflow: the
+        // wrapping operators leave out a test per row.
         if let p = out.uuid {
-            for i in 0..<m { (p + 16 * (row + i)).copyMemory(from: e[i].base, byteCount: 16) }
+            for i in 0..<m { (p + 16 &* (row &+ i)).copyMemory(from: e[i].base, byteCount: 16) }
         }
         if let p = out.startUnixMicroseconds {
-            for i in 0..<m { p[row + i] = SampleColumnPointers.unixMicroseconds(record(i).start) }
+            for i in 0..<m { p[row &+ i] = SampleColumnPointers.unixMicroseconds(record(i).start) }
         }
         if let p = out.endUnixMicroseconds {
-            for i in 0..<m { p[row + i] = SampleColumnPointers.unixMicroseconds(record(i).end) }
+            for i in 0..<m { p[row &+ i] = SampleColumnPointers.unixMicroseconds(record(i).end) }
         }
         if let p = out.value {
-            for i in 0..<m { p[row + i] = SampleColumnPointers.value(record(i)) }
+            for i in 0..<m { p[row &+ i] = SampleColumnPointers.value(record(i)) }
         }
         if let p = out.typeIndex {
-            for i in 0..<m { p[row + i] = e[i].typeIndex }
+            for i in 0..<m { p[row &+ i] = e[i].typeIndex }
         }
         if out.flags != nil || out.creationUnixMicroseconds != nil || out.utcOffset != nil {
-            for i in 0..<m { out.writeDetails(record(i), at: row + i) }
+            for i in 0..<m { out.writeDetails(record(i), at: row &+ i) }
         }
         count += m
     }
@@ -165,10 +167,7 @@ extension SampleColumnPointers {
     }
 
     /// `Int64(x.rounded())` without the libm call (a tenth of a full read
-    /// into columns): adding the double just below ½ and truncating rounds
-    /// every value half away from zero, as `rounded()` does.
+    /// into columns) and without a trap: see `ohk_round_half_away`.
     @inline(__always)
-    static func roundedHalfAway(_ x: Double) -> Int64 {
-        Int64(x + (x < 0 ? -0.49999999999999994 : 0.49999999999999994))
-    }
+    static func roundedHalfAway(_ x: Double) -> Int64 { ohk_round_half_away(x) }
 }

@@ -238,6 +238,11 @@ def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limi
         # not that the query matched exactly `bound`.
         capacity = (min(bound.value, limit) if limit else bound.value) + 1
         block, columns = _block(np, capacity, mapped=True)
+        if count == 1:
+            # One type: every type code is 0, which a fresh mapping already
+            # holds, so the library need not write (nor the kernel give)
+            # that column's pages.
+            columns.type_index = None
         batch = ctypes.POINTER(n.ohk_batch)()
         written = ctypes.c_uint64()
         n.lib.ohk_store_fetch_columns(batch, written, store._handle, descriptors, count, anchor._struct, limit,
