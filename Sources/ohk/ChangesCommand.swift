@@ -97,8 +97,11 @@ struct ChangesCommand: ParsableCommand {
 
     private func emit(_ page: AnchoredQueryResult, anchorLine: Bool) {
         for s in page.samples {
+            var sample = JSONObject.sample(s)
+            // As `query` prints it; a quantity always converts to its type's display unit.
+            try? sample.addDisplay(s, in: s.type.canonicalUnit == nil ? nil : s.type.displayUnit)
             var o = JSONObject()
-            o.add("added", object: .sample(s))
+            o.add("added", object: sample)
             print(o.closed)
         }
         for d in page.deletedObjects {

@@ -96,7 +96,7 @@ struct DeleteCommand: ParsableCommand {
             let store = try location.open()
             defer { store.close() }
             try store.delete(uuids: parsed)
-            print("deleted \(parsed.count)")
+            print("deleted \(Set(parsed).count)")  // a UUID listed twice is deleted once (rule 15)
         }
     }
 }
@@ -140,16 +140,45 @@ struct PruneCommand: ParsableCommand {
 }
 
 /// A metadata value from the command line, typed as HealthKit stores it:
-/// `true`/`false` a boolean, a finite number a number, an ISO 8601 date or
-/// date-time a date, anything else text (`HKWasUserEntered=true` is the
-/// boolean the importer and HealthKit write, not the string "true").
+/// `true`/`false` a boolean, a decimal number as JSON writes one a number,
+/// an ISO 8601 date or date-time a date, anything else text
+/// (`HKWasUserEntered=true` is the boolean the importer and HealthKit
+/// write, not the string "true"). Text that a number would change stays
+/// text: a leading zero (`007`), hexadecimal, or a whole number beyond
+/// 2^53, which a double does not hold exactly.
 func typedMetadataValue(_ text: Substring) -> MetadataValue {
     switch text {
     case "true": return .bool(true)
     case "false": return .bool(false)
     default: break
     }
-    if let n = Double(text), n.isFinite { return .number(n) }
+    if let n = decimalNumber(text) { return .number(n) }
     if let d = ISODate.parse(text) { return .date(d) }
     return .string(String(text))
+}
+
+/// `text` as a number when it is one as JSON writes it
+/// (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`), finite, and exact
+/// when whole; else nil.
+private func decimalNumber(_ text: Substring) -> Double? {
+    var digits = text.utf8[...]
+    if digits.first == UInt8(ascii: "-") { digits = digits.dropFirst() }
+    let whole = digits.prefix { $0 >= 48 && $0 <= 57 }
+    guard !whole.isEmpty, whole.count == 1 || whole.first != 48 else { return nil }
+    var rest = digits.dropFirst(whole.count)
+    if rest.first == UInt8(ascii: ".") {
+        let fraction = rest.dropFirst().prefix { $0 >= 48 && $0 <= 57 }
+        guard !fraction.isEmpty else { return nil }
+        rest = rest.dropFirst(1 + fraction.count)
+    }
+    if rest.first == UInt8(ascii: "e") || rest.first == UInt8(ascii: "E") {
+        rest = rest.dropFirst()
+        if rest.first == UInt8(ascii: "+") || rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        let exponent = rest.prefix { $0 >= 48 && $0 <= 57 }
+        guard !exponent.isEmpty else { return nil }
+        rest = rest.dropFirst(exponent.count)
+    }
+    guard rest.isEmpty, let n = Double(text), n.isFinite else { return nil }
+    let isWhole = whole.count == digits.count
+    return isWhole && n.magnitude > 9_007_199_254_740_992 ? nil : n
 }

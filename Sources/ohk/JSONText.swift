@@ -77,6 +77,14 @@ struct JSONObject {
 extension JSONObject {
     /// A sample: dates in UTC ISO 8601, the value in the type's canonical
     /// unit (named beside it), device and metadata when present.
+    /// Adds `displayValue` and `displayUnit`: a quantity sample's value
+    /// in `unit` (nothing when nil), beside its canonical `value`.
+    mutating func addDisplay(_ s: Sample, in unit: HealthUnit?) throws {
+        guard let unit else { return }
+        add("displayValue", number: try s.quantity(in: unit))
+        add("displayUnit", unit.description)
+    }
+
     static func sample(_ s: Sample) -> JSONObject {
         var o = object(s.uuid, s.type, s.startDate, s.endDate)
         switch s.value {
@@ -85,6 +93,7 @@ extension JSONObject {
             o.add("unit", s.type.canonicalUnit?.description)
         case .category(let c):
             o.add("value", int: c)
+            if let name = s.type.categoryValueName(c) { o.add("valueName", name) }
         case .workout(let w):
             // The duration is a workout's value, as through C and Python.
             o.add("value", number: w.duration)

@@ -62,7 +62,7 @@ struct QueryCommand: ParsableCommand {
 
     enum SortKey: String, ExpressibleByArgument { case start, end }
 
-    @Flag(help: "With --sort: the latest first.")
+    @Flag(help: "The latest first: by --sort's date, or by start without --sort.")
     var desc = false
 
     @Option(help: "Only the N samples that start last, the latest first (reads every match).")
@@ -74,8 +74,8 @@ struct QueryCommand: ParsableCommand {
         }
         guard limit >= 0 else { throw ValidationError("--limit must be 0 (no limit) or positive") }
         guard (latest ?? 1) > 0 else { throw ValidationError("--latest must be positive") }
-        guard latest == nil || (limit == 0 && sort == nil) else {
-            throw ValidationError("--latest reads every match and sorts them: it goes without --limit and --sort")
+        guard latest == nil || (limit == 0 && sort == nil && !desc) else {
+            throw ValidationError("--latest reads every match and sorts them: it goes without --limit, --sort and --desc")
         }
     }
 
@@ -108,7 +108,7 @@ struct QueryCommand: ParsableCommand {
             var samples = Array(result.samples)
             if let latest {
                 samples = Array(samples.sorted { ($0.startDate, $0.endDate) > ($1.startDate, $1.endDate) }.prefix(latest))
-            } else if let sort {
+            } else if let sort = sort ?? (desc ? .start : nil) {
                 let key: (Sample) -> Date = sort == .start ? { $0.startDate } : { $0.endDate }
                 samples.sort { desc ? key($0) > key($1) : key($0) < key($1) }
             }
@@ -173,10 +173,7 @@ struct QueryCommand: ParsableCommand {
         var samples: [String] = []
         for s in r.samples {
             var o = JSONObject.sample(s)
-            if let unit = r.shownUnit(s.type) {
-                o.add("displayValue", number: try s.quantity(in: unit))
-                o.add("displayUnit", unit.description)
-            }
+            try o.addDisplay(s, in: r.shownUnit(s.type))
             samples.append(o.closed)
         }
         var o = JSONObject()

@@ -60,6 +60,7 @@ struct StatsByInterval {
                 for (k, v) in zip(keys, row) {
                     if k == "start" || k == "source" { o.add(k, v) } else if let n = Double(v) { o.add(k, number: n) }
                 }
+                o.add("unit", shown.description)  // of the quantity figures (count and duration have their own)
                 return o.closed
             }
             print(JSONObject.array(objects))

@@ -60,12 +60,12 @@ struct StatsCommand: ParsableCommand {
     @Flag(help: "The time the samples cover, in seconds.") var duration = false
     @Flag(name: .customLong("by-source"), help: "Each source's own figures too, unmerged.") var bySource = false
 
-    @Option(help: "table, csv or json (with a type).")
+    @Option(help: "table, csv or json.")
     var format: OutputFormat = .table
 
     enum OutputFormat: String, ExpressibleByArgument { case table, csv, json }
 
-    @Flag(help: "Print JSON (the summary).")
+    @Flag(help: "Print JSON (the summary): the same as --format json.")
     var json = false
 
     func run() throws {
@@ -74,7 +74,18 @@ struct StatsCommand: ParsableCommand {
             defer { store.close() }
             if let type { return try intervals(type, store) }
             let s = try store.statistics()
-            if json {
+            if format == .csv {
+                // One row per type, as the table has it.
+                print("type,samples,deleted,first,last,sources")
+                for t in s.types {
+                    let span = try TypeSpan(t.type, store)
+                    print([TypeCatalogue.shortName(t.type), "\(t.samples)", "\(t.deletedObjects)",
+                           span.map { OutputText.time($0.first) } ?? "", span.map { OutputText.time($0.last) } ?? "",
+                           span?.sources.joined(separator: ";") ?? ""].map(StatsByInterval.csvField).joined(separator: ","))
+                }
+                return
+            }
+            if json || format == .json {
                 var types = JSONObject()
                 for t in s.types {
                     var o = JSONObject()

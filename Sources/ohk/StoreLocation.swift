@@ -8,12 +8,19 @@ struct StoreLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store directory (created when missing).", valueName: "dir"))
     var store: String?
 
-    /// --store, else $OHK_STORE, else the user's data directory.
-    var directory: String { store ?? Store.defaultDirectory }
+    /// --store, else $OHK_STORE, else the user's data directory; a leading
+    /// `~` is the home directory, as a shell would have it unquoted.
+    var directory: String { expandingTilde(store ?? Store.defaultDirectory) }
 
     func open() throws -> Store {
         try Store(directory: directory)
     }
+}
+
+/// `path` with a leading `~` or `~/` made $HOME (`~user` stays as it is).
+func expandingTilde(_ path: String) -> String {
+    guard path == "~" || path.hasPrefix("~/"), let home = getenv("HOME").map({ String(cString: $0) }) else { return path }
+    return home + path.dropFirst()
 }
 
 /// The documented exit codes (see `ohk --help`).

@@ -51,6 +51,24 @@ import Testing
     /// hand-picked and for thousands of random predicates.
     /// Compound units print bare where the lexer reads them back so; a
     /// unit with `<` keeps its quotes.
+    /// Issue 32: a category value by its name, where the type is known,
+    /// as `ohk` prints it and exports write it.
+    @Test func categoryValuesByName() throws {
+        let sleep = try SampleType.named("SleepAnalysis")
+        let core = try #require(sleep.categoryValue(named: "AsleepCore"))
+        let deep = try #require(sleep.categoryValue(named: "AsleepDeep"))
+        #expect(try SamplePredicate("value == 'AsleepCore'", for: sleep) == .categoryValue(.equal, core))
+        #expect(try SamplePredicate("value IN {\"AsleepCore\", \"HKCategoryValueSleepAnalysisAsleepDeep\"}", for: sleep)
+                == .or([.categoryValue(.equal, core), .categoryValue(.equal, deep)]))
+        #expect(try SamplePredicate("value == \(core)", for: sleep) == .categoryValue(.equal, core))
+        do {
+            _ = try SamplePredicate("value == 'Napping'", for: sleep)
+            Issue.record("an unknown name parsed")
+        } catch let e as OHKError {
+            #expect(e.code == .invalidPredicate && e.message.contains("'Napping' is not a value of SleepAnalysis"), "\(e.message)")
+        }
+    }
+
     @Test func compoundUnitsPrintWithoutQuotesWhereUnambiguous() throws {
         let perMinute = SamplePredicate.quantity(.greaterThan, 100, try HealthUnit("count/min"))
         #expect(perMinute.description == "quantity > 100 count/min")

@@ -205,9 +205,9 @@ import OpenHealthKitCore
                        "--to", "2019-01-31", "--format", "csv", "--store", store])
         #expect(csv.status == 0)
         #expect(csv.output == "start,max (lb)\n2018-12-01T00:00:00Z,195\n2019-01-01T00:00:00Z,188.826\n", "\(csv.output)")
-        struct Row: Decodable { let start: String; let sum: Double? }
+        struct Row: Decodable { let start: String; let sum: Double?; let unit: String }
         let days = try decode([Row].self, ohk(["stats", "StepCount", "--format", "json", "--store", store]).output)
-        #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.sum) == [432])
+        #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.sum) == [432] && days.map(\.unit) == ["count"])
         let table = ohk(["stats", "StepCount", "--by", "hour", "--utc-offset", "-08:00", "--store", store]).output
         #expect(table.contains("2014-09-19T10:00:00-08:00") && table.contains("432"), "\(table)")
         let paris = ohk(["stats", "StepCount", "--tz", "Europe/Paris", "--store", store]).output
@@ -245,6 +245,61 @@ import OpenHealthKitCore
         #expect(ohk(["query", "BodyMass", "--latest", "2", "--limit", "5", "--store", store]).status == 64)
         let completion = ohk(["--generate-completion-script", "bash"])
         #expect(completion.status == 0 && completion.output.contains("ohk"))
+    }
+
+    /// Issue 32's output options, each as docs/ohk.md says: --desc alone
+    /// sorts by start, --sort end, --limit 0 is no limit, stats in CSV and
+    /// JSON without a type, category names and display values in JSON
+    /// (query and changes), a duplicate UUID deleted and counted once.
+    @Test func outputOptionsSortLimitFormatsAndNames() throws {
+        let store = try importedStore()
+        func starts(_ args: [String]) -> [Substring] {
+            ohk(["query", "BodyMass"] + args + ["--format", "csv", "--store", store]).output
+                .split(separator: "\n").dropFirst().map { $0.split(separator: ",")[0] }
+        }
+        let byStart = starts(["--sort", "start"])
+        #expect(byStart.count > 2 && byStart == byStart.sorted(), "\(byStart)")
+        #expect(starts(["--desc"]) == Array(byStart.reversed()))
+        let ends = ohk(["query", "BodyMass", "--sort", "end", "--desc", "--format", "csv", "--store", store]).output
+            .split(separator: "\n").dropFirst().map { $0.split(separator: ",")[1] }
+        #expect(ends == ends.sorted(by: >) && ends.count == byStart.count)
+        #expect(starts(["--limit", "0"]).count == byStart.count && starts(["--limit", "1"]).count == 1)
+        #expect(ohk(["query", "BodyMass", "--latest", "1", "--desc", "--store", store]).status == 64)
+        // stats without a type: --format json is --json; CSV has a row per type.
+        let json = try decode(StatsJSON.self, ohk(["stats", "--format", "json", "--store", store]).output)
+        #expect(json.types["HKQuantityTypeIdentifierBodyMass"]?.samples == byStart.count)
+        let rows = ohk(["stats", "--format", "csv", "--store", store]).output.split(separator: "\n")
+        #expect(rows.first == "type,samples,deleted,first,last,sources")
+        #expect(rows.contains { $0.hasPrefix("BodyMass,\(byStart.count),0,2016-02-10T07:59:59Z,2020-10-05T20:02:41Z,") }, "\(rows)")
+        // A category value's name beside its number; a quantity's display value.
+        #expect(ohk(["add", "SleepAnalysis", "AsleepCore", "--store", store]).status == 0)
+        struct Named: Decodable { let value: Double; let valueName: String? }
+        struct Sleep: Decodable { let samples: [Named] }
+        let sleep = try decode(Sleep.self, ohk(["query", "SleepAnalysis", "--format", "json", "--store", store]).output)
+        #expect(sleep.samples.map(\.valueName) == ["AsleepCore"] && sleep.samples.map(\.value) == [3])
+        let added = ohk(["add", "HeartRate", "62", "--unit", "count/min", "--store", store]).output
+        let uuid = String(added.split(separator: "\n").first ?? "")
+        let feed = ohk(["changes", "HeartRate", "--since", "none", "--store", store]).output
+        #expect(feed.contains("\"uuid\":\"\(uuid)\"") && feed.contains("\"displayValue\":62,\"displayUnit\":\"count/min\""), "\(feed)")
+        // Rule 15: a UUID listed twice is deleted once, and counted once.
+        let twice = ohk(["delete", uuid, uuid, "--store", store])
+        #expect(twice.status == 0 && twice.output == "deleted 1\n", "\(twice.output)")
+    }
+
+    /// Metadata text that a number would change stays text; `~` in --store
+    /// is the home directory, quoted or not.
+    @Test func metadataKeepsTextANumberWouldChangeAndStorePathsExpandTilde() throws {
+        let home = temporaryDirectory()
+        let r = run("/usr/bin/env", ["HOME=\(home)", siblingExecutable("ohk"), "add", "StepCount", "1",
+                                     "--metadata", "zip=007", "--metadata", "hex=0x10", "--metadata", "big=1152921504606846976",
+                                     "--metadata", "n=-2.5e3", "--metadata", "zero=0", "--store", "~/s"])
+        #expect(r.status == 0, "\(r.output)")
+        let store = try Store(directory: home + "/s")
+        defer { store.close() }
+        let sample = try #require(try store.anchoredQuery(type: try SampleType.named("StepCount"), anchor: nil).samples.first)
+        #expect(sample.metadata["zip"] == .string("007") && sample.metadata["hex"] == .string("0x10"))
+        #expect(sample.metadata["big"] == .string("1152921504606846976"))
+        #expect(sample.metadata["n"] == .number(-2500) && sample.metadata["zero"] == .number(0))
     }
 
     /// Descriptors: each type with its own predicate; the union comes back.

@@ -56,6 +56,23 @@ struct PredicateParser {
     private var peek: PredicateToken { tokens[pos] }
     private mutating func advance() -> PredicateToken { defer { pos += 1 }; return tokens[pos] }
 
+    /// A category type's value names ("AsleepCore", or HealthKit's full
+    /// name) as their numbers, in a value or a list of them: the text then
+    /// reads as the CLI and exports write the values.
+    private static func categoryNumbers(_ v: PredicateValue, of type: SampleType, offset: Int) throws -> PredicateValue {
+        switch v {
+        case .list(let items): return .list(try items.map { try categoryNumbers($0, of: type, offset: offset) })
+        case .string(let name):
+            guard let n = type.categoryValue(named: name) else {
+                guard case .category(let values) = type.kind else { return v }
+                let known = values.keys.sorted().joined(separator: ", ")
+                throw OHKError(.invalidPredicate, "at offset \(offset): '\(name)' is not a value of \(TypeCatalogue.shortName(type)) (\(known))")
+            }
+            return .number(Double(n))
+        default: return v
+        }
+    }
+
     private func error(_ what: String) -> OHKError {
         OHKError(.invalidPredicate, "at offset \(peek.offset): \(what), found \(describe(peek.kind))")
     }
@@ -218,7 +235,10 @@ struct PredicateParser {
         }
         pos += 1
         let valueToken = peek
-        let value = try parseValue(unitAllowed: KeyPathRules.takesUnit(key))
+        var value = try parseValue(unitAllowed: KeyPathRules.takesUnit(key))
+        if key == "value", let type, case .category = type.kind {
+            value = try Self.categoryNumbers(value, of: type, offset: valueToken.offset)
+        }
         let term = try KeyPathRules.build(key: key, keyOffset: keyToken.offset, op: op, value: value, valueOffset: valueToken.offset)
         if let type {
             do {
