@@ -15,8 +15,8 @@ from .activity import ActivityMoveMode, ActivitySummary, ActivitySummaryList, Ac
 from .anchor import Anchor, AnchorLike
 from .batch import DeletedList, QueryResult, SampleList
 from .catalogue import (
-    Aggregation, SampleType, canonical_unit, category_value, convert, sample_type, sample_types,
-    units_compatible,
+    Aggregation, SampleType, canonical_unit, category_value, category_value_name, convert, sample_type,
+    sample_types, units_compatible,
 )
 from .characteristics import BiologicalSex, BloodType, Characteristics, FitzpatrickSkinType, WheelchairUse
 from .columns import ColumnsResult, DeletedColumns, HeartbeatColumns, LocationColumns, SampleColumns
@@ -59,6 +59,6 @@ __all__ = [
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
     "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
-    "canonical_unit", "category_value", "convert", "import_export", "sample_type", "sample_types",
-    "units_compatible", *_error_names,
+    "canonical_unit", "category_value", "category_value_name", "convert", "import_export", "sample_type",
+    "sample_types", "units_compatible", *_error_names,
 ]

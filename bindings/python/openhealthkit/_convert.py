@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import uuid as uuid_module
+from collections.abc import Iterable
 from ctypes import POINTER, c_uint8
 from datetime import datetime, timedelta, timezone
 from typing import Any, NamedTuple
@@ -117,6 +118,42 @@ def finite(value: float, what: str) -> float:
     if not math.isfinite(number):
         raise InvalidValueError(f"{what} must be finite, not {number}")
     return number
+
+
+#: The largest integer a metadata number keeps: the store holds numbers as
+#: doubles, which hold every integer up to 2**53 exactly, and a whole one
+#: reads back as an int below that (rule 49).
+MAX_EXACT_INTEGER = 2**53 - 1
+
+
+def exact_integer(value: int, what: str) -> int:
+    """A metadata int the store keeps as it is (a double): within
+    ±(2**53 - 1); InvalidArgumentError beyond, naming `what` and the limit,
+    where the store would round it silently."""
+    if -MAX_EXACT_INTEGER <= value <= MAX_EXACT_INTEGER:
+        return value
+    raise InvalidArgumentError(f"{what}: {value} is beyond ±(2**53 - 1) = ±{MAX_EXACT_INTEGER}; the store keeps "
+                               "numbers as doubles, exact only within that range: store it as a str")
+
+
+def int64(value: int, what: str) -> int:
+    """An int a C ``int64_t`` holds (ctypes would cut a larger one silently)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ArgumentTypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not -2**63 <= value < 2**63:
+        raise InvalidArgumentError(f"{what} {value} is beyond a 64-bit integer")
+    return value
+
+
+def as_list(value: Any, what: str, one: tuple[type, ...], expected: str) -> list[Any]:
+    """`value` as a list: alone when it is one of the `one` types, else its
+    items. ArgumentTypeError for what is neither (None, a number), and
+    for text or bytes not among `one`, whose items would be characters."""
+    if isinstance(value, one):
+        return [value]
+    if isinstance(value, (str, bytes, bytearray)) or not isinstance(value, Iterable):
+        raise ArgumentTypeError(f"{what} must be {expected} or an iterable of them, not {type(value).__name__}")
+    return list(value)
 
 
 def python_value(value: n.ohk_value) -> Any:

@@ -6,6 +6,7 @@ import ctypes
 from typing import Union
 
 from . import _native as n
+from ._convert import int64
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 
@@ -50,10 +51,8 @@ class Anchor:
     @classmethod
     def from_value(cls, value: int) -> "Anchor":
         """HealthKit's legacy integer anchor: position `value`; 0 is NONE."""
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ArgumentTypeError(f"a legacy anchor is an int, not {type(value).__name__}")
         struct = n.ohk_anchor()
-        n.lib.ohk_anchor_from_value(struct, value)
+        n.lib.ohk_anchor_from_value(struct, int64(value, "a legacy anchor"))
         return cls(struct)
 
     def __bytes__(self) -> bytes:

@@ -8,6 +8,7 @@ a copy of it) and makes Sample objects as they are iterated or indexed.
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast, overload
@@ -16,7 +17,7 @@ from . import _native as n
 from ._convert import python_value
 from .anchor import Anchor
 from .catalogue import SampleType
-from .errors import Status
+from .errors import ArgumentTypeError, Status
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 from .workouts import read_fields, sample_class
 
@@ -287,6 +288,11 @@ class _RecordList(Sequence[T]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(self._count))]
         count = self._count
+        try:
+            index = operator.index(index)
+        except TypeError:  # a bad argument of ours, still a TypeError
+            raise ArgumentTypeError(f"{self._noun} indices must be ints or slices, "
+                                    f"not {type(index).__name__}") from None
         if not -count <= index < count:
             raise IndexError(f"{self._noun} index out of range")
         return self._make(self._record(index % count))
@@ -338,21 +344,22 @@ class SampleList(_RecordList[Sample]):
 
     def to_numpy(self, unit: str | None = None) -> "SampleColumns":
         """The samples as NumPy columns (needs numpy), values in each type's
-        canonical unit or in ``unit`` (every type must convert to it:
-        ``to_numpy(unit="count/min")`` for heart rates); see SampleColumns."""
+        canonical unit, exactly as stored, or in ``unit`` (every type must
+        convert to it: ``to_numpy(unit="count/min")`` for heart rates),
+        rounded to 15 significant digits (rule 44); see SampleColumns."""
         from .columns import sample_columns
         return sample_columns(self._context, unit)
 
     def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
         """The samples as a pandas DataFrame indexed by start (see
-        ``SampleColumns.to_pandas``), values in ``unit``, by default the
-        type's display unit when the samples are of one quantity type
-        (count/min for heart rate), else each type's canonical unit. Needs
-        NumPy and pandas."""
-        kinds = self._context.types
-        if unit is None and len(kinds) == 1 and kinds[0].display_unit:
-            unit = kinds[0].display_unit
-        return self.to_numpy(unit).to_pandas(uuids=uuids)
+        ``SampleColumns.to_pandas``, which gives the same frame), values in
+        ``unit``, by default the type's display unit when the samples are
+        of one quantity type (count/min for heart rate), else each type's
+        canonical unit; converted values are rounded to 15 significant
+        digits (rules 44 and 45). Category samples get a ``value_name``
+        column (rule 46). Needs NumPy and pandas."""
+        from .columns import display_unit
+        return self.to_numpy(unit if unit is not None else display_unit(self._context.types)).to_pandas(uuids=uuids)
 
 
 class DeletedList(_RecordList[DeletedObject]):

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ctypes
+import functools
+import math
 from dataclasses import dataclass
 from enum import IntEnum
 
 from . import _native as n
 from ._convert import finite
+from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 
 
 class Aggregation(IntEnum):
@@ -112,6 +115,9 @@ def sample_type(identifier: str | SampleType) -> SampleType:
     UnknownTypeError otherwise. Custom types: HealthStore.sample_type."""
     if isinstance(identifier, SampleType):
         return identifier
+    if not isinstance(identifier, str):  # before the dict: a list is unhashable
+        raise ArgumentTypeError("a sample type is an identifier str or a SampleType, "
+                                f"not {type(identifier).__name__}")
     if not _catalogue:
         sample_types()
     found = _catalogue.get(identifier)
@@ -122,21 +128,140 @@ def sample_type(identifier: str | SampleType) -> SampleType:
     return found
 
 
-def category_value(type_identifier: str, name: str) -> int:
-    """The integer of a category type's named value: ("HKCategoryTypeIdentifierSleepAnalysis",
-    "AsleepCore") or HealthKit's full case name; NotFoundError otherwise."""
+def category_value(category_type: str | SampleType, name: str) -> int:
+    """The integer of a category type's named value (HealthKit's enum case):
+    ``category_value("SleepAnalysis", "AsleepDeep") == 4``; the name may be
+    HealthKit's full case name ("HKCategoryValueSleepAnalysisAsleepDeep").
+    ``category_value_name`` goes the other way. NotFoundError (a KeyError)
+    for a name the type does not have, listing the ones it has;
+    InvalidArgumentError for a quantity type; UnknownTypeError for a type
+    that is not HealthKit's (a store's own types name their values in it)."""
+    identifier = _category_identifier(category_type)
     value = ctypes.c_int64()
-    n.lib.ohk_category_value(value, n.encode(type_identifier, "type identifier"),
-                             n.encode(name, "value name"))
+    try:
+        n.lib.ohk_category_value(value, identifier, n.encode(name, "value name"))
+    except NotFoundError as error:
+        raise NotFoundError(f"{error}; {_accepted(identifier)} {_CASE_NAMES}") from None
     return value.value
 
 
+def category_value_name(category_type: str | SampleType, value: int) -> str:
+    """The name of a category type's value (HealthKit's enum case, without
+    its prefix): ``category_value_name("SleepAnalysis", 4) == "AsleepDeep"``;
+    of names that share a value, HealthKit's current one.
+    ``category_value`` goes the other way, and a CategorySample's
+    ``value_name`` is this for its value. NotFoundError (a KeyError) for a
+    value the type does not name, listing the ones it does."""
+    identifier = _category_identifier(category_type)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
+    name = _value_name(identifier, value)
+    if name is None:
+        raise NotFoundError(f"{identifier.decode()} has no value {value}; {_accepted(identifier)}")
+    return name
+
+
+def _category_identifier(category_type: str | SampleType) -> bytes:
+    """The full identifier of a category type for the C calls (HealthKit's
+    types only: a store's own name their values in that store alone)."""
+    kind = sample_type(category_type)
+    if kind.is_custom:
+        raise InvalidArgumentError(f"{kind.identifier} is a type of a store's own: its value names are known to "
+                                   "that store only; give the value's integer")
+    if not kind.is_category:
+        raise InvalidArgumentError(f"{kind.identifier} is not a category type; it has no named values")
+    return kind.identifier.encode("utf-8")
+
+
+@functools.lru_cache(maxsize=1024)
+def _value_name(identifier: bytes, value: int) -> str | None:
+    """A category value's name, None when the type does not name it (cached:
+    the names never change; to_pandas asks once per distinct value)."""
+    if not -2**63 <= value < 2**63:  # beyond C's int64_t, which ctypes would cut: no name
+        return None
+    name = ctypes.c_char_p()
+    status = n.lib.ohk_category_value_name(ctypes.byref(name), identifier, value)
+    return None if status != 0 or name.value is None else name.value.decode("utf-8")
+
+
+#: The category values looked for when listing a type's names: the C API
+#: lists none, and HealthKit's enums run from 0 to 7.
+_LISTED_VALUES = range(64)
+
+
+@functools.lru_cache(maxsize=None)
+def _accepted(identifier: bytes) -> str:
+    """What a category type's values are called, for an error message."""
+    named = [(value, _value_name(identifier, value)) for value in _LISTED_VALUES]
+    listing = ", ".join(f"{name} ({value})" for value, name in named if name is not None)
+    return f"its values are {listing}" if listing else "it names no value"
+
+
+#: How the names may also be spelt, for messages about a name.
+_CASE_NAMES = "(HealthKit's full case names, HKCategoryValue..., work too)"
+
+
 def convert(value: float, from_unit: str, to_unit: str) -> float:
-    """Converts between HealthKit units: convert(1, "mi", "km") == 1.609344."""
+    """Converts between HealthKit units: convert(1, "mi", "km") == 1.609344.
+
+    The result is the library's double as it computes it (C's and Swift's
+    conversion, bit for bit), not rounded: a unit converter should not
+    lose digits of its own, and converting back comes closest to where it
+    started. Values read from a store in another unit than their type's
+    canonical one (``value_in``, ``to_numpy(unit=...)``, ``to_pandas``,
+    statistics) are rounded to 15 significant digits instead (rule 44 of
+    docs/semantics.md), so a heart rate saved as 62 count/min, kept as
+    1.0333333333333332 count/s, reads back as 62.0 where ``convert`` of
+    that gives 61.99999999999999."""
     result = ctypes.c_double()
     n.lib.ohk_unit_convert(result, finite(value, "value"), n.encode(from_unit, "unit"),
                            n.encode(to_unit, "unit"))
     return result.value
+
+
+def significant(value: float) -> float:
+    """`value` rounded to 15 significant digits, as ``ohk`` prints numbers
+    (C's ``%.15g``): 61.99999999999999 is 62.0. Fifteen because a
+    conversion's own floating error lies in the 16th and 17th (rule 44).
+    Zeros, NaN and infinities are unchanged."""
+    return float(f"{value:.15g}") if math.isfinite(value) else value
+
+
+@functools.lru_cache(maxsize=256)
+def _conversion(from_unit: str, to_unit: str) -> tuple[float, float] | None:
+    """The affine map (scale, offset) from one unit to another, None when it
+    is the identity (the same unit, however spelt). Cached: a few C calls
+    per pair of units."""
+    offset = convert(0.0, from_unit, to_unit)
+    # Linear units (all but temperatures): the library's own factor.
+    # Affine ones: the slope over a wide span, where its rounding weighs least.
+    if offset == 0.0:
+        scale = convert(1.0, from_unit, to_unit)
+    else:
+        scale = (convert(1000.0, from_unit, to_unit) - offset) / 1000.0
+    return None if (scale, offset) == (1.0, 0.0) else (scale, offset)
+
+
+def conversion(from_unit: str, to_unit: str) -> tuple[float, float] | None:
+    """The (scale, offset) taking values in `from_unit` to `to_unit`, None
+    for the identity; the errors of ``convert`` (InvalidUnitError,
+    IncompatibleUnitError). Every conversion of read values goes through
+    it, so a value converted alone and in a NumPy column agree."""
+    for unit in (from_unit, to_unit):
+        if not isinstance(unit, str):  # before the cache, which would raise a bare TypeError for a list
+            raise ArgumentTypeError(f"unit must be a str, not {type(unit).__name__}")
+    return _conversion(from_unit, to_unit)
+
+
+def converted(value: float, from_unit: str, to_unit: str) -> float:
+    """A stored value in `to_unit` (rule 44): exactly `value` when the
+    conversion is the identity, else converted and rounded to 15
+    significant digits."""
+    mapping = conversion(from_unit, to_unit)
+    if mapping is None:
+        return value
+    scale, offset = mapping
+    return significant(value * scale + offset if offset else value * scale)
 
 
 def canonical_unit(unit: str) -> str:

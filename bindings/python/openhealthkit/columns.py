@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _native as n
 from .anchor import Anchor
-from .catalogue import SampleType, convert
+from .catalogue import SampleType, _value_name, conversion, significant
 from .errors import InvalidArgumentError
 from .samples import Source
 
@@ -25,8 +25,10 @@ class SampleColumns:
     """A batch's samples as NumPy arrays, one row per sample in change order.
 
     ``start`` and ``end`` are ``datetime64[us]`` in UTC; ``value`` is float64
-    in each type's canonical unit (category values too), or in the unit
-    ``to_numpy(unit=...)`` asked for; ``uuid`` is an (n, 16) uint8 array.
+    in each type's canonical unit (category values too), or in ``unit`` when
+    ``to_numpy(unit=...)`` or ``query_columns(unit=...)`` asked for one
+    (rounded to 15 significant digits, rule 44); ``uuid`` is an (n, 16)
+    uint8 array.
     ``type`` codes index ``types``; ``source`` codes index ``sources``, one
     per app or device (bundle identifier), and ``revision`` codes index
     ``revisions``, one per version of one (what a sample's ``source`` is).
@@ -45,33 +47,76 @@ class SampleColumns:
     sources: list[Source]
     revision: "np.ndarray"
     revisions: list[Source]
+    #: The unit of ``value``; None: each type's canonical unit.
+    unit: str | None = None
 
     def __len__(self) -> int:
         return len(self.value)
 
-    def to_pandas(self, *, uuids: bool = False) -> Any:
+    def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
         """A DataFrame indexed by ``start`` (UTC), with ``end``, ``value``,
         ``type`` (the short names: ``HeartRate``) and ``source`` (names;
         the bundle identifier where two apps share a name) as categoricals,
-        and the ``uuid`` strings with ``uuids=True``. Values as in these
-        columns: pass ``unit`` to ``to_numpy``/``to_pandas`` of the samples
-        for another unit. Needs pandas."""
+        and the ``uuid`` strings with ``uuids=True``. Values in ``unit``; by
+        default, as ``SampleList.to_pandas``, the type's display unit when
+        the columns hold one quantity type in its canonical unit (count/min
+        for heart rate), else the unit they are in (rule 45). When a
+        category type is among them, a ``value_name`` categorical follows
+        ``value``: each value's name (``AsleepDeep``), NaN for rows of
+        other types or values without a name (rule 46). Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        import numpy as np
+        value = self.value
+        if unit is None and self.unit is None:
+            unit = display_unit(self.types)
+        if unit is not None and unit != self.unit:
+            if self.unit is None:
+                value = _in_unit(np, value, self.type, self.types, unit)
+            else:  # every type converts to the columns' unit: one map from it
+                value = _converted(np, value, self.unit, unit)
         names = [s.name for s in self.sources]
         labels = [s.name if names.count(s.name) == 1 else f"{s.name} ({s.bundle_identifier})" for s in self.sources]
         columns: dict[str, Any] = {
             "end": pd.DatetimeIndex(self.end).tz_localize("UTC"),
-            "value": self.value,
-            "type": pd.Categorical.from_codes(self.type, [t.short_name for t in self.types]),
-            "source": pd.Categorical.from_codes(self.source, labels),
+            "value": value,
         }
+        if any(kind.is_category for kind in self.types):
+            columns["value_name"] = _value_names(np, pd, self.value, self.type, self.types)
+        columns["type"] = pd.Categorical.from_codes(self.type, [t.short_name for t in self.types])
+        columns["source"] = pd.Categorical.from_codes(self.source, labels)
         if uuids:
             import uuid as _uuid
             columns["uuid"] = [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid]
         return pd.DataFrame(columns, index=pd.DatetimeIndex(self.start, name="start").tz_localize("UTC"))
+
+
+def display_unit(types: list[SampleType]) -> str | None:
+    """The unit to_pandas shows values in by default: the display unit of
+    one quantity type (count/min for heart rate), None otherwise (each
+    type's canonical unit)."""
+    return types[0].display_unit if len(types) == 1 and types[0].display_unit else None
+
+
+def _value_names(np: Any, pd: Any, value: Any, type_code: Any, types: list[SampleType]) -> Any:
+    """The names of the category values as a Categorical (NaN where none):
+    one look-up per distinct value of each category type, not per row."""
+    names: list[str] = []
+    codes = np.full(len(value), -1, dtype=np.int32)  # -1: NaN
+    for code, kind in enumerate(types):
+        if not kind.is_category or kind.is_custom:  # a store's own types name their values in it alone
+            continue
+        rows = type_code == code
+        identifier = kind.identifier.encode("utf-8")
+        for number in np.unique(value[rows]):
+            name = _value_name(identifier, int(number))
+            if name is not None:
+                if name not in names:
+                    names.append(name)
+                codes[rows & (value == number)] = names.index(name)
+    return pd.Categorical.from_codes(codes, names)
 
 
 def _distinct_sources(np: Any, revision: Any, revisions: list[Source]) -> tuple[Any, list[Source]]:
@@ -93,17 +138,78 @@ def _distinct_sources(np: Any, revision: Any, revisions: list[Source]) -> tuple[
 
 def _in_unit(np: Any, value: Any, type_code: Any, types: list[SampleType], unit: str | None) -> Any:
     """`value` (canonical) in `unit` for every row; each type must be a
-    quantity type whose canonical unit converts to it."""
+    quantity type whose canonical unit converts to it. Rows already in
+    `unit` stay exact; the others are rounded to 15 significant digits
+    (rule 44)."""
     if unit is None:
         return value
     out = value.copy()
     for code, kind in enumerate(types):
         if kind.canonical_unit is None:
             raise InvalidArgumentError(f"{kind.identifier} has no unit: its values are category values")
-        # Units are affine (degC to degF at most): two points give the map.
-        low, high = convert(0.0, kind.canonical_unit, unit), convert(1.0, kind.canonical_unit, unit)
-        rows = type_code == code
-        out[rows] = value[rows] * (high - low) + low
+        if conversion(kind.canonical_unit, unit) is None:  # the canonical unit: exact
+            continue
+        rows = slice(None) if len(types) == 1 else type_code == code
+        out[rows] = _converted(np, value[rows], kind.canonical_unit, unit)
+    return out
+
+
+def _converted(np: Any, value: Any, from_unit: str, to_unit: str) -> Any:
+    """`value` in `to_unit`, as ``catalogue.converted`` gives each: the same
+    affine map, then rounded to 15 significant digits (the identity: a copy)."""
+    mapping = conversion(from_unit, to_unit)
+    if mapping is None:
+        return value.copy()
+    scale, offset = mapping
+    moved = value * scale
+    if offset:
+        moved += offset
+    return _significant(np, moved)
+
+
+#: 10**k as doubles for k from 0 to 22, each exact.
+_POWERS_OF_TEN = [float(10**k) for k in range(23)]
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a double into two halves
+
+
+def _significant(np: Any, values: Any) -> Any:
+    """`values` rounded to 15 significant digits, each as
+    ``catalogue.significant`` (``%.15g``) rounds it, in a few passes.
+
+    A magnitude from 1e-8 to 1e15 (any health value in a unit people
+    read) times an exact power of ten is a 15-digit number, rounded to an
+    integer and divided back: correctly rounded, as ``%.15g``. The
+    product's own rounding can land it on a half-way point the exact
+    product is not at; its error term settles those. Zeros, NaN and
+    infinities stay as they are; other magnitudes go one by one."""
+    magnitude = np.abs(values)
+    fast = (magnitude >= 1e-8) & (magnitude < 1e15)
+    every = bool(fast.all())  # the usual case: no copy of the rows
+    x = values if every else values[fast]
+    exponent = 14 - np.floor(np.log10(magnitude if every else magnitude[fast])).astype(np.intp)
+    # log10 may miss by one next to a power of ten: those rows move to the
+    # exponent that makes them 15 digits.
+    product = x * np.asarray(_POWERS_OF_TEN)[np.clip(exponent, 0, 22)]
+    exponent += (np.abs(product) < 1e14).astype(np.intp) - (np.abs(product) >= 1e15).astype(np.intp)
+    scale = np.asarray(_POWERS_OF_TEN)[np.clip(exponent, 0, 22)]
+    product = x * scale
+    whole = np.rint(product)  # half-way: to even, as %.15g on an exact tie
+    tie = np.flatnonzero(product - np.floor(product) == 0.5)
+    if len(tie):
+        a, b, p = x[tie], scale[tie], product[tie]
+        t = _SPLIT * a
+        a_high = t - (t - a)
+        t = _SPLIT * b
+        b_high = t - (t - b)
+        a_low, b_low = a - a_high, b - b_high
+        error = ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low  # x * scale - p, exactly
+        whole[tie] = np.where(error > 0, np.ceil(p), np.where(error < 0, np.floor(p), whole[tie]))
+    if every:
+        return whole / scale
+    out = values.copy()
+    out[fast] = whole / scale
+    for index in np.flatnonzero(~fast & (magnitude > 0) & (magnitude < np.inf)):
+        out[index] = significant(float(values[index]))
     return out
 
 
@@ -207,7 +313,7 @@ def _sample_columns(np: Any, block: Any, count: int, capacity: int, context: "Ba
     by_bundle, sources = _distinct_sources(np, source, revisions)
     return SampleColumns(uuid=uuid, start=start, end=end, value=_in_unit(np, value, type_index, list(context.types), unit),
                          type=type_index, source=by_bundle, types=list(context.types), sources=sources,
-                         revision=source, revisions=revisions)
+                         revision=source, revisions=revisions, unit=unit)
 
 
 @dataclass(frozen=True)
@@ -275,6 +381,7 @@ def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleC
         sources=sources,
         revision=revision,
         revisions=revisions,
+        unit=unit,
     )
 
 

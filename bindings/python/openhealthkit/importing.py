@@ -85,6 +85,10 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
     """
     if not isinstance(store, HealthStore):
         raise ArgumentTypeError(f"store must be a HealthStore, not {type(store).__name__}")
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentTypeError(f"path must be a str or a path, not {type(path).__name__}")
+    if progress is not None and not callable(progress):
+        raise ArgumentTypeError(f"progress must be callable or None, not {type(progress).__name__}")
     encoded = n.encode(os.path.expanduser(os.fspath(path)), "path")
     raised: list[BaseException] = []
 

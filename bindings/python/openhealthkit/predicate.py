@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from . import _native as n
-from ._convert import ValueArena, finite, unix_time, uuid_bytes
+from ._convert import ValueArena, as_list, exact_integer, finite, int64, unix_time, uuid_bytes
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 _OPERATORS = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
@@ -72,7 +72,7 @@ class Predicate:
     @classmethod
     def uuids(cls, uuids: Iterable[Any]) -> "Predicate":
         """Objects whose UUID is one of these (uuid.UUID, text or 16 bytes)."""
-        packed = b"".join(uuid_bytes(u) for u in uuids)
+        packed = b"".join(uuid_bytes(u) for u in as_list(uuids, "uuids", (), "UUIDs"))
         return cls._adopt(n.lib.ohk_predicate_uuids, packed, len(packed) // 16)
 
     @classmethod
@@ -87,7 +87,8 @@ class Predicate:
     @classmethod
     def sources(cls, bundle_identifiers: Iterable[str]) -> "Predicate":
         """Objects from one of these sources (bundle identifiers)."""
-        names = [n.encode(name, "bundle identifier") for name in bundle_identifiers]
+        names = [n.encode(name, "bundle identifier")
+                 for name in as_list(bundle_identifiers, "bundle_identifiers", (str,), "a bundle identifier")]
         return cls._adopt(n.lib.ohk_predicate_sources, (ctypes.c_char_p * max(len(names), 1))(*names),
                           len(names))
 
@@ -98,7 +99,10 @@ class Predicate:
 
     @classmethod
     def metadata(cls, key: str, op: str, value: str | float | bool | datetime) -> "Predicate":
-        """Samples whose metadata `key` compares with `value` by `op` ("==", "<", ...)."""
+        """Samples whose metadata `key` compares with `value` by `op` ("==", "<", ...).
+        An int beyond ±(2**53 - 1) is refused, as in metadata (rule 49)."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            exact_integer(value, f"metadata {key!r}")
         arena = ValueArena()
         target = n.ohk_value()
         arena.fill(target, value, "metadata value")
@@ -114,9 +118,7 @@ class Predicate:
     @classmethod
     def category_value(cls, op: str, value: int) -> "Predicate":
         """Category samples whose value compares with `value` by `op`."""
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
-        return cls._adopt(n.lib.ohk_predicate_category_value, _operator(op), value)
+        return cls._adopt(n.lib.ohk_predicate_category_value, _operator(op), int64(value, "a category value"))
 
     @classmethod
     def all_of(cls, *predicates: "Predicate") -> "Predicate":

@@ -8,7 +8,6 @@ Two samples are equal when their UUIDs are (HealthKit's rule for objects).
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import uuid as uuid_module
@@ -17,9 +16,9 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 
 from . import _native as n
-from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
-from .catalogue import SampleType, convert, sample_type
-from .errors import ArgumentTypeError, InvalidArgumentError
+from ._convert import exact_integer, finite, make_uuid, unix_time, utc_datetime, uuid_bytes
+from .catalogue import _CASE_NAMES, SampleType, _accepted, _value_name, category_value, converted, sample_type
+from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 
 if TYPE_CHECKING:
     from .batch import BatchContext
@@ -90,6 +89,8 @@ def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
                             "(str, int, float, bool or datetime)")
         if isinstance(value, datetime):
             unix_time(value, f"metadata {key!r}")
+        elif isinstance(value, int) and not isinstance(value, bool):
+            exact_integer(value, f"metadata {key!r}")  # rule 49: refused, not rounded by the store
     return dict(metadata)
 
 
@@ -268,8 +269,12 @@ class QuantitySample(Sample):
         return unit if unit is not None else cast(str, self.sample_type.canonical_unit)
 
     def value_in(self, unit: str) -> float:
-        """The quantity converted to `unit` (IncompatibleUnitError across dimensions)."""
-        return convert(self._r[3], self.unit, unit)
+        """The quantity in `unit` (IncompatibleUnitError across dimensions),
+        rounded to 15 significant digits (rule 44 of docs/semantics.md: a
+        heart rate saved as 62 count/min reads back as 62.0, not
+        61.99999999999999); ``value`` itself when `unit` is the one it is
+        in (the type's canonical unit, for a stored sample)."""
+        return converted(self._r[3], self.unit, unit)
 
     def _value_text(self) -> str:
         return f"{self._r[3]!r} {self.unit}"
@@ -277,11 +282,17 @@ class QuantitySample(Sample):
 
 class CategorySample(Sample):
     """A category sample (HKCategorySample); ``value`` is the category integer
-    (see ``category_value`` for names)."""
+    and ``value_name`` its name.
+
+    ``CategorySample("SleepAnalysis", start, end, "AsleepDeep")`` makes one
+    to save; the value is its integer (4 here) or its name in HealthKit's
+    enum (``category_value`` and ``category_value_name`` convert). An
+    unknown name raises InvalidArgumentError listing the type's names.
+    """
 
     __slots__ = ()
 
-    def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: int, *,
+    def __init__(self, sample_type: str | SampleType, start: datetime, end: datetime, value: int | str, *,
                  source: Source | None = None, device: Device | None = None,
                  metadata: Mapping[str, Any] | None = None,
                  uuid: uuid_module.UUID | None = None, creation_date: datetime | None = None,
@@ -289,8 +300,10 @@ class CategorySample(Sample):
         kind = _resolve(sample_type)
         if not kind.is_category:
             raise ArgumentTypeError(f"{kind.identifier} is a quantity type: use QuantitySample")
+        if isinstance(value, str):
+            value = _named_value(kind, value)
         if not isinstance(value, int) or isinstance(value, bool):
-            raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
+            raise ArgumentTypeError(f"a category value is an int or its name, not {type(value).__name__}")
         self._init(kind, start, end, value, None, source, device, metadata, uuid, n.SAMPLE_CATEGORY,
                    creation_date, utc_offset)
 
@@ -302,11 +315,10 @@ class CategorySample(Sample):
     def value_name(self) -> str | None:
         """The value's name in the type's catalogue ("AsleepREM" for
         SleepAnalysis 5); None for a value the catalogue does not name.
-        ``category_value(type, name)`` goes the other way."""
-        name = ctypes.c_char_p()
-        status = n.lib.ohk_category_value_name(ctypes.byref(name), self.sample_type.identifier.encode("utf-8"),
-                                               self.value)
-        return None if status != 0 or name.value is None else name.value.decode("utf-8")
+        ``category_value(type, name)`` goes the other way. A store's own
+        types name their values in that store only: None here."""
+        kind = self.sample_type
+        return None if kind.is_custom else _value_name(kind.identifier.encode("utf-8"), self.value)
 
     def _value_text(self) -> str:
         name = self.value_name
@@ -366,6 +378,16 @@ def _offset_seconds(offset: timedelta) -> int:
     if abs(seconds) > 18 * 3600:
         raise InvalidArgumentError(f"utc_offset {offset} is beyond 18 hours")
     return int(seconds)
+
+
+def _named_value(kind: SampleType, name: str) -> int:
+    """The integer of a category value given by name; InvalidArgumentError
+    (a bad argument to the constructor) naming the type and its names."""
+    try:
+        return category_value(kind, name)
+    except NotFoundError:
+        raise InvalidArgumentError(f"{kind.identifier} has no value named {name!r}; "
+                                   f"{_accepted(kind.identifier.encode('utf-8'))} {_CASE_NAMES}") from None
 
 
 def _resolve(kind: str | SampleType) -> SampleType:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _native as n
 from ._convert import unix_time, utc_datetime
-from .catalogue import Aggregation, SampleType, convert
+from .catalogue import Aggregation, SampleType, converted
 from .errors import ArgumentTypeError, InvalidArgumentError, Status
 from .samples import Source
 
@@ -201,11 +201,19 @@ def collection_arguments(store: HealthStore, kind: SampleType, options: Statisti
                          predicate: Predicate | None) -> tuple[Any, ...]:
     """The C arguments of a collection after ``out`` and before any callback."""
     from .store import _predicate_handle
-    count, unit_name = (1, interval) if isinstance(interval, str) else interval
-    if unit_name not in _UNITS:
+    if isinstance(interval, str):
+        count, unit_name = 1, interval
+    elif isinstance(interval, (tuple, list)) and len(interval) == 2:
+        count, unit_name = interval
+    else:
+        raise ArgumentTypeError(f"interval must be a unit name (\"day\") or a (count, unit name) tuple, "
+                                f"not {interval!r}")
+    if not isinstance(unit_name, str) or unit_name not in _UNITS:
         raise InvalidArgumentError(f"interval unit must be one of {', '.join(_UNITS)}, not {unit_name!r}")
-    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
-        raise InvalidArgumentError(f"interval count must be a positive int, not {count!r}")
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise ArgumentTypeError(f"interval count must be a positive int, not {type(count).__name__}")
+    if not 0 < count < 2**32:  # a C uint32_t, which ctypes would cut silently
+        raise InvalidArgumentError(f"interval count must be from 1 to 2**32 - 1, not {count!r}")
     if not isinstance(utc_offset, timedelta):
         raise ArgumentTypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
     return (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(_options(kind, options)),
@@ -246,9 +254,8 @@ def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | Non
     target = unit or kind.display_unit or canonical
 
     def number(value: float) -> float | None:
-        if math.isnan(value):
-            return None
-        return value if target == canonical else convert(value, canonical, target)
+        # In another unit than the canonical one: rounded to 15 digits (rule 44).
+        return None if math.isnan(value) else converted(value, canonical, target)
 
     def values(v: n.ohk_statistics_values) -> StatisticsValues:
         return StatisticsValues(

@@ -17,7 +17,7 @@ from typing import Any, Union, cast
 
 from . import _native as n, hooks
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
-from ._convert import ValueArena, make_uuid, unix_time, utc_datetime, uuid_bytes
+from ._convert import ValueArena, as_list, int64, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
 from .batch import QueryResult, SampleList
 from .columns import ColumnsResult
@@ -129,11 +129,13 @@ class HealthStore:
         90 days; ``timedelta.max``: until pruned).
         ``durable=False`` skips fsync (scratch stores only). Samples saved
         without a source get ``default_source``."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise ArgumentTypeError(f"path must be a str or a path, not {type(path).__name__}")
         options = n.ohk_store_options()
         n.lib.ohk_store_options_init(options)
         if map_size is not None:
-            if not isinstance(map_size, int) or isinstance(map_size, bool) or map_size <= 0:
-                raise InvalidArgumentError(f"map_size must be a positive int, not {map_size!r}")
+            if _count(map_size, "map_size") == 0:
+                raise InvalidArgumentError("map_size must be a positive int, not 0")
             options.map_size = map_size
         if tombstone_retention is not None:
             if not isinstance(tombstone_retention, timedelta):
@@ -200,6 +202,9 @@ class HealthStore:
         """A type by identifier: HealthKit's or one registered in this store."""
         if isinstance(identifier, SampleType):
             return identifier
+        if not isinstance(identifier, str):  # before the dict: a list is unhashable
+            raise ArgumentTypeError("a sample type is an identifier str or a SampleType, "
+                                    f"not {type(identifier).__name__}")
         found = self._types.get(identifier)
         if found is None:
             try:
@@ -215,18 +220,22 @@ class HealthStore:
                                aggregation: Aggregation = Aggregation.DISCRETE_ARITHMETIC) -> SampleType:
         """Registers a quantity type of this store's own (not a HealthKit
         identifier); registering the same definition again is harmless."""
+        try:
+            style = Aggregation(aggregation)
+        except ValueError:
+            raise InvalidArgumentError(f"aggregation must be an Aggregation, not {aggregation!r}") from None
         info = n.ohk_type_info()
         n.lib.ohk_store_register_quantity_type(
-            info, self._handle, n.encode(identifier, "identifier"), n.encode(canonical_unit, "unit"),
-            int(Aggregation(aggregation)))
+            info, self._handle, n.encode(identifier, "identifier"), n.encode(canonical_unit, "unit"), int(style))
         return self._remember(SampleType._from_info(info))
 
     def register_category_type(self, identifier: str, values: Mapping[str, int]) -> SampleType:
-        """Registers a category type of this store's own with named values."""
+        """Registers a category type of this store's own with named values
+        (``{"Low": 1, "High": 2}``)."""
+        if not isinstance(values, Mapping):
+            raise ArgumentTypeError(f"values must be a mapping of names to ints, not {type(values).__name__}")
         names = [n.encode(name, "value name") for name in values]
-        numbers = list(values.values())
-        if any(not isinstance(v, int) or isinstance(v, bool) for v in numbers):
-            raise ArgumentTypeError("category values are ints")
+        numbers = [int64(v, f"value {name!r}") for name, v in values.items()]
         info = n.ohk_type_info()
         n.lib.ohk_store_register_category_type(
             info, self._handle, n.encode(identifier, "identifier"),
@@ -243,7 +252,7 @@ class HealthStore:
     def save(self, samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
         """Saves samples in one transaction, all or nothing, durable when it
         returns (rule 13, docs/semantics.md). Returns what happened to each, in order."""
-        batch = [samples] if isinstance(samples, Sample) else list(samples)
+        batch = as_list(samples, "samples", (Sample,), "a Sample")
         inputs = (n.ohk_sample_input * max(len(batch), 1))()
         keep: list[Any] = []
         sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
@@ -264,7 +273,7 @@ class HealthStore:
     def _inputs(self, samples: Sample | Iterable[Sample], what: str,
                 keep: list[Any]) -> tuple[list[Sample], Any]:
         """Quantity and category samples as an ohk_sample_input array."""
-        batch = [samples] if isinstance(samples, Sample) else list(samples)
+        batch = as_list(samples, what, (Sample,), "a Sample")
         inputs = (n.ohk_sample_input * max(len(batch), 1))()
         sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
         for index, sample in enumerate(batch):
@@ -439,7 +448,8 @@ class HealthStore:
         frequency that is not positive or appears twice, a point with
         neither ear, a level that is not finite (NaN is refused here, as C
         would read it as "not tested")."""
-        rows = [tuple(p) for p in points]
+        rows = [tuple(as_list(point, f"points[{i}]", (), "a SensitivityPoint or a tuple of numbers"))
+                for i, point in enumerate(as_list(points, "points", (), "SensitivityPoints or tuples"))]
         array = (n.ohk_audiogram_point * max(1, len(rows)))()
         for i, row in enumerate(rows):
             if not 3 <= len(row) <= 5:
@@ -582,10 +592,10 @@ class HealthStore:
         transaction, all or nothing (rule 15): NotFoundError if one is
         unknown or deleted already; one listed twice is deleted once.
         Returns how many were deleted, as ``delete_matching`` does."""
-        if isinstance(objects, (Sample, uuid_module.UUID, str)):
-            objects = [objects]
+        items = as_list(objects, "objects", (Sample, DeletedObject, uuid_module.UUID, str, bytes),
+                        "a Sample or a UUID")
         unique = dict.fromkeys(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o)
-                               for o in objects)
+                               for o in items)
         packed = b"".join(unique)
         n.lib.ohk_store_delete_uuids(self._handle, packed, len(unique))
         return len(unique)
@@ -598,9 +608,8 @@ class HealthStore:
         ``add_to_workout`` also saves new ones. NotFoundError for a workout or sample the store does
         not hold live; InvalidArgumentError for a ``workout`` that is not a
         workout or a sample of another kind. Associating again changes nothing."""
-        if isinstance(samples, (Sample, uuid_module.UUID, str)):
-            samples = [samples]
-        packed = b"".join(o.uuid_bytes if isinstance(o, Sample) else uuid_bytes(o) for o in samples)
+        items = as_list(samples, "samples", (Sample, uuid_module.UUID, str, bytes), "a Sample or a UUID")
+        packed = b"".join(o.uuid_bytes if isinstance(o, Sample) else uuid_bytes(o) for o in items)
         target = workout.uuid_bytes if isinstance(workout, Sample) else uuid_bytes(workout)
         n.lib.ohk_store_associate(self._handle, target, packed, len(packed) // 16)
 
@@ -760,7 +769,8 @@ class HealthStore:
         """The order statistics merge this type's sources in (rule 27): these
         first, then the default (watches, phones, then other sources, the
         newest first); an empty list restores the default."""
-        ids = [n.encode(b, "bundle identifier") for b in bundle_identifiers]
+        ids = [n.encode(b, "bundle identifier") for b in as_list(bundle_identifiers, "bundle_identifiers", (str,),
+                                                                  "a bundle identifier")]
         array = (ctypes.c_char_p * max(1, len(ids)))(*ids)
         n.lib.ohk_store_set_source_priority(self._handle, _identifier(self.sample_type(sample_type)), array, len(ids))
 
@@ -859,17 +869,24 @@ class HealthStore:
         """HKAnchoredObjectQuery: the samples added and objects deleted after
         `anchor` (None: every live sample and every retained deleted
         object) of `types`, in change order, at most `limit` together (0:
-        all), and the anchor to pass next time."""
+        all), and the anchor to pass next time.
+
+        `types` is a type (identifier, short name or SampleType), a
+        QueryDescriptor, or a list of these with at least one, as each of
+        HealthKit's queries names its types (rule 48):
+        ``store.query(ohk.sample_types())`` reads every HealthKit type."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         return self._query(descriptors, count, as_anchor(anchor), _count(limit, "limit"))
 
     def query_columns(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
                       limit: int = 0, unit: str | None = None) -> ColumnsResult:
         """The same query as ``query``, its samples as NumPy columns (see
-        SampleColumns; values in each type's canonical unit or in `unit`)
+        SampleColumns; values in each type's canonical unit, exactly as
+        stored, or in `unit`, rounded to 15 significant digits: rule 44)
         written by the library as it reads them: no sample objects and no
         batch of records in between, three to four times as fast as
-        ``query(...).samples.to_numpy()`` for a large read. Needs NumPy."""
+        ``query(...).samples.to_numpy()`` for a large read. `types` as in
+        ``query``: at least one (rule 48). Needs NumPy."""
         from .columns import query_columns
         descriptors, count, _keep = self._descriptors(types, predicate)
         return query_columns(self, descriptors, count, as_anchor(anchor), _count(limit, "limit"), unit)
@@ -887,12 +904,18 @@ class HealthStore:
                 batch_size: int = 1000) -> Iterator[QueryResult]:
         """Reads from `anchor` in batches of at most `batch_size` until a
         batch comes back empty (not yielded). Each result's anchor resumes
-        right after it; every change comes exactly once (rule 5)."""
+        right after it; every change comes exactly once (rule 5). `types`
+        as in ``query``: at least one (rule 48). Bad arguments raise here,
+        not at the first batch."""
         if _count(batch_size, "batch_size") == 0:
             raise InvalidArgumentError("batch_size must be at least 1")
         # Built once: the descriptors (and the predicates they point at) serve every batch.
-        descriptors, count, _keep = self._descriptors(types, predicate)
-        position = as_anchor(anchor)
+        descriptors, count, keep = self._descriptors(types, predicate)
+        return self._batches(descriptors, count, keep, as_anchor(anchor), batch_size)
+
+    def _batches(self, descriptors: Any, count: int, keep: list[Any], position: Anchor,
+                 batch_size: int) -> Iterator[QueryResult]:
+        # `keep` holds the predicates the descriptors point at while the generator runs.
         while True:
             result = self._query(descriptors, count, position, batch_size)
             if not result:
@@ -909,20 +932,23 @@ class HealthStore:
         """A long-running anchored query: ``callback(query, result)`` gets the
         snapshot after `anchor` (``result.initial`` is True), then each later
         change set (from any process) in commit order, none skipped or
-        repeated (rule 9), on a library thread. See queries.py for errors
-        raised in the callback."""
+        repeated (rule 9), on a library thread. `types` as in ``query``: at
+        least one (rule 48). See queries.py for errors raised in the
+        callback."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         start = as_anchor(anchor)
+        batch_size = _count(max_batch_size, "max_batch_size")  # checked before the query is registered
         query = Query(self, callback, on_error)
-        query._start(n.lib.ohk_query_anchored, self._handle, descriptors, count, start._struct,
-                     _count(max_batch_size, "max_batch_size"), on_results)
+        query._start(n.lib.ohk_query_anchored, self._handle, descriptors, count, start._struct, batch_size,
+                     on_results)
         return query
 
     def observe(self, types: Types, callback: Callable[[Query, frozenset[str]], Any], *,
                 predicate: Predicate | None = None,
                 on_error: Callable[[BaseException], Any] | None = None) -> Query:
         """HKObserverQuery: ``callback(query, changed_types)`` after each commit
-        (by any process) that changed something matching (rule 10)."""
+        (by any process) that changed something matching (rule 10). `types`
+        as in ``query``: at least one (rule 48)."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         query = Query(self, callback, on_error)
         query._start(n.lib.ohk_query_observer, self._handle, descriptors, count, on_observed)
@@ -934,12 +960,18 @@ class HealthStore:
                   on_error: Callable[[BaseException], Any] | None = None) -> Subscription:
         """Opens the durable subscription `name` (rule 11): ``callback(sub,
         result)`` gets every change after its acknowledged position; call
-        ``sub.acknowledge()`` once handled, or the same changes come again."""
+        ``sub.acknowledge()`` once handled, or the same changes come again.
+        `types` as in ``query``: at least one (rule 48)."""
         descriptors, count, _keep = self._descriptors(types, predicate)
+        # Every argument checked before the subscription is registered.
+        encoded, batch_size = n.encode(name, "name"), _count(max_batch_size, "max_batch_size")
+        try:
+            how_often = Frequency(frequency)
+        except ValueError:
+            raise InvalidArgumentError(f"frequency must be a Frequency, not {frequency!r}") from None
         subscription = Subscription(self, callback, on_error)
-        subscription._start(n.lib.ohk_subscription_open, self._handle, n.encode(name, "name"),
-                            descriptors, count, int(Frequency(frequency)),
-                            _count(max_batch_size, "max_batch_size"), on_results)
+        subscription._start(n.lib.ohk_subscription_open, self._handle, encoded, descriptors, count, int(how_often),
+                            batch_size, on_results)
         return subscription
 
     def remove_subscription(self, name: str) -> None:
@@ -957,11 +989,13 @@ class HealthStore:
     # ---- helpers
 
     def _descriptors(self, types: Types, predicate: Predicate | None) -> tuple[Any, int, list[Any]]:
-        if isinstance(types, (str, SampleType, QueryDescriptor)):
-            types = [types]
-        items = list(types)
+        items = as_list(types, "types", (str, SampleType, QueryDescriptor),
+                        "a type identifier, a SampleType or a QueryDescriptor")
         if not items:
-            raise InvalidArgumentError("a query needs at least one type")
+            # Rule 48: every HealthKit query names its types; an empty list would match nothing.
+            raise InvalidArgumentError("a query needs at least one type, as each of HealthKit's queries does; to "
+                                       "read every type, list them: store.query(ohk.sample_types()) reads all of "
+                                       "HealthKit's (add the types registered in the store, if any)")
         array = (n.ohk_descriptor * len(items))()
         keep: list[Any] = []
         for slot, item in zip(array, items):
@@ -995,8 +1029,12 @@ def _predicate_handle(predicate: Predicate | None) -> Any:
 
 
 def _count(value: int, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InvalidArgumentError(f"{what} must be an int >= 0, not {value!r}")
+    """A count for a C ``uint64_t``: ArgumentTypeError for what is not an
+    int, InvalidArgumentError for one out of range (ctypes would cut it)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ArgumentTypeError(f"{what} must be an int >= 0, not {type(value).__name__}")
+    if not 0 <= value < 2**64:
+        raise InvalidArgumentError(f"{what} must be an int from 0 to 2**64 - 1, not {value!r}")
     return value
 
 

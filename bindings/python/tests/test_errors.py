@@ -13,7 +13,7 @@ import pytest
 
 import openhealthkit as ohk
 from openhealthkit import _native as n
-from openhealthkit import errors
+from openhealthkit import errors, queries
 from conftest import SLEEP, STEPS, T0, steps
 
 
@@ -139,36 +139,113 @@ def test_errors_derive_from_the_builtin_a_user_would_catch():
     assert issubclass(ohk.AnchorExpiredError, ohk.AnchorError)
 
 
-@pytest.mark.parametrize("call, exception", [
-    (lambda s: ohk.QuantitySample(STEPS, datetime(2024, 1, 1), T0, 1), ValueError),  # naive
-    (lambda s: ohk.QuantitySample(STEPS, "2024-01-01", T0, 1), TypeError),
-    (lambda s: ohk.QuantitySample(STEPS, T0, T0, float("inf")), ohk.InvalidValueError),
-    (lambda s: ohk.QuantitySample(STEPS, T0, T0, "12"), TypeError),
-    (lambda s: ohk.QuantitySample(SLEEP, T0, T0, 1), TypeError),
-    (lambda s: ohk.CategorySample(SLEEP, T0, T0, 1.5), TypeError),
-    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={"k": object()}), TypeError),
-    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={1: "v"}), TypeError),
-    (lambda s: ohk.QuantitySample("HKQuantityTypeIdentifierNope", T0, T0, 1), ohk.UnknownTypeError),
-    (lambda s: s.query(42), TypeError),
-    (lambda s: s.query([]), ValueError),
-    (lambda s: s.query(STEPS, b"not an anchor"), ohk.AnchorCorruptError),
-    (lambda s: s.query(STEPS, 5), TypeError),
-    (lambda s: s.query(STEPS, limit=-1), ValueError),
-    (lambda s: s.query(STEPS, predicate="quantity > 1"), TypeError),
-    (lambda s: s.save([steps(0), "sample"]), TypeError),
-    (lambda s: s.delete("not-a-uuid"), ValueError),
-    (lambda s: s.query("Steps\0"), ValueError),
-    (lambda s: s.watch(STEPS, "not callable"), TypeError),
-    (lambda s: ohk.Predicate("startDate > $1", datetime(2024, 1, 1)), ValueError),
-    (lambda s: ohk.Predicate("quantity > $1", float("nan")), ohk.InvalidValueError),
-    (lambda s: ohk.Predicate("quantity > $1", object()), TypeError),
-    (lambda s: ohk.Predicate("quantity > $1"), ohk.InvalidPredicateError),
-    (lambda s: ohk.Predicate.quantity("~", 1, "count"), ValueError),
-    (lambda s: ohk.Anchor.from_str("%%%"), ohk.AnchorCorruptError),
-    (lambda s: ohk.Anchor.from_bytes("text"), TypeError),
-    (lambda s: ohk.HealthStore(s.path, map_size=-1), ValueError),
+def assert_package_error(error: BaseException, exception: type, builtin: type) -> None:
+    """A bad argument's error: `exception`, an OpenHealthKitError with a C
+    status, and the builtin a Python caller would catch."""
+    assert isinstance(error, exception), repr(error)
+    assert isinstance(error, ohk.OpenHealthKitError), repr(error)
+    assert error.status != errors.Status.OK and error.status_name.startswith("OHK_ERR_"), repr(error)
+    assert isinstance(error, builtin) and str(error), repr(error)
+
+
+@pytest.mark.parametrize("call, exception, builtin", [
+    (lambda s: ohk.QuantitySample(STEPS, datetime(2024, 1, 1), T0, 1), ohk.InvalidArgumentError, ValueError),  # naive
+    (lambda s: ohk.QuantitySample(STEPS, "2024-01-01", T0, 1), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, float("inf")), ohk.InvalidValueError, ValueError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, "12"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.QuantitySample(SLEEP, T0, T0, 1), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.CategorySample(SLEEP, T0, T0, 1.5), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={"k": object()}), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1, metadata={1: "v"}), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.QuantitySample("HKQuantityTypeIdentifierNope", T0, T0, 1), ohk.UnknownTypeError, KeyError),
+    (lambda s: s.query(42), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query([]), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.query(STEPS, b"not an anchor"), ohk.AnchorCorruptError, ValueError),
+    (lambda s: s.query(STEPS, 5), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query(STEPS, limit=-1), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.query(STEPS, predicate="quantity > 1"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.save([steps(0), "sample"]), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.delete("not-a-uuid"), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.query("Steps\0"), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.watch(STEPS, "not callable"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.Predicate("startDate > $1", datetime(2024, 1, 1)), ohk.InvalidArgumentError, ValueError),
+    (lambda s: ohk.Predicate("quantity > $1", float("nan")), ohk.InvalidValueError, ValueError),
+    (lambda s: ohk.Predicate("quantity > $1", object()), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.Predicate("quantity > $1"), ohk.InvalidPredicateError, ValueError),
+    (lambda s: ohk.Predicate.quantity("~", 1, "count"), ohk.InvalidArgumentError, ValueError),
+    (lambda s: ohk.Anchor.from_str("%%%"), ohk.AnchorCorruptError, ValueError),
+    (lambda s: ohk.Anchor.from_bytes("text"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.HealthStore(s.path, map_size=-1), ohk.InvalidArgumentError, ValueError),
 ])
-def test_bad_input_raises_a_specific_exception(store, call, exception):
-    with pytest.raises(exception):
+def test_bad_input_raises_a_specific_exception(store, call, exception, builtin):
+    with pytest.raises(exception) as caught:
         call(store)
+    assert_package_error(caught.value, exception, builtin)
     assert not store.query(STEPS)  # nothing was written
+
+
+@pytest.mark.parametrize("call, exception, builtin", [
+    # Types: one, or an iterable of them, never None or a number.
+    (lambda s: s.query(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query(b"HKQuantityTypeIdentifierStepCount"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query([STEPS, 42]), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query_columns(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.batches(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.watch(None, print), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.observe(42, print), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.subscribe("name", None, print), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.sample_type([]), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.sample_type([]), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.statistics([STEPS]), ohk.ArgumentTypeError, TypeError),
+    # Counts: a wrong type is a TypeError, a wrong value a ValueError, and
+    # none is cut to fit C (2**64 + 5 would be a limit of 5).
+    (lambda s: s.query(STEPS, limit=None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query(STEPS, limit=2**64 + 5), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.batches(STEPS, batch_size=None), ohk.ArgumentTypeError, TypeError),  # raised at the call
+    (lambda s: s.batches(STEPS, batch_size=0), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.watch(STEPS, print, max_batch_size="10"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.HealthStore(s.path, map_size="1"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.statistics_collection(STEPS, start=T0, end=T0, interval=None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.statistics_collection(STEPS, start=T0, end=T0, interval=(2**40, "day")),
+     ohk.InvalidArgumentError, ValueError),
+    # Stores, paths, options.
+    (lambda s: ohk.HealthStore(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.import_export(None, s), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.import_export("export.zip", s, progress="yes"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.subscribe("name", STEPS, print, frequency=9), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.register_quantity_type("org.example.x", "count", aggregation=9), ohk.InvalidArgumentError,
+     ValueError),
+    (lambda s: s.register_category_type("org.example.y", None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.register_category_type("org.example.y", {"Big": 2**70}), ohk.InvalidArgumentError, ValueError),
+    (lambda s: s.set_source_priority(STEPS, None), ohk.ArgumentTypeError, TypeError),
+    # Saves and deletes of what is not a sample or a UUID.
+    (lambda s: s.save(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.save(42), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.delete(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.delete(42), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.associate(uuid.uuid4(), None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.save_audiogram(None, T0), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.save_audiogram([None], T0), ohk.ArgumentTypeError, TypeError),
+    # Anchors and predicates: none cut to fit C either.
+    (lambda s: ohk.Anchor.from_value(2**64), ohk.InvalidArgumentError, ValueError),
+    (lambda s: ohk.Anchor.from_value("1"), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.Predicate.category_value(">", 2**64), ohk.InvalidArgumentError, ValueError),
+    (lambda s: ohk.Predicate.sources(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.Predicate.uuids(42), ohk.ArgumentTypeError, TypeError),
+    # Units, category names, indexes.
+    (lambda s: ohk.QuantitySample(STEPS, T0, T0, 1).value_in(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: ohk.CategorySample(SLEEP, T0, T0, "Dreaming"), ohk.InvalidArgumentError, ValueError),
+    (lambda s: ohk.category_value(SLEEP, "Dreaming"), ohk.NotFoundError, KeyError),
+    (lambda s: ohk.category_value_name(SLEEP, None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query(SLEEP).samples["first"], ohk.ArgumentTypeError, TypeError),
+    (lambda s: steps(0, metadata={"big": 2**53}), ohk.InvalidArgumentError, ValueError),
+])
+def test_rule_47_bad_arguments_raise_package_errors_with_a_builtin_base(store, call, exception, builtin):
+    """Rule 47: every error raised for a bad argument is an OpenHealthKitError
+    with a status, and the builtin exception a caller would catch."""
+    running = set(queries._live)
+    with pytest.raises(exception) as caught:
+        call(store)
+    assert_package_error(caught.value, exception, builtin)
+    assert not store.query(STEPS)  # nothing was written
+    assert set(queries._live) == running  # and no query was left registered
