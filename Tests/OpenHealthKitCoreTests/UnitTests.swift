@@ -70,6 +70,28 @@ import Testing
         #expect(try HealthUnit("count").convert(7.3, to: HealthUnit("count")) == 7.3)
     }
 
+    /// Through kelvin, 32 °F was 5.7e-14 °C and 0 °C 31.999999999999943 °F
+    /// (273.15, 459.67 and 5/9 are not doubles): the fixed points of the
+    /// scales convert exactly, and every value both ways within two ulps.
+    @Test func temperaturesConvertExactlyAtTheirFixedPoints() throws {
+        let c = try HealthUnit("degC"), f = try HealthUnit("degF"), k = try HealthUnit("K")
+        for (celsius, fahrenheit) in [(0.0, 32.0), (100, 212), (-40, -40), (37, 98.6), (-17.5, 0.5)] {
+            #expect(try c.convert(celsius, to: f) == fahrenheit, "\(celsius) °C")
+            #expect(try f.convert(fahrenheit, to: c) == celsius, "\(fahrenheit) °F")
+        }
+        // 273.15 as a double is a little below 273.15 K, so a little below 32 °F.
+        #expect(try f.convert(32, to: k) == 273.15 && abs(try k.convert(273.15, to: f) - 32) < 1e-13)
+        #expect(try k.convert(0, to: f) == -459.67 && (try f.convert(-459.67, to: k)) == 0)
+        #expect(try c.convert(0, to: k) == 273.15 && (try k.convert(273.15, to: c)) == 0)
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let x = Double.random(in: -100...400, using: &rng)
+            let back = try f.convert(try c.convert(x, to: f), to: c)
+            #expect(abs(back - x) <= 2 * max(x.ulp, 1e-13), "\(x)")
+            #expect(abs(try c.convert(x, to: f) - (x * 1.8 + 32)) <= 1e-12 * max(1, abs(x)), "\(x)")
+        }
+    }
+
     @Test func dimensionsCompareAndHashByEveryExponent() throws {
         let perMin = try HealthUnit("count/min").dimension, perSecond = try HealthUnit("count/s").dimension
         let kg = try HealthUnit("kg").dimension, lb = try HealthUnit("lb").dimension

@@ -102,11 +102,30 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
         }
         // Same dimension, scale and offset: the same unit, whatever its spelling.
         if scale == target.scale && offset == target.offset { return value }
-        let converted = ((value + offset) * scale) / target.scale - target.offset
+        let converted = temperature(value, to: target) ?? ((value + offset) * scale) / target.scale - target.offset
         guard converted.isFinite || !value.isFinite else {
             throw OHKError(.invalidValue, "\(value) \(self) is out of range in '\(target)'")
         }
         return converted
+    }
+
+    /// `value` in `target` when one of the two is degF and the other degC or
+    /// K, through the map's own small coefficients: through kelvin (273.15,
+    /// 459.67 and 5/9, none of them a double) 32 °F came out as 5.7e-14 °C
+    /// and 0 °C as 31.999999999999943 °F. Each coefficient here is an exact
+    /// double, so a fixed point (32 °F, 212 °F, −40) converts exactly and
+    /// the rest within an ulp or two. Nil for any other pair.
+    private func temperature(_ value: Double, to target: HealthUnit) -> Double? {
+        guard factors.count == 1, target.factors.count == 1, factors[0].exponent == 1, target.factors[0].exponent == 1 else {
+            return nil
+        }
+        switch (factors[0].atom, target.factors[0].atom) {
+        case ("degC", "degF"): return (value * 9 + 160) / 5        // F = 9C/5 + 32
+        case ("degF", "degC"): return (value * 5 - 160) / 9        // C = 5(F − 32)/9
+        case ("K", "degF"): return (value * 900 - 229_835) / 500   // F = 9K/5 − 459.67
+        case ("degF", "K"): return (value * 500 + 229_835) / 900   // K = 5(F + 459.67)/9
+        default: return nil                                        // degC and K: one addition already
+        }
     }
 
     /// The same atoms with the same powers, in any order: `kcal/(kg/hr)`
