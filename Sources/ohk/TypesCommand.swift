@@ -6,8 +6,9 @@ struct TypesCommand: ParsableCommand {
         commandName: "types",
         abstract: "List the sample types: HealthKit's and the store's own.",
         discussion: """
-        Quantity types show their canonical unit (query values are in it),
-        category types their values.
+        Quantity types show their canonical unit (the stored values are in
+        it) and, where it differs, the display unit that query and stats
+        print in by default; category types show their values.
 
         Examples:
           ohk types
@@ -34,6 +35,11 @@ struct TypesCommand: ParsableCommand {
                     o.add("unit", unit.description)
                     o.add("aggregation", "\(aggregation)")
                     line += "  quantity  \(unit)  \(aggregation)"
+                    // What query, stats and to_pandas() show by default, where it differs.
+                    if let shown = t.displayUnit, shown != unit {
+                        o.add("displayUnit", shown.description)
+                        line += "  shown in \(shown)"
+                    }
                 case .category(let values):
                     o.add("kind", "category")
                     var v = JSONObject()

@@ -281,6 +281,10 @@ import OpenHealthKitCore
         let uuid = String(added.split(separator: "\n").first ?? "")
         let feed = ohk(["changes", "HeartRate", "--since", "none", "--store", store]).output
         #expect(feed.contains("\"uuid\":\"\(uuid)\"") && feed.contains("\"displayValue\":62,\"displayUnit\":\"count/min\""), "\(feed)")
+        // `types` names the display unit where it is not the canonical one.
+        let types = ohk(["types", "--store", store]).output.split(separator: "\n")
+        #expect(types.contains { $0.hasPrefix("HKQuantityTypeIdentifierHeartRate  quantity  count/s  ") && $0.hasSuffix("shown in count/min") })
+        #expect(types.contains { $0.hasPrefix("HKQuantityTypeIdentifierStepCount  quantity  count  ") && !$0.contains("shown") })
         // Rule 15: a UUID listed twice is deleted once, and counted once.
         let twice = ohk(["delete", uuid, uuid, "--store", store])
         #expect(twice.status == 0 && twice.output == "deleted 1\n", "\(twice.output)")
