@@ -192,3 +192,18 @@ def test_query_columns_outlive_the_query_and_the_store(tmp_path):
     gc.collect()
     assert samples.value.sum() == 45 and samples.value.flags.writeable
     assert bytes(samples.uuid[9]) != bytes(16)
+
+
+def test_to_pandas_without_pandas_says_how_to_get_it(store, monkeypatch):
+    """Issue 32: pandas is optional. Without it, each to_pandas() raises
+    ImportError naming the extra to install; the rest still works."""
+    import sys
+    store.save([steps(i, value=i) for i in range(3)])
+    result = store.query(STEPS)
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` fails
+    for call in (result.samples.to_pandas, result.samples.to_numpy().to_pandas,
+                 store.query_columns(STEPS).samples.to_pandas,
+                 store.statistics_collection(STEPS, start=T0, end=T0 + timedelta(days=1)).to_pandas):
+        with pytest.raises(ImportError, match=r"pip install 'openhealthkit\[pandas\]'"):
+            call()
+    assert list(result.samples.to_numpy().value) == [0, 1, 2]
