@@ -170,6 +170,45 @@ import Testing
         }
     }
 
+    /// A walk reads a leaf page's entries in place (`LeafPage`) and asks
+    /// LMDB for the rest: records in overflow pages (large metadata) among
+    /// them, deleted objects, a start in the middle of a page (an anchor)
+    /// and a limit that ends in one all give the rows a query of records
+    /// gives.
+    @Test func aWalkReadsPagesInPlaceAroundRecordsLMDBMustRead() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        let long = MetadataValue.string(String(repeating: "x", count: 3_000))  // past half a page: overflow pages
+        try save(6_000, in: store) { i in
+            try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"),
+                                start: t0.addingTimeInterval(Double(i) * 60), end: t0.addingTimeInterval(Double(i) * 60 + 30),
+                                source: i % 3 == 0 ? appA : appB, metadata: i % 97 == 5 || i == 0 ? ["note": long] : [:])
+        }
+        let early = try store.anchoredQuery(type: steps, anchor: nil, limit: 300).samples
+        try store.delete(Array(early).enumerated().filter { $0.offset % 50 == 7 }.map(\.element))
+        var anchors: [QueryAnchor?] = [nil]
+        for k in [1, 2, 55, 56, 57, 1_234, 5_950] {
+            anchors.append(try store.anchoredQuery(type: steps, anchor: nil, limit: k).newAnchor)
+        }
+        for anchor in anchors {
+            for limit in [0, 1, 100, 3_001] {
+                let records = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: anchor, limit: limit)
+                let expected = AllColumns(rows: max(records.samples.count, 1)), got = AllColumns(rows: records.samples.count + 1)
+                records.samples.fill(expected.pointers)
+                let result = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: anchor, limit: limit,
+                                                     into: got.pointers, capacity: got.rows)
+                #expect(result.count == records.samples.count, "limit \(limit)")
+                #expect(result.result.newAnchor == records.newAnchor, "limit \(limit)")
+                #expect(result.result.deletedObjects.map(\.uuid) == records.deletedObjects.map(\.uuid))
+                let types = result.result.samples.types
+                let wrong = (0..<records.samples.count).filter {
+                    !expected.row($0, sameAs: got, sources: result.sourceOrder, types: records.samples.types, theirTypes: types)
+                }
+                #expect(wrong.isEmpty, "limit \(limit): rows \(wrong.prefix(5))")
+            }
+        }
+    }
+
     /// The writer asks for the columns' pages a little ahead of its rows,
     /// and the scan helps while it waits: neither gives pages far past the
     /// rows written, though the columns have room for ten times as many

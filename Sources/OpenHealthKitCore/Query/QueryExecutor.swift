@@ -1,3 +1,4 @@
+import COHKSystem
 import FoundationEssentials
 
 /// How an anchored query reads: one stream a type, each read by its plan
@@ -117,7 +118,7 @@ extension Store {
         taken.readahead = Readahead(enabled: true)
         var entry = try cursor.seek(atLeast: from)
         if var sink = columns {
-            try walk(cursor, from: entry, into: &sink, &taken)
+            try walk(cursor, from: entry, into: &sink, &taken, LeafPage.Map(txn))
             taken.columns = sink
             return taken
         }
@@ -133,9 +134,16 @@ extension Store {
     /// `taken` (an optional there, copied per record), and a sample taken
     /// without `keep`'s tests. A full read into columns is this loop and
     /// LMDB's cursor step, on the scan's thread.
+    ///
+    /// The entries of a leaf page are read in place (`LeafPage`) after the
+    /// one LMDB returned first; past the page's end, or at an entry LMDB
+    /// must read itself, the cursor seeks past the last one taken.
     private func walk(_ cursor: Cursor, from first: (UInt64, UnsafeRawBufferPointer)?,
-                      into sink: inout ColumnSink, _ taken: inout Taken) throws {
+                      into sink: inout ColumnSink, _ taken: inout Taken, _ map: LeafPage.Map) throws {
         var entry = first
+        var page: LeafPage? = nil
+        var next = 0  // the page's node after `entry`
+        var cursorIsAtEntry = true
         while let (seq, raw) = entry {
             taken.readahead.note(raw.baseAddress)
             let r = try RecordView(stored: raw)
@@ -146,7 +154,18 @@ extension Store {
                 taken.lastReturned = seq
                 if sink.take(r, typeIndex: 0) || taken.returned == taken.limit { return }
             }
-            entry = try cursor.next()
+            if let p = page, next < p.count, let e = p.entry(next) {
+                next += 1
+                ohk_prefetch_below(e.1.baseAddress, 384)
+                entry = e
+                cursorIsAtEntry = false
+                continue
+            }
+            guard cursorIsAtEntry || seq < UInt64.max else { return }
+            entry = cursorIsAtEntry ? try cursor.next() : try cursor.seek(atLeast: seq + 1)
+            cursorIsAtEntry = true
+            page = entry.flatMap { LeafPage(record: $0.1, map) }
+            next = (page?.index ?? 0) + 1
         }
     }
 

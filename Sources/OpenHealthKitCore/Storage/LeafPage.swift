@@ -1,0 +1,80 @@
+import CLMDB
+
+/// The entries of one leaf page of a read transaction, read in place: a
+/// walk that wants every entry steps through a page's nodes itself and
+/// asks LMDB only for the next page. `mdb_cursor_get` was a third of a
+/// full read into columns, most of it its own bookkeeping per entry.
+///
+/// The layout is LMDB 0.9's on a 64-bit machine, as `PageWalk` reads it: a
+/// 16-byte header (the page's number at 0, its flags at 10, the lower
+/// bound of its free space at 12), then a 16-bit offset per node; a node is
+/// its data size in two 16-bit halves, its flags, its key size, the key,
+/// then the data. Only plain nodes with 8-byte keys are read here: a
+/// record kept in overflow pages, or anything unexpected, goes back to
+/// LMDB, which reads it its own way.
+struct LeafPage {
+    /// How large the pages of a read transaction's map are.
+    struct Map {
+        let pageSize: Int
+
+        /// The map of `txn`'s environment: a read transaction's, whose
+        /// pages all lie in the map at multiples of their size (a write
+        /// transaction's changed pages are LMDB's own memory).
+        init(_ txn: Txn) {
+            var stat = MDB_stat()
+            mdb_env_stat(mdb_txn_env(txn.txn), &stat)
+            pageSize = Int(stat.ms_psize)
+        }
+    }
+
+    private let base: UnsafeRawPointer
+    private let size: Int
+    /// The page's nodes.
+    let count: Int
+    /// The node of the entry the page was found from.
+    let index: Int
+
+    private static let headerSize = 16, nodeHeaderSize = 8, keySize = 8
+    private static let leaf: UInt16 = 0x02
+
+    /// The leaf page holding `record`, the data of an entry with an 8-byte
+    /// key that LMDB returned in a read transaction of `map` (its node
+    /// starts 16 bytes before it); nil when the record is not in a plain
+    /// node of a leaf page, such as one in overflow pages.
+    init?(record: UnsafeRawBufferPointer, _ map: Map) {
+        guard let data = record.baseAddress, map.pageSize >= 512, map.pageSize & (map.pageSize - 1) == 0 else { return nil }
+        let address = UInt(bitPattern: data)
+        let page = address & ~UInt(map.pageSize - 1)
+        let node = address &- UInt(Self.nodeHeaderSize + Self.keySize)
+        guard node >= page + UInt(Self.headerSize) else { return nil }
+        base = UnsafeRawPointer(bitPattern: page)!
+        size = map.pageSize
+        // A leaf page, whose table of nodes holds the record's node.
+        guard base.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & 0x7F == Self.leaf else { return nil }
+        let lower = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        guard lower >= Self.headerSize, lower <= size else { return nil }
+        count = (lower - Self.headerSize) / 2
+        // Its node: the first after a page step, anywhere after a seek.
+        let offset = UInt16(truncatingIfNeeded: node - page)
+        var i = 0
+        while i < count, base.loadUnaligned(fromByteOffset: Self.headerSize + 2 * i, as: UInt16.self) != offset { i += 1 }
+        guard i < count else { return nil }
+        index = i
+    }
+
+    /// Entry `i`: its key and record, or nil when LMDB must read it.
+    @inline(__always)
+    func entry(_ i: Int) -> (UInt64, UnsafeRawBufferPointer)? {
+        let offset = Int(base.loadUnaligned(fromByteOffset: Self.headerSize + 2 * i, as: UInt16.self))
+        guard offset >= Self.headerSize + 2 * count, offset + Self.nodeHeaderSize + Self.keySize <= size else { return nil }
+        let node = base + offset
+        let low = UInt32(node.loadUnaligned(as: UInt16.self)), high = UInt32(node.loadUnaligned(fromByteOffset: 2, as: UInt16.self))
+        let flags = node.loadUnaligned(fromByteOffset: 4, as: UInt16.self)
+        let keySize = node.loadUnaligned(fromByteOffset: 6, as: UInt16.self)
+        let dataSize = Int(low | high << 16)
+        guard flags == 0, keySize == Self.keySize,
+              offset + Self.nodeHeaderSize + Self.keySize + dataSize <= size else { return nil }
+        let key = UInt64(bigEndian: node.loadUnaligned(fromByteOffset: Self.nodeHeaderSize, as: UInt64.self))
+        return (key, UnsafeRawBufferPointer(start: node + Self.nodeHeaderSize + Self.keySize, count: dataSize))
+    }
+}
