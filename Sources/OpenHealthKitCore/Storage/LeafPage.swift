@@ -13,9 +13,13 @@ import CLMDB
 /// record kept in overflow pages, or anything unexpected, goes back to
 /// LMDB, which reads it its own way.
 struct LeafPage {
-    /// How large the pages of a read transaction's map are.
+    /// How large the pages of a read transaction's map are, and whether
+    /// they may be read in place at all.
     struct Map {
         let pageSize: Int
+        /// The library is LMDB 0.9, whose layout this reads; with another,
+        /// every entry comes through LMDB.
+        let inPlace: Bool
 
         /// The map of `txn`'s environment: a read transaction's, whose
         /// pages all lie in the map at multiples of their size (a write
@@ -24,6 +28,9 @@ struct LeafPage {
             var stat = MDB_stat()
             mdb_env_stat(mdb_txn_env(txn.txn), &stat)
             pageSize = Int(stat.ms_psize)
+            var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
+            _ = mdb_version(&major, &minor, &patch)
+            inPlace = major == 0 && minor == 9 && MemoryLayout<Int>.size == 8
         }
     }
 
@@ -42,7 +49,7 @@ struct LeafPage {
     /// starts 16 bytes before it); nil when the record is not in a plain
     /// node of a leaf page, such as one in overflow pages.
     init?(record: UnsafeRawBufferPointer, _ map: Map) {
-        guard let data = record.baseAddress, map.pageSize >= 512, map.pageSize & (map.pageSize - 1) == 0 else { return nil }
+        guard map.inPlace, let data = record.baseAddress, map.pageSize >= 512, map.pageSize & (map.pageSize - 1) == 0 else { return nil }
         let address = UInt(bitPattern: data)
         let page = address & ~UInt(map.pageSize - 1)
         let node = address &- UInt(Self.nodeHeaderSize + Self.keySize)
