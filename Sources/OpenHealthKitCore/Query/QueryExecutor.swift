@@ -132,12 +132,10 @@ extension Store {
 
     /// The walk of a columns query: the sink held here rather than in
     /// `taken` (an optional there, copied per record), and a sample taken
-    /// without `keep`'s tests. A full read into columns is this loop and
-    /// LMDB's cursor step, on the scan's thread.
-    ///
-    /// The entries of a leaf page are read in place (`LeafPage`) after the
-    /// one LMDB returned first; past the page's end, or at an entry LMDB
-    /// must read itself, the cursor seeks past the last one taken.
+    /// without `keep`'s tests. The entries of a leaf page are read in
+    /// place (`LeafPage`) after the one LMDB returned first; past the
+    /// page's end, or at an entry LMDB must read itself, the cursor seeks
+    /// past the last one taken.
     private func walk(_ cursor: Cursor, from first: (UInt64, UnsafeRawBufferPointer)?,
                       into sink: inout ColumnSink, _ taken: inout Taken, _ map: LeafPage.Map) throws {
         var entry = first

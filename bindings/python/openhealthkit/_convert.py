@@ -80,7 +80,9 @@ class ValueArena:
             target.kind = n.VALUE_NULL
         elif isinstance(value, bool):
             target.kind, target.number = n.VALUE_BOOL, 1.0 if value else 0.0
-        elif isinstance(value, (int, float)):
+        elif isinstance(value, int):  # a double in C: refused where it would round (rule 49)
+            target.kind, target.number = n.VALUE_NUMBER, float(exact_integer(value, what))
+        elif isinstance(value, float):
             target.kind, target.number = n.VALUE_NUMBER, finite(value, what)
         elif isinstance(value, str):
             target.kind, target.string = n.VALUE_STRING, self.text(value, what)

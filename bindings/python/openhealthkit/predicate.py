@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from . import _native as n
-from ._convert import ValueArena, as_list, exact_integer, finite, int64, unix_time, uuid_bytes
+from ._convert import ValueArena, as_list, finite, int64, unix_time, uuid_bytes
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 _OPERATORS = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
@@ -101,8 +101,6 @@ class Predicate:
     def metadata(cls, key: str, op: str, value: str | float | bool | datetime) -> "Predicate":
         """Samples whose metadata `key` compares with `value` by `op` ("==", "<", ...).
         An int beyond ±(2**53 - 1) is refused, as in metadata (rule 49)."""
-        if isinstance(value, int) and not isinstance(value, bool):
-            exact_integer(value, f"metadata {key!r}")
         arena = ValueArena()
         target = n.ohk_value()
         arena.fill(target, value, "metadata value")

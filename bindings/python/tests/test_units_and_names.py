@@ -202,6 +202,8 @@ def test_rule_49_metadata_integers_beyond_2_53_are_refused(store):
             steps(0, metadata={"count": value})
         with pytest.raises(ohk.InvalidArgumentError, match="2\\*\\*53 - 1"):
             ohk.Predicate.metadata("count", "==", value)
+        with pytest.raises(ohk.InvalidArgumentError, match="2\\*\\*53 - 1"):
+            ohk.Predicate("metadata.count == $1", value)
     store.save([steps(0, metadata={"count": limit}), steps(1, metadata={"count": -limit}),
                 steps(2, metadata={"count": 1e20})])
     read = [s.metadata["count"] for s in store.query(STEPS).samples]
