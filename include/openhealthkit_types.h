@@ -543,7 +543,7 @@ typedef struct ohk_import_report {
     uint64_t already_stored;      /* records stored before (an import is idempotent) */
     uint64_t replaced;            /* added samples that replaced an older sync version (counted in added) */
     uint64_t older_versions;      /* records not saved: the store holds a newer sync version */
-    uint64_t skipped;             /* records that are not samples (see skips) */
+    uint64_t skipped;             /* records that are not samples (skips: why, for every kind) */
     uint64_t bytes_read;          /* of the file (compressed bytes for a zip) */
     uint64_t xml_bytes;           /* of XML parsed */
     const char *export_xml;       /* the XML's name inside the zip or folder; NULL for an XML file */

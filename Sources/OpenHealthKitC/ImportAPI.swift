@@ -112,7 +112,7 @@ private enum ImportReportC {
         let out = UnsafeMutablePointer<ohk_import_report>.allocate(capacity: 1)
         out.initialize(to: ohk_import_report(
             records: UInt64(r.records), added: UInt64(r.added), already_stored: UInt64(r.alreadyStored),
-            replaced: UInt64(r.replaced), older_versions: UInt64(r.olderVersions), skipped: UInt64(r.skippedCount),
+            replaced: UInt64(r.replaced), older_versions: UInt64(r.olderVersions), skipped: UInt64(r.recordsSkipped),
             bytes_read: UInt64(max(0, r.bytesRead)), xml_bytes: UInt64(max(0, r.xmlBytes)),
             export_xml: r.exportXML.map { UnsafePointer(strdup($0)) } ?? nil,
             failure: r.failure.map(status) ?? Int32(OHK_OK),

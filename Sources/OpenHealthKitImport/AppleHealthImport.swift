@@ -91,10 +91,11 @@ public enum AppleHealthImport {
                     try saver.flushAndSettle()
                     try saver.saveCorrelations()
                     try saver.saveActivitySummaries()
+                    saver.leaveAttachmentsUnread()
                     saver.report.failure = .cancelled
                     return saver.report
                 }
-            case .end(let failure, let otherElements, let otherFiles, let me, let bytesRead):
+            case .end(let failure, let elements, let otherFiles, let me, let bytesRead):
                 if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
                 try saver.flushAndSettle()
                 try saver.saveCorrelations()
@@ -104,9 +105,15 @@ public enum AppleHealthImport {
                 // ECGs, once the XML is read (after damage the zip cannot be
                 // read on: they wait for a rerun).
                 var filesRead: Set<String> = []
-                if failure == nil { filesRead = try saver.importAttachments(path, exportXML: input.entryName, files: otherFiles) }
+                if failure == nil {
+                    filesRead = try saver.importAttachments(path, exportXML: input.entryName, files: otherFiles)
+                } else {
+                    saver.leaveAttachmentsUnread()
+                }
                 saver.report.failure = failure
-                saver.report.notImported = otherElements
+                saver.report.notImported = elements.other
+                saver.report.cutShort = elements.cut
+                saver.report.exportDate = elements.exportDate
                 saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !filesRead.contains($0) },
                                                                        exportXML: input.entryName)
                 saver.report.bytesRead = bytesRead
@@ -120,7 +127,14 @@ public enum AppleHealthImport {
 private enum Chunk: Sendable {
     case records([ExportRecord], xmlBytes: Int, bytesRead: Int64)
     /// The end of the input, or where damage stopped it.
-    case end(ImportError?, otherElements: [String: Int], otherFiles: [String], me: [(String, String)]?, bytesRead: Int64)
+    case end(ImportError?, elements: Elements, otherFiles: [String], me: [(String, String)]?, bytesRead: Int64)
+
+    /// What the parser counted besides records, for the report.
+    struct Elements: Sendable {
+        var other: [String: Int]
+        var cut: [String: Int]
+        var exportDate: String?
+    }
 }
 
 /// The reading side: decompress, parse, hand over records chunk by chunk.
@@ -152,8 +166,8 @@ private final class Reader: @unchecked Sendable {
         }
         // The zip's entries after the XML, for the report (not after damage).
         if failure == nil && !cancelled.load(ordering: .relaxed) { input.listRemainingEntries() }
-        handoff.put(.end(failure, otherElements: parser.otherElements, otherFiles: input.otherFiles, me: parser.me,
-                         bytesRead: input.bytesConsumed))
+        let elements = Chunk.Elements(other: parser.otherElements, cut: parser.cutElements, exportDate: parser.exportDate)
+        handoff.put(.end(failure, elements: elements, otherFiles: input.otherFiles, me: parser.me, bytesRead: input.bytesConsumed))
     }
 }
 
@@ -223,7 +237,7 @@ private struct Saver {
             report.activitySummaries += 1
             switch RecordMapper.activitySummary(a) {
             case .success(let s):
-                summaries[s.day] = s
+                if summaries.updateValue(s, forKey: s.day) != nil { report.activitySummariesRepeated += 1 }
                 if summaries.count >= 1_000 { try saveActivitySummaries() }
             case .failure(let reason): skip(reason, line: r.line)
             }
@@ -268,6 +282,7 @@ private struct Saver {
             }
             if isFull { try flush() }
         case .failure(let reason):
+            if r.workout == nil { report.recordsSkipped += 1 }
             skip(reason, line: r.line)
         }
     }
@@ -416,6 +431,15 @@ private struct Saver {
         clinical.removeAll()
         try flushAndSettle()
         return read
+    }
+
+    /// After damage the zip cannot be read on to the files the XML named:
+    /// their routes and clinical records wait for a run on a whole export.
+    mutating func leaveAttachmentsUnread() {
+        report.routesNotRead += routes.values.reduce(0) { $0 + $1.count }
+        routes.removeAll()
+        report.clinicalRecordsNotRead += clinical.values.reduce(0) { $0 + $1.count }
+        clinical.removeAll()
     }
 
     /// The `*.csv` files one level down in the export's folders (the

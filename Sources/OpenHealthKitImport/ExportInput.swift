@@ -9,9 +9,10 @@ import Glibc
 ///
 /// The export's XML is the file whose root element is `HealthData`,
 /// whatever its name: `export.xml`, `Export.xml`, `导出.xml` on a
-/// Chinese-locale phone. `export.xml` is taken by its name alone; other
-/// XML files are sniffed (`ExportProlog`); `export_cda.xml` (the clinical
-/// document) never is the export.
+/// Chinese-locale phone. `export.xml` is tried first, then the other XML
+/// files; each is sniffed (`ExportProlog`), and one whose root is another
+/// element is passed over. `export_cda.xml` (the clinical document) never
+/// is the export.
 final class ExportInput {
     /// What progress is measured against: the size of the file on disk.
     let totalBytes: Int64
@@ -28,7 +29,9 @@ final class ExportInput {
     /// Bytes read ahead (to sniff the root, to check the DTD), served first.
     private var pending: [UInt8] = []
     private var pendingAt = 0
-    /// How far ahead a root element is looked for in a file not named export.xml.
+    /// What stopped the read-ahead, thrown after `pending`.
+    private var damage: (any Error)?
+    /// How far ahead a root element is looked for.
     private static let sniffBytes = 64 << 10
     private let limits: ImportLimits
     /// Bytes the zip's entry gave so far (for the zip-bomb bound).
@@ -58,7 +61,7 @@ final class ExportInput {
             fd = -1
             try openZip(path)
         }
-        try checkProlog()
+        checkProlog()
     }
 
     deinit {
@@ -91,9 +94,17 @@ final class ExportInput {
         name.split(separator: "/").last?.lowercased() == "export.xml"
     }
 
+    /// Whether an XML file whose first bytes show `root` is the export: its
+    /// root is `HealthData`; or it is named export.xml and its root lies
+    /// beyond what was sniffed (a prolog longer than 64 KB), in which case
+    /// the parse checks the root.
+    private static func isExport(root: String?, named name: String) -> Bool {
+        root == "HealthData" || (root == nil && isNamedExport(name))
+    }
+
     /// The export's XML in an unzipped export folder (or the folder that
-    /// holds one): `export.xml` by name, else an XML file whose root is
-    /// `HealthData`.
+    /// holds one): an XML file whose root is `HealthData`, `export.xml`
+    /// tried first.
     private static func exportFile(inFolder folder: String) throws -> String {
         var candidates: [String] = []
         var seen: [String] = []
@@ -106,12 +117,11 @@ final class ExportInput {
         candidates.sort { (isNamedExport($0) ? 0 : 1, $0) < (isNamedExport($1) ? 0 : 1, $1) }
         for c in candidates {
             let path = folder + "/" + c
-            if isNamedExport(c) { return path }
             guard let fd = try? openFile(path) else { continue }
             defer { close(fd) }
             var head = [UInt8](repeating: 0, count: sniffBytes)
             let n = Glibc.read(fd, &head, head.count)
-            if n > 0, ExportProlog.rootElement(head[0..<n]) == "HealthData" { return path }
+            if n > 0, isExport(root: ExportProlog.rootElement(head[0..<n]), named: c) { return path }
         }
         throw ImportError.notAnExport("\(folder) holds no export XML (a file whose root is <HealthData>); it holds "
                                       + listing(seen.sorted()))
@@ -154,18 +164,14 @@ final class ExportInput {
             }
             let name = Self.name(of: entry)
             if Self.mayBeExport(name) {
-                if Self.isNamedExport(name) {
-                    entryName = name
-                    otherFiles = seen
-                    return
-                }
-                try readAhead(Self.sniffBytes)
-                if ExportProlog.rootElement(pending[...]) == "HealthData" {
+                readAhead(Self.sniffBytes)
+                if Self.isExport(root: ExportProlog.rootElement(pending[...]), named: name) {
                     entryName = name
                     otherFiles = seen
                     return
                 }
                 pending.removeAll()
+                damage = nil
             }
             seen.append(name)
             archive_read_data_skip(a)
@@ -227,13 +233,19 @@ final class ExportInput {
         return names.count > 12 ? "\(shown) and \(names.count - 12) more" : shown
     }
 
-    /// Reads until `pending` holds at least `count` bytes or the input ends.
-    private func readAhead(_ count: Int) throws {
+    /// Reads until `pending` holds at least `count` bytes or the input
+    /// ends. Damage met on the way is thrown once `pending` is consumed, so
+    /// that what precedes it is parsed and imported first.
+    private func readAhead(_ count: Int) {
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while pending.count < count {
-            let n = try chunk.withUnsafeMutableBytes { try readSource(into: $0.baseAddress!, count: $0.count) }
-            if n == 0 { return }
-            pending += chunk[0..<n]
+        while pending.count < count && damage == nil {
+            do {
+                let n = try chunk.withUnsafeMutableBytes { try readSource(into: $0.baseAddress!, count: $0.count) }
+                if n == 0 { return }
+                pending += chunk[0..<n]
+            } catch {
+                damage = error
+            }
         }
     }
 
@@ -242,10 +254,10 @@ final class ExportInput {
     /// before the first record; nothing in it is needed, so when it does
     /// not parse it is emptied (its line breaks kept, so that later line
     /// numbers stay true) and the report says so.
-    private func checkProlog() throws {
+    private func checkProlog() {
         var limit = Self.sniffBytes
         while true {
-            try readAhead(limit)
+            readAhead(limit)
             if let broken = ExportProlog.brokenInternalSubset(pending[...]) {
                 pending = ExportProlog.emptyingSubset(pending, broken.subset)
                 warnings.append("the export's internal DTD does not parse (\(broken.reason)); it was skipped, as the import needs nothing in it")
@@ -267,13 +279,21 @@ final class ExportInput {
             if pendingAt == pending.count { pending = []; pendingAt = 0 }
             return n
         }
+        if let damage { throw damage }
         return try readSource(into: buffer, count: count)
     }
 
     private func readSource(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
         if let archive {
             let n = archive_read_data(archive, buffer, count)
-            guard n >= 0 else { throw ImportError.damaged("the zip is damaged or truncated: \(Self.message(archive))") }
+            guard n >= 0 else {
+                // Failing with the whole file read: the zip was cut short
+                // (a download that stopped), not damaged in its middle.
+                if archive_filter_bytes(archive, -1) >= totalBytes {
+                    throw ImportError.truncated("the zip ends inside its XML: \(Self.message(archive))")
+                }
+                throw ImportError.damaged("the zip is damaged: \(Self.message(archive))")
+            }
             decompressed += Int64(n)
             if decompressed > limits.ratioAfter, decompressed > limits.zipRatio * max(1, archive_filter_bytes(archive, -1)) {
                 throw ImportError.damaged("the zip's XML grows more than \(limits.zipRatio) times its compressed size "

@@ -54,8 +54,8 @@ extension ExportParser {
         case "WorkoutRoute":
             current!.workout!.routes.append(ExportWorkout.Route(record: record(attributes)))
             workoutChild = .route(current!.workout!.routes.count - 1)
-        case let other:
-            otherElements[other, default: 0] += 1
+        default:
+            unread(name, in: "Workout")
             workoutChild = .other
         }
     }
@@ -73,6 +73,7 @@ extension ExportParser {
             current!.workout!.activities[i].statistics.append(statistics(attributes))
         case (.activity?, "WorkoutEvent"):
             current!.workout!.events.append(event(attributes))
+            activityEvent = current!.workout!.events.count - 1
         case (.route(let i)?, "MetadataEntry"):
             if let entry = metadataEntry(attributes) { current!.workout!.routes[i].record.metadata.append(entry) }
         case (.route(let i)?, "Location"):
@@ -84,8 +85,20 @@ extension ExportParser {
                 let path = String(cString: v)
                 current!.workout!.routes[i].path = path.hasPrefix("/") ? String(path.dropFirst()) : path
             }
-        default:
-            break
+        case (.event?, _): unread(name, in: "WorkoutEvent")
+        case (.activity?, _): unread(name, in: "WorkoutActivity")
+        case (.route?, _): unread(name, in: "WorkoutRoute")
+        default: unread(name, in: nil)
+        }
+    }
+
+    /// Five deep: the metadata of an event inside an activity (iOS 16's
+    /// exports), kept with the event.
+    func workoutGreatGrandchild(_ name: UnsafePointer<CChar>, _ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) {
+        if let i = activityEvent, strcmp(name, "MetadataEntry") == 0 {
+            if let entry = metadataEntry(attributes) { current!.workout!.events[i].metadata.append(entry) }
+        } else {
+            unread(name, in: activityEvent == nil ? nil : "WorkoutActivity > WorkoutEvent")
         }
     }
 

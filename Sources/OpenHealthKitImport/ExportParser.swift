@@ -16,9 +16,18 @@ final class ExportParser {
     private var member: ExportRecord?
     /// The child of a workout being read (depth 3), for its own children.
     var workoutChild: WorkoutChild?
+    /// The event being read inside a workout's activity (depth 4).
+    var activityEvent: Int?
     private var depth = 0
-    /// Elements not imported, by name (`ActivitySummary`, `Audiogram`…).
+    /// Elements not imported, by name: top-level ones the importer does
+    /// not read (`VisionPrescription`, unknown ones), and nested ones it
+    /// does not read where they are, as "Parent > Child".
     var otherElements: [String: Int] = [:]
+    /// Elements past a per-list bound (`ImportLimits`), as "Parent > Child":
+    /// the list keeps its first ones.
+    var cutElements: [String: Int] = [:]
+    /// The `value` of the export's `<ExportDate>`.
+    var exportDate: String?
     /// The attributes of the export's `<Me>` (the person's characteristics).
     var me: [(String, String)]?
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
@@ -78,6 +87,13 @@ final class ExportParser {
         return n
     }
 
+    /// Counts an element the importer does not read where it is, for the
+    /// report ("Record > Surprise"; `parent` nil: by its name alone).
+    func unread(_ name: UnsafePointer<CChar>, in parent: String?) {
+        let child = String(cString: name)
+        otherElements[parent.map { "\($0) > \(child)" } ?? "\(child) (nested)", default: 0] += 1
+    }
+
     /// Stops the parse: the document went past a bound.
     private func refuse(_ why: String) {
         refused = "export.xml line \(XML_GetCurrentLineNumber(parser)): \(why)"
@@ -128,7 +144,9 @@ final class ExportParser {
                 var attrs: [(String, String)] = []
                 forEach(attributes) { k, v in attrs.append((String(cString: k), String(cString: v))) }
                 me = attrs
-            } else if strcmp(name, "ExportDate") != 0 {
+            } else if strcmp(name, "ExportDate") == 0 {
+                forEach(attributes) { k, v in if strcmp(k, "value") == 0 { exportDate = String(cString: v) } }
+            } else {
                 otherElements[String(cString: name), default: 0] += 1
             }
         case 3 where current?.workout != nil:
@@ -136,21 +154,33 @@ final class ExportParser {
         case 3 where current?.members != nil:
             if strcmp(name, "Record") == 0 {
                 member = record(attributes)
-            } else if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) {
-                current!.metadata.append(entry)
+            } else if strcmp(name, "MetadataEntry") == 0 {
+                if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
+            } else {
+                unread(name, in: "Correlation")
             }
         case 4 where member != nil:
-            if strcmp(name, "MetadataEntry") == 0, let entry = metadataEntry(attributes) { member!.metadata.append(entry) }
+            if strcmp(name, "MetadataEntry") == 0 {
+                if let entry = metadataEntry(attributes) { member!.metadata.append(entry) }
+            } else {
+                unread(name, in: "Correlation > Record")
+            }
         case 3 where current != nil:
             if strcmp(name, "MetadataEntry") == 0 {
                 if let entry = metadataEntry(attributes) { current!.metadata.append(entry) }
             } else if strcmp(name, "SensitivityPoint") == 0, current!.sensitivityPoints != nil {
                 var point: [String: String] = [:]
                 forEach(attributes) { k, v in point[String(cString: k)] = String(cString: v) }
-                if current!.sensitivityPoints!.count < 1_000 { current!.sensitivityPoints!.append(point) }
-            } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 {
+                if current!.sensitivityPoints!.count < limits.pointsPerAudiogram {
+                    current!.sensitivityPoints!.append(point)
+                } else {
+                    cutElements["Audiogram > SensitivityPoint", default: 0] += 1
+                }
+            } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 && current!.beats == nil {
                 // Its beats become a heartbeat series beside the record (rule 39).
                 current!.beats = []
+            } else {
+                unread(name, in: current!.elementName)
             }
         case 4 where current?.workout != nil:
             workoutGrandchild(name, attributes)
@@ -158,8 +188,20 @@ final class ExportParser {
             if strcmp(name, "InstantaneousBeatsPerMinute") == 0 {
                 var time: String?
                 forEach(attributes) { k, v in if strcmp(k, "time") == 0 { time = String(cString: v) } }
-                if let time, current!.beats!.count < limits.beatsPerSeries { current!.beats!.append(time) }
+                if current!.beats!.count >= limits.beatsPerSeries {
+                    cutElements["HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute", default: 0] += 1
+                } else if let time {
+                    current!.beats!.append(time)
+                }
+            } else {
+                unread(name, in: "HeartRateVariabilityMetadataList")
             }
+        case 5 where current?.workout != nil:
+            workoutGreatGrandchild(name, attributes)
+        case 3... where current != nil:
+            // Inside an element the importer does not read, or deeper
+            // than any export nests: counted under its own name.
+            unread(name, in: nil)
         default:
             break
         }
@@ -169,6 +211,7 @@ final class ExportParser {
         lastEvent = Int64(XML_GetCurrentByteIndex(parser))
         // Moved out, not copied: a record holds a dozen references.
         if depth == 2, let r = current.take() { records.append(r) }
+        if depth == 4 { activityEvent = nil }
         if depth == 3 {
             workoutChild = nil
             if let m = member.take() { current?.members?.append(m) }

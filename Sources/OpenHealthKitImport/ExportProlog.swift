@@ -36,20 +36,36 @@ enum ExportProlog {
         guard let subset = l.subset, let end = l.doctypeEnd, let root = l.doctypeName else { return nil }
         guard let parser = XML_ParserCreate("UTF-8") else { return nil }
         defer { XML_ParserFree(parser) }
-        let base = bytes.startIndex
-        let prolog = Array(bytes[base..<(base + end)])
-        var ok = prolog.withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { XML_Parse(parser, $0.baseAddress, Int32($0.count), 0) } != XML_STATUS_ERROR
+        // An entity declaration stops this check as it stops the import
+        // (`ExportParser`): the subset is then not "broken" but refused,
+        // by the parse proper, before anything is expanded.
+        struct Check { let parser: XML_Parser; var declaresEntity = false }
+        var check = Check(parser: parser)
+        let ok = withUnsafeMutablePointer(to: &check) { c in
+            XML_SetUserData(parser, c)
+            XML_SetEntityDeclHandler(parser) { user, _, _, _, _, _, _, _, _ in
+                let c = user!.assumingMemoryBound(to: Check.self)
+                c.pointee.declaresEntity = true
+                XML_StopParser(c.pointee.parser, 0)
+            }
+            return parse(parser, prolog: Array(bytes[bytes.startIndex..<(bytes.startIndex + end)]), root: root)
         }
-        if ok {
-            let close = Array("<\(root)/>".utf8CString.dropLast())
-            ok = close.withUnsafeBufferPointer { XML_Parse(parser, $0.baseAddress, Int32($0.count), 1) } != XML_STATUS_ERROR
-        }
-        guard !ok else { return nil }
+        guard !ok, !check.declaresEntity else { return nil }
         let at = Int(XML_GetCurrentByteIndex(parser))
         guard subset.contains(at) || at == subset.upperBound else { return nil }
         let message = String(cString: XML_ErrorString(XML_GetErrorCode(parser)))
         return (subset, "line \(XML_GetCurrentLineNumber(parser)), column \(XML_GetCurrentColumnNumber(parser) + 1): \(message)")
+    }
+
+    /// Feeds the prolog, then an empty root element, to `parser`: whether
+    /// both parse.
+    private static func parse(_ parser: XML_Parser, prolog: [UInt8], root: String) -> Bool {
+        let fed = prolog.withUnsafeBufferPointer { p in
+            p.withMemoryRebound(to: CChar.self) { XML_Parse(parser, $0.baseAddress, Int32($0.count), 0) }
+        }
+        guard fed != XML_STATUS_ERROR else { return false }
+        let close = Array("<\(root)/>".utf8CString.dropLast())
+        return close.withUnsafeBufferPointer { XML_Parse(parser, $0.baseAddress, Int32($0.count), 1) } != XML_STATUS_ERROR
     }
 
     /// `bytes` with the subset's contents removed but for its line breaks.

@@ -32,4 +32,14 @@ struct ExportRecord: Sendable {
     /// written; nil for anything else.
     var activitySummary: [String: String]?
     var clinicalRecord: [String: String]?
+
+    /// The element it was read from, for the report.
+    var elementName: String {
+        if members != nil { return "Correlation" }
+        if workout != nil { return "Workout" }
+        if sensitivityPoints != nil { return "Audiogram" }
+        if activitySummary != nil { return "ActivitySummary" }
+        if clinicalRecord != nil { return "ClinicalRecord" }
+        return "Record"
+    }
 }

@@ -6,12 +6,17 @@ struct ImportLimits: Sendable {
     /// Bytes of XML in one stretch in which no element starts or ends:
     /// expat keeps a token whole, so a 10 GB attribute would be 10 GB of
     /// memory (an export's largest element is a few kilobytes).
-    var stretchBytes: Int64 = 64 << 20
+    var stretchBytes: Int64 = 16 << 20
     /// How many times its compressed size a zip's XML may grow (exports:
-    /// 10 to 30), checked once `ratioAfter` bytes were decompressed.
+    /// 10 to 30), checked once `ratioAfter` bytes were decompressed (a
+    /// bomb is refused within seconds, a small export never checked).
     var zipRatio: Int64 = 1000
-    var ratioAfter: Int64 = 1 << 30
+    var ratioAfter: Int64 = 64 << 20
     /// Beats kept of one heart-rate-variability record's list (an
-    /// export's hold a minute's, about a hundred); the rest are dropped.
+    /// export's hold a minute's, about a hundred); the rest are dropped,
+    /// and the report counts them.
     var beatsPerSeries = 100_000
+    /// Sensitivity points kept of one audiogram (a hearing test has a
+    /// dozen); the rest are dropped, and the report counts them.
+    var pointsPerAudiogram = 1_000
 }

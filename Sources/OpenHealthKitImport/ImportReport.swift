@@ -15,6 +15,9 @@ public struct ImportReport: Sendable {
     /// Records not saved because the store holds a newer version of the
     /// same sync identifier (rule 14).
     public var olderVersions = 0
+    /// `<Record>`s that could not be mapped to a sample (their reasons
+    /// are in `skipped`, with those of every other kind).
+    public var recordsSkipped = 0
     /// `<Workout>` elements read; saved by this run, stored before, and
     /// not saved because the store holds a newer version (rule 14).
     /// Workouts skipped are counted in `skipped` with the records.
@@ -29,6 +32,10 @@ public struct ImportReport: Sendable {
     public var routesAdded = 0
     public var routesAlreadyStored = 0
     public var routesWithoutFile = 0
+    /// Routes and clinical records whose files were not read because the
+    /// import stopped first (damage, or its caller): a rerun adds them.
+    public var routesNotRead = 0
+    public var clinicalRecordsNotRead = 0
     /// `<Correlation>` elements read; saved by this run; stored before. Its
     /// member records are saved with it (as samples of their own types,
     /// counted with the records when the export lists them at top level,
@@ -66,6 +73,9 @@ public struct ImportReport: Sendable {
     public var activitySummaries = 0
     public var activitySummariesAdded = 0
     public var activitySummariesAlreadyStored = 0
+    /// `<ActivitySummary>`s of a day met before in the export: the later
+    /// one is kept (rule 43).
+    public var activitySummariesRepeated = 0
     /// Records that could not be mapped to a sample, by reason.
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
@@ -76,6 +86,12 @@ public struct ImportReport: Sendable {
     /// beat-to-beat lists of heart-rate-variability records
     /// (`HeartRateVariabilityMetadataList`), unknown ones.
     public var notImported: [String: Int] = [:]
+    /// Elements past a per-list bound (`ImportLimits`: beats of one
+    /// heart-rate-variability list, points of one audiogram), as
+    /// "Parent > Child": each list keeps its first ones.
+    public var cutShort: [String: Int] = [:]
+    /// The `value` of the export's `<ExportDate>`, as written.
+    public var exportDate: String?
     /// The export's other files, not imported (yet), by kind: a folder and
     /// an extension (`workout-routes/*.gpx`, `electrocardiograms/*.csv`) or
     /// a name (`export_cda.xml`).
@@ -124,7 +140,7 @@ public struct ImportReport: Sendable {
         var notes: [String] = []
         if alreadyStored > 0 { notes.append("\(alreadyStored) already stored") }
         if olderVersions > 0 { notes.append("\(olderVersions) older than the stored version") }
-        if skippedCount > 0 { notes.append("\(skippedCount) skipped") }
+        if recordsSkipped > 0 { notes.append("\(recordsSkipped) skipped") }
         var rows = [Row(kind: "Record", count: records, imported: added + alreadyStored, note: notes.joined(separator: ", "))]
         rows += [
             Self.row("Workout", count: workouts, added: workoutsAdded, stored: workoutsAlreadyStored,
@@ -132,16 +148,19 @@ public struct ImportReport: Sendable {
                      also: [(workoutsOlderVersions, "older than the stored version")]),
             Self.row("WorkoutRoute", count: routes, added: routesAdded, stored: routesAlreadyStored,
                      holds: "with the locations of their GPX files",
-                     also: [(routesWithoutFile, "without their file in the export")]),
+                     also: [(routesWithoutFile, "without their file in the export"),
+                            (routesNotRead, "not read: the import stopped before the files")]),
             Self.row("Correlation", count: correlations, added: correlationsAdded, stored: correlationsAlreadyStored,
                      holds: "with their member records", also: []),
             Self.row("Audiogram", count: audiograms, added: audiogramsAdded, stored: audiogramsAlreadyStored,
                      holds: "with their sensitivity points", also: []),
             Self.row("ClinicalRecord", count: clinicalRecords, added: clinicalRecordsAdded, stored: clinicalRecordsAlreadyStored,
                      holds: "with the FHIR JSON of their files",
-                     also: [(clinicalRecordsWithoutFile, "without their file in the export")]),
+                     also: [(clinicalRecordsWithoutFile, "without their file in the export"),
+                            (clinicalRecordsNotRead, "not read: the import stopped before the files")]),
             Self.row("ActivitySummary", count: activitySummaries, added: activitySummariesAdded,
-                     stored: activitySummariesAlreadyStored, holds: "one per day", also: []),
+                     stored: activitySummariesAlreadyStored, holds: "one per day",
+                     also: [(activitySummariesRepeated, "repeating a day met before (the later one is kept)")]),
             Self.row("electrocardiograms/*.csv", count: electrocardiograms, added: electrocardiogramsAdded,
                      stored: electrocardiogramsAlreadyStored, holds: "as electrocardiograms with their voltages", also: []),
             Self.row("HeartRateVariabilityMetadataList", count: heartbeatSeries, added: heartbeatSeriesAdded,
@@ -157,11 +176,17 @@ public struct ImportReport: Sendable {
         } else if let why = meRefused {
             rows.append(Row(kind: "Me", count: 1, imported: 0, note: "skipped: \(why)"))
         }
+        if let exportDate {
+            rows.append(Row(kind: "ExportDate", count: 1, imported: 0, note: "the export's date, \(exportDate): nothing to store"))
+        }
+        for (kind, n) in cutShort.sorted(by: { $0.key < $1.key }) {
+            rows.append(Row(kind: kind, count: n, imported: 0, note: "past the most one list keeps: dropped"))
+        }
         for (kind, n) in notImported.sorted(by: { $0.key < $1.key }) {
             rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(element: kind)))
         }
         for (kind, n) in filesNotImported.sorted(by: { $0.key < $1.key }) {
-            rows.append(Row(kind: kind, count: n, imported: 0, note: "not imported yet"))
+            rows.append(Row(kind: kind, count: n, imported: 0, note: Self.reason(file: kind, stopped: failure != nil)))
         }
         return rows
     }
@@ -211,7 +236,22 @@ public struct ImportReport: Sendable {
     private static func reason(element: String) -> String {
         switch element {
         case "VisionPrescription": "not imported yet"
+        case _ where element.contains(" > ") || element.hasSuffix(" (nested)"):
+            "not an element Apple's exports have there: not read"
         default: "not an element of Apple's exports"
+        }
+    }
+
+    /// Why files of a kind were not imported: after the import stopped,
+    /// none was read; otherwise no element named them, or the kind is not
+    /// imported.
+    private static func reason(file kind: String, stopped: Bool) -> String {
+        if stopped { return "not read: the import stopped before the files" }
+        return switch kind {
+        case "workout-routes/*.gpx": "no WorkoutRoute of the export names them"
+        case "clinical-records/*.json": "no ClinicalRecord of the export names them"
+        case "export_cda.xml": "the clinical document (CDA): not imported yet"
+        default: "not imported yet"
         }
     }
 

@@ -184,6 +184,8 @@ import Testing
         let r = try importFile(dir + "/export.xml", into: store)
         #expect(r.activitySummaries == 4 && r.activitySummariesAdded == 2)
         #expect(r.skipped[SkipReason(kind: .badDate, subject: "ActivitySummary")] == 1)
+        #expect(r.contents.contains(ImportReport.Row(kind: "ActivitySummary", count: 4, imported: 2,
+                                                     note: "one per day; 1 repeating a day met before (the later one is kept); 1 skipped")))
         let all = try store.activitySummaries()
         #expect(all.count == 2)
         #expect(all[0].moveMode == .appleMoveTime && abs(all[0].activeEnergyBurned! - 100) < 1e-9 && all[0].appleMoveTime == 35)

@@ -61,7 +61,13 @@ import OpenHealthKitCore
         let r = try importFile(dir + "/e.xml", into: store)
         #expect(r.failure == nil)
         #expect(r.added == 2)
-        #expect(r.notImported == ["FutureThing": 1])
+        // Each element not read is counted where it is: an unknown one at
+        // the top (not what it holds), and one inside a record.
+        #expect(r.notImported == ["FutureThing": 1, "Record > Surprise": 1])
+        #expect(r.contents.contains(ImportReport.Row(kind: "Record > Surprise", count: 1, imported: 0,
+                                                     note: "not an element Apple's exports have there: not read")))
+        #expect(r.contents.contains(ImportReport.Row(kind: "FutureThing", count: 1, imported: 0,
+                                                     note: "not an element of Apple's exports")))
     }
 
     @Test func recordsThatCannotBeMappedAreSkippedByReason() throws {
@@ -148,11 +154,14 @@ import OpenHealthKitCore
         let store = try newStore()
         defer { store.close() }
         let partial = try importFile(dir + "/cut.zip", into: store, batchSize: 1000)
-        guard case .damaged(let message)? = partial.failure else {
-            Issue.record("expected a damaged-input failure, got \(String(describing: partial.failure))")
+        // A zip cut short (a download that stopped) is truncated, not
+        // corrupt: the advice is to import a complete one.
+        guard case .truncated(let message)? = partial.failure else {
+            Issue.record("expected a truncated-input failure, got \(String(describing: partial.failure))")
             return
         }
-        #expect(message.contains("zip"))
+        #expect(message.contains("zip ends inside its XML"))
+        #expect(partial.failure?.advice.contains("complete export") == true)
         #expect(partial.added > expected / 3)
         #expect(partial.added < expected)
         let rest = try importFile(dir + "/export.zip", into: store)
@@ -234,5 +243,55 @@ final class Waiter: @unchecked Sendable {
             if pthread_cond_timedwait(&condition, &mutex, &deadline) != 0 { return fired }
         }
         return true
+    }
+
+    @Test func aZipCorruptInItsMiddleIsDamagedNotTruncated() throws {
+        let dir = temporaryDirectory()
+        generatedExport(dir + "/export.xml", size: "3M")
+        makeZip(dir + "/export.zip", [("apple_health_export/export.xml", dir + "/export.xml")])
+        var zipped = readBytes(dir + "/export.zip")
+        // Overwrite a stretch of the deflated data well before its end.
+        for i in (zipped.count * 4 / 10)..<(zipped.count * 4 / 10 + 4096) { zipped[i] = UInt8(truncatingIfNeeded: i &* 131) }
+        writeBytes(dir + "/bad.zip", zipped)
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/bad.zip", into: store, batchSize: 1000)
+        guard case .damaged? = r.failure else {
+            Issue.record("expected a damaged-input failure, got \(String(describing: r.failure))")
+            return
+        }
+        #expect(r.failure?.advice.contains("export again") == true)
+        #expect(r.added > 0)
+    }
+
+    /// After damage the files the XML names are not read: their rows say
+    /// so, and a run on the whole export adds them.
+    @Test func filesNamedBeforeTheDamageAreReportedNotRead() throws {
+        let dir = temporaryDirectory()
+        let folder = dir + "/apple_health_export"
+        mkdir(dir + "/apple_health_export", 0o755)
+        mkdir(folder + "/workout-routes", 0o755)
+        writeText(folder + "/workout-routes/route_1.gpx", "<gpx/>")  // not read
+        let workout = """
+         <Workout workoutActivityType="HKWorkoutActivityTypeRunning" duration="30" durationUnit="min" sourceName="Watch" \
+        startDate="2024-05-01 07:00:00 +0200" endDate="2024-05-01 07:30:00 +0200">
+          <WorkoutRoute sourceName="Watch" startDate="2024-05-01 07:00:00 +0200" endDate="2024-05-01 07:30:00 +0200">
+           <FileReference path="/workout-routes/route_1.gpx"/>
+          </WorkoutRoute>
+         </Workout>
+        """
+        // Cut inside the record after the workout.
+        let whole = export([record(), workout, record(value: "71")].joined(separator: "\n"))
+        writeText(folder + "/export.xml", String(whole.prefix(whole.count - 30)))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(folder, into: store)
+        guard case .truncated? = r.failure else {
+            Issue.record("expected a truncated-input failure, got \(String(describing: r.failure))")
+            return
+        }
+        #expect(r.contents.contains { $0.kind == "WorkoutRoute" && $0.note.hasSuffix("1 not read: the import stopped before the files") })
+        #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 1, imported: 0,
+                                                     note: "not read: the import stopped before the files")))
     }
 }

@@ -43,6 +43,25 @@ import OpenHealthKitCore
         #expect(r.exportXML == "apple_health_export/data.xml")
     }
 
+    /// Even an entry named export.xml is sniffed: one whose root is
+    /// another element (here a clinical document) is not the export.
+    @Test func anEntryNamedExportXMLOfAnotherRootIsPassedOver() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/other.xml", cda)
+        makeZip(dir + "/e.zip", [("apple_health_export/export.xml", dir + "/other.xml"),
+                                 ("apple_health_export/data.xml", fixtureB)])
+        mkdir(dir + "/apple_health_export", 0o755)
+        writeText(dir + "/apple_health_export/export.xml", cda)
+        writeBytes(dir + "/apple_health_export/data.xml", readBytes(fixtureB))
+        for given in [dir + "/e.zip", dir + "/apple_health_export"] {
+            let store = try newStore()
+            defer { store.close() }
+            let r = try importFile(given, into: store)
+            expectFixtureB(r)
+            #expect(r.exportXML?.hasSuffix("data.xml") == true, "\(given)")
+        }
+    }
+
     @Test func anUnzippedExportFolderIsImported() throws {
         let dir = temporaryDirectory()
         mkdir(dir + "/apple_health_export", 0o755)
@@ -163,7 +182,13 @@ import OpenHealthKitCore
         let r = try importFile(dir + "/apple_health_export", into: store)
         #expect(r.filesNotImported == expected)
         #expect(r.contents.contains(ecgRow))
-        #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 3, imported: 0, note: "not imported yet")))
+        #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 3, imported: 0,
+                                                     note: "no WorkoutRoute of the export names them")))
+        #expect(r.contents.contains(ImportReport.Row(kind: "export_cda.xml", count: 1, imported: 0,
+                                                     note: "the clinical document (CDA): not imported yet")))
+        // The Record row counts the records skipped, not the ECG file skipped beside them.
+        #expect(r.skippedCount == 2 && r.recordsSkipped == 1)
+        #expect(r.contents.first == ImportReport.Row(kind: "Record", count: 37, imported: 36, note: "1 skipped"))
     }
 
     @Test func theEntriesOfAZipBeforeAndAfterTheXMLAreListed() throws {

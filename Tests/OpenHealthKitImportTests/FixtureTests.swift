@@ -60,7 +60,8 @@ import OpenHealthKitCore
         #expect(r.notImported == [:])
         // One row for every kind the export holds, nothing left out.
         #expect(r.contents.map(\.kind) == ["Record", "Workout", "WorkoutRoute", "ClinicalRecord", "ActivitySummary",
-                                            "HeartRateVariabilityMetadataList", "Me"])
+                                            "HeartRateVariabilityMetadataList", "Me", "ExportDate"])
+        #expect(r.exportDate == "2020-12-06 20:24:55 -0800")
         func row(_ kind: String) -> ImportReport.Row? { r.contents.first { $0.kind == kind } }
         #expect(row("HeartRateVariabilityMetadataList") == ImportReport.Row(kind: "HeartRateVariabilityMetadataList", count: 1,
                                                                             imported: 1, note: "as heartbeat series"))

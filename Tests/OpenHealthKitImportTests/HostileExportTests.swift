@@ -62,4 +62,39 @@ import OpenHealthKitCore
         makeZip(dir + "/real.zip", [("apple_health_export/export.xml", fixtureB)])
         #expect(try failure(dir + "/real.zip", limits: limits) == nil)
     }
+
+    /// The DTD check refuses entities as the parse does: a subset that
+    /// declares one is not skipped as broken (which would let the import
+    /// go on) but refused, before any expansion, even via a default value.
+    @Test func anEntityInAnAttributeDefaultIsRefusedNotSkipped() throws {
+        let dir = temporaryDirectory()
+        var dtd = "<!ENTITY lol \"lol\">\n"
+        for i in 1...9 { dtd += "<!ENTITY lol\(i) \"" + String(repeating: "&lol\(i == 1 ? "" : String(i - 1));", count: 10) + "\">\n" }
+        dtd += "<!ATTLIST HealthData locale CDATA \"&lol9;\">\n<!ATTLIST Record broken>\n"
+        writeText(dir + "/laughs.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n\(dtd)]>\n<HealthData>\n\(record())\n</HealthData>\n")
+        let e = try failure(dir + "/laughs.xml")
+        #expect(e.map { "\($0)" }?.contains("declares the entity lol") == true, "\(String(describing: e))")
+    }
+
+    /// A list longer than its bound keeps its first items; the report
+    /// counts the rest.
+    @Test func listsPastTheirBoundKeepTheirFirstItemsAndTheReportCountsTheRest() throws {
+        let dir = temporaryDirectory()
+        let beats = (0..<5).map { "<InstantaneousBeatsPerMinute bpm=\"60\" time=\"8:00:0\($0).00 AM\"/>" }.joined()
+        let points = [250, 500, 1000].map { "<SensitivityPoint frequencyValue=\"\($0)\" frequencyUnit=\"Hz\" leftEarValue=\"20\" leftEarUnit=\"dBHL\"/>" }.joined()
+        writeText(dir + "/export.xml", export("""
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2024-03-02 08:00:00 +0100" endDate="2024-03-02 08:01:00 +0100" value="41"><HeartRateVariabilityMetadataList>\(beats)</HeartRateVariabilityMetadataList></Record>
+         <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Hearing" startDate="2024-03-01 10:00:00 +0100" endDate="2024-03-01 10:00:00 +0100">\(points)</Audiogram>
+        """))
+        var options = ImportOptions()
+        options.limits.beatsPerSeries = 3
+        options.limits.pointsPerAudiogram = 2
+        let store = try newStore()
+        defer { store.close() }
+        let r = try AppleHealthImport.run(dir + "/export.xml", into: store, options: options)
+        #expect(r.failure == nil && r.heartbeatSeriesAdded == 1 && r.audiogramsAdded == 1)
+        #expect(r.cutShort == ["HeartRateVariabilityMetadataList > InstantaneousBeatsPerMinute": 2, "Audiogram > SensitivityPoint": 1])
+        #expect(r.contents.contains(ImportReport.Row(kind: "Audiogram > SensitivityPoint", count: 1, imported: 0,
+                                                     note: "past the most one list keeps: dropped")))
+    }
 }

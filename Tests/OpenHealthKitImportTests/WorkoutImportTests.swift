@@ -81,7 +81,9 @@ import OpenHealthKitCore
           </WorkoutEvent>
           <WorkoutActivity uuid="936B9E1D-52B9-41CA-BCA9-9654D43F004E" startDate="2025-12-20 12:51:00 +0100" endDate="2025-12-20 14:51:00 +0100" duration="119.5" durationUnit="min">
            <WorkoutEvent type="HKWorkoutEventTypeSegment" date="2025-12-20 12:51:00 +0100" duration="60" durationUnit="min"/>
-           <WorkoutEvent type="HKWorkoutEventTypeLap" date="2025-12-20 13:51:00 +0100" duration="30" durationUnit="min"/>
+           <WorkoutEvent type="HKWorkoutEventTypeLap" date="2025-12-20 13:51:00 +0100" duration="30" durationUnit="min">
+            <MetadataEntry key="HKLapLength" value="400 m"/>
+           </WorkoutEvent>
            <WorkoutStatistics type="HKQuantityTypeIdentifierStepCount" startDate="2025-12-20 12:51:00 +0100" endDate="2025-12-20 14:51:00 +0100" sum="17599" unit="count"/>
            <MetadataEntry key="HKElevationAscended" value="45443 cm"/>
           </WorkoutActivity>
@@ -109,7 +111,8 @@ import OpenHealthKitCore
         // the activity's copy of the segment is not kept twice.
         #expect(w.events == [
             WorkoutEvent(type: 7, start: start, end: start.addingTimeInterval(3600), metadata: ["HKSegmentIndex": .string("1")]),
-            WorkoutEvent(type: 3, start: start.addingTimeInterval(3600), end: start.addingTimeInterval(5400)),
+            WorkoutEvent(type: 3, start: start.addingTimeInterval(3600), end: start.addingTimeInterval(5400),
+                         metadata: ["HKLapLength": .string("400 m")]),
         ])
         let activity = try #require(w.activities.first)
         #expect(activity.uuid == UUID(uuidString: "936B9E1D-52B9-41CA-BCA9-9654D43F004E"))
