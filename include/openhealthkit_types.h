@@ -427,6 +427,17 @@ typedef struct ohk_audiogram_point {
     int8_t right_ear_masked;
 } ohk_audiogram_point;
 
+/* The ranges one sensitivity point's hearing levels may have been clamped
+ * to (HKAudiogramSensitivityPointClampingRange, rule 40), in dBHL: NaN for
+ * an open bound; all four NaN for a point without a range. An array of
+ * these runs beside an array of ohk_audiogram_point, point for point. */
+typedef struct ohk_audiogram_clamping {
+    double left_ear_lower_db_hl;
+    double left_ear_upper_db_hl;
+    double right_ear_lower_db_hl;
+    double right_ear_upper_db_hl;
+} ohk_audiogram_clamping;
+
 /* ohk_electrocardiogram.classification: HealthKit's
  * HKElectrocardiogram.Classification, with its raw values. */
 enum {

@@ -4,15 +4,13 @@ import OpenHealthKitCore
 /// A heartbeat series (rule 39), read from the store: its beats come
 /// through `HKHeartbeatSeriesQuery`. Series come from imports (an export's
 /// heart-rate-variability beat lists) and from the core's saves.
-public final class HKHeartbeatSeriesSample: HKSample, @unchecked Sendable {
-    /// How many beats it holds.
-    public var count: Int { beats.count }
+public final class HKHeartbeatSeriesSample: HKSeriesSample, @unchecked Sendable {
     let beats: [HeartbeatSeries.Beat]
 
     init(_ h: HeartbeatSeries, type: HKSampleType, start: Date, end: Date, uuid: UUID, sourceRevision: HKSourceRevision,
          device: HKDevice?, metadata: ObjectMetadata, creationDate: Date?, utcOffset: Int?) {
         beats = h.beats
-        super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
+        super.init(count: h.beats.count, type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
                    device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }
 }

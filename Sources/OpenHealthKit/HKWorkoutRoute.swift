@@ -71,15 +71,13 @@ public final class HKSeriesType: HKSampleType, @unchecked Sendable {
 /// A workout's route (rule 32), read from the store: its locations come
 /// through `HKWorkoutRouteQuery`. Routes come from imports and from
 /// `HKWorkoutRouteBuilder`.
-public final class HKWorkoutRoute: HKSample, @unchecked Sendable {
-    /// How many locations it holds.
-    public var count: Int { locations.count }
+public final class HKWorkoutRoute: HKSeriesSample, @unchecked Sendable {
     let locations: [RouteLocation]
 
     init(_ r: WorkoutRoute, type: HKSampleType, start: Date, end: Date, uuid: UUID, sourceRevision: HKSourceRevision,
          device: HKDevice?, metadata: ObjectMetadata, creationDate: Date?, utcOffset: Int?) {
         locations = r.locations
-        super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
+        super.init(count: r.locations.count, type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
                    device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }
 }

@@ -9,7 +9,8 @@ enum CPart {
     case route(ohk_route)
     case correlation(UnsafeBufferPointer<UInt8>)
     case heartbeats(UnsafeBufferPointer<ohk_heartbeat>)
-    case audiogram(UnsafeBufferPointer<ohk_audiogram_point>)
+    /// The points, and their clamping ranges point for point.
+    case audiogram(UnsafeBufferPointer<ohk_audiogram_point>, UnsafeBufferPointer<ohk_audiogram_clamping>)
     case electrocardiogram(ohk_electrocardiogram)
     case clinicalRecord(ohk_clinical_record)
 }
@@ -40,13 +41,18 @@ struct CPartMemory {
             return .heartbeats(UnsafeBufferPointer(beats))
         case .audiogram(let a):
             let points = array(ohk_audiogram_point.self, a.points.count)
+            let clamping = array(ohk_audiogram_clamping.self, a.points.count)
             for (k, p) in a.points.enumerated() {
                 func masked(_ e: Audiogram.Ear?) -> Int8 { e?.masked.map { $0 ? 1 : 0 } ?? -1 }
                 points[k] = ohk_audiogram_point(frequency_hz: p.frequency, left_ear_db_hl: p.left?.sensitivity ?? .nan,
                                                 right_ear_db_hl: p.right?.sensitivity ?? .nan,
                                                 left_ear_masked: masked(p.left), right_ear_masked: masked(p.right))
+                let l = p.left?.clampingRange, r = p.right?.clampingRange
+                clamping[k] = ohk_audiogram_clamping(
+                    left_ear_lower_db_hl: l?.lowerBound ?? .nan, left_ear_upper_db_hl: l?.upperBound ?? .nan,
+                    right_ear_lower_db_hl: r?.lowerBound ?? .nan, right_ear_upper_db_hl: r?.upperBound ?? .nan)
             }
-            return .audiogram(UnsafeBufferPointer(points))
+            return .audiogram(UnsafeBufferPointer(points), UnsafeBufferPointer(clamping))
         case .electrocardiogram(let e):
             let voltages = array(Double.self, e.voltages.count)
             if !e.voltages.isEmpty { _ = voltages.initialize(from: e.voltages) }

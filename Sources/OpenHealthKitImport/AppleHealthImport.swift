@@ -389,6 +389,7 @@ private struct Saver {
     /// it leaves not set stay. A value it cannot read skips `<Me>`, with
     /// its reason in the report, and the import goes on.
     mutating func importCharacteristics(_ attributes: [(String, String)]) throws {
+        report.meNotKept = attributes.map(\.0).filter { !Characteristics.exportAttributeNames.contains($0) }.sorted()
         let given: Characteristics
         do {
             given = try Characteristics(exportAttributes: attributes)

@@ -119,6 +119,9 @@ public struct ImportReport: Sendable {
     /// `<Me>` the import could not read was skipped.
     public var characteristics: Characteristics?
     public var meRefused: String?
+    /// The `<Me>` attributes that are none of the five characteristics
+    /// kept (rule 38), by name: said in its row, not stored.
+    public var meNotKept: [String] = []
 
     public init() {}
 
@@ -171,8 +174,12 @@ public struct ImportReport: Sendable {
             let set = [c.dateOfBirth != nil ? "date of birth" : nil, c.biologicalSex != .notSet ? "biological sex" : nil,
                        c.bloodType != .notSet ? "blood type" : nil, c.fitzpatrickSkinType != .notSet ? "skin type" : nil,
                        c.wheelchairUse != .notSet ? "wheelchair use" : nil].compactMap { $0 }
-            rows.append(Row(kind: "Me", count: 1, imported: 1,
-                            note: set.isEmpty ? "no characteristic set" : "characteristics: " + set.joined(separator: ", ")))
+            var note = set.isEmpty ? "no characteristic set" : "characteristics: " + set.joined(separator: ", ")
+            if !meNotKept.isEmpty {
+                let names = meNotKept.map { $0.hasPrefix("HKCharacteristicTypeIdentifier") ? String($0.dropFirst(30)) : $0 }
+                note += "; not kept: " + names.joined(separator: ", ") + " (none of the five characteristics kept)"
+            }
+            rows.append(Row(kind: "Me", count: 1, imported: 1, note: note))
         } else if let why = meRefused {
             rows.append(Row(kind: "Me", count: 1, imported: 0, note: "skipped: \(why)"))
         }

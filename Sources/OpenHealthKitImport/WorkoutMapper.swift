@@ -242,7 +242,9 @@ extension RecordMapper {
     /// record's, each `<SensitivityPoint>` a frequency (in
     /// `frequencyUnit`, Hz by default) and per ear a hearing level (in
     /// `leftEarUnit`/`rightEarUnit`, dBHL by default) where the export has
-    /// one, masked where it says (`leftEarMasked`/`rightEarMasked`).
+    /// one, masked where it says (`leftEarMasked`/`rightEarMasked`), with
+    /// the range it was clamped to where newer exports give one
+    /// (`leftEarClampingRangeLowerBound`… in the ear's unit).
     mutating func audiogram(_ r: ExportRecord) -> Result<Sample, SkipReason> {
         let subject = TypeCatalogue.audiogramIdentifier
         guard !r.sourceName.isEmpty else { return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(subject)")) }
@@ -261,7 +263,17 @@ extension RecordMapper {
                     return .failure(SkipReason(kind: .badValue, subject: subject))
                 }
                 let masked = a[side + "Masked"].map { ["1", "true", "yes"].contains($0.lowercased()) }
-                ears.append(Audiogram.Ear(sensitivity: level, masked: masked))
+                var bounds: [Double?] = []
+                for bound in ["LowerBound", "UpperBound"] {
+                    guard let text = a[side + "ClampingRange" + bound] else { bounds.append(nil); continue }
+                    guard let b = Self.measure(text, a[side + "Unit"], default: "dBHL") else {
+                        return .failure(SkipReason(kind: .badValue, subject: subject))
+                    }
+                    bounds.append(b)
+                }
+                let range = bounds.allSatisfy { $0 == nil } ? nil
+                    : Audiogram.ClampingRange(lowerBound: bounds[0], upperBound: bounds[1])
+                ears.append(Audiogram.Ear(sensitivity: level, masked: masked, clampingRange: range))
             }
             points.append(Audiogram.Point(frequency: frequency, left: ears[0], right: ears[1]))
         }

@@ -107,7 +107,8 @@ extension JSONObject {
             o.add("value", int: c.members.count)
             o.add("members", raw: array(c.members.map { quoted($0.uuidString) }))
         case .audiogram(let a):
-            // Each point: its frequency in Hz and each ear's level in dBHL.
+            // Each point: its frequency in Hz and each ear's level in dBHL,
+            // with its masking and clamping range where known.
             o.add("value", int: a.points.count)
             o.add("sensitivityPoints", raw: array(a.points.map { p in
                 var q = JSONObject()
@@ -116,6 +117,8 @@ extension JSONObject {
                     guard let ear else { continue }
                     q.add(side + "EarDBHL", number: ear.sensitivity)
                     if let m = ear.masked { q.add(side + "EarMasked", bool: m) }
+                    if let lower = ear.clampingRange?.lowerBound { q.add(side + "EarClampingLowerBoundDBHL", number: lower) }
+                    if let upper = ear.clampingRange?.upperBound { q.add(side + "EarClampingUpperBoundDBHL", number: upper) }
                 }
                 return q.closed
             }))

@@ -33,7 +33,8 @@ import Testing
         """))
         let again = try importFile(dir + "/export.xml", into: store)
         #expect(again.contents.contains(ImportReport.Row(kind: "Me", count: 1, imported: 1,
-                                                         note: "characteristics: blood type, skin type, wheelchair use")))
+                                                         note: "characteristics: blood type, skin type, wheelchair use; "
+                                                             + "not kept: CardioFitnessMedicationsUse (none of the five characteristics kept)")))
         let c = try store.characteristics()
         #expect(c.dateOfBirth?.text == "1971-07-09" && c.biologicalSex == .male)
         #expect(c.bloodType == .oNegative && c.fitzpatrickSkinType == .III && c.wheelchairUse == .no)

@@ -66,7 +66,8 @@ import OpenHealthKitCore
         #expect(row("HeartRateVariabilityMetadataList") == ImportReport.Row(kind: "HeartRateVariabilityMetadataList", count: 1,
                                                                             imported: 1, note: "as heartbeat series"))
         #expect(row("Me") == ImportReport.Row(kind: "Me", count: 1, imported: 1,
-                                              note: "characteristics: date of birth, biological sex"))
+                                              note: "characteristics: date of birth, biological sex; "
+                                                    + "not kept: CardioFitnessMedicationsUse (none of the five characteristics kept)"))
         #expect(r.contents.first == ImportReport.Row(kind: "Record", count: 5, imported: 5, note: ""))
         #expect(row("Workout") == ImportReport.Row(kind: "Workout", count: 1, imported: 1,
                                                    note: "with their events, statistics and activities"))

@@ -113,4 +113,39 @@ import Testing
         guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
         #expect(got.points == [Audiogram.Point(frequency: 1000, left: .init(sensitivity: 20, masked: true))])
     }
+
+    /// iOS 18.1's exports write each ear's clamping range (in the ear's
+    /// unit, `%g`); they are kept, and a bound that does not read skips
+    /// the audiogram with its reason.
+    @Test func rule40_newerExportsClampingRangesAreKept() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let dir = temporaryDirectory()
+        let attributes = "type=\"HKDataTypeIdentifierAudiogram\" sourceName=\"Hearing\" endDate=\"2024-03-01 10:00:00 +0100\""
+        writeText(dir + "/export.xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <Audiogram \(attributes) startDate="2024-03-01 10:00:00 +0100">
+          <SensitivityPoint frequencyValue="500" frequencyUnit="Hz" leftEarValue="20" leftEarUnit="dBHL" leftEarMasked="true" leftEarClampingRangeLowerBound="-10" leftEarClampingRangeUpperBound="100" rightEarValue="25" rightEarUnit="dBHL" rightEarMasked="false" rightEarClampingRangeUpperBound="90"/>
+          <SensitivityPoint frequencyValue="1000" frequencyUnit="Hz" leftEarValue="30" leftEarUnit="dBHL"/>
+         </Audiogram>
+         <Audiogram \(attributes) startDate="2024-03-01 09:00:00 +0100">
+          <SensitivityPoint frequencyValue="500" frequencyUnit="Hz" leftEarValue="20" leftEarUnit="dBHL" leftEarClampingRangeLowerBound="low"/>
+         </Audiogram>
+        </HealthData>
+        """)
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.audiograms == 2 && r.audiogramsAdded == 1)
+        #expect(r.skipped == [SkipReason(kind: .badValue, subject: TypeCatalogue.audiogramIdentifier): 1])
+        let a = try #require(try store.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.first)
+        guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
+        #expect(got.points == [
+            Audiogram.Point(frequency: 500,
+                            left: .init(sensitivity: 20, masked: true, clampingRange: .init(lowerBound: -10, upperBound: 100)),
+                            right: .init(sensitivity: 25, masked: false, clampingRange: .init(upperBound: 90))),
+            Audiogram.Point(frequency: 1000, left: .init(sensitivity: 30)),
+        ])
+        let again = try importFile(dir + "/export.xml", into: store)
+        #expect(again.audiogramsAdded == 0 && again.audiogramsAlreadyStored == 1)
+    }
 }

@@ -17,6 +17,8 @@ import Testing
             .result(for: store)
         let series = try #require(found.first as? HKHeartbeatSeriesSample)
         #expect(found.count == 1 && series.count == 4 && series.uuid == saved.uuid)
+        // HKSeriesSample is its base, as on Apple's platforms (and a route's).
+        #expect((found.first as? HKSeriesSample)?.count == 4)
 
         let done = Transcript()
         store.execute(HKHeartbeatSeriesQuery(heartbeatSeries: series) { _, time, gap, finished, error in
@@ -34,7 +36,8 @@ import Testing
     /// An audiogram through HealthKit's classes (rule 40).
     @Test func rule40_anAudiogramSampleHasItsSensitivityPoints() async throws {
         let store = try freshHealthStore()
-        let a = Audiogram(points: [.init(frequency: 500, left: .init(sensitivity: 25), right: .init(sensitivity: 10)),
+        let a = Audiogram(points: [.init(frequency: 500, left: .init(sensitivity: 25, masked: true),
+                                         right: .init(sensitivity: 10, clampingRange: .init(lowerBound: -5, upperBound: 80))),
                                    .init(frequency: 4000, left: .init(sensitivity: 40))])
         let saved = try OpenHealthKitCore.Sample.audiogram(a, start: day0, end: day0,
                                                            source: OpenHealthKitCore.Source(bundleIdentifier: "com.example.hearing", name: "Hearing"))
@@ -45,5 +48,14 @@ import Testing
         #expect(sample.sensitivityPoints.map { $0.frequency.doubleValue(for: .hertzUnit(with: .kilo)) } == [0.5, 4])
         #expect(sample.sensitivityPoints[0].leftEarSensitivity?.doubleValue(for: .decibelHearingLevel()) == 25)
         #expect(sample.sensitivityPoints[1].rightEarSensitivity == nil)
+        // iOS 18.1's form: a test per ear tested, with masking and clamping.
+        let tests = sample.sensitivityPoints[0].tests
+        #expect(tests.map(\.side) == [.left, .right] && tests.map(\.type) == [.air, .air])
+        #expect(tests.map(\.masked) == [true, false] && tests[0].clampingRange == nil)
+        #expect(tests[1].clampingRange?.lowerBound?.doubleValue(for: .decibelHearingLevel()) == -5)
+        #expect(tests[1].clampingRange?.upperBound?.doubleValue(for: .decibelHearingLevel()) == 80)
+        #expect(sample.sensitivityPoints[1].tests.map(\.side) == [.left])
     }
+
+
 }

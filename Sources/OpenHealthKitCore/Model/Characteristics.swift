@@ -123,6 +123,14 @@ extension Characteristics {
     /// `HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"`,
     /// …). Attributes it does not know are ignored; a value it cannot read
     /// is refused (`invalidValue`), naming it.
+    /// The `<Me>` attributes the five characteristics are read from; any
+    /// other (a newer export's `…CardioFitnessMedicationsUse`) is not kept.
+    public static let exportAttributeNames: Set = [
+        "HKCharacteristicTypeIdentifierDateOfBirth", "HKCharacteristicTypeIdentifierBiologicalSex",
+        "HKCharacteristicTypeIdentifierBloodType", "HKCharacteristicTypeIdentifierFitzpatrickSkinType",
+        "HKCharacteristicTypeIdentifierWheelchairUse",
+    ]
+
     public init(exportAttributes attributes: [(String, String)]) throws {
         self.init()
         func value<E>(_ names: [E: String], _ text: String, _ what: String) throws -> E {

@@ -64,8 +64,11 @@ enum Schema {
     /// kept in sorted chunks (`workout_samples`), moved from the key per
     /// link of `workout_links` when an older store is opened; a
     /// format-12 library would not find them, so it refuses the store.
+    /// 14: an audiogram's ears may carry clamping ranges (its payload's
+    /// version 2), which a format-13 library would take for corruption,
+    /// so it refuses the store; nothing is rewritten on upgrade.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 13
+    static let format: UInt32 = 14
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
