@@ -650,6 +650,16 @@ int32_t ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_coun
 int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, uint64_t count);
 
 /**
+ * ohk_store_save_audiogram with each point's clamping ranges: `clamping`
+ * holds `count` entries beside `points`, point for point (NaN: an open
+ * bound; all four NaN: no range), and may be NULL for none. Returns what
+ * ohk_store_save_audiogram returns; OHK_ERR_INVALID_VALUE also for a
+ * range of an ear not tested, or whose bounds are not finite or are out
+ * of order. Any thread; blocks for the write transaction.
+ */
+int32_t ohk_store_save_clamped_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, const ohk_audiogram_clamping *clamping, uint64_t count);
+
+/**
  * Sample `sample_index`'s sensitivity points (an audiogram's):
  * *out_points points at *out_count points in order of frequency, one
  * contiguous array borrowed from the batch, made on first access.
@@ -657,6 +667,16 @@ int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store
  * sample that is not an audiogram); OHK_ERR_CLOSED. Any thread.
  */
 int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+
+/**
+ * Sample `sample_index`'s clamping ranges (an audiogram's), point for
+ * point beside ohk_batch_audiogram's points: *out_clamping points at
+ * *out_count entries borrowed from the batch (all NaN for a point
+ * without a range). Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index
+ * out of range, a sample that is not an audiogram); OHK_ERR_CLOSED. Any
+ * thread.
+ */
+int32_t ohk_batch_audiogram_clamping(const ohk_audiogram_clamping **out_clamping, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Electrocardiograms and clinical records */
 

@@ -80,11 +80,9 @@ public struct ImportReport: Sendable {
     public var skipped: [SkipReason: Int] = [:]
     /// The first line of export.xml where each reason was met.
     public var firstLine: [SkipReason: Int] = [:]
-    /// Elements other than `<Record>` that are not imported (yet), by name:
-    /// `Workout`, `Correlation` (whose records also appear at top level),
-    /// `ActivitySummary`, `ClinicalRecord`, `Audiogram`, the
-    /// beat-to-beat lists of heart-rate-variability records
-    /// (`HeartRateVariabilityMetadataList`), unknown ones.
+    /// Elements not imported, by name: top-level ones the importer does
+    /// not read (`VisionPrescription`, unknown ones), and nested ones where
+    /// exports have none, as "Parent > Child".
     public var notImported: [String: Int] = [:]
     /// Elements past a per-list bound (`ImportLimits`: beats of one
     /// heart-rate-variability list, points of one audiogram), as
@@ -92,9 +90,9 @@ public struct ImportReport: Sendable {
     public var cutShort: [String: Int] = [:]
     /// The `value` of the export's `<ExportDate>`, as written.
     public var exportDate: String?
-    /// The export's other files, not imported (yet), by kind: a folder and
-    /// an extension (`workout-routes/*.gpx`, `electrocardiograms/*.csv`) or
-    /// a name (`export_cda.xml`).
+    /// The export's other files, not imported, by kind: a folder and an
+    /// extension (`workout-routes/*.gpx` no route names) or a name
+    /// (`export_cda.xml`); after damage, every file beside the XML.
     public var filesNotImported: [String: Int] = [:]
     /// Added samples by type identifier, by the export's unit text
     /// (category samples under ""), and by source name.

@@ -83,7 +83,8 @@ enum ImportSummary {
         lines.append("  added             \(r.added)" + (r.replaced > 0 ? " (\(r.replaced) replacing older versions)" : ""))
         lines.append("  already stored    \(r.alreadyStored)")
         if r.olderVersions > 0 { lines.append("  older versions    \(r.olderVersions) (the store holds newer ones)") }
-        lines.append("  skipped           \(r.skippedCount)")
+        lines.append("  skipped           \(r.recordsSkipped)")
+        if !r.skipped.isEmpty { lines.append("  skips of every kind, by reason:") }
         for (reason, n) in r.skipped.sorted(by: { $0.key < $1.key }) {
             lines.append("    \(reason): \(n) (first at line \(r.firstLine[reason] ?? 0))")
         }

@@ -148,4 +148,22 @@ import Testing
         let again = try importFile(dir + "/export.xml", into: store)
         #expect(again.audiogramsAdded == 0 && again.audiogramsAlreadyStored == 1)
     }
+
+    /// `ohk query --format json` gives each ear's masking and clamping bounds.
+    @Test func rule40_ohkPrintsAnEarsClampingRange() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/export.xml", """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <HealthData locale="en_US">
+         <Audiogram type="HKDataTypeIdentifierAudiogram" sourceName="Hearing" startDate="2024-03-01 10:00:00 +0100" endDate="2024-03-01 10:00:00 +0100">
+          <SensitivityPoint frequencyValue="500" frequencyUnit="Hz" leftEarValue="20" leftEarUnit="dBHL" leftEarMasked="true" leftEarClampingRangeUpperBound="100"/>
+         </Audiogram>
+        </HealthData>
+        """)
+        #expect(ohk(["import", dir + "/export.xml", "--store", dir + "/store"]).status == 0)
+        let q = ohk(["query", "HKDataTypeIdentifierAudiogram", "--store", dir + "/store", "--format", "json"])
+        #expect(q.status == 0)
+        #expect(q.output.contains(#""leftEarDBHL":20,"leftEarMasked":true,"leftEarClampingUpperBoundDBHL":100"#), "\(q.output)")
+        #expect(!q.output.contains("LowerBound"))
+    }
 }

@@ -20,6 +20,13 @@ import OpenHealthKitCore
         }
     }
 
+    /// The bounds docs/semantics.md (rule 54) and docs/ohk.md state.
+    @Test func theDefaultBoundsAreTheDocumentedOnes() {
+        let l = ImportLimits()
+        #expect(l.depth == 64 && l.stretchBytes == 16 << 20 && l.zipRatio == 1000 && l.ratioAfter == 64 << 20)
+        #expect(l.beatsPerSeries == 100_000 && l.pointsPerAudiogram == 1_000)
+    }
+
     @Test func entityExpansionIsRefused() throws {
         let dir = temporaryDirectory()
         var dtd = "<!ENTITY lol \"lol\">\n"

@@ -272,6 +272,35 @@ static void rule40_an_audiogram_is_one_array(void **state)
     EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, points, 0));
 }
 
+/* Clamping ranges run beside the points, sorted with them; NaN is an
+ * open bound, and a range needs an ear tested and bounds in order. */
+static void rule40_clamping_ranges_run_beside_the_points(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in = kind_input("HKDataTypeIdentifierAudiogram", T0, T0);
+    ohk_audiogram_point points[] = {{1000, 20, 25, 1, 0}, {250, 35, NAN, -1, -1}};
+    ohk_audiogram_clamping ranges[] = {{-10, 90, NAN, 80}, {NAN, NAN, NAN, NAN}};
+    OK(ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, ranges, 2));
+    ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierAudiogram", NULL, 0);
+    const ohk_audiogram_clamping *got;
+    uint64_t n;
+    OK(ohk_batch_audiogram_clamping(&got, &n, b, 0));
+    assert_int_equal(n, 2);
+    /* 250 Hz first, without a range; then 1000 Hz's. */
+    assert_true(isnan(got[0].left_ear_lower_db_hl) && isnan(got[0].left_ear_upper_db_hl));
+    assert_true(got[1].left_ear_lower_db_hl == -10 && got[1].left_ear_upper_db_hl == 90);
+    assert_true(isnan(got[1].right_ear_lower_db_hl) && got[1].right_ear_upper_db_hl == 80);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_audiogram_clamping(&got, &n, b, 1));
+    ohk_batch_free(b);
+    ohk_audiogram_clamping no_ear[] = {{NAN, NAN, NAN, NAN}, {NAN, NAN, 0, NAN}};  /* 250 Hz's right ear: not tested */
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, no_ear, 2));
+    ohk_audiogram_clamping reversed[] = {{50, 40, NAN, NAN}, {NAN, NAN, NAN, NAN}};
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, reversed, 2));
+    /* Without ranges it saves as ohk_store_save_audiogram does. */
+    in.start = in.end = T0 + 60;
+    OK(ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, NULL, 2));
+}
+
 static void rule36_add_to_workout_saves_and_associates(void **state)
 {
     fixture *f = *state;
@@ -319,6 +348,7 @@ int run_workouts(void)
         cmocka_unit_test_setup_teardown(rule36_add_to_workout_saves_and_associates, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule39_a_heartbeat_series_is_one_array, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule40_an_audiogram_is_one_array, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule40_clamping_ranges_run_beside_the_points, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("workouts", tests, NULL, NULL);
 }

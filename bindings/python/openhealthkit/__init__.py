@@ -32,7 +32,7 @@ from .store import (
     VerifyReport,
 )
 from .workouts import (
-    Audiogram, AudiogramSample, SensitivityPoint,
+    Audiogram, AudiogramSample, ClampingRange, SensitivityPoint,
     ClinicalRecord, ClinicalRecordSample, ECGClassification, ECGLead, ECGSymptomsStatus, Electrocardiogram,
     ElectrocardiogramSample,
     Correlation, CorrelationSample, Heartbeat, HeartbeatSeries, HeartbeatSeriesSample, HeartbeatsLike, Location,
@@ -45,7 +45,7 @@ __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
     "ActivityMoveMode", "ActivitySummary", "ActivitySummaryList", "ActivitySummaryUpdate",
-    "Audiogram", "AudiogramSample", "SensitivityPoint",
+    "Audiogram", "AudiogramSample", "ClampingRange", "SensitivityPoint",
     "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
     "Electrocardiogram", "ElectrocardiogramSample",
     "Aggregation", "Anchor", "AnchorLike", "BiologicalSex", "BloodType", "CategorySample", "Characteristics",

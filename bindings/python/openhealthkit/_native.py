@@ -218,6 +218,13 @@ class ohk_audiogram_point(Structure):
                 ("left_ear_masked", c_int8), ("right_ear_masked", c_int8)]
 
 
+# An audiogram point's clamping ranges, beside the points: dBHL, NaN for an
+# open bound, all four NaN for a point without a range.
+class ohk_audiogram_clamping(Structure):
+    _fields_ = [("left_ear_lower_db_hl", c_double), ("left_ear_upper_db_hl", c_double),
+                ("right_ear_lower_db_hl", c_double), ("right_ear_upper_db_hl", c_double)]
+
+
 # An electrocardiogram: its enums (OHK_ECG_...), NaN for an absent heart
 # rate or frequency, and its voltages (microvolts) as one contiguous array,
 # the k-th at k / sampling_frequency_hz seconds from the sample's start.
@@ -370,6 +377,9 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                            P(ohk_audiogram_point), c_uint64]),
     "ohk_batch_audiogram": (c_int32, [P(P(ohk_audiogram_point)), P(c_uint64), P(ohk_batch), c_uint64]),
+    "ohk_store_save_clamped_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
+                                                   P(ohk_audiogram_point), P(ohk_audiogram_clamping), c_uint64]),
+    "ohk_batch_audiogram_clamping": (c_int32, [P(P(ohk_audiogram_clamping)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_store_save_electrocardiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                                    P(ohk_electrocardiogram)]),
     "ohk_batch_electrocardiogram": (c_int32, [P(ohk_electrocardiogram), P(ohk_batch), c_uint64]),

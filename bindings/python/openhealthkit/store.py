@@ -35,7 +35,7 @@ from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
     AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
     Electrocardiogram, HeartbeatsLike, LocationsLike, SensitivityPoint, Workout,
-    WorkoutSample, _OwnFieldsSample, check_fhir_json, clinical_record_to_c, correlation_member_types,
+    WorkoutSample, _OwnFieldsSample, check_fhir_json, clamping_bounds, clinical_record_to_c, correlation_member_types,
     electrocardiogram_to_c, heartbeat_series_end, pack_heartbeats, pack_locations, workout_to_c,
 )
 
@@ -442,33 +442,41 @@ class HealthStore:
         """Saves an audiogram (HKAudiogramSample, rule 40) in one
         transaction: ``points`` are ``SensitivityPoint``s or tuples
         ``(frequency Hz, left dBHL or None, right dBHL or None[, left
-        masked, right masked])``; the store sorts them by frequency.
-        ``end`` defaults to ``start``. Returns ``[outcome]``; read back, it
-        is an ``AudiogramSample``. InvalidValueError for no point, a
-        frequency that is not positive or appears twice, a point with
-        neither ear, a level that is not finite (NaN is refused here, as C
-        would read it as "not tested")."""
+        masked, right masked[, left clamping, right clamping]])``, a
+        clamping range a ``ClampingRange`` or a ``(lower, upper)`` pair in
+        dBHL (None: an open bound) or None; the store sorts the points by
+        frequency. ``end`` defaults to ``start``. Returns ``[outcome]``;
+        read back, it is an ``AudiogramSample``. InvalidValueError for no
+        point, a frequency that is not positive or appears twice, a point
+        with neither ear, a level or bound that is not finite (NaN is
+        refused here, as C would read it as "not tested" or "open"), a
+        range without a bound, of an ear not tested, or out of order."""
         rows = [tuple(as_list(point, f"points[{i}]", (), "a SensitivityPoint or a tuple of numbers"))
                 for i, point in enumerate(as_list(points, "points", (), "SensitivityPoints or tuples"))]
         array = (n.ohk_audiogram_point * max(1, len(rows)))()
+        ranges = (n.ohk_audiogram_clamping * max(1, len(rows)))()
         for i, row in enumerate(rows):
-            if not 3 <= len(row) <= 5:
-                raise InvalidArgumentError(f"points[{i}]: (frequency, left, right[, left masked, right masked])")
+            if not 3 <= len(row) <= 7:
+                raise InvalidArgumentError(f"points[{i}]: (frequency, left, right[, left masked, right masked"
+                                           "[, left clamping, right clamping]])")
             frequency, left, right = row[0], row[1], row[2]
-            masked = list(row[3:]) + [None] * (5 - len(row))
+            extra = list(row[3:]) + [None] * (7 - len(row))
             levels = []
             for side, v in (("left", left), ("right", right)):
                 if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v)):
                     raise InvalidValueError(f"points[{i}]: the {side} ear's level must be a finite number or None, not {v!r}")
                 levels.append(math.nan if v is None else float(v))
             array[i] = n.ohk_audiogram_point(float(frequency), levels[0], levels[1],
-                                             -1 if masked[0] is None else int(bool(masked[0])),
-                                             -1 if masked[1] is None else int(bool(masked[1])))
+                                             -1 if extra[0] is None else int(bool(extra[0])),
+                                             -1 if extra[1] is None else int(bool(extra[1])))
+            bounds = [bound for side, given in (("left", extra[2]), ("right", extra[3]))
+                      for bound in clamping_bounds(given, f"points[{i}]: the {side} ear's clamping range")]
+            ranges[i] = n.ohk_audiogram_clamping(*bounds)
         keep: list[Any] = []
         sample = self._own_input(AUDIOGRAM, start, start if end is None else end, source, device, metadata,
                                  uuid, creation_date, utc_offset, keep)
         outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_audiogram(outcome, self._handle, sample, array, len(rows))
+        n.lib.ohk_store_save_clamped_audiogram(outcome, self._handle, sample, array, ranges, len(rows))
         return [_outcome(outcome)]
 
     # ---- electrocardiograms and clinical records (rules 41 and 42, docs/semantics.md)

@@ -661,15 +661,44 @@ class HeartbeatSeriesSample(_OwnFieldsSample):
         return f"{int(self._r[3])} beats"
 
 
+class ClampingRange(NamedTuple):
+    """The range an ear's hearing level may have been clamped to
+    (HealthKit's ``HKAudiogramSensitivityPointClampingRange``, rule 40):
+    dBHL, None for an open bound; not both None."""
+    lower_bound: float | None
+    upper_bound: float | None
+
+
 class SensitivityPoint(NamedTuple):
     """One frequency of an audiogram (rule 40): Hz, and each ear's hearing
-    level in dBHL (None: not tested) and whether it was masked (None: not
-    said)."""
+    level in dBHL (None: not tested), whether it was masked (None: not
+    said) and the range it was clamped to (None: none given)."""
     frequency: float
     left_ear: float | None
     right_ear: float | None
     left_ear_masked: bool | None
     right_ear_masked: bool | None
+    left_ear_clamping: ClampingRange | None = None
+    right_ear_clamping: ClampingRange | None = None
+
+
+def clamping_bounds(given: Any, what: str) -> tuple[float, float]:
+    """A clamping range as C takes it: (lower, upper) in dBHL, NaN for an
+    open bound, (NaN, NaN) for none. ``given`` is None, a ClampingRange or
+    a (lower, upper) pair."""
+    if given is None:
+        return math.nan, math.nan
+    pair = tuple(given) if isinstance(given, (tuple, list)) else None
+    if pair is None or len(pair) != 2:
+        raise ArgumentTypeError(f"{what} must be a ClampingRange, a (lower, upper) pair or None, not {given!r}")
+    if pair[0] is None and pair[1] is None:
+        raise InvalidValueError(f"{what} has no bound: give at least one, or None for no range")
+    bounds = []
+    for name, v in zip(("lower", "upper"), pair):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v)):
+            raise InvalidValueError(f"{what}: the {name} bound must be a finite number or None, not {v!r}")
+        bounds.append(math.nan if v is None else float(v))
+    return bounds[0], bounds[1]
 
 
 @dataclass(frozen=True)
@@ -699,16 +728,21 @@ class AudiogramSample(_OwnFieldsSample):
         return f"{int(self._r[3])} points"
 
 
-def _audiogram_from_c(points: Any, count: int) -> Audiogram:
+def _audiogram_from_c(points: Any, ranges: Any, count: int) -> Audiogram:
     def masked(flag: int) -> bool | None:
         return None if flag < 0 else flag == 1
 
     def level(x: float) -> float | None:
         return None if math.isnan(x) else x
 
+    def clamping(lower: float, upper: float) -> ClampingRange | None:
+        return None if math.isnan(lower) and math.isnan(upper) else ClampingRange(level(lower), level(upper))
+
     return Audiogram(tuple(SensitivityPoint(p.frequency_hz, level(p.left_ear_db_hl), level(p.right_ear_db_hl),
-                                            masked(p.left_ear_masked), masked(p.right_ear_masked))
-                           for p in (points[i] for i in range(count))))
+                                            masked(p.left_ear_masked), masked(p.right_ear_masked),
+                                            clamping(r.left_ear_lower_db_hl, r.left_ear_upper_db_hl),
+                                            clamping(r.right_ear_lower_db_hl, r.right_ear_upper_db_hl))
+                           for p, r in ((points[i], ranges[i]) for i in range(count))))
 
 
 # ---- electrocardiograms (rule 41)
@@ -1127,9 +1161,11 @@ def read_fields(handle: Any, index: int, kind: SampleType) -> (
         return _clinical_record_from_c(record)
     if kind.is_audiogram:
         points = ctypes.POINTER(n.ohk_audiogram_point)()
+        ranges = ctypes.POINTER(n.ohk_audiogram_clamping)()
         point_count = ctypes.c_uint64()
         n.lib.ohk_batch_audiogram(points, point_count, handle, index)
-        return _audiogram_from_c(points, point_count.value)
+        n.lib.ohk_batch_audiogram_clamping(ranges, point_count, handle, index)
+        return _audiogram_from_c(points, ranges, point_count.value)
     if kind.is_heartbeat_series:
         beats = ctypes.POINTER(n.ohk_heartbeat)()
         beat_count = ctypes.c_uint64()
@@ -1579,7 +1615,7 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 __all__ = [
     "Audiogram", "AudiogramSample", "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead",
-    "ECGSymptomsStatus", "Electrocardiogram", "ElectrocardiogramSample", "SensitivityPoint",
+    "ECGSymptomsStatus", "Electrocardiogram", "ElectrocardiogramSample", "SensitivityPoint", "ClampingRange",
     "Correlation", "CorrelationSample", "Heartbeat", "HeartbeatSeries", "HeartbeatSeriesSample", "HeartbeatsLike",
     "Location", "LocationsLike", "Route", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent",
     "WorkoutEventType", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",

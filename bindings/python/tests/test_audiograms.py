@@ -42,3 +42,27 @@ def test_rule_40_an_import_keeps_the_exports_audiogram(store):
     [sample] = store.query("HKDataTypeIdentifierAudiogram").samples
     assert [(p.frequency, p.left_ear, p.right_ear) for p in sample.audiogram.points] == [
         (250, 35.0459, 20.0452), (500, 29.6554, 17.6095)]
+
+
+def test_rule_40_clamping_ranges_round_trip_beside_their_ear(store):
+    store.save_audiogram([
+        ohk.SensitivityPoint(1000, 20, 25, True, False, ohk.ClampingRange(-10, 90), (None, 80)),
+        (250, 35, None),
+    ], T)
+    [sample] = store.query("HKDataTypeIdentifierAudiogram").samples
+    low, high = sample.audiogram.points
+    assert low.left_ear_clamping is None and low.right_ear_clamping is None
+    assert high.left_ear_clamping == ohk.ClampingRange(-10, 90)
+    assert high.right_ear_clamping == ohk.ClampingRange(None, 80)
+    assert high.right_ear_masked is False
+
+
+def test_rule_40_a_save_refuses_a_clamping_range_that_is_not_one(store):
+    for bad in ((None, None), (50, 40), (math.nan, 40)):
+        with pytest.raises(ohk.InvalidValueError):
+            store.save_audiogram([(500, 20, None, None, None, bad)], T)
+    with pytest.raises(ohk.InvalidValueError):  # a range for an ear not tested
+        store.save_audiogram([(500, 20, None, None, None, None, (0, 10))], T)
+    with pytest.raises(ohk.ArgumentTypeError):
+        store.save_audiogram([(500, 20, None, None, None, 5)], T)
+    assert len(store.query("HKDataTypeIdentifierAudiogram").samples) == 0
