@@ -91,7 +91,14 @@ final class ExportParser {
     /// report ("Record > Surprise"; `parent` nil: by its name alone).
     func unread(_ name: UnsafePointer<CChar>, in parent: String?) {
         let child = String(cString: name)
-        otherElements[parent.map { "\($0) > \(child)" } ?? "\(child) (nested)", default: 0] += 1
+        countOther(parent.map { "\($0) > \(child)" } ?? "\(child) (nested)")
+    }
+
+    /// Counts an element not imported under `key`; past 1,000 kinds, under
+    /// one key: endless distinct names must not grow the report without end.
+    func countOther(_ key: String) {
+        let key = otherElements.count < 1_000 || otherElements[key] != nil ? key : "(other elements)"
+        otherElements[key, default: 0] += 1
     }
 
     /// Stops the parse: the document went past a bound.
@@ -147,7 +154,7 @@ final class ExportParser {
             } else if strcmp(name, "ExportDate") == 0 {
                 forEach(attributes) { k, v in if strcmp(k, "value") == 0 { exportDate = String(cString: v) } }
             } else {
-                otherElements[String(cString: name), default: 0] += 1
+                countOther(String(cString: name))
             }
         case 3 where current?.workout != nil:
             workoutChild(name, attributes)

@@ -104,4 +104,16 @@ import OpenHealthKitCore
         #expect(r.contents.contains(ImportReport.Row(kind: "Audiogram > SensitivityPoint", count: 1, imported: 0,
                                                      note: "past the most one list keeps: dropped")))
     }
+
+    /// Endless distinct element names are counted under 1,000 keys at most.
+    @Test func endlessElementNamesDoNotGrowTheReportWithoutEnd() throws {
+        let dir = temporaryDirectory()
+        let unknown = (0..<1_500).map { "<Thing\($0)/>" }.joined()
+        writeText(dir + "/export.xml", export(record() + "\n" + unknown))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.failure == nil && r.added == 1)
+        #expect(r.notImported.count == 1_001 && r.notImported["(other elements)"] == 500)
+    }
 }
