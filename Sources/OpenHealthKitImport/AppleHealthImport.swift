@@ -61,8 +61,12 @@ public enum AppleHealthImport {
         let input = try ExportInput(path: path, limits: options.limits)
         let handoff = Handoff<Chunk>(capacity: 4)
         let cancelled = Atomic<Bool>(false)
+        let attachments = AttachmentReader()
+        // Whatever way the import ends, the reader is let finish.
+        defer { attachments.stop() }
         // The reader owns the input and the parser; they cross once, here.
-        let reader = Reader(input: input, parser: ExportParser(limits: options.limits))
+        let reader = Reader(input: input, parser: ExportParser(limits: options.limits), exportPath: path,
+                            attachments: attachments)
         DispatchQueue.global().async { reader.run(into: handoff, unless: cancelled) }
 
         var saver = Saver(store: store, batchSize: options.batchSize, batchBulkBytes: options.batchBulkBytes)
@@ -102,11 +106,12 @@ public enum AppleHealthImport {
                 try saver.saveActivitySummaries()
                 if let me { try saver.importCharacteristics(me) }
                 // The files the XML names (routes, clinical records) and the
-                // ECGs, once the XML is read (after damage the zip cannot be
-                // read on: they wait for a rerun).
+                // ECGs, which the reader reads and parses once the XML is
+                // read (after damage the zip cannot be read on: they wait
+                // for a rerun).
                 var filesRead: Set<String> = []
                 if failure == nil {
-                    filesRead = try saver.importAttachments(path, exportXML: input.entryName, files: otherFiles)
+                    filesRead = try saver.importAttachments(attachments)
                 } else {
                     saver.leaveAttachmentsUnread()
                 }
@@ -137,14 +142,19 @@ private enum Chunk: Sendable {
     }
 }
 
-/// The reading side: decompress, parse, hand over records chunk by chunk.
+/// The reading side: decompress, parse, hand over records chunk by
+/// chunk; then read and parse the files beside the XML.
 private final class Reader: @unchecked Sendable {
     let input: ExportInput
     let parser: ExportParser
+    let exportPath: String
+    let attachments: AttachmentReader
 
-    init(input: ExportInput, parser: ExportParser) {
+    init(input: ExportInput, parser: ExportParser, exportPath: String, attachments: AttachmentReader) {
         self.input = input
         self.parser = parser
+        self.exportPath = exportPath
+        self.attachments = attachments
     }
 
     func run(into handoff: Handoff<Chunk>, unless cancelled: borrowing Atomic<Bool>) {
@@ -154,8 +164,11 @@ private final class Reader: @unchecked Sendable {
                 let n = try parser.parse(upTo: 1 << 18) { buffer, capacity in
                     try input.read(into: buffer, count: capacity)
                 }
-                handoff.put(.records(parser.takeRecords(), xmlBytes: n, bytesRead: input.bytesConsumed))
-                if n == 0 { break }
+                let chunk = Chunk.records(parser.takeRecords(), xmlBytes: n, bytesRead: input.bytesConsumed)
+                // The last chunk without waiting: parsed already, it takes
+                // no more memory queued, and the files beside the XML are next.
+                if n == 0 { handoff.putLast(chunk); break }
+                handoff.put(chunk)
             }
         } catch let e as ImportError {
             failure = e
@@ -167,7 +180,14 @@ private final class Reader: @unchecked Sendable {
         // The zip's entries after the XML, for the report (not after damage).
         if failure == nil && !cancelled.load(ordering: .relaxed) { input.listRemainingEntries() }
         let elements = Chunk.Elements(other: parser.otherElements, cut: parser.cutElements, exportDate: parser.exportDate)
-        handoff.put(.end(failure, elements: elements, otherFiles: input.otherFiles, me: parser.me, bytesRead: input.bytesConsumed))
+        handoff.putLast(.end(failure, elements: elements, otherFiles: input.otherFiles, me: parser.me,
+                             bytesRead: input.bytesConsumed))
+        // While the saver saves the last records, the files beside the XML.
+        if failure == nil && !cancelled.load(ordering: .relaxed) {
+            attachments.read(exportPath, exportXML: input.entryName, routeFiles: parser.routeFiles,
+                             clinicalFiles: parser.clinicalFiles, otherFiles: input.otherFiles)
+        }
+        attachments.handoff.put(.end)
     }
 }
 
@@ -245,7 +265,7 @@ private struct Saver {
         }
         if let c = r.clinicalRecord {
             report.clinicalRecords += 1
-            // "/clinical-records/Immunization-….json": from the export's folder.
+            // "/clinical-records/Immunization-….json": from the export's folder (as the parser reads it).
             let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
             if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
             return
@@ -403,27 +423,13 @@ private struct Saver {
         report.characteristics = given
     }
 
-    /// Reads the files beside the XML in one pass (over a zip, one walk
-    /// of its entries) and saves what they hold: the GPX files of the
-    /// saved workouts' routes, each route with its workout's UUID (rule
-    /// 32); the clinical records' JSON files (rule 42); the ECG files
-    /// (rule 41). Returns the names of the files read, as the export has them.
-    mutating func importAttachments(_ exportPath: String, exportXML: String?, files: [String]) throws -> Set<String> {
-        // The most bytes each may have: a 30 s ECG is about 130 KB.
-        var limits: [String: Int] = [:]
-        for p in Self.electrocardiogramPaths(exportPath, exportXML: exportXML, files: files) { limits[p] = 8 << 20 }
-        for p in clinical.keys { limits[p] = 64 << 20 }
-        for p in routes.keys { limits[p] = 256 << 20 }
+    /// Saves what `files` read: each route with its workout's UUID, each
+    /// clinical record, each ECG. Returns the names of the files read, as
+    /// the export has them.
+    mutating func importAttachments(_ files: AttachmentReader) throws -> Set<String> {
         var read: Set<String> = []
-        try ExportAttachments.read(exportPath, exportXML: exportXML, limits: limits) { path, name, bytes in
-            read.insert(name)
-            if let refs = routes.removeValue(forKey: path) {
-                try takeRouteFile(refs, bytes)
-            } else if let records = clinical.removeValue(forKey: path) {
-                try takeClinicalFile(records, bytes)
-            } else {
-                try takeElectrocardiogramFile(path, bytes)
-            }
+        while case .file(let name, let file) = files.take() {
+            if try take(file) { read.insert(name) }
         }
         // What the XML names that the export does not hold.
         report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
@@ -432,6 +438,24 @@ private struct Saver {
         clinical.removeAll()
         try flushAndSettle()
         return read
+    }
+
+    /// Saves a file's samples; false when no saved element named it (a
+    /// route of a workout that was skipped).
+    private mutating func take(_ file: Attachment) throws -> Bool {
+        switch file {
+        case .route(let path, let parsed):
+            guard let refs = routes.removeValue(forKey: path) else { return false }
+            try takeRouteFile(refs, parsed)
+        case .clinicalRecord(let path, let bytes):
+            guard let records = clinical.removeValue(forKey: path) else { return false }
+            try takeClinicalFile(records, bytes)
+        case .electrocardiogram(let path, let parsed):
+            try takeElectrocardiogramFile(path, parsed)
+        case .file, .end:
+            return false
+        }
+        return true
     }
 
     /// After damage the zip cannot be read on to the files the XML named:
@@ -443,23 +467,10 @@ private struct Saver {
         clinical.removeAll()
     }
 
-    /// The `*.csv` files one level down in the export's folders (the
-    /// folders beside a loose XML file, which lists nothing), hidden ones
-    /// left out: the ECG files, `electrocardiograms/` in English.
-    private static func electrocardiogramPaths(_ exportPath: String, exportXML: String?, files: [String]) -> [String] {
-        let base = exportXML.map { x in x.split(separator: "/").dropLast().joined(separator: "/") } ?? ""
-        let files = exportXML == nil ? ExportAttachments.files(besideLooseXML: exportPath) : files
-        return files.compactMap { f in
-            guard f.lowercased().hasSuffix(".csv") else { return nil }
-            let rel = base.isEmpty ? f : f.hasPrefix(base + "/") ? String(f.dropFirst(base.count + 1)) : ""
-            let parts = rel.split(separator: "/")
-            return parts.count == 2 && !parts[1].hasPrefix(".") ? rel : nil
-        }
-    }
-
     /// A route file's locations, saved as each route that names it.
-    private mutating func takeRouteFile(_ refs: [(route: ExportWorkout.Route, workout: UUID)], _ bytes: [UInt8]) throws {
-        switch GPXParser.locations(bytes) {
+    private mutating func takeRouteFile(_ refs: [(route: ExportWorkout.Route, workout: UUID)],
+                                        _ parsed: Result<[RouteLocation], SkipReason>) throws {
+        switch parsed {
         case .failure(let reason):
             for _ in refs { skip(reason, line: 0) }
         case .success(let locations):
@@ -488,9 +499,10 @@ private struct Saver {
     }
 
     /// An ECG file, saved as an electrocardiogram.
-    private mutating func takeElectrocardiogramFile(_ path: String, _ bytes: [UInt8]) throws {
+    private mutating func takeElectrocardiogramFile(_ path: String,
+                                                    _ parsed: Result<ElectrocardiogramCSV, ElectrocardiogramCSV.Failure>) throws {
         report.electrocardiograms += 1
-        switch ElectrocardiogramCSV.parse(bytes) {
+        switch parsed {
         case .success(let csv):
             switch mapper.electrocardiogram(csv) {
             case .success(let s):

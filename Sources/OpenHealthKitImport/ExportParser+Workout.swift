@@ -83,7 +83,9 @@ extension ExportParser {
                 guard strcmp(k, "path") == 0 else { return }
                 // "/workout-routes/x.gpx": relative to the export's folder.
                 let path = String(cString: v)
-                current!.workout!.routes[i].path = path.hasPrefix("/") ? String(path.dropFirst()) : path
+                let file = path.hasPrefix("/") ? String(path.dropFirst()) : path
+                current!.workout!.routes[i].path = file
+                routeFiles.insert(file)
             }
         case (.event?, _): unread(name, in: "WorkoutEvent")
         case (.activity?, _): unread(name, in: "WorkoutActivity")

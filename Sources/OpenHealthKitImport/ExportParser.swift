@@ -28,6 +28,10 @@ final class ExportParser {
     var cutElements: [String: Int] = [:]
     /// The `value` of the export's `<ExportDate>`.
     var exportDate: String?
+    /// The files the XML names, relative to the export's folder: routes'
+    /// GPX files and clinical records' JSON files.
+    var routeFiles: Set<String> = []
+    var clinicalFiles: Set<String> = []
     /// The attributes of the export's `<Me>` (the person's characteristics).
     var me: [(String, String)]?
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
@@ -145,7 +149,14 @@ final class ExportParser {
                 r.line = Int(XML_GetCurrentLineNumber(parser))
                 var attrs: [String: String] = [:]
                 forEach(attributes) { k, v in attrs[String(cString: k)] = String(cString: v) }
-                if strcmp(name, "ActivitySummary") == 0 { r.activitySummary = attrs } else { r.clinicalRecord = attrs }
+                if strcmp(name, "ActivitySummary") == 0 {
+                    r.activitySummary = attrs
+                } else {
+                    r.clinicalRecord = attrs
+                    // "/clinical-records/Immunization-….json": from the export's folder.
+                    let file = String((attrs["resourceFilePath"] ?? "").drop { $0 == "/" })
+                    if !file.isEmpty { clinicalFiles.insert(file) }
+                }
                 current = r
             } else if strcmp(name, "Me") == 0 {
                 var attrs: [(String, String)] = []

@@ -32,6 +32,15 @@ final class Handoff<Item: Sendable>: @unchecked Sendable {
         items.signal()
     }
 
+    /// Adds the last item without waiting for a slot (it holds little):
+    /// the putting thread goes on to other work while the taker catches up.
+    func putLast(_ item: Item) {
+        pthread_mutex_lock(lock)
+        queue.append(item)
+        pthread_mutex_unlock(lock)
+        items.signal()
+    }
+
     func take() -> Item {
         items.wait()
         pthread_mutex_lock(lock)

@@ -106,12 +106,19 @@ import Testing
          </Audiogram>
         </HealthData>
         """)
-        let r = try importFile(dir + "/export.xml", into: store)
+        let got = try importOneOfTwoAudiograms(dir + "/export.xml", into: store)
+        #expect(got.points == [Audiogram.Point(frequency: 1000, left: .init(sensitivity: 20, masked: true))])
+    }
+
+    /// Imports an export of two audiograms whose second does not read:
+    /// the first's points.
+    private func importOneOfTwoAudiograms(_ path: String, into store: Store) throws -> Audiogram {
+        let r = try importFile(path, into: store)
         #expect(r.audiograms == 2 && r.audiogramsAdded == 1)
         #expect(r.skipped == [SkipReason(kind: .badValue, subject: TypeCatalogue.audiogramIdentifier): 1])
         let a = try #require(try store.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.first)
-        guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
-        #expect(got.points == [Audiogram.Point(frequency: 1000, left: .init(sensitivity: 20, masked: true))])
+        guard case .audiogram(let got) = a.value else { throw OHKError(.invalidValue, "not an audiogram") }
+        return got
     }
 
     /// iOS 18.1's exports write each ear's clamping range (in the ear's
@@ -134,11 +141,7 @@ import Testing
          </Audiogram>
         </HealthData>
         """)
-        let r = try importFile(dir + "/export.xml", into: store)
-        #expect(r.audiograms == 2 && r.audiogramsAdded == 1)
-        #expect(r.skipped == [SkipReason(kind: .badValue, subject: TypeCatalogue.audiogramIdentifier): 1])
-        let a = try #require(try store.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.first)
-        guard case .audiogram(let got) = a.value else { Issue.record("not an audiogram"); return }
+        let got = try importOneOfTwoAudiograms(dir + "/export.xml", into: store)
         #expect(got.points == [
             Audiogram.Point(frequency: 500,
                             left: .init(sensitivity: 20, masked: true, clampingRange: .init(lowerBound: -10, upperBound: 100)),
