@@ -91,38 +91,20 @@ public enum AppleHealthImport {
                                                  records: saver.report.records, added: saver.report.added + saver.pending))
                 if options.shouldStop?() == true {
                     cancelled.store(true, ordering: .relaxed)
-                    while case .records = handoff.take() {}  // the reader's last chunks and its end
-                    try saver.flushAndSettle()
-                    try saver.saveCorrelations()
-                    try saver.saveActivitySummaries()
-                    saver.leaveAttachmentsUnread()
-                    saver.report.failure = .cancelled
-                    return saver.report
+                    // The reader's last chunks, then its end, for the report.
+                    var last = handoff.take()
+                    while case .records = last { last = handoff.take() }
+                    guard case .end(let end) = last else { preconditionFailure("the reader ends with .end") }
+                    return try saver.finish(end, failure: .cancelled, attachments: nil, exportXML: input.entryName)
                 }
-            case .end(let failure, let elements, let otherFiles, let me, let bytesRead):
-                if case .notAnExport? = failure, saver.report.records == 0 { throw failure! }
-                try saver.flushAndSettle()
-                try saver.saveCorrelations()
-                try saver.saveActivitySummaries()
-                if let me { try saver.importCharacteristics(me) }
+            case .end(let end):
+                if case .notAnExport? = end.failure, saver.report.records == 0 { throw end.failure! }
                 // The files the XML names (routes, clinical records) and the
                 // ECGs, which the reader reads and parses once the XML is
                 // read (after damage the zip cannot be read on: they wait
                 // for a rerun).
-                var filesRead: Set<String> = []
-                if failure == nil {
-                    filesRead = try saver.importAttachments(attachments)
-                } else {
-                    saver.leaveAttachmentsUnread()
-                }
-                saver.report.failure = failure
-                saver.report.notImported = elements.other
-                saver.report.cutShort = elements.cut
-                saver.report.exportDate = elements.exportDate
-                saver.report.filesNotImported = ImportReport.fileKinds(otherFiles.filter { !filesRead.contains($0) },
-                                                                       exportXML: input.entryName)
-                saver.report.bytesRead = bytesRead
-                return saver.report
+                return try saver.finish(end, failure: end.failure, attachments: end.failure == nil ? attachments : nil,
+                                        exportXML: input.entryName)
             }
         }
     }
@@ -132,14 +114,21 @@ public enum AppleHealthImport {
 private enum Chunk: Sendable {
     case records([ExportRecord], xmlBytes: Int, bytesRead: Int64)
     /// The end of the input, or where damage stopped it.
-    case end(ImportError?, elements: Elements, otherFiles: [String], me: [(String, String)]?, bytesRead: Int64)
+    case end(XMLEnd)
+}
 
-    /// What the parser counted besides records, for the report.
-    struct Elements: Sendable {
-        var other: [String: Int]
-        var cut: [String: Int]
-        var exportDate: String?
-    }
+/// How the XML ended, and what the parser read besides records.
+private struct XMLEnd: Sendable {
+    var failure: ImportError?
+    /// Elements not imported and lists cut at their bound (`ExportParser`).
+    var otherElements: [String: Int]
+    var cutElements: [String: Int]
+    var exportDate: String?
+    /// The export's other files, as far as they were listed.
+    var otherFiles: [String]
+    /// `<Me>`'s attributes.
+    var me: [(String, String)]?
+    var bytesRead: Int64
 }
 
 /// The reading side: decompress, parse, hand over records chunk by
@@ -179,9 +168,9 @@ private final class Reader: @unchecked Sendable {
         }
         // The zip's entries after the XML, for the report (not after damage).
         if failure == nil && !cancelled.load(ordering: .relaxed) { input.listRemainingEntries() }
-        let elements = Chunk.Elements(other: parser.otherElements, cut: parser.cutElements, exportDate: parser.exportDate)
-        handoff.putLast(.end(failure, elements: elements, otherFiles: input.otherFiles, me: parser.me,
-                             bytesRead: input.bytesConsumed))
+        handoff.putLast(.end(XMLEnd(failure: failure, otherElements: parser.otherElements, cutElements: parser.cutElements,
+                                    exportDate: parser.exportDate, otherFiles: input.otherFiles, me: parser.me,
+                                    bytesRead: input.bytesConsumed)))
         // While the saver saves the last records, the files beside the XML.
         if failure == nil && !cancelled.load(ordering: .relaxed) {
             attachments.read(exportPath, exportXML: input.entryName, routeFiles: parser.routeFiles,
@@ -403,6 +392,30 @@ private struct Saver {
     private mutating func clearBatch() {
         bulkBytes = 0
         next.removeAll()
+    }
+
+    /// Saves what is left once the XML ended (the last batch, the
+    /// correlations, the activity summaries, `<Me>`, and the files beside
+    /// the XML when `attachments` reads them) and completes the report.
+    mutating func finish(_ end: XMLEnd, failure: ImportError?, attachments: AttachmentReader?,
+                         exportXML: String?) throws -> ImportReport {
+        try flushAndSettle()
+        try saveCorrelations()
+        try saveActivitySummaries()
+        if let me = end.me { try importCharacteristics(me) }
+        var filesRead: Set<String> = []
+        if let attachments {
+            filesRead = try importAttachments(attachments)
+        } else {
+            leaveAttachmentsUnread()
+        }
+        report.failure = failure
+        report.notImported = end.otherElements
+        report.cutShort = end.cutElements
+        report.exportDate = end.exportDate
+        report.filesNotImported = ImportReport.fileKinds(end.otherFiles.filter { !filesRead.contains($0) }, exportXML: exportXML)
+        report.bytesRead = end.bytesRead
+        return report
     }
 
     /// Rule 38: the characteristics `<Me>` sets replace the store's; those

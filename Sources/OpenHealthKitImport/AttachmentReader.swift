@@ -14,7 +14,9 @@ enum Attachment: Sendable {
 /// The thread that reads and parses the files beside the XML, and the
 /// files it handed over; `stop` makes it finish early and waits for it.
 final class AttachmentReader: Sendable {
-    let handoff = Handoff<Attachment>(capacity: 2)
+    /// One file queued: with the one being parsed and the one being saved,
+    /// three at most are in memory (each up to its limit below).
+    let handoff = Handoff<Attachment>(capacity: 1)
     let stopped = Atomic<Bool>(false)
     private let done = Atomic<Bool>(false)
 
@@ -30,7 +32,8 @@ final class AttachmentReader: Sendable {
         for p in clinicalFiles { limits[p] = 64 << 20 }
         for p in routeFiles { limits[p] = 256 << 20 }
         // Only the body's own errors can be thrown: it stops once told to.
-        try? ExportAttachments.read(exportPath, exportXML: exportXML, limits: limits) { path, name, bytes in
+        try? ExportAttachments.read(exportPath, exportXML: exportXML, limits: limits,
+                                    unless: { self.stopped.load(ordering: .relaxed) }) { path, name, bytes in
             if stopped.load(ordering: .relaxed) { throw ImportError.cancelled }
             let file: Attachment = routeFiles.contains(path) ? .route(path, GPXParser.locations(bytes))
                 : clinicalFiles.contains(path) ? .clinicalRecord(path, bytes)

@@ -12,7 +12,8 @@ enum ExportAttachments {
     /// skipped as damage) the export holds, its name as the export has
     /// it, and its bytes. `exportPath` is what the import was given;
     /// `exportXML` the XML's name inside it (nil for a loose XML file).
-    static func read(_ exportPath: String, exportXML: String?, limits: [String: Int],
+    /// `stopped` true ends the pass early, checked at each file or entry.
+    static func read(_ exportPath: String, exportXML: String?, limits: [String: Int], unless stopped: () -> Bool = { false },
                      _ body: (_ path: String, _ name: String, _ bytes: [UInt8]) throws -> Void) throws {
         // Only files inside the export: no "..", no absolute path.
         let limits = limits.filter { p, _ in !p.hasPrefix("/") && !p.split(separator: "/").contains("..") }
@@ -23,16 +24,16 @@ enum ExportAttachments {
         let base = exportXML.map { x in x.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/") } ?? ""
         let inFolder = { (p: String) in base.isEmpty ? p : base + "/" + p }
         if (st.st_mode & S_IFMT) == S_IFDIR {
-            for p in paths.sorted() {
+            for p in paths.sorted() where !stopped() {
                 if let bytes = file(exportPath + "/" + inFolder(p), limits[p]!) { try body(p, inFolder(p), bytes) }
             }
         } else if isZip(exportPath) {
             var wanted: [String: (path: String, maxBytes: Int)] = [:]
             for (p, limit) in limits { wanted[inFolder(p)] = (p, limit) }
-            try zipEntries(exportPath, wanted, body)
+            try zipEntries(exportPath, wanted, stopped, body)
         } else {
             let folder = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
-            for p in paths.sorted() {
+            for p in paths.sorted() where !stopped() {
                 if let bytes = file((folder.isEmpty ? "." : folder) + "/" + p, limits[p]!) { try body(p, p, bytes) }
             }
         }
@@ -83,7 +84,7 @@ enum ExportAttachments {
 
     /// The zip's entries named in `wanted` (entry name → path and most
     /// bytes), front to back; damage ends the pass (what was read stays read).
-    private static func zipEntries(_ path: String, _ wanted: [String: (path: String, maxBytes: Int)],
+    private static func zipEntries(_ path: String, _ wanted: [String: (path: String, maxBytes: Int)], _ stopped: () -> Bool,
                                    _ body: (String, String, [UInt8]) throws -> Void) throws {
         guard let a = archive_read_new() else { return }
         defer { archive_read_free(a) }
@@ -91,7 +92,7 @@ enum ExportAttachments {
         guard archive_read_open_filename(a, path, 1 << 16) == ARCHIVE_OK else { return }
         var entry: OpaquePointer?
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
+        while !stopped() {
             let status = archive_read_next_header(a, &entry)
             guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry else { return }
             let name = (archive_entry_pathname_utf8(entry) ?? archive_entry_pathname(entry)).map { String(cString: $0) } ?? ""

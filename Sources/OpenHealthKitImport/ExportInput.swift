@@ -9,9 +9,9 @@ import Glibc
 ///
 /// The export's XML is the file whose root element is `HealthData`,
 /// whatever its name: `export.xml`, `Export.xml`, `导出.xml` on a
-/// Chinese-locale phone. `export.xml` is tried first, then the other XML
-/// files; each is sniffed (`ExportProlog`), and one whose root is another
-/// element is passed over. `export_cda.xml` (the clinical document) never
+/// Chinese-locale phone. Each XML file is sniffed (`ExportProlog`), and
+/// one whose root is another element is passed over: in a zip, entry by
+/// entry in the zip's order; in a folder, `export.xml` first. `export_cda.xml` (the clinical document) never
 /// is the export.
 final class ExportInput {
     /// What progress is measured against: the size of the file on disk.
@@ -270,7 +270,8 @@ final class ExportInput {
     }
 
     /// Reads up to `count` bytes into `buffer`; 0 at the end. Throws
-    /// `ImportError.damaged` when the zip or the file cannot be read on.
+    /// `ImportError.truncated` when the zip ends inside the XML, and
+    /// `.damaged` when the zip or the file cannot be read on.
     func read(into buffer: UnsafeMutableRawPointer, count: Int) throws -> Int {
         if pendingAt < pending.count {
             let n = min(count, pending.count - pendingAt)

@@ -18,6 +18,8 @@ final class ExportParser {
     var workoutChild: WorkoutChild?
     /// The event being read inside a workout's activity (depth 4).
     var activityEvent: Int?
+    /// A record's beat list is open (depth 3): its beats are read.
+    private var inBeatList = false
     private var depth = 0
     /// Elements not imported, by name: top-level ones the importer does
     /// not read (`VisionPrescription`, unknown ones), and nested ones it
@@ -197,12 +199,13 @@ final class ExportParser {
             } else if strcmp(name, "HeartRateVariabilityMetadataList") == 0 && current!.beats == nil {
                 // Its beats become a heartbeat series beside the record (rule 39).
                 current!.beats = []
+                inBeatList = true
             } else {
                 unread(name, in: current!.elementName)
             }
         case 4 where current?.workout != nil:
             workoutGrandchild(name, attributes)
-        case 4 where current?.beats != nil:
+        case 4 where inBeatList:
             if strcmp(name, "InstantaneousBeatsPerMinute") == 0 {
                 var time: String?
                 forEach(attributes) { k, v in if strcmp(k, "time") == 0 { time = String(cString: v) } }
@@ -232,6 +235,7 @@ final class ExportParser {
         if depth == 4 { activityEvent = nil }
         if depth == 3 {
             workoutChild = nil
+            inBeatList = false
             if let m = member.take() { current?.members?.append(m) }
         }
         depth -= 1

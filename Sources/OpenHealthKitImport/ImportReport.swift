@@ -253,7 +253,7 @@ public struct ImportReport: Sendable {
     private static func reason(file kind: String, stopped: Bool) -> String {
         if stopped { return "not read: the import stopped before the files" }
         return switch kind {
-        case "workout-routes/*.gpx": "no WorkoutRoute of the export names them"
+        case "workout-routes/*.gpx": "no imported WorkoutRoute names them"
         case "clinical-records/*.json": "no ClinicalRecord of the export names them"
         case "export_cda.xml": "the clinical document (CDA): not imported yet"
         default: "not imported yet"

@@ -228,13 +228,8 @@ struct RecordMapper {
                 for ear in [p.left, p.right] {
                     bits(ear?.sensitivity.bitPattern ?? 0)
                     name.append(ear == nil ? 0 : ear!.masked.map { $0 ? 2 : 1 } ?? 3)
-                    // Only where given: an audiogram without one keeps the
-                    // UUID earlier versions gave it.
-                    if let range = ear?.clampingRange {
-                        name.append(5)
-                        bits(range.lowerBound?.bitPattern ?? Double.nan.bitPattern)
-                        bits(range.upperBound?.bitPattern ?? Double.nan.bitPattern)
-                    }
+                    // Not the clamping ranges: 0.16 imported the same
+                    // audiograms without them, under this UUID (rule 40).
                 }
             }
         case .electrocardiogram(let e):

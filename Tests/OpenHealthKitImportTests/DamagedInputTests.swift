@@ -294,4 +294,22 @@ final class Waiter: @unchecked Sendable {
         #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 1, imported: 0,
                                                      note: "not read: the import stopped before the files")))
     }
+
+    /// A stop by the caller keeps the report whole: the elements read, and
+    /// the files not read because of the stop.
+    @Test func aStoppedImportReportsWhatItReadAndTheFilesItDidNot() throws {
+        let dir = temporaryDirectory()
+        let folder = dir + "/apple_health_export"
+        mkdir(folder, 0o755)
+        mkdir(folder + "/workout-routes", 0o755)
+        writeText(folder + "/workout-routes/route_1.gpx", "<gpx/>")  // not read
+        writeBytes(folder + "/export.xml", readBytes(fixtureB))
+        let store = try newStore()
+        defer { store.close() }
+        let r = try AppleHealthImport.run(folder, into: store, options: ImportOptions(shouldStop: { true }))
+        #expect(r.failure == .cancelled)
+        #expect(r.exportDate == "2021-01-22 17:37:58 -0800" && r.characteristics?.biologicalSex == .male)
+        #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 1, imported: 0,
+                                                     note: "not read: the import stopped before the files")))
+    }
 }

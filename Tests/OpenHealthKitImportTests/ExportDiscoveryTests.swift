@@ -183,7 +183,7 @@ import OpenHealthKitCore
         #expect(r.filesNotImported == expected)
         #expect(r.contents.contains(ecgRow))
         #expect(r.contents.contains(ImportReport.Row(kind: "workout-routes/*.gpx", count: 3, imported: 0,
-                                                     note: "no WorkoutRoute of the export names them")))
+                                                     note: "no imported WorkoutRoute names them")))
         #expect(r.contents.contains(ImportReport.Row(kind: "export_cda.xml", count: 1, imported: 0,
                                                      note: "the clinical document (CDA): not imported yet")))
         // The Record row counts the records skipped, not the ECG file skipped beside them.

@@ -71,6 +71,26 @@ import Testing
         #expect(RecordMapper.timeOfDay("오전 12:00:01.5")! == (1, 0.5))
         for bad in ["13:00:00 PM", "7:60:00 AM", "7:00", "", "25:00:00", "7:00:0x.5", "7:00:01.2.3"] { #expect(RecordMapper.timeOfDay(bad) == nil, "\(bad)") }
     }
+
+    /// A record's first beat list is its series; a second is not read,
+    /// and the report says so.
+    @Test func rule39_aSecondBeatListIsReportedNotMerged() throws {
+        let store = try newStore()
+        defer { store.close() }
+        let dir = temporaryDirectory()
+        let list = { (t: String) in
+            "<HeartRateVariabilityMetadataList><InstantaneousBeatsPerMinute bpm=\"60\" time=\"\(t)\"/></HeartRateVariabilityMetadataList>"
+        }
+        writeText(dir + "/export.xml", export("""
+         <Record type="HKQuantityTypeIdentifierHeartRateVariabilitySDNN" sourceName="Watch" unit="ms" startDate="2024-03-02 08:00:00 +0100" endDate="2024-03-02 08:01:00 +0100" value="41">\(list("8:00:01.00 AM"))\(list("8:00:02.00 AM"))</Record>
+        """))
+        let r = try importFile(dir + "/export.xml", into: store)
+        #expect(r.heartbeatSeriesAdded == 1)
+        #expect(r.notImported == ["Record > HeartRateVariabilityMetadataList": 1, "InstantaneousBeatsPerMinute (nested)": 1])
+        let s = try #require(try store.anchoredQuery(type: TypeCatalogue.heartbeatSeriesType, anchor: nil).samples.first)
+        guard case .heartbeats(let h) = s.value else { Issue.record("not a heartbeat series"); return }
+        #expect(h.beats.count == 1)
+    }
 }
 
 /// `<Audiogram>` elements become audiograms (rule 40).
@@ -150,6 +170,17 @@ import Testing
         ])
         let again = try importFile(dir + "/export.xml", into: store)
         #expect(again.audiogramsAdded == 0 && again.audiogramsAlreadyStored == 1)
+        // The ranges are not part of the content UUID: 0.16 imported the
+        // same audiogram without them, and a rerun must not add it twice.
+        let older = String(decoding: readBytes(dir + "/export.xml"), as: UTF8.self)
+            .replacing(#/ (left|right)EarClampingRange(Lower|Upper)Bound="[^"]*"/#, with: "")
+        writeText(dir + "/older.xml", older)
+        let other = try newStore()
+        defer { other.close() }
+        _ = try importFile(dir + "/older.xml", into: other)
+        let uuids = try [store, other].map { try $0.anchoredQuery(type: TypeCatalogue.audiogramType, anchor: nil).samples.map(\.uuid) }
+        // (Without its bad bound the second audiogram imports there too.)
+        #expect(uuids[0].count == 1 && uuids[1].count == 2 && uuids[1].contains(uuids[0][0]))
     }
 
     /// `ohk query --format json` gives each ear's masking and clamping bounds.

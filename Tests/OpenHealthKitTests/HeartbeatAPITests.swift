@@ -57,5 +57,4 @@ import Testing
         #expect(sample.sensitivityPoints[1].tests.map(\.side) == [.left])
     }
 
-
 }

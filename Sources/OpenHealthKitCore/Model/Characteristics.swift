@@ -118,11 +118,6 @@ extension Characteristics {
         .notSet: "HKWheelchairUseNotSet", .no: "HKWheelchairUseNo", .yes: "HKWheelchairUseYes",
     ]
 
-    /// The characteristics an export's `<Me>` element gives, from its
-    /// attributes (`HKCharacteristicTypeIdentifierDateOfBirth="1980-05-04"`,
-    /// `HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"`,
-    /// …). Attributes it does not know are ignored; a value it cannot read
-    /// is refused (`invalidValue`), naming it.
     /// The `<Me>` attributes the five characteristics are read from; any
     /// other (a newer export's `…CardioFitnessMedicationsUse`) is not kept.
     public static let exportAttributeNames: Set = [
@@ -131,6 +126,11 @@ extension Characteristics {
         "HKCharacteristicTypeIdentifierWheelchairUse",
     ]
 
+    /// The characteristics an export's `<Me>` element gives, from its
+    /// attributes (`HKCharacteristicTypeIdentifierDateOfBirth="1980-05-04"`,
+    /// `HKCharacteristicTypeIdentifierBiologicalSex="HKBiologicalSexFemale"`,
+    /// …). Attributes it does not know are ignored; a value it cannot read
+    /// is refused (`invalidValue`), naming it.
     public init(exportAttributes attributes: [(String, String)]) throws {
         self.init()
         func value<E>(_ names: [E: String], _ text: String, _ what: String) throws -> E {
