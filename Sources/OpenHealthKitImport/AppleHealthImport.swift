@@ -254,7 +254,7 @@ private struct Saver {
         }
         if let c = r.clinicalRecord {
             report.clinicalRecords += 1
-            // "/clinical-records/Immunization-….json": from the export's folder (as the parser reads it).
+            // "/clinical-records/Immunization-….json": from the export's folder.
             let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
             if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
             return
@@ -471,8 +471,9 @@ private struct Saver {
         return true
     }
 
-    /// After damage the zip cannot be read on to the files the XML named:
-    /// their routes and clinical records wait for a run on a whole export.
+    /// After damage (the zip cannot be read on to the files the XML
+    /// named) or a stop, those files are not read: their routes and
+    /// clinical records wait for the next run.
     mutating func leaveAttachmentsUnread() {
         report.routesNotRead += routes.values.reduce(0) { $0 + $1.count }
         routes.removeAll()
