@@ -174,7 +174,8 @@ public struct ImportReport: Sendable {
                        c.wheelchairUse != .notSet ? "wheelchair use" : nil].compactMap { $0 }
             var note = set.isEmpty ? "no characteristic set" : "characteristics: " + set.joined(separator: ", ")
             if !meNotKept.isEmpty {
-                let names = meNotKept.map { $0.hasPrefix("HKCharacteristicTypeIdentifier") ? String($0.dropFirst(30)) : $0 }
+                let prefix = "HKCharacteristicTypeIdentifier"
+                let names = meNotKept.map { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : $0 }
                 note += "; not kept: " + names.joined(separator: ", ") + " (none of the five characteristics kept)"
             }
             rows.append(Row(kind: "Me", count: 1, imported: 1, note: note))
