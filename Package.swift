@@ -128,8 +128,10 @@ let package = Package(
         // The crash and stress suite (make reliability).
         .executableTarget(
             name: "ohk-reliability",
-            dependencies: ["OpenHealthKitCore", "TestSupport"],
-            path: "Tests/ohk-reliability"
+            dependencies: ["OpenHealthKitCore", "TestSupport", "CCrypto"],
+            path: "Tests/ohk-reliability",
+            // SHA-256 for the byte flips' fingerprints.
+            linkerSettings: [.linkedLibrary("crypto")]
         ),
         // Processes and temporary directories for the test targets.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

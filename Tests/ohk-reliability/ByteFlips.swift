@@ -22,13 +22,27 @@ struct FlipFigures {
     /// hung or differed (what a store that is never checked risks).
     var uncheckedCrashes: [String] = [], uncheckedHangs: [String] = [], uncheckedWrong = 0, uncheckedErrors = 0
 
-    var clean: Bool { crashes.isEmpty && hangs.isEmpty }
+    /// No wrong read after a clean check, and no crash or hang of any
+    /// read, checked first or not; unchecked wrong reads are counted.
+    var clean: Bool {
+        wrong.isEmpty && crashes.isEmpty && hangs.isEmpty && uncheckedCrashes.isEmpty && uncheckedHangs.isEmpty
+    }
+
+    /// One line per failure, for the summary.
+    var problems: [String] {
+        wrong.map { "a byte flip that check did not catch changed a read: \($0)" }
+            + crashes.map { "byte flip at \($0)" } + hangs.map { "byte flip at \($0): hung" }
+            + uncheckedCrashes.map { "read without a check, byte flip at \($0)" }
+            + uncheckedHangs.map { "read without a check, byte flip at \($0): hung" }
+    }
 }
 
 /// Flips one byte of `data.mdb` at a time, each in a fresh copy of a
 /// store with every kind of page, and has a child process check it and,
-/// when the check finds nothing, read it: no child may crash or hang,
-/// and a read that differs from the undamaged store's is counted.
+/// when the check finds nothing, read it; then read it again without the
+/// check. No child may crash or hang, and no read after a clean check may
+/// differ from the undamaged store's; an unchecked read that differs is
+/// counted.
 func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
     var f = FlipFigures()
     guard rounds > 0 else { return f }
@@ -39,10 +53,7 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
     let original = temporaryDirectory()
     defer { removeTree(original) }
     try Child.fillVariedStore(original)
-    let truth = ChildProcess(["read-store", original, "check"])
-    guard truth.reap() == 0, let expected = truth.poll(milliseconds: 0).first(where: { $0.hasPrefix("READ ") }) else {
-        fail("the undamaged store does not read: \(truth.lines)")
-    }
+    let expected = try harnessFingerprint(original)
     var st = stat()
     stat(original + "/data.mdb", &st)
     let size = Int(st.st_size)
@@ -68,7 +79,7 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
             if checked {
                 if !finished { f.hangs.append(place) } else if signal { f.crashes.append("\(place): signal \(status & 0x7f)") }
                 else if line.hasPrefix("CAUGHT") { f.caught += 1 } else if line.hasPrefix("ERROR") { f.refused += 1 }
-                else if line == expected { f.harmless += 1 } else { f.wrong.append("\(place): \(line)") }
+                else if line == expected { f.harmless += 1 } else { f.wrong.append("\(place): \(differingParts(expected, line))") }
             } else {
                 if !finished { f.uncheckedHangs.append(place) } else if signal { f.uncheckedCrashes.append("\(place): signal \(status & 0x7f)") }
                 else if line.hasPrefix("ERROR") { f.uncheckedErrors += 1 } else if line != expected { f.uncheckedWrong += 1 }
@@ -78,74 +89,64 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
     return f
 }
 
-extension Child {
-    static let heartRate = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
-
-    /// A store with every kind of LMDB page: many samples of two types
-    /// (branch pages), large metadata (overflow pages), samples that start
-    /// together (duplicates in a sub-tree), deletions and a prune (a free
-    /// list), and a durable subscription.
-    static func fillVariedStore(_ directory: String) throws {
-        let store = try Store(directory: directory)
-        defer { store.close() }
-        let big: [String: MetadataValue] = ["Notes": .string(String(repeating: "n", count: 6000))]
-        for b in 0..<60 { try store.save(batch(seed: 9, number: b, metadata: b % 10 == 0 ? big : [:])) }
-        let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
-        try store.save((0..<600).map { i in
-            try Sample.quantity(heartRate, value: Double(50 + i % 90), unit: HealthUnit("count/min"), start: start,
-                                end: start, source: source, uuid: uuid(seed: 10, index: UInt64(i)))
-        })
-        for b in stride(from: 0, to: 60, by: 4) { try store.delete(uuids: uuids(seed: 9, batch: b)) }
-        try store.pruneAll()
-        for b in stride(from: 1, to: 60, by: 8) { try store.delete(uuids: uuids(seed: 9, batch: b)) }
-        let sub = DurableSubscription(name: "flips", descriptors: [QueryDescriptor(type: steps)]) { _, _, _ in }
-        try store.execute(sub)
-        sub.stop()
+/// The undamaged store's fingerprint, after showing that the harness can
+/// tell harmless from wrong: two processes read the same fingerprint of
+/// one store, and a copy with one sample deleted reads another.
+private func harnessFingerprint(_ original: String) throws -> String {
+    func read(_ dir: String) -> String {
+        let child = ChildProcess(["read-store", dir, "check"])
+        guard child.reap() == 0, let line = child.poll(milliseconds: 0).first(where: { $0.hasPrefix("READ ") }) else {
+            fail("the undamaged store does not read: \(child.lines)")
+        }
+        return line
     }
+    let first = read(original), second = read(original)
+    guard first == second else { fail("two reads of one store differ: the fingerprint is not deterministic: \(differingParts(first, second))") }
+    let changed = temporaryDirectory()
+    defer { removeTree(changed) }
+    try writeFile(changed + "/data.mdb", try readFile(original + "/data.mdb"))
+    let store = try Store(directory: changed)
+    try store.delete(uuids: [Child.uuid(seed: 11, index: 0)])
+    store.close()
+    guard read(changed) != first else { fail("a store with a sample deleted has the undamaged store's fingerprint") }
+    return first
+}
 
-    /// `read-store DIR check|read`: with `check`, `Store.verify` first
-    /// (pages, then records), printing `CAUGHT problem` and stopping when
-    /// it finds something; then every object of both types, once in one
-    /// read and once in batches of 50, printed as `READ digest` when the
-    /// two agree and `READ differ …` when they do not. `ERROR message`
-    /// when the store refuses.
-    static func readStore(directory: String, check: Bool) -> Never {
+/// The parts of two `READ` lines that differ, or the second line whole
+/// when it is not a fingerprint.
+private func differingParts(_ expected: String, _ line: String) -> String {
+    guard line.hasPrefix("READ ") else { return line }
+    let a = expected.split(separator: " "), b = line.split(separator: " ")
+    let differ = zip(a, b).filter { $0 != $1 }.map { "\($0.1) (was \($0.0))" }
+    return differ.isEmpty ? line : differ.joined(separator: ", ")
+}
+
+extension Child {
+    /// `read-store DIR check|read|lines`: with `check`, `Store.verify`
+    /// first (pages, then records), printing `CAUGHT problem` and stopping
+    /// when it finds something; then the store's `Fingerprint`, printed as
+    /// `READ fingerprint`. `ERROR message` when the store refuses. `lines`
+    /// prints every line the fingerprint hashes, to compare two by hand.
+    static func readStore(directory: String, mode: String) -> Never {
+        let check = mode == "check"
+        if mode == "lines" {
+            do {
+                for part in try Fingerprint.read(try Store(directory: directory)).parts {
+                    for line in part.lines { say("\(part.name) \(line)") }
+                }
+            } catch { say("ERROR \(error)") }
+            exit(0)
+        }
         if check, let p = Store.verifyPages(directory: directory).first { say("CAUGHT \(p)"); exit(0) }
         do {
             let store = try Store(directory: directory)
             if check, let p = try store.verify().problems.first { say("CAUGHT \(p)"); exit(0) }
-            let descriptors = [QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)]
-            let once = try store.anchoredQuery(descriptors, anchor: nil)
-            var batched: [String] = []
-            var anchor: QueryAnchor? = nil
-            while true {
-                let r = try store.anchoredQuery(descriptors, anchor: anchor, limit: 50)
-                if r.samples.isEmpty && r.deletedObjects.isEmpty { break }
-                batched += lines(r)
-                anchor = r.newAnchor
-            }
-            let a = digest(lines(once)), b = digest(batched)
-            say(a == b ? "READ \(a)" : "READ differ \(a) / \(b)")
+            say("READ \(try Fingerprint.read(store).text)")
             exit(0)
         } catch {
             say("ERROR \(error)")
             exit(0)
         }
-    }
-
-    /// Every sample and deleted object of `r`, whole, one line each.
-    private static func lines(_ r: AnchoredQueryResult) -> [String] {
-        r.samples.map { "\($0)" } + r.deletedObjects.map { "\($0)" }
-    }
-
-    /// The lines' count and an FNV-1a hash of them in sorted order: the
-    /// same objects give the same digest in any process.
-    private static func digest(_ lines: [String]) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for line in lines.sorted() {
-            for byte in line.utf8 + [10] { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        }
-        return "\(lines.count) \(String(h, radix: 16))"
     }
 }
 
