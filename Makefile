@@ -56,7 +56,8 @@ py-deps:
 lib: deps
 	$(SWIFT) build $(LIB_FLAGS)
 	mkdir -p $(LIBDIR)/pkgconfig
-	strip --strip-unneeded -o $(LIB) .build-lib/release/libopenhealthkit.so
+	strip --strip-unneeded -o $(LIB).stripped .build-lib/release/libopenhealthkit.so
+	mv -f $(LIB).stripped $(LIB)
 	ln -sf libopenhealthkit.so.$(VERSION) $(LIBDIR)/libopenhealthkit.so.$(ABI)
 	ln -sf libopenhealthkit.so.$(ABI) $(LIBDIR)/libopenhealthkit.so
 
@@ -71,7 +72,7 @@ header-check: deps
 # make install PREFIX=/opt/ohk: library, headers and openhealthkit.pc.
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	scripts/install_file.sh $(LIB) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIB))
 	ln -sf libopenhealthkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so.$(ABI)
 	ln -sf libopenhealthkit.so.$(ABI) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so
 	install -m 644 include/openhealthkit.h include/openhealthkit_types.h $(DESTDIR)$(PREFIX)/include/
@@ -104,9 +105,11 @@ c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all
 
 # Places the library inside the Python package, so that the package works
-# from the source tree and `pip install ./bindings/python` ships it.
+# from the source tree and `pip install ./bindings/python` ships it. Every
+# library is put in place as a new file renamed over the old one
+# (scripts/install_file.sh): a process with the old one loaded keeps it.
 python-lib: lib
-	cp $(LIB) $(PYPKG)/openhealthkit/libopenhealthkit.so
+	scripts/install_file.sh $(LIB) $(PYPKG)/openhealthkit/libopenhealthkit.so
 
 py-test: python-lib py-deps
 	cd $(PYPKG) && $(PYTHON) -m pytest -q
