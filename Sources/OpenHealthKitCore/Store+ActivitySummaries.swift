@@ -20,6 +20,7 @@ extension Store {
         guard !summaries.isEmpty else { return 0 }
         return try write { w in
             let tree = trees.activity
+            try w.touch(.activity)
             let sequence = try w.txn.metaU64(trees, .activitySequence) + 1
             var written = 0
             for s in summaries {

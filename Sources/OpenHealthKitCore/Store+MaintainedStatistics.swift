@@ -137,7 +137,8 @@ extension Store {
         var entry = try StatisticsKeys.hour(type: type, Int64((from / 3600).rounded(.down))).withUnsafeBytes {
             try c.seekRaw(atLeast: $0)
         }
-        while let (k, _) = entry, k.count == 10, StatisticsKeys.type(ofKey: k) == type {
+        while let (k, v) = entry, k.count == 10, StatisticsKeys.type(ofKey: k) == type {
+            _ = try EntryCheck.opened(k, v, "a statistics overlap mark")
             let h = StatisticsKeys.hour(ofKey: k)
             guard h < last else { break }
             out.append(h)

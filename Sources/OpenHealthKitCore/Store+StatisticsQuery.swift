@@ -114,6 +114,7 @@ extension Store {
         }
         try write { w in
             let key = Array(type.identifier.utf8)
+            try w.touch(.priorities)
             if bundleIdentifiers.isEmpty {
                 if try w.txn.get(trees.priorities, key) != nil { try w.txn.delete(trees.priorities, key) }
                 return

@@ -27,6 +27,7 @@ extension Store {
             guard try w.txn.get(trees.subs, Array(name.utf8)) != nil else {
                 throw OHKError(.notFound, "no subscription named '\(name)'")
             }
+            try w.touch(.subscriptions)
             try w.txn.delete(trees.subs, Array(name.utf8))
         }
     }
@@ -58,12 +59,14 @@ extension Store {
                 }
                 if rec.frequency != frequency {
                     rec.frequency = frequency
+                    try w.touch(.subscriptions)
                     try w.txn.put(trees.subs, key, rec.encoded())
                 }
                 return rec
             }
             let rec = SubscriptionRecord(descriptors: encoded, typeIdentifiers: descriptors.map(\.type.identifier),
                                          acknowledged: w.head, frequency: frequency)
+            try w.touch(.subscriptions)
             try w.txn.put(trees.subs, key, rec.encoded())
             return rec
         }
@@ -83,6 +86,7 @@ extension Store {
             }
             rec.acknowledged = to
             rec.lastFired = firedAt
+            try w.touch(.subscriptions)
             try w.txn.put(trees.subs, key, rec.encoded())
         }
     }

@@ -1,3 +1,6 @@
+import CLMDB
+import FoundationEssentials
+
 /// What `Store.verify()` found: the store's objects counted, and every
 /// broken invariant named. Like SQLite's `PRAGMA integrity_check`, it
 /// reports and repairs nothing.
@@ -44,6 +47,7 @@ extension Store {
             // through a damaged structure.
             for p in PageWalk.check(file: env.path + "/data.mdb", txnID: UInt64(txn.id)) { report.problem(p) }
             guard report.isClean else { return report }
+            for p in try TableChecks.problems(txn, trees) { report.problem(p) }
             let (head, horizon) = try txn.position(trees)
             if horizon > head { report.problem("the tombstone horizon \(horizon) is past the head \(head)") }
             let format = try txn.metaU64(trees, .format)
@@ -51,17 +55,20 @@ extension Store {
             let tombs = try deletionList(txn, &report)
             var index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { id in self.cache.withLock { $0.typeTrees[id]?.records } }
             var typed = Set<UInt16>()
+            var synced = 0
             try txn.forEachType(trees) { identifier, id in
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
                 typed.insert(id)
-                try verifyType(identifier, id, t, txn, head: head, tombs: tombs, index: &index, &report)
+                synced += try verifyType(identifier, id, t, txn, head: head, tombs: tombs, index: &index, &report)
             }
             for (seq, typeID) in tombs where !typed.contains(typeID) {
                 report.problem("deletion \(seq) names type \(typeID), which the store does not have")
             }
-            try verifySync(txn, &report)
+            try verifySync(txn, samples: synced, &report)
+            try verifyLinks(txn, types: typed, index: &index, &report)
             try verifySubscriptions(txn, head: head, &report)
             try verifyActivitySummaries(txn, &report)
+            try verifyStatistics(txn, &report)
             return report
         }
     }
@@ -102,6 +109,44 @@ extension Store {
         return out
     }
 
+    /// The maintained statistics (rule 26): each value matches its check
+    /// (`EntryCheck`) and decodes, and the hours marked as holding samples
+    /// that may overlap are those whose coverage says so.
+    private func verifyStatistics(_ txn: Txn, _ report: inout VerifyReport) throws {
+        let t = trees.statistics
+        func each(_ dbi: MDB_dbi, _ what: String, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) throws {
+            let c = try txn.cursor(dbi)
+            defer { c.close() }
+            try c.forEachRaw { k, raw in
+                guard let v = EntryCheck.valid(k, raw) else {
+                    report.problem("\(what) under key \(EntryCheck.hex(k)) does not match its check: its bytes changed on disk")
+                    return
+                }
+                body(k, v)
+            }
+        }
+        try each(t.buckets, "statistics bucket") { k, v in
+            let fits = [AggregationStyle.cumulative, .discreteArithmetic].contains { v.count >= 2
+                && v.count == 2 + Int(UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))) * BucketCodec.size($0) }
+            if k.count != 15 || (!fits && (try? TypeSummary.decode(v)) == nil) {
+                report.problem("statistics bucket under key \(EntryCheck.hex(k)) does not decode")
+            }
+        }
+        var overlapping = Set<[UInt8]>()
+        try each(t.cover, "statistics coverage") { k, v in
+            guard let c = try? Coverage.decode(v) else { report.problem("statistics coverage under key \(EntryCheck.hex(k)) does not decode"); return }
+            if c.overlaps { overlapping.insert(Array(k)) }
+        }
+        try each(t.overlaps, "statistics overlap mark") { k, _ in
+            if overlapping.remove(Array(k)) == nil {
+                report.problem("statistics overlap mark under key \(EntryCheck.hex(k)) is for an hour whose coverage has no overlap")
+            }
+        }
+        for k in overlapping.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            report.problem("the hour under key \(k.withUnsafeBytes { EntryCheck.hex($0) }) has overlapping samples and no overlap mark")
+        }
+    }
+
     /// A start-index entry: the bucket key as stored (`Schema.startBucketKey`)
     /// and the record's position.
     private struct StartEntry: Hashable {
@@ -109,10 +154,15 @@ extension Store {
         let seq: UInt64
     }
 
+    /// Checks a type's records and start index; returns how many of its
+    /// live samples have a sync identifier.
     private func verifyType(_ identifier: String, _ id: UInt16, _ t: TypeTrees, _ txn: Txn, head: UInt64,
-                            tombs: [UInt64: UInt16], index: inout UUIDIndex, _ report: inout VerifyReport) throws {
+                            tombs: [UInt64: UInt16], index: inout UUIDIndex, _ report: inout VerifyReport) throws -> Int {
         // Every record, and the start-index entry each should have.
         var expectedStarts = Set<StartEntry>()
+        var synced = 0
+        // The range of starts of each block of positions, which the zone map must hold.
+        var blocks: [UInt64: ClosedRange<Double>] = [:]
         let records = try txn.cursor(t.records)
         defer { records.close() }
         var entry = try records.first()
@@ -136,6 +186,19 @@ extension Store {
                 report.problem("\(at): the UUID index does not lead to it")
             }
             expectedStarts.insert(StartEntry(bucket: Schema.startBucketKey(r.start), seq: seq))
+            if !r.isTombstone && r.hasMetadata && r.metadataValue(MetadataKey.syncIdentifier) != nil { synced += 1 }
+            if !r.start.isNaN {
+                let b = ZoneMap.block(of: seq)
+                blocks[b] = blocks[b].map { min($0.lowerBound, r.start)...max($0.upperBound, r.start) } ?? r.start...r.start
+            }
+        }
+        for (b, starts) in blocks {
+            let zone = try ZoneMap.key(type: id, block: b).withUnsafeBytes { try txn.get(trees.zones, $0) }
+            guard let zone, let range = try? ZoneMap.decodeRange(zone), range.contains(starts.lowerBound),
+                  range.contains(starts.upperBound) else {
+                report.problem("\(identifier): the zone map's block \(b) does not hold the starts of its records")
+                continue
+            }
         }
         report.deletedObjects += deleted
         report.samples += txn.entries(t.records) - deleted
@@ -150,13 +213,19 @@ extension Store {
             }
         }
         if !expectedStarts.isEmpty { report.problem("\(identifier): \(expectedStarts.count) records missing from the start index") }
+        return synced
     }
 
-    /// Each sync identifier's entry points at a live sample that has it.
-    private func verifySync(_ txn: Txn, _ report: inout VerifyReport) throws {
+    /// Each sync identifier's entry points at a live sample that has it,
+    /// under its source's bundle identifier and that identifier, and every
+    /// live sample with one (`samples`) has an entry.
+    private func verifySync(_ txn: Txn, samples: Int, _ report: inout VerifyReport) throws {
         let c = try txn.cursor(trees.sync)
         defer { c.close() }
-        try c.forEachRaw { _, v in
+        if txn.entries(trees.sync) != samples {
+            report.problem("\(samples) live samples have a sync identifier, and the sync table has \(txn.entries(trees.sync)) entries")
+        }
+        try c.forEachRaw { k, v in
             guard v.count == 8 else { report.problem("a sync entry has a \(v.count)-byte value"); return }
             let (typeID, seq) = Schema.unpack(UInt64(littleEndian: v.loadUnaligned(as: UInt64.self)))
             guard let tree = cache.withLock({ $0.typeTrees[typeID]?.records }), let raw = try txn.get(tree, u64: seq),
@@ -164,8 +233,54 @@ extension Store {
                 report.problem("a sync entry points at a missing record (type \(typeID), position \(seq))")
                 return
             }
-            if r.isTombstone || r.metadataValue(MetadataKey.syncIdentifier) == nil {
+            guard !r.isTombstone, case .string(let syncID)? = r.metadataValue(MetadataKey.syncIdentifier) else {
                 report.problem("a sync entry points at record \(seq), which is deleted or has no sync identifier")
+                return
+            }
+            let bundle = try? txn.get(trees.sources, u64: UInt64(r.sourceID)).map { try TableCodec.decodeSource($0).bundleIdentifier }
+            if bundle.flatMap({ $0 }).map({ WriteContext.syncKey(bundle: $0, identifier: syncID) }) != Array(k) {
+                report.problem("the sync entry under key \(EntryCheck.hex(k)) names another source or identifier than record \(seq)")
+            }
+        }
+    }
+
+    /// Each chunk of workout links (`WorkoutLinks`): under a live workout,
+    /// starting at its first sample, its samples in order, each of a type
+    /// the store has (or of any type) and, when the UUID index finds it, of
+    /// that type.
+    private func verifyLinks(_ txn: Txn, types: Set<UInt16>, index: inout UUIDIndex, _ report: inout VerifyReport) throws {
+        let workoutID = try existingTypeID(TypeCatalogue.workoutType, txn)
+        var chunks: [([UInt8], [UInt8])] = []
+        try txn.forEach(trees.workoutLinks) { k, v in chunks.append((Array(k), Array(v))) }
+        for (k, v) in chunks {
+            let at = "the workout links under key \(k.withUnsafeBytes { EntryCheck.hex($0) })"
+            let size = WorkoutLinks.itemSize
+            guard k.count == 32, !v.isEmpty, v.count % size == 0, Array(v[0..<16]) == Array(k[16..<32]) else {
+                report.problem("\(at) do not decode")
+                continue
+            }
+            let workout = UUID(uuid: k.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+            guard let packed = try index.get(PendingUUID(workout)), Schema.unpack(packed).type == workoutID,
+                  let tree = cache.withLock({ $0.typeTrees[Schema.unpack(packed).type]?.records }),
+                  let raw = try txn.get(tree, u64: Schema.unpack(packed).seq), !RecordView(bytes: raw).isTombstone else {
+                report.problem("\(at) are of no live workout")
+                continue
+            }
+            var previous: [UInt8] = []
+            for item in stride(from: 0, to: v.count, by: size) {
+                let sample = Array(v[item..<item + 16])
+                let type = UInt16(v[item + 16]) << 8 | UInt16(v[item + 17])
+                if !previous.isEmpty && !previous.lexicographicallyPrecedes(sample) { report.problem("\(at) are out of order"); break }
+                previous = sample
+                guard type == WorkoutLinks.anyType || types.contains(type) else {
+                    report.problem("\(at) name type \(type), which the store does not have")
+                    break
+                }
+                let u = UUID(uuid: sample.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
+                if type != WorkoutLinks.anyType, let found = try index.get(PendingUUID(u)), Schema.unpack(found).type != type {
+                    report.problem("\(at) name sample \(u) as of type \(type), and it is of type \(Schema.unpack(found).type)")
+                    break
+                }
             }
         }
     }

@@ -86,9 +86,13 @@ public final class Store: @unchecked Sendable {
                     dbis[name] = try txn.openTree(name, create: true, fixedDuplicates: Schema.fixedDuplicateTrees.contains(name))
                 }
                 let trees = FixedTrees(dbis)
+                let format = try txn.metaU64(trees, .format)
+                // Checked before the opening changes meta: a damaged meta keeps a check that fails.
+                let sound = format < 15 ? TableChecks.Tables.all : try TableChecks.sound(.meta, txn, trees)
                 let id = try Self.initialiseMeta(txn, trees)
                 let cache = try Self.loadCache(txn, trees)
                 try Self.upgrade(txn, trees, cache, hash: UUIDHash(storeID: id))
+                try TableChecks.update(sound, txn, trees)
                 return (trees, id, cache)
             }
             trees = opened.0
@@ -254,8 +258,9 @@ public final class Store: @unchecked Sendable {
             throw OHKError(.invalidArgument, "this store registered \(id) as a custom type, which is HealthKit's own "
                            + "type from 0.14 on: open it with 0.13, export its samples and import them under another identifier")
         }
-        // Statistics that miss changes (format 8 had none) are built again.
-        if try txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
+        // Statistics that miss changes (format 8 had none) are built again,
+        // and so are those without checks (format 15).
+        if try format < 15 || txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 
@@ -324,7 +329,9 @@ public final class Store: @unchecked Sendable {
                     }
                     return
                 }
+                let sound = try TableChecks.sound(.custom, txn, trees)
                 try txn.put(trees.custom, key, TableCodec.encode(kind))
+                try TableChecks.update(sound, txn, trees)
             }
         }
         cache.withLock { $0.customTypes[identifier] = t }

@@ -43,7 +43,10 @@ struct FlipFigures {
 /// check. No child may crash or hang, and no read after a clean check may
 /// differ from the undamaged store's; an unchecked read that differs is
 /// counted.
-func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
+/// With `keep`, each flip that fails the run leaves its damaged copy
+/// there (`flip-OFFSET-XOR/data.mdb`), beside the undamaged store
+/// (`original/data.mdb`), to replay by hand.
+func byteFlips(rounds: Int, rng: inout Rng, keep: String? = nil) throws -> FlipFigures {
     var f = FlipFigures()
     guard rounds > 0 else { return f }
     // A child that crashes should say so at once, not symbolicate first
@@ -58,20 +61,39 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
     stat(original + "/data.mdb", &st)
     let size = Int(st.st_size)
     let data = try readFile(original + "/data.mdb")
-    for _ in 0..<rounds {
+    if let keep {
+        mkdir(keep, 0o755)
+        mkdir(keep + "/original", 0o755)
+        try writeFile(keep + "/original/data.mdb", data)
+    }
+    for round in 0..<rounds {
+        if round > 0 && round % 100 == 0 { note("byte flips: \(round) of \(rounds)") }
         let offset = rng.int(size)
         let xor = UInt8(1 + rng.int(255))
-        let copy = temporaryDirectory()
-        defer { removeTree(copy) }
         var damaged = data
         damaged[offset] ^= xor
-        try writeFile(copy + "/data.mdb", damaged)
         f.flips += 1
+        let failures = f.problems.count
+        defer {
+            if let keep, f.problems.count > failures {
+                let dir = keep + "/flip-\(offset)-\(xor)"
+                mkdir(dir, 0o755)
+                try? writeFile(dir + "/data.mdb", damaged)
+            }
+        }
         let place = "offset \(offset) (page \(offset / 4096)) ^ \(xor)"
         for checked in [true, false] {
+            // Each read in its own copy: opening a store writes to it.
+            let copy = temporaryDirectory()
+            defer { removeTree(copy) }
+            try writeFile(copy + "/data.mdb", damaged)
             let child = ChildProcess(["read-store", copy, checked ? "check" : "read"])
-            let finished = child.wait(seconds: 30) { $0.contains { $0.hasPrefix("READ ") || $0.hasPrefix("CAUGHT") || $0.hasPrefix("ERROR") } }
-            if !finished { _ = child.kill() }
+            let finished = child.wait(seconds: 30, orEnd: true) { $0.contains { $0.hasPrefix("READ ") || $0.hasPrefix("CAUGHT") || $0.hasPrefix("ERROR") } }
+            var place = place
+            if !finished {
+                place += " (\(waitingIn(child.pid)))"
+                _ = child.kill()
+            }
             let status = child.reap()
             child.poll(milliseconds: 0)
             let line = child.lines.first { $0.hasPrefix("READ ") || $0.hasPrefix("CAUGHT") || $0.hasPrefix("ERROR") } ?? ""
@@ -87,6 +109,14 @@ func byteFlips(rounds: Int, rng: inout Rng) throws -> FlipFigures {
         }
     }
     return f
+}
+
+/// Where a hung process waits: its kernel wait channel and system call.
+private func waitingIn(_ pid: pid_t) -> String {
+    func text(_ name: String) -> String {
+        (try? readFile("/proc/\(pid)/\(name)")).map { String(decoding: $0, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "" } ?? "?"
+    }
+    return "waiting in \(text("wchan")), system call \(text("syscall").split(separator: " ").first ?? "?")"
 }
 
 /// The undamaged store's fingerprint, after showing that the harness can

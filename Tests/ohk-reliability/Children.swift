@@ -94,6 +94,12 @@ func say(_ line: String) {
     _ = text.withCString { write(1, $0, strlen($0)) }
 }
 
+/// A line on standard error: progress of a long run.
+func note(_ message: String) {
+    let text = "ohk-reliability: " + message + "\n"
+    _ = text.withCString { write(2, $0, strlen($0)) }
+}
+
 func fail(_ message: String) -> Never {
     let text = "ohk-reliability: " + message + "\n"
     _ = text.withCString { write(2, $0, strlen($0)) }

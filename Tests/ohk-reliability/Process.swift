@@ -31,6 +31,7 @@ final class ChildProcess {
         var wait = milliseconds
         while Glibc.poll(&p, 1, wait) > 0 {
             let n = read(output, &chunk, chunk.count)
+            if n == 0 { ended = true }
             if n <= 0 { break }
             pending += chunk[0..<n]
             while let nl = pending.firstIndex(of: 10) {
@@ -42,10 +43,14 @@ final class ChildProcess {
         return lines
     }
 
-    /// Waits until a line satisfies `done` (at most `seconds`).
-    func wait(seconds: Double, until done: ([String]) -> Bool) -> Bool {
+    /// Whether its output has ended: it exited, or closed it.
+    private(set) var ended = false
+
+    /// Waits until a line satisfies `done` (at most `seconds`); with
+    /// `orEnd`, until its output ends too (a process that died).
+    func wait(seconds: Double, orEnd: Bool = false, until done: ([String]) -> Bool) -> Bool {
         let deadline = now() + seconds
-        while !done(lines) {
+        while !done(lines) && !(orEnd && ended) {
             if now() > deadline { return false }
             poll(milliseconds: 20)
         }

@@ -8,6 +8,7 @@
 //
 //   ohk-reliability [--writer-kills N] [--consumer-kills N] [--stress S]
 //                   [--double-open N] [--disk-full N] [--byte-flips N] [--seed N]
+//                   [--keep-failures DIR]
 //
 // The same program is its own child processes (writer, consumer,
 // heavy-writer, fill-disk; see Children.swift).
@@ -45,7 +46,8 @@ do {
     let load = try stress(seconds: Double(option("--stress", 30)), directory: stressDir)
     let doubles = try doubleOpen(rounds: option("--double-open", 20), rng: &rng)
     let disks = try diskFull(rounds: option("--disk-full", 10))
-    let flips = try byteFlips(rounds: option("--byte-flips", 300), rng: &rng)
+    let keep = args.firstIndex(of: "--keep-failures").flatMap { $0 + 1 < args.count ? args[$0 + 1] : nil }
+    let flips = try byteFlips(rounds: option("--byte-flips", 300), rng: &rng, keep: keep)
     var problems = writers.problems + consumers.problems + load.problems + doubles.problems + (disks?.figures.problems ?? [])
     if let d = disks, d.signals > 0 { problems.append("\(d.signals) processes died of a signal on a full disk") }
     problems += flips.problems

@@ -26,21 +26,21 @@ extension PendingStatistics {
             let key = StatisticsKeys.bucket(type: k.type, family: k.family, level: .hour, index: k.hour)
             var all = figures
             if let raw = try txn.get(t.buckets, key) {
-                all = try BucketCodec.decode(raw, style(k.type))
+                all = try BucketCodec.decode(try EntryCheck.opened(key, raw, "a statistics bucket"), style(k.type))
                 BucketCodec.merge(figures, into: &all)
             }
-            try txn.put(t.buckets, key, BucketCodec.encode(all, style(k.type)))
+            try txn.put(t.buckets, key, EntryCheck.sealed(key, BucketCodec.encode(all, style(k.type))))
             days.insert(DayKey(type: k.type, family: k.family, day: Self.day(ofHour: k.hour)))
         }
         for (k, c) in cover.sorted(by: { ($0.key.type, $0.key.hour) < ($1.key.type, $1.key.hour) }) {
             let key = StatisticsKeys.hour(type: k.type, k.hour)
             var all = c
             if let raw = try txn.get(t.cover, key) {
-                all = try Coverage.decode(raw)
+                all = try Coverage.decode(try EntryCheck.opened(key, raw, "a statistics coverage"))
                 all.merge(c)
             }
-            try txn.put(t.cover, key, all.encode())
-            if all.overlaps { try txn.put(t.overlaps, key, []) }
+            try txn.put(t.cover, key, EntryCheck.sealed(key, all.encode()))
+            if all.overlaps { try txn.put(t.overlaps, key, EntryCheck.sealed(key, [])) }
         }
         for d in days.sorted(by: { ($0.type, $0.family, $0.day) < ($1.type, $1.family, $1.day) }) {
             try writeDay(d, txn, t)
@@ -52,7 +52,7 @@ extension PendingStatistics {
             stored.longest = max(stored.longest, s.longest)
             stored.outsized += s.outsized
             for f in s.families where !stored.families.contains(f) { stored.families.append(f) }
-            if stored != before { try txn.put(t.buckets, key, stored.encode()) }
+            if stored != before { try txn.put(t.buckets, key, EntryCheck.sealed(key, stored.encode())) }
         }
     }
 
@@ -63,8 +63,9 @@ extension PendingStatistics {
 
     /// A type's stored summary (empty when it has none yet).
     static func summary(_ txn: Txn, _ t: StatisticsTrees, _ type: UInt16) throws -> TypeSummary {
-        guard let raw = try txn.get(t.buckets, StatisticsKeys.summary(type: type)) else { return TypeSummary() }
-        return try TypeSummary.decode(raw)
+        let key = StatisticsKeys.summary(type: type)
+        guard let raw = try txn.get(t.buckets, key) else { return TypeSummary() }
+        return try TypeSummary.decode(try EntryCheck.opened(key, raw, "a statistics summary"))
     }
 
     private func style(_ type: UInt16) -> AggregationStyle { styles[type] ?? .cumulative }
@@ -103,7 +104,7 @@ extension PendingStatistics {
         for k in hours {
             let key = StatisticsKeys.bucket(type: type, family: k.family, level: .hour, index: k.hour)
             if let figures = fresh.buckets[k] {
-                try txn.put(t.buckets, key, BucketCodec.encode(figures, style))
+                try txn.put(t.buckets, key, EntryCheck.sealed(key, BucketCodec.encode(figures, style)))
             } else {
                 _ = try txn.delete(t.buckets, key)
             }
@@ -113,8 +114,8 @@ extension PendingStatistics {
         for k in covers {
             let key = StatisticsKeys.hour(type: type, k.hour)
             if let c = fresh.cover[k] {
-                try txn.put(t.cover, key, c.encode())
-                if c.overlaps { try txn.put(t.overlaps, key, []) } else { _ = try txn.delete(t.overlaps, key) }
+                try txn.put(t.cover, key, EntryCheck.sealed(key, c.encode()))
+                if c.overlaps { try txn.put(t.overlaps, key, EntryCheck.sealed(key, [])) } else { _ = try txn.delete(t.overlaps, key) }
             } else {
                 _ = try txn.delete(t.cover, key)
                 _ = try txn.delete(t.overlaps, key)
@@ -157,7 +158,7 @@ extension PendingStatistics {
         if day.isEmpty {
             _ = try txn.delete(t.buckets, key)
         } else {
-            try txn.put(t.buckets, key, BucketCodec.encode(day, style))
+            try txn.put(t.buckets, key, EntryCheck.sealed(key, BucketCodec.encode(day, style)))
         }
     }
 
@@ -173,7 +174,7 @@ extension PendingStatistics {
             while let (k, v) = entry, k.count == 15, memcmp(k.baseAddress!, prefix.baseAddress!, 7) == 0 {
                 let index = StatisticsKeys.index(ofBucket: k)
                 guard index < to else { break }
-                try body(index, v)
+                try body(index, try EntryCheck.opened(k, v, "a statistics bucket"))
                 entry = try c.nextEntry()
             }
         }

@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 13). One LMDB environment per store
+/// The store's on-disk layout (format 15). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -23,9 +23,10 @@ import FoundationEssentials
 /// | `sync`        | bundle id · 0 · sync id      | type id << 48 · sequence of the live sample |
 /// | `subs`        | subscription name            | descriptors, acknowledged position, frequency |
 /// | `priorities`  | type identifier              | source bundle identifiers, first first (rule 27) |
-/// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary |
-/// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`) |
-/// | `stat_overlaps` | type · UTC hour            | empty: two samples there may overlap   |
+/// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary; each with an `EntryCheck` |
+/// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`), with an `EntryCheck` |
+/// | `stat_overlaps` | type · UTC hour            | an `EntryCheck` alone: two samples there may overlap |
+/// | `checks`      | table name                   | the hash of a small table's entries (`TableChecks`) |
 /// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
@@ -67,11 +68,17 @@ enum Schema {
     /// 14: an audiogram's ears may carry clamping ranges (its payload's
     /// version 2), which a format-13 library would take for corruption,
     /// so it refuses the store; nothing is rewritten on upgrade.
+    /// 15: the maintained statistics' values end with a check of their key
+    /// and bytes (`EntryCheck`), and the small tables have checks of their
+    /// own (`checks`, `TableChecks`); the statistics are rebuilt and the
+    /// checks computed when an older store is opened. A format-14 library
+    /// would write buckets without checks and leave the tables' checks
+    /// behind, so it refuses the store.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 14
+    static let format: UInt32 = 15
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "checks"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -155,7 +162,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities, workoutLinks, activity: MDB_dbi
+        zones, priorities, workoutLinks, activity, checks: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -176,6 +183,7 @@ struct FixedTrees: Sendable {
         priorities = dbis["priorities"]!
         workoutLinks = dbis["workout_samples"]!
         activity = dbis["activity"]!
+        checks = dbis["checks"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }

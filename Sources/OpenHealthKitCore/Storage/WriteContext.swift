@@ -34,6 +34,15 @@ struct WriteContext {
     var uuidIndex: UUIDIndex
     /// The maintained statistics' changes, written by `finish`.
     var statistics = PendingStatistics()
+    /// The small tables this transaction changes (`touch`), and those of
+    /// them whose checks held before it: only those are carried forward.
+    private var touched: TableChecks.Tables = .meta
+    private var sound: TableChecks.Tables
+    #if DEBUG
+    /// Every small table's hash when the transaction began: `finish` finds
+    /// one changed without `touch`, whose check would then be stale.
+    private let tablesAtStart: [UInt64]
+    #endif
 
     init(_ txn: Txn, _ trees: FixedTrees, cache: StoreCache, uuidHash: UUIDHash,
          uuidTuning: UUIDIndex.Tuning = UUIDIndex.Tuning()) throws {
@@ -49,7 +58,21 @@ struct WriteContext {
         (startHead, startHorizon) = (head, horizon)
         mappedThroughHead = try txn.metaU64(trees, .zoneHead) == head
         statisticsThroughHead = try txn.metaU64(trees, .statisticsHead) == head
+        sound = try TableChecks.sound(.meta, txn, trees)
+        #if DEBUG
+        tablesAtStart = try TableChecks.trees(.all, trees).map { try TableChecks.digest(txn, $0.dbi) }
+        #endif
         now = Date()
+    }
+
+    /// Says that the transaction is about to change `tables` (beyond
+    /// `meta`, which every one changes): their checks are recomputed when
+    /// it ends, if they held now.
+    mutating func touch(_ tables: TableChecks.Tables) throws {
+        let new = tables.subtracting(touched)
+        guard !new.isEmpty else { return }
+        sound.formUnion(try TableChecks.sound(new, txn, trees))
+        touched.formUnion(new)
     }
 
     /// Whether the zone map held every record when this transaction began;
@@ -71,6 +94,14 @@ struct WriteContext {
             if head != startHead { try txn.setMetaU64(trees, .statisticsHead, head) }
         }
         try txn.setPosition(trees, head: head, horizon: horizon)
+        #if DEBUG
+        let changing = Set(TableChecks.trees(touched, trees).map(\.name))
+        for (i, t) in TableChecks.trees(.all, trees).enumerated() where !changing.contains(t.name) {
+            let now = try TableChecks.digest(txn, t.dbi)
+            assert(now == tablesAtStart[i], "the \(t.name) table changed without touch()")
+        }
+        #endif
+        try TableChecks.update(touched.intersection(sound), txn, trees)
     }
 
     /// What the transaction changed, for this process's live queries;
@@ -101,6 +132,7 @@ struct WriteContext {
         if let raw = try txn.get(trees.types, key) {
             id = UInt16(littleEndian: raw.loadUnaligned(as: UInt16.self))
         } else {
+            try touch(.types)
             let next = try txn.metaU64(trees, .nextType) + 1
             guard next < 1000 else { throw OHKError(.invalidArgument, "too many sample types in one store") }
             id = UInt16(next)
@@ -206,9 +238,10 @@ struct WriteContext {
     }
 
     /// Finds or assigns the id of an encoded table entry.
-    private func intern(_ encoded: [UInt8], keys: MDB_dbi, values: MDB_dbi, counter: Schema.MetaKey) throws -> UInt32 {
+    private mutating func intern(_ encoded: [UInt8], keys: MDB_dbi, values: MDB_dbi, counter: Schema.MetaKey) throws -> UInt32 {
         guard encoded.count < 400 else { throw OHKError(.invalidArgument, "source or device strings are too long (over 400 bytes)") }
         if let raw = try txn.get(keys, encoded) { return UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)) }
+        try touch(.names)
         let id = UInt32(try txn.metaU64(trees, counter) + 1)
         try txn.setMetaU64(trees, counter, UInt64(id))
         var w = ByteWriter()
