@@ -289,7 +289,7 @@ test-sanitize: deps
 # processes writing beside live watchers, the double open, full disks
 # (tmpfs, root), byte flips in copies of a store. One summary line.
 # `make test` runs reliability-smoke.
-RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 300
+RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 1000
 reliability: deps
 	$(SWIFT) build $(TRAITS) -c release --product ohk-reliability
 	.build/release/ohk-reliability $(RELIABILITY_ARGS)

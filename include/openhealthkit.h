@@ -117,8 +117,10 @@ int32_t ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
 /**
  * Checks the whole store, like SQLite's `PRAGMA integrity_check`: first
  * LMDB's pages, read without LMDB (which trusts them), then every record,
- * index entry, deletion, sync identifier and subscription against each
- * other. It repairs nothing. *out_samples and *out_deleted_objects (each
+ * index entry, deletion, sync identifier, workout link and subscription
+ * against each other, and the maintained statistics and small tables
+ * against their checks. Each problem names the tree, the key and what
+ * disagrees. It repairs nothing. *out_samples and *out_deleted_objects (each
  * may be NULL) receive how many were read. *out_problems (may be NULL)
  * receives the problems, one per line (at most 100, then a count of the
  * rest), or NULL when there are none; free it with ohk_string_free.

@@ -1,6 +1,7 @@
 // ohk-bench: the reference workload (docs/benchmarks.md) on the
 // core's Swift API, phases 1, 1b and 2-8, one JSON line per phase.
-//   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,7,8]
+//   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,7,8] [--keep-bulk]
+// (`--keep-bulk` leaves phase 1b's store in DIR-bulk, to time `ohk check` on it.)
 // (`--writer DIR START COUNT` is the second process of phase 7.)
 import FoundationEssentials
 import Glibc
@@ -10,6 +11,7 @@ import Workload
 var n: UInt64 = 1_000_000
 var dir = "/tmp/ohk-bench"
 var phases: Set<String> = ["1", "1b", "2", "3", "4", "5", "6", "7", "8"]
+var keepBulk = false
 var args = CommandLine.arguments.dropFirst()
 while let a = args.popFirst() {
     switch a {
@@ -20,7 +22,8 @@ while let a = args.popFirst() {
         guard a.count == 3, let start = UInt64(a[1]), let count = UInt64(a[2]) else { exit(2) }
         runWriter(dir: a[0], start: start, count: count)
     case "--phases": phases = Set((args.popFirst() ?? "").split(separator: ",").map(String.init))
-    default: print("usage: ohk-bench [--n N] [--dir DIR] [--phases 1,1b,2,...]"); exit(2)
+    case "--keep-bulk": keepBulk = true
+    default: print("usage: ohk-bench [--n N] [--dir DIR] [--phases 1,1b,2,...] [--keep-bulk]"); exit(2)
     }
 }
 
@@ -109,7 +112,7 @@ if phases.contains("1b") {
     emit("bulk_ingest", "\"per_s\":\(Int(Double(n) / secs)),\"seconds\":\(secs),\"bytes_per_sample\":\(f1(Double(bytes) / Double(n)))",
          ok: fp == expected)
     bulk.close()
-    system("rm -rf '\(bulkDir)'")
+    if !keepBulk { system("rm -rf '\(bulkDir)'") }
 }
 
 // Every later phase reads phase 1's store.

@@ -149,7 +149,8 @@ extension Store {
 
     /// A start-index entry: the bucket key as stored (`Schema.startBucketKey`)
     /// and the record's position.
-    private struct StartEntry: Hashable {
+    private struct StartEntry: Hashable, Comparable {
+        static func < (a: StartEntry, b: StartEntry) -> Bool { (a.bucket, a.seq) < (b.bucket, b.seq) }
         let bucket: UInt64
         let seq: UInt64
     }
@@ -159,8 +160,14 @@ extension Store {
     private func verifyType(_ identifier: String, _ id: UInt16, _ t: TypeTrees, _ txn: Txn, head: UInt64,
                             tombs: [UInt64: UInt16], index: inout UUIDIndex, _ report: inout VerifyReport) throws -> Int {
         // Every record, and the start-index entry each should have.
-        var expectedStarts = Set<StartEntry>()
+        // Compared sorted, not through a set: hashing a million entries
+        // twice was a sixth of a million-sample store's verify.
+        var expectedStarts: [StartEntry] = []
+        expectedStarts.reserveCapacity(txn.entries(t.records))
         var synced = 0
+        // Every record's UUID and place, asked of the UUID index at the end, in UUID order.
+        var reached: [PendingUUID] = []
+        reached.reserveCapacity(txn.entries(t.records))
         // The range of starts of each block of positions, which the zone map must hold.
         var blocks: [UInt64: ClosedRange<Double>] = [:]
         let records = try txn.cursor(t.records)
@@ -182,10 +189,8 @@ extension Store {
             } else if tombs[seq] != nil {
                 report.problem("\(at) is a live sample in the deletion list")
             }
-            if try index.get(PendingUUID(r.uuid)) != Schema.pack(type: id, seq: seq) {
-                report.problem("\(at): the UUID index does not lead to it")
-            }
-            expectedStarts.insert(StartEntry(bucket: Schema.startBucketKey(r.start), seq: seq))
+            reached.append(PendingUUID(r.uuid, value: Schema.pack(type: id, seq: seq)))
+            expectedStarts.append(StartEntry(bucket: Schema.startBucketKey(r.start), seq: seq))
             if !r.isTombstone && r.hasMetadata && r.metadataValue(MetadataKey.syncIdentifier) != nil { synced += 1 }
             if !r.start.isNaN {
                 let b = ZoneMap.block(of: seq)
@@ -205,14 +210,30 @@ extension Store {
         // The start index holds exactly those entries.
         let starts = try txn.cursor(t.starts)
         defer { starts.close() }
+        var foundStarts: [StartEntry] = []
+        foundStarts.reserveCapacity(expectedStarts.count)
         try starts.forEachRaw { k, v in
-            guard k.count == 8, v.count == 8, expectedStarts.remove(StartEntry(
-                bucket: k.loadUnaligned(as: UInt64.self), seq: UInt64(bigEndian: v.loadUnaligned(as: UInt64.self)))) != nil else {
+            guard k.count == 8, v.count == 8 else {
                 report.problem("\(identifier) start index has an entry for no record (\(v.count)-byte value)")
                 return
             }
+            foundStarts.append(StartEntry(bucket: k.loadUnaligned(as: UInt64.self), seq: UInt64(bigEndian: v.loadUnaligned(as: UInt64.self))))
         }
-        if !expectedStarts.isEmpty { report.problem("\(identifier): \(expectedStarts.count) records missing from the start index") }
+        expectedStarts.sort()
+        foundStarts.sort()
+        var e = 0, missing = 0
+        for f in foundStarts {
+            while e < expectedStarts.count && expectedStarts[e] < f { missing += 1; e += 1 }
+            if e < expectedStarts.count && expectedStarts[e] == f { e += 1 } else {
+                report.problem("\(identifier) start index has an entry for no record (8-byte value)")
+            }
+        }
+        missing += expectedStarts.count - e
+        if missing > 0 { report.problem("\(identifier): \(missing) records missing from the start index") }
+        reached.sortByUUID()
+        for (key, found) in zip(reached, try index.values(sorted: reached)) where found != key.value {
+            report.problem("\(identifier) record \(Schema.unpack(key.value).seq): the UUID index does not lead to it")
+        }
         return synced
     }
 

@@ -14,6 +14,13 @@ public struct StoreOptions: Sendable {
     /// for scratch stores. Handles on one store in a process share its
     /// environment: a durable one stays durable beside a non-durable one.
     public var durable: Bool = true
+    /// Walks LMDB's pages once when this process first opens the store,
+    /// before anything reads them, and refuses a store whose pages are
+    /// damaged with a store-corrupt error (rule 23): LMDB trusts its pages,
+    /// and a damaged one could end the process. Costs a read of the file,
+    /// about 40 ms for a store of a million samples (docs/reliability.md);
+    /// turn off only for a store checked otherwise.
+    public var checkPagesWhenOpened: Bool = true
 
     public init() {}
 }
@@ -78,7 +85,8 @@ public final class Store: @unchecked Sendable {
         self.directory = directory
         self.options = options
         signal = try ChangeSignal(directory: directory)
-        env = try OpenEnvironments.acquire(directory: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable)
+        env = try OpenEnvironments.acquire(directory: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable,
+                                           checkPages: options.checkPagesWhenOpened)
         do {
             let opened = try env.write(durable: options.durable) { txn -> (FixedTrees, UUID, StoreCache) in
                 var dbis: [String: MDB_dbi] = [:]

@@ -135,11 +135,31 @@ import Testing
         #expect(renumberPages(dir) > 0)
         let pages = Store.verifyPages(directory: dir)
         #expect(pages.contains { $0.contains("says it is page") }, "\(pages)")
-        let reopened = try makeStore(directory: dir)
+        // Opened without the walk at open, `verify` walks them first.
+        var options = StoreOptions()
+        options.checkPagesWhenOpened = false
+        let reopened = try Store(directory: dir, options: options)
         defer { reopened.close() }
         let report = try reopened.verify()
         #expect(!report.isClean && report.samples == 0, "the records are not read through damaged pages")
         #expect(report.problems.first?.contains("says it is page") == true)
+    }
+
+    /// A store whose pages are damaged is refused when a process first
+    /// opens it, before LMDB reads a page: reads that never call `verify`
+    /// cannot crash in LMDB.
+    @Test func rule23_aStoreWithDamagedPagesIsRefusedWhenOpened() throws {
+        let dir = temporaryDirectory()
+        let store = try makeStore(directory: dir)
+        try store.save(try (0..<500).map { try stepSample(Double($0), minute: $0) })
+        store.close()
+        #expect(renumberPages(dir) > 0)
+        do {
+            _ = try makeStore(directory: dir)
+            Issue.record("a store with damaged pages opened")
+        } catch let e as OHKError {
+            #expect(e.code == .storeCorrupt && e.message.contains("says it is page") && e.message.contains("ohk check"), "\(e)")
+        }
     }
 
     @Test func rule23_aStoreWhoseMetaPagesAreDamagedDoesNotOpen() throws {

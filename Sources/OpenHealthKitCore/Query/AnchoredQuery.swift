@@ -23,7 +23,7 @@ extension Store {
         // quarter of such a query's time after a durable save.
         try Self.validate(limit: limit)
         try validateType(type)
-        return try readRetryingTrees { txn in result(try walk(txn, type, anchor: anchor, limit: limit)) }
+        return try readRetryingTrees { txn in try result(try walk(txn, type, anchor: anchor, limit: limit)) }
     }
 
     /// The objects matching any descriptor that were saved or deleted after
@@ -38,7 +38,7 @@ extension Store {
         }
         try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
-        return try readRetryingTrees { txn in result(try scan(txn, groups, anchor: anchor, limit: limit)) }
+        return try readRetryingTrees { txn in try result(try scan(txn, groups, anchor: anchor, limit: limit)) }
     }
 
     /// The anchored query of `descriptors`, its samples written into
@@ -64,7 +64,7 @@ extension Store {
             let written = taken.columns!.finish()
             taken.batch.noteSource(through: written.maxSourceID)
             // Inside the read: the names of new sources are read with it.
-            return ColumnsQueryResult(result: result(taken), count: written.count, sourceOrder: written.sourceOrder)
+            return ColumnsQueryResult(result: try result(taken), count: written.count, sourceOrder: written.sourceOrder)
         }
     }
 

@@ -74,8 +74,13 @@ final class NameLookup {
     }
 
     /// Makes sure every id up to these is in `table` (committed ids are
-    /// dense, so all of them exist in a snapshot holding the largest).
-    func ensure(sourcesThrough maxSource: UInt32, devicesThrough maxDevice: UInt32) {
+    /// dense, so all of them exist in a snapshot holding the largest). An
+    /// id past the table's entries is a damaged record's: a store-corrupt
+    /// error, not a walk over billions of ids that are not there.
+    func ensure(sourcesThrough maxSource: UInt32, devicesThrough maxDevice: UInt32) throws {
+        if Int(maxSource) > txn.entries(store.trees.sources) || Int(maxDevice) > txn.entries(store.trees.devices) {
+            throw OHKError(.storeCorrupt, "a record names source \(maxSource) or device \(maxDevice), which the store does not have")
+        }
         // Each table on its own: new sources may come without new devices.
         let s = maxSource >= table.completeSources
             ? (max(1, table.completeSources)...max(1, maxSource)).filter { table.source($0) == nil } : []

@@ -169,11 +169,11 @@ extension Store {
 
     /// The result of a scan: newAnchor per rule 5 (after the last object
     /// returned when the limit or the columns stopped the scan).
-    func result(_ taken: Taken) -> AnchoredQueryResult {
+    func result(_ taken: Taken) throws -> AnchoredQueryResult {
         let stopped = (taken.returned == taken.limit && taken.limit > 0) || taken.columns?.isFull == true
         let position = stopped ? taken.lastReturned : taken.head
-        return AnchoredQueryResult(samples: taken.batch.build(types: taken.types, names: taken.names),
-                                   deletedObjects: DeletedObjects(tombstones: taken.deleted?.build(types: taken.types,
+        return AnchoredQueryResult(samples: try taken.batch.build(types: taken.types, names: taken.names),
+                                   deletedObjects: DeletedObjects(tombstones: try taken.deleted?.build(types: taken.types,
                                                                                                    names: taken.names)),
                                    newAnchor: QueryAnchor(storeID: storeID, position: position, horizon: taken.horizon))
     }

@@ -201,8 +201,8 @@ struct SampleBatchBuilder {
     /// samples are not appended, but their sources are named).
     mutating func noteSource(through id: UInt32) { maxSourceID = max(maxSourceID, id) }
 
-    func build(types: [SampleType], names: NameLookup) -> SampleBatch {
-        names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)
+    func build(types: [SampleType], names: NameLookup) throws -> SampleBatch {
+        try names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)
         return SampleBatch(records: records.finish(), typeIndex: typeIndex,
                            names: BatchNames(types: types, table: names.table), maxSourceID: maxSourceID)
     }

@@ -63,7 +63,7 @@ extension Store {
         for row in limit > 0 ? ordered.prefix(limit) : ordered[...] {
             try batch.append(RecordView(stored: row.raw), typeIndex: row.stream)
         }
-        return batch.build(types: streams.map(\.type), names: names)
+        return try batch.build(types: streams.map(\.type), names: names)
     }
 
     /// Whether `a` comes before `b`: by each key in turn, then in store order.

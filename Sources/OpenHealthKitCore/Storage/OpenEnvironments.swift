@@ -28,13 +28,26 @@ enum OpenEnvironments {
     /// process has none on it yet. The options of the first opener decide
     /// the map's first size and whether commits sync (`Environment.write`
     /// syncs for a durable handle on a non-durable environment).
-    static func acquire(directory: String, mapSize: Int, maxTrees: UInt32, durable: Bool) throws -> Environment {
+    static func acquire(directory: String, mapSize: Int, maxTrees: UInt32, durable: Bool,
+                        checkPages: Bool = true) throws -> Environment {
         try table.withLock { open in
             if let key = key(directory), let entry = open[key] {
                 open[key] = (entry.environment, entry.users + 1)
                 return entry.environment
             }
             let environment = try Environment(path: directory, mapSize: mapSize, maxTrees: maxTrees, durable: durable)
+            if checkPages {
+                // LMDB trusts its pages: walk them in the snapshot a read
+                // pins (no writer reuses them meanwhile), before anything
+                // else reads them.
+                let problems = try environment.read { txn in
+                    PageWalk.check(file: directory + "/data.mdb", txnID: UInt64(txn.id), limit: 1)
+                }
+                if let p = problems.first {
+                    environment.close()
+                    throw OHKError(.storeCorrupt, "the store at \(directory) is damaged: \(p) (`ohk check` names every problem)")
+                }
+            }
             guard let key = key(directory) else {
                 environment.close()
                 throw OHKError(.storage, "cannot read \(directory)/data.mdb after opening it: \(String(cString: strerror(errno)))")

@@ -147,6 +147,35 @@ struct UUIDIndex {
         return places
     }
 
+    /// The value the index holds for each of `keys` (sorted by UUID), as
+    /// `get` says one at a time, with one walk of each run, newest first:
+    /// what `Store.verify` asks of every record, where a lookup each was
+    /// two thirds of its time at a million samples.
+    mutating func values(sorted keys: [PendingUUID]) throws -> [UInt64?] {
+        var values = [UInt64?](repeating: nil, count: keys.count)
+        var gone = [Bool](repeating: false, count: keys.count)
+        if txn.entries(hashes) > 0 || txn.entries(self.gone) > 0 {
+            let c = try txn.cursor(hashes)
+            defer { c.close() }
+            for (i, k) in keys.enumerated() {
+                if let v = try hashedValue(k, c) { values[i] = v } else if try isGone(k) { gone[i] = true }
+            }
+        }
+        let spans = try runSpans()
+        guard !spans.isEmpty else { return values }
+        let c = try txn.cursor(runTree)
+        defer { c.close() }
+        for s in spans.reversed() {
+            var r = RunReader(c, s.id)
+            var i = keys.firstIndex(notBelow: s.first)
+            while i < keys.count, !(s.last < keys[i]) {
+                if values[i] == nil && !gone[i] { values[i] = try r.value(advancingTo: keys[i]) }
+                i += 1
+            }
+        }
+        return values
+    }
+
     /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
     /// hash bits, the one whose record has its UUID.
     private mutating func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {

@@ -81,11 +81,17 @@ struct RunReader {
     /// Moves forward to `key` (keys asked in ascending order) and says
     /// whether the run holds it.
     mutating func advance(to key: PendingUUID) throws -> Bool {
+        try value(advancingTo: key) != nil
+    }
+
+    /// Moves forward to `key` (keys asked in ascending order) and returns
+    /// its value in the run, nil when the run does not hold it.
+    mutating func value(advancingTo key: PendingUUID) throws -> UInt64? {
         let count = chunk.count / UUIDIndex.entrySize
         if !started || count == 0 || Self.entry(chunk, count - 1) < key {
-            guard try seek(key) else { return false }
+            guard try seek(key) else { return nil }
         }
-        return find(key) != nil
+        return find(key)
     }
 
     /// Searches the current chunk from `index` on: a few steps first (a

@@ -645,9 +645,12 @@ class HealthStore:
     def verify(self) -> VerifyReport:
         """Checks the whole store, like SQLite's ``PRAGMA integrity_check``:
         LMDB's pages first (read without LMDB, which trusts them), then every
-        record, index entry, deletion, sync identifier and subscription
-        against each other. It repairs nothing and raises nothing for what
-        it finds: the report lists the problems (rule 23, docs/semantics.md).
+        record, index entry, deletion, sync identifier, workout link and
+        subscription against each other, and the maintained statistics and
+        small tables against their checks; each problem names the tree, the
+        key and what disagrees, the same list as C's ``ohk_store_verify``.
+        It repairs nothing and raises nothing for what it finds: the report
+        lists the problems (rule 23, docs/semantics.md).
         One read transaction over the whole store; writers go on meanwhile."""
         samples, deleted = ctypes.c_uint64(), ctypes.c_uint64()
         text = n.OWNED_STRING()
