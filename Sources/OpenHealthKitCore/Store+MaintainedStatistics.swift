@@ -138,9 +138,9 @@ extension Store {
             try c.seekRaw(atLeast: $0)
         }
         while let (k, v) = entry, k.count == 10, StatisticsKeys.type(ofKey: k) == type {
-            _ = try EntryCheck.opened(k, v, "a statistics overlap mark")
             let h = StatisticsKeys.hour(ofKey: k)
             guard h < last else { break }
+            _ = try EntryCheck.opened(k, v, "a statistics overlap mark")
             out.append(h)
             entry = try c.nextEntry()
         }

@@ -73,6 +73,15 @@ extension Store {
         }
     }
 
+    /// The record the UUID index leads `uuid` to, with its type id.
+    private func record(of uuid: UUID, _ index: inout UUIDIndex, _ txn: Txn) throws -> (type: UInt16, record: RecordView)? {
+        guard let packed = try index.get(PendingUUID(uuid)) else { return nil }
+        let (type, seq) = Schema.unpack(packed)
+        guard let tree = cache.withLock({ $0.typeTrees[type]?.records }), let raw = try txn.get(tree, u64: seq) else { return nil }
+        let r = RecordView(bytes: raw)
+        return r.isWellFormed ? (type, r) : nil
+    }
+
     /// The activity tree (rule 43): keys that are days, values that
     /// decode, stamps no later than the sequence queries ask from.
     private func verifyActivitySummaries(_ txn: Txn, _ report: inout VerifyReport) throws {
@@ -265,10 +274,12 @@ extension Store {
         }
     }
 
-    /// Each chunk of workout links (`WorkoutLinks`): under a live workout,
-    /// starting at its first sample, its samples in order, each of a type
-    /// the store has (or of any type) and, when the UUID index finds it, of
-    /// that type.
+    /// Each chunk of workout links (`WorkoutLinks`): starting at its first
+    /// sample, its samples in order, each of a type the store has (or of
+    /// any type) and, when the UUID index finds it, of that type. A chunk
+    /// under no live workout holds only routes that name that workout: a
+    /// route may be saved for a workout not saved yet, or deleted (rule
+    /// 32), and an association with a workout is refused otherwise.
     private func verifyLinks(_ txn: Txn, types: Set<UInt16>, index: inout UUIDIndex, _ report: inout VerifyReport) throws {
         let workoutID = try existingTypeID(TypeCatalogue.workoutType, txn)
         var chunks: [([UInt8], [UInt8])] = []
@@ -281,12 +292,7 @@ extension Store {
                 continue
             }
             let workout = UUID(uuid: k.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
-            guard let packed = try index.get(PendingUUID(workout)), Schema.unpack(packed).type == workoutID,
-                  let tree = cache.withLock({ $0.typeTrees[Schema.unpack(packed).type]?.records }),
-                  let raw = try txn.get(tree, u64: Schema.unpack(packed).seq), !RecordView(bytes: raw).isTombstone else {
-                report.problem("\(at) are of no live workout")
-                continue
-            }
+            let live = try record(of: workout, &index, txn).map { $0.type == workoutID && !$0.record.isTombstone } ?? false
             var previous: [UInt8] = []
             for item in stride(from: 0, to: v.count, by: size) {
                 let sample = Array(v[item..<item + 16])
@@ -298,9 +304,20 @@ extension Store {
                     break
                 }
                 let u = UUID(uuid: sample.withUnsafeBytes { $0.loadUnaligned(as: uuid_t.self) })
-                if type != WorkoutLinks.anyType, let found = try index.get(PendingUUID(u)), Schema.unpack(found).type != type {
-                    report.problem("\(at) name sample \(u) as of type \(type), and it is of type \(Schema.unpack(found).type)")
+                let found = try record(of: u, &index, txn)
+                if type != WorkoutLinks.anyType, let found, found.type != type {
+                    report.problem("\(at) name sample \(u) as of type \(type), and it is of type \(found.type)")
                     break
+                }
+                if !live {
+                    let route = found.flatMap { f -> WorkoutRoute? in
+                        guard case .route(let r)? = try? f.record.payloadValue(TypeCatalogue.routeType) else { return nil }
+                        return r
+                    }
+                    guard route?.workout == workout else {
+                        report.problem("\(at) are of no live workout, and sample \(u) is not one of its routes")
+                        break
+                    }
                 }
             }
         }

@@ -18,7 +18,7 @@ public struct StoreOptions: Sendable {
     /// before anything reads them, and refuses a store whose pages are
     /// damaged with a store-corrupt error (rule 23): LMDB trusts its pages,
     /// and a damaged one could end the process. Costs a read of the file,
-    /// about 40 ms for a store of a million samples (docs/reliability.md);
+    /// about 45 ms for a store of a million samples (docs/reliability.md);
     /// turn off only for a store checked otherwise.
     public var checkPagesWhenOpened: Bool = true
 

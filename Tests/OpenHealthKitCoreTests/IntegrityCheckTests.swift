@@ -167,6 +167,37 @@ import Testing
         #expect(found.contains { $0.contains("name sample \(linked.uuid) as of type \(heartID), and it is of type \(stepsID)") }, "\(found)")
     }
 
+    /// A route may name a workout that is not saved, or was deleted (rule
+    /// 32): its links are sound. Heart rates linked under a UUID that is
+    /// no live workout are not.
+    @Test func rule23_linksUnderNoLiveWorkoutHoldOnlyItsRoutes() throws {
+        let store = try filledStore()
+        defer { store.close() }
+        let route = { (workout: UUID) in
+            try Sample.route(WorkoutRoute(workout: workout, locations: [RouteLocation(timestamp: t0, latitude: 48.85, longitude: 2.35)]),
+                             start: t0, end: t0, source: appA)
+        }
+        let gone = try Sample.workout(Workout(activityType: 37, duration: 60), start: t0, end: t0.addingTimeInterval(60), source: appA)
+        try store.save([gone])
+        try store.delete(uuids: [gone.uuid])
+        try store.save([try route(gone.uuid), try route(UUID())])
+        #expect(try store.verify().problems == [])
+        let workout = try Sample.workout(Workout(activityType: 37, duration: 60), start: t0, end: t0.addingTimeInterval(60), source: appA)
+        try store.save([workout])
+        try store.add([try stepSample(7, minute: 700)], to: workout.uuid)
+        let moved = UUID()
+        try store.env.write { txn in
+            let prefix = withUnsafeBytes(of: workout.uuid.uuid) { Array($0) }
+            var chunk: ([UInt8], [UInt8])?
+            try txn.forEach(store.trees.workoutLinks) { k, v in if Array(k.prefix(16)) == prefix { chunk = (Array(k), Array(v)) } }
+            let (k, v) = try #require(chunk)
+            _ = try txn.delete(store.trees.workoutLinks, k)
+            _ = try txn.put(store.trees.workoutLinks, withUnsafeBytes(of: moved.uuid) { Array($0) } + k.suffix(16), v)
+        }
+        let found = try store.verify().problems
+        #expect(found.count == 1 && found[0].contains("are of no live workout, and sample"), "\(found)")
+    }
+
     /// Format 15 (rule 21): a format-14 store, whose statistics have no
     /// checks and whose tables have none, opens as the current format with
     /// its statistics rebuilt and its checks computed, and verifies clean.

@@ -40,8 +40,14 @@ enum OpenEnvironments {
                 // LMDB trusts its pages: walk them in the snapshot a read
                 // pins (no writer reuses them meanwhile), before anything
                 // else reads them.
-                let problems = try environment.read { txn in
-                    PageWalk.check(file: directory + "/data.mdb", txnID: UInt64(txn.id), limit: 1)
+                let problems: [String]
+                do {
+                    problems = try environment.read { txn in
+                        PageWalk.check(file: directory + "/data.mdb", txnID: UInt64(txn.id), limit: 1)
+                    }
+                } catch {
+                    environment.close()
+                    throw error
                 }
                 if let p = problems.first {
                     environment.close()

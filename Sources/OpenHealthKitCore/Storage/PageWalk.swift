@@ -67,7 +67,15 @@ struct PageWalk {
         var st = stat()
         guard fstat(fd, &st) == 0 else { return (["cannot read \(path): \(String(cString: strerror(errno)))"], Seen()) }
         let size = Int(st.st_size)
-        let psize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        // The store's own page size, which its first meta page records
+        // (LMDB opens a store written where pages have another size):
+        // the machine's when that page does not say one.
+        var psize = Int(sysconf(Int32(_SC_PAGESIZE)))
+        var head: (UInt32, UInt32) = (0, 0)  // magic, then the free tree's first field: the page size
+        if pread(fd, &head.0, 4, off_t(headerSize)) == 4, pread(fd, &head.1, 4, off_t(headerSize + 24)) == 4,
+           head.0 == metaMagic, head.1 >= 512, head.1 <= 65_536, head.1 & (head.1 - 1) == 0 {
+            psize = Int(head.1)
+        }
         guard size >= 2 * psize else { return (["the file has \(size) bytes, less than its two meta pages"], Seen()) }
         guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else {
             return (["cannot map \(path): \(String(cString: strerror(errno)))"], Seen())

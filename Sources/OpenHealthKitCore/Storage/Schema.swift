@@ -73,7 +73,10 @@ enum Schema {
     /// own (`checks`, `TableChecks`); the statistics are rebuilt and the
     /// checks computed when an older store is opened. A format-14 library
     /// would write buckets without checks and leave the tables' checks
-    /// behind, so it refuses the store.
+    /// behind, so it refuses the store; one that had the store open while
+    /// it was upgraded does so until it closes it, after which
+    /// `ohk rebuild-statistics` mends the statistics and `verify` reports
+    /// the tables whose checks it left behind.
     /// Format 1 (development only) is refused.
     static let format: UInt32 = 15
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
