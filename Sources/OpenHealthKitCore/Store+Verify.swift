@@ -284,8 +284,12 @@ extension Store {
         let workoutID = try existingTypeID(TypeCatalogue.workoutType, txn)
         var chunks: [([UInt8], [UInt8])] = []
         try txn.forEach(trees.workoutLinks) { k, v in chunks.append((Array(k), Array(v))) }
-        for (k, v) in chunks {
+        for (k, raw) in chunks {
             let at = "the workout links under key \(k.withUnsafeBytes { EntryCheck.hex($0) })"
+            guard let v = k.withUnsafeBytes({ k in raw.withUnsafeBytes { EntryCheck.valid(k, $0).map { Array($0) } } }) else {
+                report.problem("\(at) do not match their check: their bytes changed on disk")
+                continue
+            }
             let size = WorkoutLinks.itemSize
             guard k.count == 32, !v.isEmpty, v.count % size == 0, Array(v[0..<16]) == Array(k[16..<32]) else {
                 report.problem("\(at) do not decode")

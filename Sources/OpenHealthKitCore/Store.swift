@@ -250,6 +250,7 @@ public final class Store: @unchecked Sendable {
         }
         if format < 10 { try linkRoutes(txn, trees, cache) }
         if format < 13 { try WorkoutLinks.moveLegacy(txn, trees) }
+        if format >= 13 && format < 15 { try WorkoutLinks.seal(txn, trees) }
         // Format 11 brought HealthKit's heartbeat series type; a store that
         // registered a custom type of that identifier would have its
         // samples read as heartbeat series.

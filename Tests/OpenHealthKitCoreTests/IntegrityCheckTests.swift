@@ -153,13 +153,14 @@ import Testing
             // Block 0 of steps narrowed to one instant.
             let zero = withUnsafeBytes(of: (0.0.bitPattern, 0.0.bitPattern)) { Array($0) }
             _ = try txn.put(store.trees.zones, ZoneMap.key(type: stepsID, block: 0), zero)
-            // The linked step count named as a heart rate.
+            // The linked step count named as a heart rate, its check made again
+            // (so that what is held to the records is what is tested).
             let (lk, lv) = try { let c = try txn.cursor(store.trees.workoutLinks); defer { c.close() }
-                                 let e = try #require(try c.firstEntry()); return (Array(e.0), Array(e.1)) }()
+                                 let e = try #require(try c.firstEntry()); return (Array(e.0), Array(e.1.dropLast(EntryCheck.size))) }()
             var items = lv
             items[16] = UInt8(heartID >> 8)
             items[17] = UInt8(heartID & 0xFF)
-            _ = try txn.put(store.trees.workoutLinks, lk, items)
+            _ = try txn.put(store.trees.workoutLinks, lk, EntryCheck.sealed(lk, items))
         }
         let found = try store.verify().problems
         #expect(found.contains { $0.hasPrefix("the sync entry under key") && $0.contains("names another source or identifier than record") }, "\(found)")
@@ -192,10 +193,21 @@ import Testing
             try txn.forEach(store.trees.workoutLinks) { k, v in if Array(k.prefix(16)) == prefix { chunk = (Array(k), Array(v)) } }
             let (k, v) = try #require(chunk)
             _ = try txn.delete(store.trees.workoutLinks, k)
-            _ = try txn.put(store.trees.workoutLinks, withUnsafeBytes(of: moved.uuid) { Array($0) } + k.suffix(16), v)
+            // Moved with its check made again: held to the records, not to the check.
+            let key = withUnsafeBytes(of: moved.uuid) { Array($0) } + k.suffix(16)
+            _ = try txn.put(store.trees.workoutLinks, key, EntryCheck.sealed(key, Array(v.dropLast(EntryCheck.size))))
         }
         let found = try store.verify().problems
         #expect(found.count == 1 && found[0].contains("are of no live workout, and sample"), "\(found)")
+        // A byte of a chunk changed on disk fails the chunk's check, and a read of the links.
+        try store.env.write { txn in
+            var chunk: ([UInt8], [UInt8])?
+            try txn.forEach(store.trees.workoutLinks) { k, v in chunk = (Array(k), Array(v)) }
+            var (k, v) = try #require(chunk)
+            v[3] ^= 0x10
+            _ = try txn.put(store.trees.workoutLinks, k, v)
+        }
+        #expect(try store.verify().problems.contains { $0.contains("do not match their check: their bytes changed on disk") })
     }
 
     /// Format 15 (rule 21): a format-14 store, whose statistics have no
@@ -204,6 +216,10 @@ import Testing
     @Test func aFormat14StoreOpensWithItsChecks() throws {
         let dir = temporaryDirectory()
         var store = try filledStore(directory: dir)
+        let workout = try Sample.workout(Workout(activityType: 37, duration: 60), start: t0, end: t0.addingTimeInterval(60), source: appA)
+        try store.save([workout])
+        let linked = try (0..<3).map { try stepSample(1, minute: 800 + $0) }
+        try store.add(linked, to: workout.uuid)
         let day = Date(timeIntervalSinceReferenceDate: (t0.timeIntervalSinceReferenceDate / 86_400).rounded(.down) * 86_400)
         func hourly() throws -> [Double?] {
             try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: day, interval: .hour,
@@ -212,7 +228,8 @@ import Testing
         let before = try hourly()
         // What a format-14 library left: entries without checks, no checks tree.
         try store.env.write { txn in
-            for dbi in [store.trees.statistics.buckets, store.trees.statistics.cover, store.trees.statistics.overlaps] {
+            for dbi in [store.trees.statistics.buckets, store.trees.statistics.cover, store.trees.statistics.overlaps,
+                        store.trees.workoutLinks] {
                 var entries: [([UInt8], [UInt8])] = []
                 try txn.forEach(dbi) { k, v in entries.append((Array(k), Array(v.dropLast(EntryCheck.size)))) }
                 for (k, v) in entries { _ = try txn.put(dbi, k, v) }
@@ -225,6 +242,7 @@ import Testing
         defer { store.close() }
         #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 15)
         #expect(try hourly() == before)
+        #expect(Set(try store.associatedUUIDs(of: workout.uuid)) == Set(linked.map(\.uuid)))
         #expect(try store.verify().problems == [])
     }
 }

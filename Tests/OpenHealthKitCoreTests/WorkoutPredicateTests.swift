@@ -341,7 +341,8 @@ import Testing
         // The chunks: each within bounds, in order, not overlapping.
         try store.env.read { txn in
             var previous: (workout: [UInt8], last: [UInt8])?
-            try txn.forEach(store.trees.workoutLinks) { k, v in
+            try txn.forEach(store.trees.workoutLinks) { k, raw in
+                let v = try #require(EntryCheck.valid(k, raw), "each chunk holds its check (format 15)")
                 let count = v.count / WorkoutLinks.itemSize
                 #expect(count >= 1 && count <= WorkoutLinks.chunkItems && v.count % WorkoutLinks.itemSize == 0)
                 #expect(Array(k[16..<32]) == Array(v[0..<16]))

@@ -89,9 +89,11 @@ enum Child {
     }
 }
 
+/// One line on standard output, whole: a problem may name a damaged key
+/// that holds a NUL, which a C string would end at, leaving no line.
 func say(_ line: String) {
-    let text = line + "\n"
-    _ = text.withCString { write(1, $0, strlen($0)) }
+    let bytes = Array(line.utf8).map { $0 == 0 || $0 == 10 ? UInt8(ascii: "?") : $0 } + [10]
+    _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
 }
 
 /// A line on standard error: progress of a long run.

@@ -282,7 +282,10 @@ struct PageWalk {
         case Self.subData where isMain:
             counts.entries += 1
             guard dataSize == 48 else { return problem("the tree record at node \(index) of page \(p) has \(dataSize) bytes") }
-            let key = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(node + 8)..<(node + 8 + keySize)]), as: UTF8.self)
+            // The name as text a line can hold: a damaged one may hold any byte.
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(node + 8)..<(node + 8 + keySize)]).map {
+                $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?")
+            }, as: UTF8.self)
             var none: [UInt64] = []
             walkTree(tree(at: data), name: "tree \(key)", limit: limit, freeList: &none)
         case Self.dupData where dups:

@@ -27,7 +27,7 @@ import FoundationEssentials
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`), with an `EntryCheck` |
 /// | `stat_overlaps` | type · UTC hour            | an `EntryCheck` alone: two samples there may overlap |
 /// | `checks`      | table name                   | the hash of a small table's entries (`TableChecks`) |
-/// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`) |
+/// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`), with an `EntryCheck` |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -68,8 +68,8 @@ enum Schema {
     /// 14: an audiogram's ears may carry clamping ranges (its payload's
     /// version 2), which a format-13 library would take for corruption,
     /// so it refuses the store; nothing is rewritten on upgrade.
-    /// 15: the maintained statistics' values end with a check of their key
-    /// and bytes (`EntryCheck`), and the small tables have checks of their
+    /// 15: the maintained statistics' values and the chunks of workout
+    /// links end with a check of their key and bytes (`EntryCheck`), and the small tables have checks of their
     /// own (`checks`, `TableChecks`); the statistics are rebuilt and the
     /// checks computed when an older store is opened. A format-14 library
     /// would write buckets without checks and leave the tables' checks

@@ -6,7 +6,9 @@ import Glibc
 /// workout's links in sorted chunks. Key: the workout's UUID, then the
 /// first sample UUID of the chunk; value: at most `chunkItems` items, each
 /// a sample's UUID then its type id (big-endian, `anyType` when unknown),
-/// in UUID order. A workout's chunks do not overlap.
+/// in UUID order, then an `EntryCheck` of the key and items (format 15:
+/// nothing else repeats a link, so a changed byte would name another
+/// sample). A workout's chunks do not overlap.
 ///
 /// Associating a workout's 3,600 heart rates writes two values, where a
 /// key per link (formats 10–12, `workout_links`) was a put of each from
@@ -64,7 +66,7 @@ enum WorkoutLinks {
         let prefix = withUnsafeBytes(of: workout.uuid) { Array($0) }
         var entry = try prefix.withUnsafeBytes { try c.seekRaw(atLeast: $0) }
         while let (k, v) = entry, k.count == 32, memcmp(k.baseAddress!, prefix, 16) == 0 {
-            try body(k, v)
+            try body(k, try EntryCheck.opened(k, v, "a chunk of workout links"))
             entry = try c.nextEntry()
         }
     }
@@ -88,7 +90,8 @@ enum WorkoutLinks {
                 }
             }
             guard end > start else { continue }
-            guard let old = try txn.get(trees.workoutLinks, key) else { throw OHKError(.storage, "a workout association chunk vanished") }
+            guard let raw = try txn.get(trees.workoutLinks, key) else { throw OHKError(.storage, "a workout association chunk vanished") }
+            let old = try EntryCheck.opened(key, raw, "a chunk of workout links")
             let merged = merge(old, UnsafeRawBufferPointer(rebasing: items[start..<end]))
             start = end
             guard merged.count > old.count else { continue }  // every one linked already
@@ -108,7 +111,7 @@ enum WorkoutLinks {
         for at in stride(from: 0, to: items.count, by: step) {
             let chunk = UnsafeRawBufferPointer(rebasing: items[at..<min(items.count, at + step)])
             key.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: 16).copyMemory(from: chunk.baseAddress!, byteCount: 16) }
-            _ = try key.withUnsafeBytes { try txn.put(trees.workoutLinks, $0, chunk) }
+            _ = try txn.put(trees.workoutLinks, key, EntryCheck.sealed(key, Array(chunk)))
         }
     }
 
@@ -130,6 +133,13 @@ enum WorkoutLinks {
         }
         out.removeLast(out.count - n)
         return out
+    }
+
+    /// Format 15: each chunk of a format-13 or 14 store gets its check.
+    static func seal(_ txn: Txn, _ trees: FixedTrees) throws {
+        var chunks: [([UInt8], [UInt8])] = []
+        try txn.forEach(trees.workoutLinks) { k, v in chunks.append((Array(k), Array(v))) }
+        for (k, v) in chunks { _ = try txn.put(trees.workoutLinks, k, EntryCheck.sealed(k, v)) }
     }
 
     /// Format 13: moves the links of formats 10–12 (a key per link, the
