@@ -234,7 +234,7 @@ import Testing
                 try txn.forEach(dbi) { k, v in entries.append((Array(k), Array(v.dropLast(EntryCheck.size)))) }
                 for (k, v) in entries { _ = try txn.put(dbi, k, v) }
             }
-            try txn.empty(store.trees.checks)
+            for (name, _) in TableChecks.trees(.all, store.trees) { _ = try txn.delete(store.trees.meta, TableChecks.key(name)) }
             try txn.setMetaU64(store.trees, .format, 14)
         }
         store.close()

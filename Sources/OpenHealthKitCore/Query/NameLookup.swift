@@ -78,6 +78,8 @@ final class NameLookup {
     /// id past the table's entries is a damaged record's: a store-corrupt
     /// error, not a walk over billions of ids that are not there.
     func ensure(sourcesThrough maxSource: UInt32, devicesThrough maxDevice: UInt32) throws {
+        // Ids this process knows need no look (a delta's usual case).
+        guard maxSource >= table.completeSources || (maxDevice > 0 && maxDevice >= table.completeDevices) else { return }
         if Int(maxSource) > txn.entries(store.trees.sources) || Int(maxDevice) > txn.entries(store.trees.devices) {
             throw OHKError(.storeCorrupt, "a record names source \(maxSource) or device \(maxDevice), which the store does not have")
         }

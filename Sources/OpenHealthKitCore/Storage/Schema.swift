@@ -6,7 +6,7 @@ import FoundationEssentials
 ///
 /// | tree          | key                          | value                                  |
 /// |---------------|------------------------------|----------------------------------------|
-/// | `meta`        | name                         | format, store id, position, next ids, zone head |
+/// | `meta`        | name                         | format, store id, position, next ids, zone head; `check:` and a small table's name: its `TableChecks` hash |
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
@@ -26,7 +26,6 @@ import FoundationEssentials
 /// | `stat_buckets`| type · family · level · bucket | each source's figures (`BucketCodec`); a type's summary; each with an `EntryCheck` |
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`), with an `EntryCheck` |
 /// | `stat_overlaps` | type · UTC hour            | an `EntryCheck` alone: two samples there may overlap |
-/// | `checks`      | table name                   | the hash of a small table's entries (`TableChecks`) |
 /// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`), with an `EntryCheck` |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
@@ -70,7 +69,7 @@ enum Schema {
     /// so it refuses the store; nothing is rewritten on upgrade.
     /// 15: the maintained statistics' values and the chunks of workout
     /// links end with a check of their key and bytes (`EntryCheck`), and the small tables have checks of their
-    /// own (`checks`, `TableChecks`); the statistics are rebuilt and the
+    /// own (`check:` keys in meta, `TableChecks`); the statistics are rebuilt and the
     /// checks computed when an older store is opened. A format-14 library
     /// would write buckets without checks and leave the tables' checks
     /// behind, so it refuses the store; one that had the store open while
@@ -81,7 +80,7 @@ enum Schema {
     static let format: UInt32 = 15
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "checks"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -165,7 +164,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities, workoutLinks, activity, checks: MDB_dbi
+        zones, priorities, workoutLinks, activity: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -186,7 +185,6 @@ struct FixedTrees: Sendable {
         priorities = dbis["priorities"]!
         workoutLinks = dbis["workout_samples"]!
         activity = dbis["activity"]!
-        checks = dbis["checks"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }

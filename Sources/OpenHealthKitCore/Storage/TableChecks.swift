@@ -1,8 +1,12 @@
 import CLMDB
+import Glibc
 
 /// Checks of the store's small tables (format 15): a 64-bit hash of each
-/// table's entries in key order, kept in the `checks` tree under the
-/// table's name. Nothing else in the store repeats a source's name, a
+/// table's entries in key order, kept in `meta` under `check:` and the
+/// table's name (meta's own check leaves those keys out). In meta, not a
+/// tree of their own: every write transaction changes meta's page
+/// anyway, and a tree of checks was one more page to write and sync in
+/// each. Nothing else in the store repeats a source's name, a
 /// subscription, a priority or the position: a byte changed there read
 /// back as another value, which only such a check can tell.
 ///
@@ -38,12 +42,19 @@ enum TableChecks {
         return out
     }
 
-    /// The hash of every entry of `dbi`, in key order.
-    static func digest(_ txn: Txn, _ dbi: MDB_dbi) throws -> UInt64 {
+    /// Where a table's check is kept in meta.
+    static func key(_ name: String) -> [UInt8] { Array(("check:" + name).utf8) }
+    private static let prefix = Array("check:".utf8)
+
+    /// The hash of every entry of the table `name` (`dbi`), in key order;
+    /// of meta, all but the checks.
+    static func digest(_ txn: Txn, _ name: String, _ dbi: MDB_dbi) throws -> UInt64 {
         var h: UInt64 = 0x243F_6A88_85A3_08D3
         let c = try txn.cursor(dbi)
         defer { c.close() }
+        let isMeta = name == "meta"
         try c.forEachRaw { k, v in
+            if isMeta && k.count >= prefix.count && memcmp(k.baseAddress!, prefix, prefix.count) == 0 { return }
             h = mix(h, UInt64(k.count) << 32 | UInt64(v.count))
             h = add(k, to: h)
             h = add(v, to: h)
@@ -53,7 +64,7 @@ enum TableChecks {
 
     /// The check kept for the table named `name`, nil when none is.
     static func stored(_ txn: Txn, _ trees: FixedTrees, _ name: String) throws -> UInt64? {
-        guard let raw = try txn.get(trees.checks, Array(name.utf8)) else { return nil }
+        guard let raw = try txn.get(trees.meta, key(name)) else { return nil }
         guard raw.count == 8 else { return 0 }  // never a digest's own size: the check fails
         return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
     }
@@ -63,7 +74,7 @@ enum TableChecks {
     static func sound(_ tables: Tables, _ txn: Txn, _ trees: FixedTrees) throws -> Tables {
         var out: Tables = []
         for t in [Tables.meta, .types, .custom, .names, .subscriptions, .priorities, .activity] where tables.contains(t) {
-            if try Self.trees(t, trees).allSatisfy({ try stored(txn, trees, $0.name) == digest(txn, $0.dbi) }) { out.insert(t) }
+            if try Self.trees(t, trees).allSatisfy({ try stored(txn, trees, $0.name) == digest(txn, $0.name, $0.dbi) }) { out.insert(t) }
         }
         return out
     }
@@ -71,9 +82,9 @@ enum TableChecks {
     /// Writes the checks of `tables` as they are now.
     static func update(_ tables: Tables, _ txn: Txn, _ trees: FixedTrees) throws {
         for (name, dbi) in Self.trees(tables, trees) {
-            let d = try digest(txn, dbi)
+            let d = try digest(txn, name, dbi)
             if try stored(txn, trees, name) != d {
-                _ = try txn.put(trees.checks, Array(name.utf8), withUnsafeBytes(of: d.littleEndian) { Array($0) })
+                _ = try txn.put(trees.meta, key(name), withUnsafeBytes(of: d.littleEndian) { Array($0) })
             }
         }
     }
@@ -83,7 +94,7 @@ enum TableChecks {
         var out: [String] = []
         for (name, dbi) in Self.trees(.all, trees) {
             guard let kept = try stored(txn, trees, name) else { out.append("the \(name) table has no check"); continue }
-            if kept != (try digest(txn, dbi)) {
+            if kept != (try digest(txn, name, dbi)) {
                 out.append("the \(name) table does not match its check: an entry's bytes changed on disk")
             }
         }

@@ -60,7 +60,7 @@ struct WriteContext {
         statisticsThroughHead = try txn.metaU64(trees, .statisticsHead) == head
         sound = try TableChecks.sound(.meta, txn, trees)
         #if DEBUG
-        tablesAtStart = try TableChecks.trees(.all, trees).map { try TableChecks.digest(txn, $0.dbi) }
+        tablesAtStart = try TableChecks.trees(.all, trees).map { try TableChecks.digest(txn, $0.name, $0.dbi) }
         #endif
         now = Date()
     }
@@ -97,7 +97,7 @@ struct WriteContext {
         #if DEBUG
         let changing = Set(TableChecks.trees(touched, trees).map(\.name))
         for (i, t) in TableChecks.trees(.all, trees).enumerated() where !changing.contains(t.name) {
-            let now = try TableChecks.digest(txn, t.dbi)
+            let now = try TableChecks.digest(txn, t.name, t.dbi)
             assert(now == tablesAtStart[i], "the \(t.name) table changed without touch()")
         }
         #endif
