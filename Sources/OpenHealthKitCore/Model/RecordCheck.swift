@@ -10,8 +10,15 @@ enum RecordCheck {
     static let size = 4
 
     static func of(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
-        var h = 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count)
-        var at = 0
+        let h = absorb(bytes, into: 0x243F_6A88_85A3_08D3 ^ UInt64(bytes.count))
+        return UInt32(truncatingIfNeeded: h ^ h >> 32)
+    }
+
+    /// The 64-bit state `h` with `bytes` mixed in, eight at a time (a
+    /// short last word padded with zeros): what `of` folds, and what
+    /// `TableChecks` chains over a table's entries.
+    static func absorb(_ bytes: UnsafeRawBufferPointer, into h: UInt64) -> UInt64 {
+        var h = h, at = 0
         while at + 8 <= bytes.count {
             h = mix(h, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
             at += 8
@@ -21,10 +28,10 @@ enum RecordCheck {
             for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
             h = mix(h, tail)
         }
-        return UInt32(truncatingIfNeeded: h ^ h >> 32)
+        return h
     }
 
-    @inline(__always) private static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
+    @inline(__always) static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
         let m = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
         return m ^ m >> 29
     }

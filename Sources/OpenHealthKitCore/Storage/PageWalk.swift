@@ -42,6 +42,9 @@ struct PageWalk {
     private var lastPage: UInt64 = 0
     private var used: [UInt64] = []
     private(set) var problems: [String] = []
+    /// Whether the walk began at the meta of the snapshot it was asked
+    /// for (not overwritten by two later commits).
+    private var walkedPinned = false
     /// What the walk met, by kind (for tests and `ohk check`).
     struct Seen: Equatable { var branch = 0, leaf = 0, overflow = 0, subPages = 0, subTrees = 0, free = 0 }
     private(set) var seen = Seen()
@@ -61,36 +64,55 @@ struct PageWalk {
 
     /// `check`, with what the walk met.
     static func walk(file path: String, txnID: UInt64? = nil, limit: Int = 100) -> (problems: [String], seen: Seen) {
+        walkIfConclusive(file: path, txnID: txnID, limit: limit)
+            ?? (["the store kept changing while it was checked: check it again when no one writes"], Seen())
+    }
+
+    /// `check` when its answer holds, nil when the store kept changing
+    /// under every try (opening a store then goes on without it).
+    static func checkIfConclusive(file path: String, txnID: UInt64? = nil, limit: Int = 100) -> [String]? {
+        walkIfConclusive(file: path, txnID: txnID, limit: limit)?.problems
+    }
+
+    /// Walks the file mapped afresh each try. A walk of the pinned
+    /// snapshot's meta holds (its pages lie in the file, and no writer
+    /// reuses them). LMDB has two meta pages: after two commits the pinned
+    /// one is gone, and the walk takes the newest, whose pages the pin
+    /// also keeps but which may lie past the file as it was mapped, or a
+    /// page it is writing: that walk holds only when nothing committed
+    /// meanwhile. Nil when no try held.
+    private static func walkIfConclusive(file path: String, txnID: UInt64?, limit: Int) -> (problems: [String], seen: Seen)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return (["cannot open \(path): \(String(cString: strerror(errno)))"], Seen()) }
         defer { close(fd) }
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return (["cannot read \(path): \(String(cString: strerror(errno)))"], Seen()) }
-        let size = Int(st.st_size)
-        // The store's own page size, which its first meta page records
-        // (LMDB opens a store written where pages have another size):
-        // the machine's when that page does not say one.
-        var psize = Int(sysconf(Int32(_SC_PAGESIZE)))
-        var head: (UInt32, UInt32) = (0, 0)  // magic, then the free tree's first field: the page size
-        if pread(fd, &head.0, 4, off_t(headerSize)) == 4, pread(fd, &head.1, 4, off_t(headerSize + 24)) == 4,
-           head.0 == metaMagic, head.1 >= 512, head.1 <= 65_536, head.1 & (head.1 - 1) == 0 {
-            psize = Int(head.1)
-        }
-        guard size >= 2 * psize else { return (["the file has \(size) bytes, less than its two meta pages"], Seen()) }
-        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else {
-            return (["cannot map \(path): \(String(cString: strerror(errno)))"], Seen())
-        }
-        defer { munmap(map, size) }
-        let file = UnsafeRawBufferPointer(start: map, count: size)
-        // Without a pinned snapshot a writer may reuse pages of the one
-        // walked: problems count only when no commit happened meanwhile.
-        for _ in 0..<3 {
-            var walk = PageWalk(file, pageSize: psize)
+        for _ in 0..<5 {
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { return (["cannot read \(path): \(String(cString: strerror(errno)))"], Seen()) }
+            let size = Int(st.st_size)
+            // The store's own page size, which its first meta page records
+            // (LMDB opens a store written where pages have another size):
+            // the machine's when that page does not say one.
+            var psize = Int(sysconf(Int32(_SC_PAGESIZE)))
+            var head: (UInt32, UInt32) = (0, 0)  // magic, then the free tree's first field: the page size
+            if pread(fd, &head.0, 4, off_t(headerSize)) == 4, pread(fd, &head.1, 4, off_t(headerSize + 24)) == 4,
+               head.0 == metaMagic, head.1 >= 512, head.1 <= 65_536, head.1 & (head.1 - 1) == 0 {
+                psize = Int(head.1)
+            }
+            guard size >= 2 * psize else { return (["the file has \(size) bytes, less than its two meta pages"], Seen()) }
+            guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), map != MAP_FAILED else {
+                return (["cannot map \(path): \(String(cString: strerror(errno)))"], Seen())
+            }
+            defer { munmap(map, size) }
+            var walk = PageWalk(UnsafeRawBufferPointer(start: map, count: size), pageSize: psize)
             let before = walk.newestTransaction
             walk.run(txnID: txnID, limit: limit)
-            if txnID != nil || walk.problems.isEmpty || walk.newestTransaction == before { return (walk.problems, walk.seen) }
+            var now = stat()
+            let grew = fstat(fd, &now) != 0 || now.st_size != st.st_size
+            if walk.problems.isEmpty || walk.walkedPinned || (walk.newestTransaction == before && !grew) {
+                return (walk.problems, walk.seen)
+            }
         }
-        return (["the store kept changing while it was checked: check it again when no one writes"], Seen())
+        return nil
     }
 
     /// The larger transaction id of the two meta pages.
@@ -119,7 +141,9 @@ struct PageWalk {
         if metas[0].txn != metas[1].txn, max(metas[0].txn, metas[1].txn) - min(metas[0].txn, metas[1].txn) != 1 {
             problem("the meta pages' transactions \(metas[0].txn) and \(metas[1].txn) are not consecutive")
         }
-        let chosen = txnID.flatMap { id in metas.first { $0.txn == id } } ?? metas.max { $0.txn < $1.txn }!
+        let pinned = txnID.flatMap { id in metas.first { $0.txn == id } }
+        walkedPinned = pinned != nil
+        let chosen = pinned ?? metas.max { $0.txn < $1.txn }!
         let o = chosen.offset
         let free = tree(at: o + 24), main = tree(at: o + 72)
         if Int(free.pad) != pageSize { problem("the meta says pages of \(free.pad) bytes, not \(pageSize)") }

@@ -55,9 +55,9 @@ enum TableChecks {
         let isMeta = name == "meta"
         try c.forEachRaw { k, v in
             if isMeta && k.count >= prefix.count && memcmp(k.baseAddress!, prefix, prefix.count) == 0 { return }
-            h = mix(h, UInt64(k.count) << 32 | UInt64(v.count))
-            h = add(k, to: h)
-            h = add(v, to: h)
+            h = RecordCheck.mix(h, UInt64(k.count) << 32 | UInt64(v.count))
+            h = RecordCheck.absorb(k, into: h)
+            h = RecordCheck.absorb(v, into: h)
         }
         return h
     }
@@ -99,24 +99,5 @@ enum TableChecks {
             }
         }
         return out
-    }
-
-    private static func add(_ bytes: UnsafeRawBufferPointer, to h: UInt64) -> UInt64 {
-        var h = h, at = 0
-        while at + 8 <= bytes.count {
-            h = mix(h, UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)))
-            at += 8
-        }
-        if at < bytes.count {
-            var tail: UInt64 = 0
-            for i in at..<bytes.count { tail |= UInt64(bytes[i]) << (8 * UInt64(i - at)) }
-            h = mix(h, tail)
-        }
-        return h
-    }
-
-    @inline(__always) private static func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
-        let m = (h ^ word) &* 0x9E37_79B9_7F4A_7C15
-        return m ^ m >> 29
     }
 }
