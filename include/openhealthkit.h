@@ -74,7 +74,9 @@ int32_t ohk_store_options_init(ohk_store_options *options);
  * a version this library does not know, a map size below 1 MiB, a NaN
  * retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
  * OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
- * OHK_ERR_STORAGE when the directory cannot be used. *out_store is left
+ * OHK_ERR_STORAGE when the directory cannot be used; OHK_ERR_STORE_CORRUPT
+ * when its pages are damaged (the first open in a process walks them
+ * before LMDB reads any, rule 23). *out_store is left
  * unchanged on failure. Blocks on file I/O. Any thread; a store handle may
  * be used from many threads at once.
  */

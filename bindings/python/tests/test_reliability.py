@@ -174,11 +174,13 @@ def test_rule23_verify_reports_a_sound_store_and_names_damaged_pages(tmp_path):
         report = store.verify()
         assert report.ok and report.problems == []
         assert (report.samples, report.deleted_objects) == (200, 0)
-    _renumber_pages(directory)
-    with ohk.HealthStore(directory) as store:
+        _renumber_pages(directory)  # damaged under the open handle
         report = store.verify()
         assert not report.ok
         assert "says it is page" in report.problems[0]
         assert report.samples == 0  # nothing is read through damaged pages
     with pytest.raises(ohk.ClosedError):
         store.verify()
+    # A process that opens it afresh walks the pages first and refuses it.
+    with pytest.raises(ohk.StoreCorruptError, match="says it is page"):
+        ohk.HealthStore(directory)
