@@ -42,9 +42,6 @@ struct PageWalk {
     private var lastPage: UInt64 = 0
     private var used: [UInt64] = []
     private(set) var problems: [String] = []
-    /// Whether the walk began at the meta of the snapshot it was asked
-    /// for (not overwritten by two later commits).
-    private var walkedPinned = false
     /// What the walk met, by kind (for tests and `ohk check`).
     struct Seen: Equatable { var branch = 0, leaf = 0, overflow = 0, subPages = 0, subTrees = 0, free = 0 }
     private(set) var seen = Seen()
@@ -74,13 +71,13 @@ struct PageWalk {
         walkIfConclusive(file: path, txnID: txnID, limit: limit)?.problems
     }
 
-    /// Walks the file mapped afresh each try. A walk of the pinned
-    /// snapshot's meta holds (its pages lie in the file, and no writer
-    /// reuses them). LMDB has two meta pages: after two commits the pinned
-    /// one is gone, and the walk takes the newest, whose pages the pin
-    /// also keeps but which may lie past the file as it was mapped, or a
-    /// page it is writing: that walk holds only when nothing committed
-    /// meanwhile. Nil when no try held.
+    /// Walks the file mapped afresh each try. LMDB has two meta pages:
+    /// after two commits the pinned snapshot's is gone, and the walk takes
+    /// the newest. Beside a writer committing in a loop, walks were seen to
+    /// meet a root page past the file as it was mapped, even from the
+    /// pinned meta: a walk that found a problem holds only when nothing
+    /// committed and the file did not grow while it ran. Nil when no try
+    /// held.
     private static func walkIfConclusive(file path: String, txnID: UInt64?, limit: Int) -> (problems: [String], seen: Seen)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return (["cannot open \(path): \(String(cString: strerror(errno)))"], Seen()) }
@@ -108,7 +105,7 @@ struct PageWalk {
             walk.run(txnID: txnID, limit: limit)
             var now = stat()
             let grew = fstat(fd, &now) != 0 || now.st_size != st.st_size
-            if walk.problems.isEmpty || walk.walkedPinned || (walk.newestTransaction == before && !grew) {
+            if walk.problems.isEmpty || (walk.newestTransaction == before && !grew) {
                 return (walk.problems, walk.seen)
             }
         }
@@ -141,18 +138,21 @@ struct PageWalk {
         if metas[0].txn != metas[1].txn, max(metas[0].txn, metas[1].txn) - min(metas[0].txn, metas[1].txn) != 1 {
             problem("the meta pages' transactions \(metas[0].txn) and \(metas[1].txn) are not consecutive")
         }
-        let pinned = txnID.flatMap { id in metas.first { $0.txn == id } }
-        walkedPinned = pinned != nil
-        let chosen = pinned ?? metas.max { $0.txn < $1.txn }!
+        let chosen = txnID.flatMap { id in metas.first { $0.txn == id } } ?? metas.max { $0.txn < $1.txn }!
         let o = chosen.offset
         let free = tree(at: o + 24), main = tree(at: o + 72)
         if Int(free.pad) != pageSize { problem("the meta says pages of \(free.pad) bytes, not \(pageSize)") }
-        lastPage = u64(o + 120)
+        // LMDB's last page may lie past the end of the file: a page taken
+        // and freed in one transaction is never written. A tree may only
+        // reach pages inside the file (LMDB would fault on the others),
+        // and the free list pages up to the last, inside the map.
+        let metaLast = u64(o + 120), mapPages = u64(o + 16) / UInt64(pageSize)
         let filePages = UInt64(bytes.count / pageSize)
-        guard lastPage >= 1, lastPage < filePages else {
-            problem("the meta's last page \(lastPage) is outside the file's \(filePages) pages")
+        guard metaLast >= 1, metaLast < max(mapPages, filePages) else {
+            problem("the meta's last page \(metaLast) is outside its map of \(max(mapPages, filePages)) pages")
             return
         }
+        lastPage = min(metaLast, filePages - 1)
         used = Array(repeating: 0, count: Int(lastPage / 64) + 1)
         markUsed(0)
         markUsed(1)
@@ -160,7 +160,7 @@ struct PageWalk {
         var freePages: [UInt64] = []
         walkTree(free, name: "the free list", limit: limit, freeList: &freePages)
         for p in freePages where problems.count < limit {
-            if p < 2 || p > lastPage { problem("the free list names page \(p), outside 2...\(lastPage)") } else if isUsed(p) {
+            if p < 2 || p > metaLast { problem("the free list names page \(p), outside 2...\(metaLast)") } else if p <= lastPage && isUsed(p) {
                 problem("page \(p) is both free and in use")
             }
         }
