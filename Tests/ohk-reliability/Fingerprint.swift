@@ -49,14 +49,15 @@ extension Fingerprint {
     ///   priorities and every source and device the samples name.
     static func read(_ store: Store) throws -> Fingerprint {
         var f = Fingerprint()
-        let types = try store.statistics().types.map(\.type)
+        let counts = try store.statistics()
+        let types = counts.types.map(\.type)
         let descriptors = types.map { QueryDescriptor(type: $0) }
         let once = try store.anchoredQuery(descriptors, anchor: nil)
         let samples = once.samples.map { "\($0.uuid) \(CanonicalText.of($0))" }
         f.add("samples", samples)
-        let batched = try readInBatches(store, descriptors)
+        let batched = try readInBatches(store, descriptors, bound: counts.samples + counts.deletedObjects + 2)
         f.add("batched", batched.sorted() == samples.sorted() ? ["equal"] : ["differ"] + batched)
-        f.add("columns", try readColumns(store, types))
+        f.add("columns", try readColumns(store, counts.types))
         f.add("deleted", once.deletedObjects.map { "\($0.uuid) \(CanonicalText.of($0))" })
         var links: [String] = []
         for s in once.samples where s.type == TypeCatalogue.workoutType {
@@ -75,12 +76,11 @@ extension Fingerprint {
     }
 
     /// The samples read 50 at a time from each new anchor; a read whose
-    /// anchor stops moving ends after as many batches as the store has
-    /// samples, so that a damaged position cannot loop forever.
-    private static func readInBatches(_ store: Store, _ descriptors: [QueryDescriptor]) throws -> [String] {
+    /// anchor stops moving ends after `bound` batches (the store's objects),
+    /// so that a damaged position cannot loop forever.
+    private static func readInBatches(_ store: Store, _ descriptors: [QueryDescriptor], bound: Int) throws -> [String] {
         var out: [String] = []
         var anchor: QueryAnchor? = nil
-        let bound = try store.statistics().samples + store.statistics().deletedObjects + 2
         for _ in 0..<bound {
             let r = try store.anchoredQuery(descriptors, anchor: anchor, limit: 50)
             if r.samples.isEmpty && r.deletedObjects.isEmpty { return out }
@@ -92,35 +92,53 @@ extension Fingerprint {
 
     /// Each type's samples through a columns query (the leaf pages read in
     /// place), a line per row.
-    private static func readColumns(_ store: Store, _ types: [SampleType]) throws -> [String] {
+    private static func readColumns(_ store: Store, _ types: [StoreStatistics.TypeCount]) throws -> [String] {
         var out: [String] = []
         for t in types {
-            let n = max(1, try store.statistics().types.first { $0.type == t }?.samples ?? 1)
-            var uuid = [UInt8](repeating: 0, count: 16 * n)
-            var start = [Int64](repeating: 0, count: n), end = start, creation = start
-            var value = [Double](repeating: 0, count: n)
-            var source = [UInt32](repeating: 0, count: n), flags = source
-            var offset = [Int32](repeating: 0, count: n)
-            let r: ColumnsQueryResult = try uuid.withUnsafeMutableBytes { u in
-                try start.withUnsafeMutableBufferPointer { s in try end.withUnsafeMutableBufferPointer { e in
-                try creation.withUnsafeMutableBufferPointer { c in try value.withUnsafeMutableBufferPointer { v in
-                try source.withUnsafeMutableBufferPointer { so in try flags.withUnsafeMutableBufferPointer { fl in
-                try offset.withUnsafeMutableBufferPointer { o in
-                    var p = SampleColumnPointers()
-                    (p.uuid, p.startUnixMicroseconds, p.endUnixMicroseconds) = (u.baseAddress, s.baseAddress, e.baseAddress)
-                    (p.creationUnixMicroseconds, p.value, p.sourceID) = (c.baseAddress, v.baseAddress, so.baseAddress)
-                    (p.flags, p.utcOffset) = (fl.baseAddress, o.baseAddress)
-                    return try store.anchoredQuery([QueryDescriptor(type: t)], anchor: nil, into: p, capacity: n)
-                }}}}}}}
-            }
+            let n = max(1, t.samples)
+            let columns = Columns(rows: n)
+            defer { columns.free() }
+            let r = try store.anchoredQuery([QueryDescriptor(type: t.type)], anchor: nil, into: columns.pointers, capacity: n)
+            let p = columns.pointers
             for i in 0..<r.count {
-                let id = Int(source[i]) < r.sourceOrder.count ? r.sourceOrder[Int(source[i])] : UInt32.max
+                let source = Int(p.sourceID![i])
+                let id = source < r.sourceOrder.count ? r.sourceOrder[source] : UInt32.max
                 let name = r.result.samples.source(id: id).map { CanonicalText.of($0) } ?? "no source \(id)"
-                out.append("\(t.identifier) \(uuid[16 * i..<16 * i + 16].map { String($0) }) \(start[i]) \(end[i]) "
-                           + "\(value[i].bitPattern) \(flags[i]) \(creation[i]) \(offset[i]) \(name)")
+                let uuid = (0..<16).map { String(p.uuid!.load(fromByteOffset: 16 * i + $0, as: UInt8.self)) }
+                out.append("\(t.type.identifier) \(uuid) \(p.startUnixMicroseconds![i]) \(p.endUnixMicroseconds![i]) "
+                           + "\(p.value![i].bitPattern) \(p.flags![i]) \(p.creationUnixMicroseconds![i]) \(p.utcOffset![i]) \(name)")
             }
         }
         return out
+    }
+
+    /// Every column of a columns query, `rows` long, allocated together.
+    private struct Columns {
+        let pointers: SampleColumnPointers
+
+        init(rows n: Int) {
+            var p = SampleColumnPointers()
+            p.uuid = UnsafeMutableRawPointer.allocate(byteCount: 16 * n, alignment: 8)
+            p.startUnixMicroseconds = .allocate(capacity: n)
+            p.endUnixMicroseconds = .allocate(capacity: n)
+            p.creationUnixMicroseconds = .allocate(capacity: n)
+            p.value = .allocate(capacity: n)
+            p.sourceID = .allocate(capacity: n)
+            p.flags = .allocate(capacity: n)
+            p.utcOffset = .allocate(capacity: n)
+            pointers = p
+        }
+
+        func free() {
+            pointers.uuid?.deallocate()
+            pointers.startUnixMicroseconds?.deallocate()
+            pointers.endUnixMicroseconds?.deallocate()
+            pointers.creationUnixMicroseconds?.deallocate()
+            pointers.value?.deallocate()
+            pointers.sourceID?.deallocate()
+            pointers.flags?.deallocate()
+            pointers.utcOffset?.deallocate()
+        }
     }
 
     /// Daily and hourly figures of each quantity type over its samples'

@@ -78,16 +78,15 @@ final class NameLookup {
     /// id past the table's entries is a damaged record's: a store-corrupt
     /// error, not a walk over billions of ids that are not there.
     func ensure(sourcesThrough maxSource: UInt32, devicesThrough maxDevice: UInt32) throws {
+        // Each table on its own: new sources may come without new devices.
+        let newSources = maxSource >= table.completeSources, newDevices = maxDevice > 0 && maxDevice >= table.completeDevices
         // Ids this process knows need no look (a delta's usual case).
-        guard maxSource >= table.completeSources || (maxDevice > 0 && maxDevice >= table.completeDevices) else { return }
+        guard newSources || newDevices else { return }
         if Int(maxSource) > txn.entries(store.trees.sources) || Int(maxDevice) > txn.entries(store.trees.devices) {
             throw OHKError(.storeCorrupt, "a record names source \(maxSource) or device \(maxDevice), which the store does not have")
         }
-        // Each table on its own: new sources may come without new devices.
-        let s = maxSource >= table.completeSources
-            ? (max(1, table.completeSources)...max(1, maxSource)).filter { table.source($0) == nil } : []
-        let d = maxDevice > 0 && maxDevice >= table.completeDevices
-            ? (max(1, table.completeDevices)...maxDevice).filter { table.device($0) == nil } : []
+        let s = newSources ? (max(1, table.completeSources)...max(1, maxSource)).filter { table.source($0) == nil } : []
+        let d = newDevices ? (max(1, table.completeDevices)...maxDevice).filter { table.device($0) == nil } : []
         guard !s.isEmpty || !d.isEmpty else { return }
         _ = fetch(sources: s, devices: d)
     }

@@ -38,10 +38,8 @@ enum OpenEnvironments {
             let environment = try Environment(path: directory, mapSize: mapSize, maxTrees: maxTrees, durable: durable)
             if checkPages {
                 // LMDB trusts its pages: walk them in the snapshot a read
-                // pins (no writer reuses them meanwhile), before anything
-                // else reads them.
-                // A store that kept changing under every try is opened
-                // unwalked: its writers read and write it meanwhile.
+                // pins, before anything else reads them. A store that kept
+                // changing under every try is opened unwalked.
                 let problems: [String]
                 do {
                     problems = try environment.read { txn in

@@ -23,7 +23,9 @@ enum TableChecks {
         static let meta = Tables(rawValue: 1), types = Tables(rawValue: 2), custom = Tables(rawValue: 4)
         static let names = Tables(rawValue: 8), subscriptions = Tables(rawValue: 16)
         static let priorities = Tables(rawValue: 32), activity = Tables(rawValue: 64)
-        static let all: Tables = [.meta, .types, .custom, .names, .subscriptions, .priorities, .activity]
+        /// Each table on its own, and all of them.
+        static let each: [Tables] = [.meta, .types, .custom, .names, .subscriptions, .priorities, .activity]
+        static let all = Tables(each)
     }
 
     /// Each table's trees and the names their checks are kept under.
@@ -73,7 +75,7 @@ enum TableChecks {
     /// write may carry forward.
     static func sound(_ tables: Tables, _ txn: Txn, _ trees: FixedTrees) throws -> Tables {
         var out: Tables = []
-        for t in [Tables.meta, .types, .custom, .names, .subscriptions, .priorities, .activity] where tables.contains(t) {
+        for t in Tables.each where tables.contains(t) {
             if try Self.trees(t, trees).allSatisfy({ try stored(txn, trees, $0.name) == digest(txn, $0.name, $0.dbi) }) { out.insert(t) }
         }
         return out

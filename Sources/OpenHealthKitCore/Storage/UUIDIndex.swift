@@ -104,39 +104,43 @@ struct UUIDIndex {
     /// one at a time: a large `saveNew` asks for all its UUIDs at once,
     /// where a lookup each cost a cursor seek in every run covering it.
     mutating func holds(sorted keys: [PendingUUID]) throws -> [Bool] {
-        try places(sorted: keys).map { $0 == .held }
+        try lookup(sorted: keys).values.map { $0 != nil }
     }
 
-    /// Where the index has each of `keys` (sorted by UUID): looked up in
-    /// `uuid_hashes` and `uuid_gone` one by one, then in one walk of each
-    /// run over the keys its span covers.
-    private enum Place: UInt8 { case none, held, gone }
-    private mutating func places(sorted keys: [PendingUUID]) throws -> [Place] {
-        var places = [Place](repeating: .none, count: keys.count)
-        if txn.entries(hashes) > 0 || txn.entries(gone) > 0 {
+    /// The value the index holds for each of `keys` (sorted by UUID), as
+    /// `get` says one at a time: what `Store.verify` asks of every record,
+    /// where a lookup each was two thirds of its time at a million samples.
+    mutating func values(sorted keys: [PendingUUID]) throws -> [UInt64?] {
+        try lookup(sorted: keys).values
+    }
+
+    /// What the index has for each of `keys` (sorted by UUID): its value,
+    /// and whether it is marked gone (pruned: a run's entry of it is
+    /// stale). Looked up in `uuid_hashes` and `uuid_gone` one by one, then
+    /// in one walk of each run, newest first, over the keys its span covers.
+    private mutating func lookup(sorted keys: [PendingUUID]) throws -> (values: [UInt64?], gone: [Bool]) {
+        var values = [UInt64?](repeating: nil, count: keys.count)
+        var gone = [Bool](repeating: false, count: keys.count)
+        if txn.entries(hashes) > 0 || txn.entries(self.gone) > 0 {
             let c = try txn.cursor(hashes)
             defer { c.close() }
             for (i, k) in keys.enumerated() {
                 if i % 8 == 7 { boundMappedPages() }
-                if try hashedValue(k, c) != nil {
-                    places[i] = .held
-                } else if try isGone(k) {
-                    places[i] = .gone  // pruned: a run's entry of it is stale
-                }
+                if let v = try hashedValue(k, c) { values[i] = v } else if try isGone(k) { gone[i] = true }
             }
         }
         let spans = try runSpans()
-        guard !spans.isEmpty else { return places }
+        guard !spans.isEmpty else { return (values, gone) }
         let c = try txn.cursor(runTree)
         defer { c.close() }
         var seeks = 0
-        for s in spans {
+        for s in spans.reversed() {
             var r = RunReader(c, s.id)
             var i = keys.firstIndex(notBelow: s.first)
             while i < keys.count, !(s.last < keys[i]) {
-                if places[i] == .none {
+                if values[i] == nil && !gone[i] {
                     let before = r.seeks
-                    if try r.advance(to: keys[i]) { places[i] = .held }
+                    values[i] = try r.value(advancingTo: keys[i])
                     // A seek to another chunk may fault in a large folio.
                     seeks += r.seeks - before
                     if seeks >= 2 { seeks = 0; boundMappedPages() }
@@ -144,36 +148,7 @@ struct UUIDIndex {
                 i += 1
             }
         }
-        return places
-    }
-
-    /// The value the index holds for each of `keys` (sorted by UUID), as
-    /// `get` says one at a time, with one walk of each run, newest first:
-    /// what `Store.verify` asks of every record, where a lookup each was
-    /// two thirds of its time at a million samples.
-    mutating func values(sorted keys: [PendingUUID]) throws -> [UInt64?] {
-        var values = [UInt64?](repeating: nil, count: keys.count)
-        var gone = [Bool](repeating: false, count: keys.count)
-        if txn.entries(hashes) > 0 || txn.entries(self.gone) > 0 {
-            let c = try txn.cursor(hashes)
-            defer { c.close() }
-            for (i, k) in keys.enumerated() {
-                if let v = try hashedValue(k, c) { values[i] = v } else if try isGone(k) { gone[i] = true }
-            }
-        }
-        let spans = try runSpans()
-        guard !spans.isEmpty else { return values }
-        let c = try txn.cursor(runTree)
-        defer { c.close() }
-        for s in spans.reversed() {
-            var r = RunReader(c, s.id)
-            var i = keys.firstIndex(notBelow: s.first)
-            while i < keys.count, !(s.last < keys[i]) {
-                if values[i] == nil && !gone[i] { values[i] = try r.value(advancingTo: keys[i]) }
-                i += 1
-            }
-        }
-        return values
+        return (values, gone)
     }
 
     /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
@@ -351,9 +326,9 @@ struct UUIDIndex {
         if knownNew {
             if txn.entries(gone) > 0 { for p in pending { _ = try unmarkGone(p) } }
         } else {
-            let places = try places(sorted: pending)
-            if let i = places.firstIndex(of: .held) { throw Self.duplicate(pending[i]) }
-            for (p, place) in zip(pending, places) where place == .gone { _ = try unmarkGone(p) }
+            let found = try lookup(sorted: pending)
+            if let i = found.values.firstIndex(where: { $0 != nil }) { throw Self.duplicate(pending[i]) }
+            for (p, gone) in zip(pending, found.gone) where gone { _ = try unmarkGone(p) }
         }
         let spans = try runSpans()
         let merge = try pendingMerge()

@@ -78,12 +78,6 @@ struct RunReader {
         return find(key)
     }
 
-    /// Moves forward to `key` (keys asked in ascending order) and says
-    /// whether the run holds it.
-    mutating func advance(to key: PendingUUID) throws -> Bool {
-        try value(advancingTo: key) != nil
-    }
-
     /// Moves forward to `key` (keys asked in ascending order) and returns
     /// its value in the run, nil when the run does not hold it.
     mutating func value(advancingTo key: PendingUUID) throws -> UInt64? {
