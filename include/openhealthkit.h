@@ -978,13 +978,17 @@ int32_t ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *stor
  * HKStatisticsCollectionQuery's results from `from` to `to` (Unix
  * seconds): one interval for each that overlaps them, `interval_count`
  * OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
- * local time: each sample in its own UTC offset, else in `utc_offset`
- * (seconds east of UTC), which also places the anchor and the reported
- * bounds. With `time_zone` (a tz database name, "Europe/Paris"; NULL for
- * none), intervals follow that zone's calendar for every sample instead:
- * a day is 23 or 25 hours when its clocks change. Intervals without data
- * have NaN figures. Returns OHK_ERR_INVALID_ARGUMENT (options, a zero
- * count, an unknown unit or time zone, more than 1,000,000 intervals),
+ * one zone (rule 28): `time_zone`'s calendar (a tz database name,
+ * "Europe/Paris": a day is 23 or 25 hours when its clocks change), else
+ * the fixed `utc_offset` (seconds east of UTC; NULL `time_zone`). Each
+ * interval's start and end are the instants it covers. With
+ * OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (and no `time_zone`),
+ * each sample counts in its own UTC offset instead, one without in
+ * `utc_offset`, and start and end are wall-clock times written as UTC.
+ * Intervals without data have NaN figures. Returns
+ * OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit or
+ * time zone, a time zone with OHK_STATISTICS_SAMPLE_LOCAL_TIME, more than
+ * 1,000,000 intervals),
  * OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
  * ohk_store_statistics. Any thread.
  */

@@ -122,7 +122,10 @@ enum {
 
 /* Statistics options (HKStatisticsOptions, same values): a sum for
  * cumulative types; average, minimum, maximum for discrete ones; the most
- * recent value and the duration for either; each source's own figures. */
+ * recent value and the duration for either; each source's own figures.
+ * OHK_STATISTICS_SAMPLE_LOCAL_TIME is not HealthKit's: a collection counts
+ * each sample in its own UTC offset, and its intervals' start and end are
+ * wall-clock times written as UTC, not instants (rule 28). */
 enum {
     OHK_STATISTICS_SEPARATE_BY_SOURCE = 1,
     OHK_STATISTICS_AVERAGE = 2,
@@ -130,7 +133,8 @@ enum {
     OHK_STATISTICS_MAX = 8,
     OHK_STATISTICS_SUM = 16,
     OHK_STATISTICS_MOST_RECENT = 32,
-    OHK_STATISTICS_DURATION = 64
+    OHK_STATISTICS_DURATION = 64,
+    OHK_STATISTICS_SAMPLE_LOCAL_TIME = 65536
 };
 
 /* Units of a statistics collection's intervals. */
@@ -319,7 +323,7 @@ typedef struct ohk_statistics_source {
 /* One interval: its bounds, its figures with sources merged by priority,
  * and sources[first_source .. first_source + source_count) of the result. */
 typedef struct ohk_statistics_interval {
-    double start;                 /* Unix seconds */
+    double start;                 /* Unix seconds (wall-clock with OHK_STATISTICS_SAMPLE_LOCAL_TIME) */
     double end;
     ohk_statistics_values values;
     uint64_t first_source;

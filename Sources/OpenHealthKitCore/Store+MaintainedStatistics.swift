@@ -16,10 +16,9 @@ extension Store {
             let (head, _) = try position(txn)
             guard try txn.metaU64(trees, .statisticsHead) == head else { return nil }
             let n = edges.count - 1
-            let offset = Double(time.offset)
             let separate = options.contains(.separateBySource)
             func empty() -> [Statistics] {
-                (0..<n).map { k in Self.statistics(type, options, style, IntervalFigures(), nil, edges, k, offset) }
+                (0..<n).map { k in Self.statistics(type, options, style, IntervalFigures(), nil, edges, k, time) }
             }
             guard let (typeID, records) = try storedTrees(type, txn) else { return empty() }
             let summary = try PendingStatistics.summary(txn, trees.statistics, typeID)
@@ -45,7 +44,7 @@ extension Store {
             // The source table, read when a figure needs it.
             var table = separate ? try StatisticsSources(txn, trees) : nil
             var results = (0..<n).map { k in
-                Self.statistics(type, options, style, figures[k], table, edges, k, offset)
+                Self.statistics(type, options, style, figures[k], table, edges, k, time)
             }
             // Intervals where samples may overlap: merged from their samples.
             // Each interval in UTC, as wide as its families' times make it.
@@ -75,7 +74,7 @@ extension Store {
                 let sub = Array(edges[k...(j + 1)])
                 let read = try samplesReaching(txn, records, summary, from: spans[k].lo, to: spans[j].hi,
                                                time: time, table: table!, stored: stored)
-                let computed = try compute(type, options, read, edges: sub, utcOffset: time.offset)
+                let computed = try compute(type, options, read, edges: sub, time: time)
                 results.replaceSubrange(k...j, with: computed)
                 k = j + 1
             }
@@ -151,7 +150,7 @@ extension Store {
     /// samples overlap, so merging takes every one).
     private static func statistics(_ type: SampleType, _ options: StatisticsOptions, _ style: AggregationStyle,
                                    _ figures: IntervalFigures, _ table: StatisticsSources?, _ edges: [Double],
-                                   _ k: Int, _ offset: Double) -> Statistics {
+                                   _ k: Int, _ time: EdgeTime) -> Statistics {
         var bySource: [String: StatisticsValues] = [:]
         var sources: [Source] = []
         if options.contains(.separateBySource), let table {
@@ -162,10 +161,11 @@ extension Store {
                 sources.append(table.sources[b])
             }
         }
-        return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k] - offset),
-                          endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1] - offset),
+        return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k]),
+                          endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1]),
                           values: StatisticsValues(figures.all, options, style), bySource: bySource,
-                          sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier })
+                          sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier },
+                          isLocalTime: time.isLocal)
     }
 
 }

@@ -15,7 +15,7 @@ extension Store {
         guard !read.samples.isEmpty else { return nil }
         let start = read.samples.map(\.start).min()!, end = read.samples.map(\.end).max()!
         // One interval over all time, in which every sample is whole.
-        let all = try compute(type, options, read, edges: [-.infinity, .infinity], utcOffset: 0)
+        let all = try compute(type, options, read, edges: [-.infinity, .infinity], time: .utc)
         return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: start),
                           endDate: Date(timeIntervalSinceReferenceDate: end),
                           values: all[0].values, bySource: all[0].bySource, sources: all[0].sources)
@@ -24,14 +24,22 @@ extension Store {
     /// HKStatisticsCollectionQuery's results from `from` to `to`: one
     /// `Statistics` per interval that overlaps them, with nil figures where
     /// there is no data. Intervals are `interval` long, one of them starting
-    /// at `anchor`, counted in local time: each sample in its own UTC
-    /// offset, else in `utcOffset` (seconds east of UTC), which also places
-    /// the anchor and the reported dates (rule 28).
+    /// at `anchor` (rule 28).
     ///
-    /// With `timeZone`, intervals are that zone's calendar instead, for
-    /// every sample: a day is 23 or 25 hours when its clocks change, and an
-    /// interval edge that does not exist (a skipped hour) is the moment the
-    /// clock jumps.
+    /// They are counted in one zone, as HealthKit counts in its calendar's:
+    /// `timeZone`'s calendar (a day is 23 or 25 hours when its clocks
+    /// change, and an edge in a skipped hour is the moment the clock
+    /// jumps), else the fixed `utcOffset` (seconds east of UTC). Every
+    /// sample falls by its instant, and each result's dates are the
+    /// instants its interval covers.
+    ///
+    /// With `.sampleLocalTime` in `options`, each sample counts in its own
+    /// local time instead (its UTC offset; a sample without one in
+    /// `utcOffset`, which also reads `anchor`, `from` and `to`), so a walk
+    /// at 07:00 in San Francisco falls on that day wherever the query
+    /// runs. Such an interval is a wall-clock time, not one span of
+    /// instants: its dates are that wall-clock time written as UTC, and
+    /// `Statistics.isLocalTime` says so. It takes no `timeZone`.
     public func statisticsCollection(type: SampleType, predicate: SamplePredicate? = nil, options: StatisticsOptions,
                                      anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
                                      utcOffset: Int = 0, timeZone: ZoneRules? = nil) throws -> [Statistics] {
@@ -40,40 +48,49 @@ extension Store {
         guard abs(utcOffset) <= Sample.maxUTCOffset else {
             throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
         }
+        let sampleLocal = options.contains(.sampleLocalTime)
+        if sampleLocal, timeZone != nil {
+            throw OHKError(.invalidArgument, "sampleLocalTime counts each sample in its own UTC offset; give it no time zone")
+        }
         let zoneOffset = timeZone.map { z in { (t: Double) in Double(z.offset(atUnix: t + 978_307_200)) } }
         var edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to,
                                    utcOffset: utcOffset, zoneOffset: zoneOffset)
-        var time = EdgeTime.local(utcOffset: utcOffset)
+        let time: EdgeTime
         if let timeZone {
             // The zone's calendar for every sample: local edges become instants.
             edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
             // A skipped local hour maps two edges to one instant: one interval, not an empty one.
             edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
             time = .utc
+        } else if sampleLocal {
+            time = .local(utcOffset: utcOffset)
+        } else {
+            edges = edges.map { $0 - Double(utcOffset) }
+            time = .utc
         }
-        if predicate == nil, !tuning.statisticsFromSamples, let kept = try maintainedCollection(type, options, edges: edges, time: time) { return kept }
-        return try collectionFromSamples(type, predicate, options, edges: edges, time: time)
+        let kept = predicate == nil && !tuning.statisticsFromSamples
+            ? try maintainedCollection(type, options, edges: edges, time: time) : nil
+        return try kept ?? collectionFromSamples(type, predicate, options, edges: edges, time: time)
     }
 
     /// How a collection's edges read: as local time, each sample in its own
-    /// UTC offset, else in the query's (rule 28); or as UTC instants, every
-    /// sample in UTC (a named zone's calendar, its edges converted).
+    /// UTC offset, else in the query's (`sampleLocalTime`); or as UTC
+    /// instants, every sample by its instant (one zone, its edges converted).
     enum EdgeTime {
         case local(utcOffset: Int)
         case utc
-
-        /// Seconds from UTC to the edges' time, for samples without an
-        /// offset and for the reported dates.
-        var offset: Int {
-            if case .local(let q) = self { return q }
-            return 0
-        }
 
         /// The offset a sample with its own UTC offset `own` (nil: none)
         /// is counted in.
         func localOffset(_ own: Int?) -> Double {
             if case .local(let q) = self { return Double(own ?? q) }
             return 0
+        }
+
+        /// Whether the edges are wall-clock times rather than instants.
+        var isLocal: Bool {
+            if case .local = self { return true }
+            return false
         }
     }
 
@@ -87,7 +104,7 @@ extension Store {
                                                end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
         let predicate = predicate.map { .and([$0, window]) } ?? window
         let read = try statisticsSamples(type: type, predicate: predicate, localOffset: time.localOffset)
-        return try compute(type, options, read, edges: edges, utcOffset: time.offset)
+        return try compute(type, options, read, edges: edges, time: time)
     }
 
     /// The sources of `type` in the order set with `setSourcePriority`
@@ -208,9 +225,9 @@ extension Store {
     /// Merges, then feeds every interval; with `separateBySource`, each
     /// source's own figures from all its samples, unmerged.
     func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
-                 edges: [Double], utcOffset: Int) throws -> [Statistics] {
+                 edges: [Double], time: EdgeTime) throws -> [Statistics] {
         guard case .quantity(_, let style) = type.kind else { return [] }
-        let offset = Double(utcOffset), samples = read.samples
+        let samples = read.samples
         var merged = StatisticsAccumulator(options: options, style: style, edges: edges)
         for p in SourceMerge.pieces(samples) { merged.add(p.start, p.end, of: samples[p.sample], index: p.sample) }
         var perSource: [StatisticsAccumulator] = []
@@ -225,10 +242,11 @@ extension Store {
                 bySource[read.sources[i].bundleIdentifier] = acc.values(k)
                 sources.append(read.sources[i])
             }
-            return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k] - offset),
-                              endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1] - offset),
+            return Statistics(type: type, startDate: Date(timeIntervalSinceReferenceDate: edges[k]),
+                              endDate: Date(timeIntervalSinceReferenceDate: edges[k + 1]),
                               values: merged.values(k), bySource: bySource,
-                              sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier })
+                              sources: sources.sorted { $0.bundleIdentifier < $1.bundleIdentifier },
+                              isLocalTime: time.isLocal)
         }
     }
 }

@@ -7,7 +7,8 @@ struct AddCommand: ParsableCommand {
         commandName: "add",
         abstract: "Save one sample and print its UUID.",
         discussion: """
-        A quantity takes a number and --unit (default: the canonical unit);
+        A quantity takes a number and --unit, which may be left out only
+        where the type's display and canonical units agree (steps: count);
         a category takes a value name (Stood, AsleepCore) or integer. Dates
         are ISO 8601; both default to now.
 
@@ -56,6 +57,10 @@ struct AddCommand: ParsableCommand {
             let sample: Sample
             if let canonical = t.canonicalUnit {
                 guard let v = Double(value) else { throw ValidationError("'\(value)' is not a number") }
+                // HealthKit has no unitless quantity: a bare 60 would be 60 count/s (rule 55).
+                if unit == nil, let shown = t.displayUnit, shown != canonical {
+                    throw ValidationError("\(TypeCatalogue.shortName(t)) needs --unit: \(shown) (how it is shown) or \(canonical) (how it is stored)")
+                }
                 sample = try .quantity(t, value: v, unit: try unit.map { try HealthUnit($0) } ?? canonical,
                                        start: startDate, end: endDate, source: src, metadata: meta)
             } else {

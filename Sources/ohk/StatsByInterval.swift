@@ -8,29 +8,34 @@ struct StatsByInterval {
     let type: SampleType
     let options: StatisticsOptions
     let interval: StatisticsInterval
-    let from: Date?
-    let to: Date?
-    let utcOffset: Int
-    let timeZone: ZoneRules?
+    let from: String?
+    let to: String?
+    let time: StatsTime
     let unit: HealthUnit?
     let format: StatsCommand.OutputFormat
 
     func run(_ store: Store) throws {
+        var options = options
+        if case .sampleLocal = time { options.insert(.sampleLocalTime) }
+        let given = (from: try time.date(from, "--from", isEnd: false), to: try time.date(to, "--to", isEnd: true))
         // Without --from/--to: the time the type's samples cover.
-        guard let whole = try store.statistics(type: type, options: .duration) else {
-            print(format == .json ? "[]" : "no \(TypeCatalogue.shortName(type)) samples")
-            return
+        var whole: (start: Date, end: Date)?
+        if given.from == nil || given.to == nil {
+            guard let all = try store.statistics(type: type, options: .duration) else {
+                print(format == .json ? "[]" : "no \(TypeCatalogue.shortName(type)) samples")
+                return
+            }
+            // Just past the last end, so that an instant there has its interval.
+            whole = (all.startDate, all.endDate.addingTimeInterval(0.001))
         }
-        let from = self.from ?? whole.startDate, to = self.to ?? whole.endDate
-        // The first interval's start: in the zone's offset then, or the given one.
-        let offsetAtStart = timeZone.map { $0.offset(atUnix: from.timeIntervalSince1970) } ?? utcOffset
-        var anchor = Self.anchor(interval.unit, before: from, utcOffset: offsetAtStart)
-        if let timeZone {  // the zone's own instant of that wall-clock time
-            let wall = anchor.timeIntervalSince1970 + Double(offsetAtStart)
-            anchor = Date(timeIntervalSince1970: timeZone.instant(ofLocal: wall))
+        let from = given.from ?? whole!.start, to = given.to ?? whole!.end
+        if given.from != nil, given.to != nil, from >= to {
+            throw ValidationError("--from '\(self.from!)' is not before the end of --to '\(self.to!)'")
         }
+        // Intervals start at --from, else at the calendar's boundary before the first sample.
+        let anchor = given.from ?? time.anchor(interval.unit, before: from)
         let stats = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
-                                                   from: from, to: to, utcOffset: utcOffset, timeZone: timeZone)
+                                                   from: from, to: to, utcOffset: time.utcOffset, timeZone: time.zone)
         let canonical = type.canonicalUnit!
         let shown = unit ?? type.displayUnit ?? canonical
         let columns = Self.columns(options)
@@ -41,24 +46,31 @@ struct StatsByInterval {
         let separate = options.contains(.separateBySource)
         var rows: [[String]] = []
         for s in stats {
-            let shownOffset = timeZone.map { $0.offset(atUnix: s.startDate.timeIntervalSince1970) } ?? utcOffset
-            let start = Self.localText(s.startDate, shownOffset)
-            rows.append([start] + (separate ? ["all"] : []) + (try columns.map { try value(s.values, $0) }))
+            let start = time.label(s.startDate), end = time.label(s.endDate)
+            rows.append([start, end] + (separate ? ["all"] : []) + (try columns.map { try value(s.values, $0) }))
             for source in s.sources where separate {
                 guard let v = s.bySource[source.bundleIdentifier] else { continue }
-                rows.append([start, source.name] + (try columns.map { try value(v, $0) }))
+                rows.append([start, end, source.name] + (try columns.map { try value(v, $0) }))
             }
         }
-        let header = ["start"] + (separate ? ["source"] : []) + columns.map { $0.isQuantity ? "\($0.name) (\(shown))" : $0.name }
+        let names = ["start", "end"] + (separate ? ["source"] : [])
         switch format {
-        case .table: printTable(header, rows)
-        case .csv: for r in [header] + rows { print(r.map(Self.csvField).joined(separator: ",")) }
+        case .table:
+            // The end is the next start: the table shows starts only.
+            let header = ["start"] + (separate ? ["source"] : [])
+                + columns.map { $0.isQuantity ? "\($0.name) (\(shown))" : $0.name }
+            printTable(header, rows.map { [$0[0]] + $0.dropFirst(2) })
+        case .csv:
+            // One unit column, as every frame and CSV has (rule 44).
+            for r in [names + columns.map(\.name) + ["unit"]] + rows.map({ $0 + [shown.description] }) {
+                print(r.map(Self.csvField).joined(separator: ","))
+            }
         case .json:
-            let keys = ["start"] + (separate ? ["source"] : []) + columns.map(\.name)
+            let keys = names + columns.map(\.name)
             let objects = rows.map { row -> String in
                 var o = JSONObject()
                 for (k, v) in zip(keys, row) {
-                    if k == "start" || k == "source" { o.add(k, v) } else if let n = Double(v) { o.add(k, number: n) }
+                    if names.contains(k) { o.add(k, v) } else if let n = Double(v) { o.add(k, number: n) }
                 }
                 o.add("unit", shown.description)  // of the quantity figures (count and duration have their own)
                 return o.closed
@@ -97,37 +109,5 @@ struct StatsByInterval {
 
     static func csvField(_ s: String) -> String {
         s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacing("\"", with: "\"\"") + "\"" : s
-    }
-
-    /// `2024-03-01T00:00:00+01:00`: the interval's start in the query's offset.
-    static func localText(_ d: Date, _ offset: Int) -> String {
-        let local = OutputText.time(d.addingTimeInterval(Double(offset)))  // "…Z"
-        guard offset != 0 else { return local }
-        let sign = offset < 0 ? "-" : "+", m = abs(offset) / 60
-        let pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
-        return String(local.dropLast()) + "\(sign)\(pad(m / 60)):\(pad(m % 60))"
-    }
-
-    /// Where intervals start, at or before `d` in local time: the hour or
-    /// minute, else midnight; a week's Monday, a month's first day, a
-    /// year's first of January.
-    static func anchor(_ unit: StatisticsInterval.Unit, before d: Date, utcOffset: Int) -> Date {
-        let local = d.timeIntervalSinceReferenceDate + Double(utcOffset)
-        func at(_ localTime: Double) -> Date { Date(timeIntervalSinceReferenceDate: localTime - Double(utcOffset)) }
-        switch unit {
-        case .second: return at(local.rounded(.down))
-        case .minute: return at((local / 60).rounded(.down) * 60)
-        case .hour: return at((local / 3600).rounded(.down) * 3600)
-        default: break
-        }
-        let day = Int((local / 86_400).rounded(.down))  // days since 2001-01-01, a Monday
-        switch unit {
-        case .week: return at(Double(day - ((day % 7) + 7) % 7) * 86_400)
-        case .month, .year:
-            let (y, m, _) = ISODate.civilFromDays(day + 11_323)  // 2001-01-01 is day 11,323 since 1970
-            let first = ISODate.daysFromCivil(y, unit == .year ? 1 : m, 1) - 11_323
-            return at(Double(first) * 86_400)
-        default: return at(Double(day) * 86_400)
-        }
     }
 }

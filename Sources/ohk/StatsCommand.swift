@@ -15,9 +15,20 @@ struct StatsCommand: ParsableCommand {
         With a quantity type: HealthKit's statistics per interval, sources
         merged by priority (the walk both the phone and the watch recorded
         counts once): a sum for cumulative types, an average for discrete
-        ones, or the figures asked for. Each sample counts in its own local
-        day (imports keep each record's UTC offset); --utc-offset places
-        the rest and the printed dates.
+        ones, or the figures asked for. Intervals are counted in one zone,
+        as HealthKit counts in its calendar's: this machine's (TZ, else
+        /etc/localtime), or --tz, or a fixed --utc-offset; each printed
+        start names its instant (2020-11-02T10:00:00+01:00). With
+        --local-time each sample counts in its own local day instead
+        (imports keep each record's UTC offset), and starts are printed as
+        wall-clock times without an offset.
+
+        --from and --to take a day or a date-time. A day is the whole day
+        in the query's time: --to 2020-11-30 includes the 30th. A date-time
+        with Z or an offset is that instant (--to's is excluded); one
+        without is read in the query's time. Intervals start at --from
+        (a week from a Sunday runs Sunday to Saturday), else at the
+        boundary before the first sample: midnight, Monday, the 1st.
 
         Examples:
           ohk stats
@@ -26,6 +37,7 @@ struct StatsCommand: ParsableCommand {
           ohk stats HeartRate --by hour --min --max --unit count/min --format csv
           ohk stats StepCount --by month --by-source
           ohk stats StepCount --by day --tz Europe/Paris
+          ohk stats StepCount --by day --local-time --from 2020-11-01 --to 2020-11-30
         """
     )
 
@@ -37,17 +49,21 @@ struct StatsCommand: ParsableCommand {
     @Option(help: "The interval: hour, day, week, month or year, or N units (2day).")
     var by = "day"
 
-    @Option(help: "The first day or instant (ISO 8601); default: the type's first sample.")
+    @Option(help: "The first day or date-time (ISO 8601); default: the type's first sample.")
     var from: String?
 
-    @Option(help: "The last day or instant (ISO 8601); default: the type's last sample.")
+    @Option(help: "The last day, included, or the date-time where intervals stop; default: the type's last sample.")
     var to: String?
 
-    @Option(name: .customLong("utc-offset"), parsing: .unconditional, help: "The offset of days for samples without their own (+01:00, -08:00).")
-    var utcOffset = "+00:00"
-
-    @Option(help: "A time zone (Europe/Paris): days follow its calendar for every sample, 23 or 25 hours when clocks change.")
+    @Option(help: "A time zone (Europe/Paris): intervals follow its calendar, 23 or 25 hours when clocks change; default: this machine's.")
     var tz: String?
+
+    @Option(name: .customLong("utc-offset"), parsing: .unconditional,
+            help: "A fixed offset to count in instead of a zone (+01:00, -08:00); with --local-time, that of samples without their own.")
+    var utcOffset: String?
+
+    @Flag(name: .customLong("local-time"), help: "Count each sample in its own UTC offset; starts are wall-clock times.")
+    var localTime = false
 
     @Option(help: "The unit of the figures (count/min, kg, km).")
     var unit: String?
@@ -148,11 +164,19 @@ struct StatsCommand: ParsableCommand {
         if let u, !u.isCompatible(with: t.canonicalUnit!) {
             throw ValidationError("unit '\(u)' does not measure \(TypeCatalogue.shortName(t)) (\(t.canonicalUnit!))")
         }
-        let zone: ZoneRules?
-        do { zone = try tz.map(ZoneRules.init) } catch let e as OHKError { throw ValidationError("--tz: \(e.message)") }
-        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: try parseDate(from, "--from"),
-                            to: try parseDate(to, "--to"), utcOffset: try Self.offset(utcOffset), timeZone: zone, unit: u,
-                            format: json ? .json : format).run(store)
+        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: from, to: to,
+                            time: try statsTime(), unit: u, format: json ? .json : format).run(store)
+    }
+
+    /// The time intervals are counted in, from --tz, --utc-offset and --local-time.
+    private func statsTime() throws -> StatsTime {
+        if tz != nil, utcOffset != nil { throw ValidationError("give --tz or --utc-offset, not both") }
+        if tz != nil, localTime { throw ValidationError("--local-time counts each sample in its own offset; it takes no --tz") }
+        let offset = try utcOffset.map(Self.offset) ?? 0
+        if localTime { return .sampleLocal(offset) }
+        if utcOffset != nil { return .offset(offset) }
+        guard let tz else { return StatsTime.machineZone().map(StatsTime.zone) ?? .offset(0) }
+        do { return .zone(try ZoneRules(tz)) } catch let e as OHKError { throw ValidationError("--tz: \(e.message)") }
     }
 
     static func interval(_ text: String) throws -> StatisticsInterval {

@@ -71,17 +71,23 @@ import Testing
             (heartRate, [.discreteAverage, .discreteMin, .discreteMax, .mostRecent, .separateBySource], .hour, 0),
             (heartRate, [.discreteAverage, .discreteMax], .day, 3600),
         ]
+        // Each query in one zone (the offset's) and in each sample's own offset.
         for (type, options, interval, offset) in queries {
-            let anchor = Date(timeIntervalSinceReferenceDate: midnight - Double(offset))
-            let edges = try Store.edges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: offset)
-            let kept = try store.maintainedCollection(type, options, edges: edges, time: .local(utcOffset: offset))
-            store.tuning.statisticsFromSamples = true
-            let plain = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
-                                                       from: from, to: to, utcOffset: offset)
-            store.tuning.statisticsFromSamples = false
-            if let kept {
-                answered += 1
-                expectSame(kept, plain, "\(what): \(type.identifier) \(interval) at \(offset)")
+            for sampleLocal in [false, true] {
+                let anchor = Date(timeIntervalSinceReferenceDate: midnight - Double(offset))
+                let local = try Store.edges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: offset)
+                let kept = try sampleLocal
+                    ? store.maintainedCollection(type, options, edges: local, time: .local(utcOffset: offset))
+                    : store.maintainedCollection(type, options, edges: local.map { $0 - Double(offset) }, time: .utc)
+                store.tuning.statisticsFromSamples = true
+                let plain = try store.statisticsCollection(type: type, options: sampleLocal ? options.union(.sampleLocalTime) : options,
+                                                           anchor: anchor, interval: interval, from: from, to: to,
+                                                           utcOffset: offset)
+                store.tuning.statisticsFromSamples = false
+                if let kept {
+                    answered += 1
+                    expectSame(kept, plain, "\(what): \(type.identifier) \(interval) at \(offset), local \(sampleLocal)")
+                }
             }
         }
         // The span read at the start index's ends is the samples' own.
@@ -141,8 +147,8 @@ import Testing
         let kept = try store.maintainedCollection(steps, .cumulativeSum, edges: edges, time: .local(utcOffset: 0))
         store.tuning.statisticsFromSamples = true
         defer { store.tuning.statisticsFromSamples = false }
-        return (kept, try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: from, interval: .day,
-                                                     from: from, to: to))
+        return (kept, try store.statisticsCollection(type: steps, options: [.cumulativeSum, .sampleLocalTime], anchor: from,
+                                                     interval: .day, from: from, to: to))
     }
 
     /// Format 9 (rule 21): a format-8 store, which kept no statistics, gets

@@ -104,25 +104,25 @@ import Testing
         #expect(try store.verify().isClean)
     }
 
-    @Test func rule28_intervalsTileLocalTimeAndSumsAreProrated() throws {
+    @Test func rule28_intervalsAreInstantsOfOneZoneAndSumsAreProrated() throws {
         let store = try makeStore()
         defer { store.close() }
         try store.save([
-            try walk(120, -1, 1, srcA),           // 23:00–01:00: half to each day
+            try walk(120, -1, 1, srcA),           // 23:00–01:00 UTC: half to each day
             try walk(7, 24, 24, srcA),            // an instant at the next midnight: the new day
-            try walk(30, 7 + 8, 8 + 8, srcA, offset: -8 * 3600),  // 07:00 local at UTC−8: its own day (day 0)
-            try walk(5, 23.5, 23.75, srcA, offset: 2 * 3600),     // 01:30 local at UTC+2: the next day
+            try walk(30, 7 + 8, 8 + 8, srcA, offset: -8 * 3600),  // 15:00 UTC, whatever its own offset
+            try walk(5, 23.5, 23.75, srcA, offset: 2 * 3600),     // 23:30 UTC, 01:30 the next day at UTC+2
         ])
         let days = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .day,
                                                   from: at(-24), to: at(72))
         #expect(days.map(\.startDate) == [at(-24), at(0), at(24), at(48)])
-        #expect(days.map(\.sum) == [60, 60 + 30, 7 + 5, nil])
-        #expect(days[3].values.isEmpty && days.map(\.values.count) == [1, 2, 2, nil])
-        // In UTC+1 the same samples fall otherwise: the local midnight is 23:00 UTC,
-        // and the samples without an offset take the query's.
+        #expect(days.map(\.endDate) == [at(0), at(24), at(48), at(72)] && !days.contains { $0.isLocalTime })
+        #expect(days.map(\.sum) == [60, 60 + 30 + 5, 7, nil])
+        #expect(days[3].values.isEmpty && days.map(\.values.count) == [1, 3, 1, nil])
+        // In UTC+1 the day starts at 23:00 UTC, and its dates say so.
         let shifted = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: at(-1), interval: .day,
-                                                     from: at(0), to: at(23), utcOffset: 3600)
-        #expect(shifted.map(\.startDate) == [at(-1)])
+                                                     from: at(0), to: at(22), utcOffset: 3600)
+        #expect(shifted.map(\.startDate) == [at(-1)] && shifted.map(\.endDate) == [at(23)])
         #expect(abs(try #require(shifted[0].sum) - 150) < 1e-9)
         // Hours: 23:00–01:00 is 60 and 60.
         let hours = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .hour,
@@ -152,6 +152,91 @@ import Testing
             try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: midnight, interval: .day,
                                            from: at(10), to: at(0))
         }
+    }
+
+    /// Rule 28 with `.sampleLocalTime`: each sample in its own offset, one
+    /// without in the query's; the intervals are wall-clock times, written
+    /// as UTC, and say so.
+    @Test func rule28_sampleLocalTimeCountsEachSampleInItsOwnOffset() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save([
+            try walk(120, -1, 1, srcA),           // no offset: the query's
+            try walk(7, 24, 24, srcA),
+            try walk(30, 7 + 8, 8 + 8, srcA, offset: -8 * 3600),  // 07:00 local at UTC−8: its own day (day 0)
+            try walk(5, 23.5, 23.75, srcA, offset: 2 * 3600),     // 01:30 local at UTC+2: the next day
+        ])
+        let local: StatisticsOptions = [.cumulativeSum, .sampleLocalTime]
+        let days = try store.statisticsCollection(type: steps, options: local, anchor: midnight, interval: .day,
+                                                  from: at(-24), to: at(72))
+        #expect(days.map(\.startDate) == [at(-24), at(0), at(24), at(48)] && days.allSatisfy(\.isLocalTime))
+        #expect(days.map(\.sum) == [60, 60 + 30, 7 + 5, nil])
+        // Samples without an offset take the query's; the dates are the local midnight, written as UTC.
+        let shifted = try store.statisticsCollection(type: steps, options: local, anchor: at(-1), interval: .day,
+                                                     from: at(0), to: at(22), utcOffset: 3600)
+        #expect(shifted.map(\.startDate) == [at(0)] && shifted.map(\.endDate) == [at(24)])
+        #expect(abs(try #require(shifted[0].sum) - 150) < 1e-9)
+        // A named zone is one zone: it does not go with each sample's own offset.
+        #expect(throws: OHKError.self) {
+            try store.statisticsCollection(type: steps, options: local, anchor: midnight, interval: .day, from: at(0),
+                                           to: at(24), timeZone: try ZoneRules("Europe/Paris"))
+        }
+    }
+
+    /// Rule 28, the data person's case (issue 48): samples in offsets of
+    /// +01:00, −05:00 and +05:30 (and none), collected hourly and daily in
+    /// UTC, in those offsets and in Paris; every interval's figures equal a
+    /// plain recomputation from the samples' UTC instants over the
+    /// interval's own dates.
+    @Test func rule28_reportedIntervalsNameTheInstantsTheyCover() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        var rng = TestSupport.Rng(state: 48)
+        let offsets: [Int?] = [3600, -18_000, 19_800, nil]
+        var samples: [Sample] = []
+        for _ in 0..<400 {
+            let start = Double(rng.int(72 * 60)) / 60 - 12, length = rng.chance(0.3) ? 0 : Double(rng.int(150)) / 60
+            samples.append(try walk(Double(rng.int(300) + 1), start, start + length, srcA,
+                                    offset: offsets[rng.int(offsets.count)]))
+        }
+        try store.save(samples)
+        // Three heart rates at 09:54, 09:56 and 09:58 UTC, written at +01:00: the 09:00Z hour has them.
+        try store.save(try [54.0, 56, 58].map { m in
+            try Sample.quantity(heartRate, value: 60 + m, unit: HealthUnit("count/min"), start: at(9 + m / 60),
+                                end: at(9 + m / 60), source: srcA, utcOffset: 3600)
+        })
+        let hr = try store.statisticsCollection(type: heartRate, options: .discreteAverage, anchor: at(5), interval: .hour,
+                                                from: at(5), to: at(10))
+        #expect(hr.map(\.startDate) == [at(5), at(6), at(7), at(8), at(9)])
+        #expect(hr.prefix(4).allSatisfy { $0.average == nil } && abs((hr[4].average ?? 0) * 60 - 116) < 1e-9)
+        // The plain sum over [a, b): each sample prorated by its UTC time, an instant whole where it falls.
+        func plain(_ a: Date, _ b: Date) -> Double {
+            samples.reduce(0) { sum, s in
+                guard case .quantity(let value) = s.value else { return sum }
+                let lo = max(s.startDate, a), hi = min(s.endDate, b)
+                if s.startDate == s.endDate { return s.startDate >= a && s.startDate < b ? sum + value : sum }
+                guard lo < hi else { return sum }
+                return sum + value * hi.timeIntervalSince(lo) / s.endDate.timeIntervalSince(s.startDate)
+            }
+        }
+        for kept in [false, true] {
+            store.tuning.statisticsFromSamples = kept
+            for (offset, zone) in [(0, nil), (3600, nil), (-18_000, nil), (19_800, nil), (0, try ZoneRules("Europe/Paris"))] {
+                for interval in [StatisticsInterval.hour, .day, StatisticsInterval(6, .hour)] {
+                    let stats = try store.statisticsCollection(type: steps, options: .cumulativeSum, anchor: at(-36),
+                                                               interval: interval, from: at(-24), to: at(72),
+                                                               utcOffset: offset, timeZone: zone)
+                    #expect(stats.first!.startDate <= at(-24) && stats.last!.endDate >= at(72))
+                    for (k, s) in stats.enumerated() {
+                        if k > 0 { #expect(s.startDate == stats[k - 1].endDate) }
+                        let want = plain(s.startDate, s.endDate)
+                        #expect(abs((s.sum ?? 0) - want) < 1e-6 * max(1, want),
+                                "\(interval) at \(offset) \(zone?.identifier ?? ""): \(s.startDate) \(s.sum ?? 0) vs \(want)")
+                    }
+                }
+            }
+        }
+        store.tuning.statisticsFromSamples = false
     }
 
     @Test func rule29_averagesMinimumMaximumMostRecentAndDuration() throws {

@@ -125,6 +125,18 @@ import OpenHealthKitCore
         #expect(r.status == 1 && r.output.contains("says it is page"), "\(r.status) \(r.output)")
     }
 
+    /// Rule 55: a bare number is refused where the type's display and
+    /// canonical units differ (a heart rate of 60 would be 60 count/s), and
+    /// the message names both units; where they agree it is in that unit.
+    @Test func rule55_aBareNumberNeedsAUnitWhereDisplayAndCanonicalDiffer() throws {
+        let store = temporaryDirectory() + "/store"
+        let bare = ohk(["add", "HeartRate", "60", "--store", store], mergeStderr: true)
+        #expect(bare.status == 64 && bare.output.contains("count/min") && bare.output.contains("count/s"), "\(bare.output)")
+        #expect(ohk(["add", "StepCount", "60", "--store", store]).status == 0)
+        let steps = ohk(["query", "StepCount", "--format", "csv", "--store", store]).output
+        #expect(steps.contains(",60,count,"), "\(steps)")
+    }
+
     /// `ohk add --metadata` types its values as HealthKit and the importer
     /// do: booleans, numbers and dates, not text.
     @Test func addTypesItsMetadataValues() throws {
@@ -197,25 +209,77 @@ import OpenHealthKitCore
     }
 
     /// Figures per interval, worked out from the fixture by hand: its three
-    /// step counts (143, 66, 223) on 2014-09-19 in UTC−8, and body masses
-    /// of 195 lb on 2018-12-27 and 188.826 lb on 2019-01-02 (rules 26, 28).
+    /// step counts (143, 66, 223) on 2014-09-19 at 10:28–10:50 in UTC−8
+    /// (18:28–18:50 UTC), and body masses of 195 lb on 2018-12-27 and
+    /// 188.826 lb on 2019-01-02 (rules 26, 28). Each start names its
+    /// instant; CSV and JSON carry the end and the unit.
     @Test func statsPrintsFiguresPerIntervalAsTableCSVAndJSON() throws {
         let store = try importedStore()
+        let utc = ["TZ": "UTC"]
         let csv = ohk(["stats", "BodyMass", "--by", "month", "--max", "--unit", "lb", "--from", "2018-12-01",
-                       "--to", "2019-01-31", "--format", "csv", "--store", store])
+                       "--to", "2019-01-31", "--format", "csv", "--store", store], setting: utc)
         #expect(csv.status == 0)
-        #expect(csv.output == "start,max (lb)\n2018-12-01T00:00:00Z,195\n2019-01-01T00:00:00Z,188.826\n", "\(csv.output)")
-        struct Row: Decodable { let start: String; let sum: Double?; let unit: String }
-        let days = try decode([Row].self, ohk(["stats", "StepCount", "--format", "json", "--store", store]).output)
-        #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.sum) == [432] && days.map(\.unit) == ["count"])
+        #expect(csv.output == "start,end,max,unit\n2018-12-01T00:00:00Z,2019-01-01T00:00:00Z,195,lb\n"
+                + "2019-01-01T00:00:00Z,2019-02-01T00:00:00Z,188.826,lb\n", "\(csv.output)")
+        struct Row: Decodable { let start: String; let end: String; let sum: Double?; let unit: String }
+        let days = try decode([Row].self, ohk(["stats", "StepCount", "--format", "json", "--store", store], setting: utc).output)
+        #expect(days.map(\.start) == ["2014-09-19T00:00:00Z"] && days.map(\.end) == ["2014-09-20T00:00:00Z"])
+        #expect(days.map(\.sum) == [432] && days.map(\.unit) == ["count"])
         let table = ohk(["stats", "StepCount", "--by", "hour", "--utc-offset", "-08:00", "--store", store]).output
         #expect(table.contains("2014-09-19T10:00:00-08:00") && table.contains("432"), "\(table)")
         let paris = ohk(["stats", "StepCount", "--tz", "Europe/Paris", "--store", store]).output
         #expect(paris.contains("2014-09-19T00:00:00+02:00") && paris.contains("432"), "\(paris)")
+        // Without --tz: the machine's zone (TZ here), as `date` uses it.
+        let kolkata = ohk(["stats", "StepCount", "--by", "hour", "--store", store], setting: ["TZ": "Asia/Kolkata"]).output
+        #expect(kolkata.contains("2014-09-19T23:00:00+05:30") && kolkata.contains("143")
+                && kolkata.contains("2014-09-20T00:00:00+05:30") && kolkata.contains("289"), "\(kolkata)")
         #expect(ohk(["stats", "StepCount", "--tz", "Mars/Olympus_Mons", "--store", store]).status == 64)
         #expect(ohk(["stats", "SleepAnalysis", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--by", "fortnight", "--store", store]).status == 64)
         #expect(ohk(["stats", "StepCount", "--unit", "kg", "--store", store]).status == 64)
+        #expect(ohk(["stats", "StepCount", "--tz", "UTC", "--utc-offset", "+01:00", "--store", store]).status == 64)
+        #expect(ohk(["stats", "StepCount", "--tz", "UTC", "--local-time", "--store", store]).status == 64)
+    }
+
+    /// Rule 28's one rule for date ranges, at its edges: a day is the whole
+    /// day in the query's time, so --to includes it, with or without --tz;
+    /// a date-time without an offset is read in that time and --to's is
+    /// excluded; intervals start at --from (a week from a Sunday holds no
+    /// day before it); --local-time counts each sample in its own day and
+    /// prints wall-clock times.
+    @Test func rule28_cliDateRangesIncludeTheLastDayAndStartAtTheFirst() throws {
+        let store = try importedStore()
+        func rows(_ args: [String], _ setting: [String: String] = ["TZ": "UTC"]) -> [String] {
+            let r = ohk(["stats", "StepCount", "--format", "csv", "--store", store] + args, setting: setting)
+            #expect(r.status == 0, "\(args): \(r.output)")
+            return Array(r.output.split(separator: "\n").dropFirst().map(String.init))
+        }
+        // --to names the last day: 2014-09-19 alone, in UTC−8, in UTC and in Los Angeles.
+        #expect(rows(["--from", "2014-09-19", "--to", "2014-09-19", "--utc-offset", "-08:00"])
+                == ["2014-09-19T00:00:00-08:00,2014-09-20T00:00:00-08:00,432,count"])
+        #expect(rows(["--from", "2014-09-17", "--to", "2014-09-19"]).map { $0.prefix(10) } == ["2014-09-17", "2014-09-18", "2014-09-19"])
+        #expect(rows(["--from", "2014-09-17", "--to", "2014-09-19"]).last?.hasSuffix(",432,count") == true)
+        #expect(rows(["--from", "2014-09-19", "--to", "2014-09-19", "--tz", "America/Los_Angeles"])
+                == ["2014-09-19T00:00:00-07:00,2014-09-20T00:00:00-07:00,432,count"])
+        #expect(rows(["--from", "2014-09-18", "--to", "2014-09-18"]) == ["2014-09-18T00:00:00Z,2014-09-19T00:00:00Z,,count"])
+        // A date-time without an offset is a wall-clock time in the query's; --to's instant is excluded.
+        #expect(rows(["--by", "hour", "--from", "2014-09-19T10:00:00", "--to", "2014-09-19T11:00:00", "--utc-offset", "-08:00"])
+                == ["2014-09-19T10:00:00-08:00,2014-09-19T11:00:00-08:00,432,count"])
+        #expect(rows(["--by", "hour", "--from", "2014-09-19T18:00:00Z", "--to", "2014-09-19T18:30:00Z"])
+                == ["2014-09-19T18:00:00Z,2014-09-19T19:00:00Z,432,count"])
+        // Weeks start at --from: 2014-09-14 is a Sunday; without --from, on the Monday before the first sample.
+        #expect(rows(["--by", "week", "--from", "2014-09-14", "--to", "2014-09-20"])
+                == ["2014-09-14T00:00:00Z,2014-09-21T00:00:00Z,432,count"])
+        #expect(rows(["--by", "week"]) == ["2014-09-15T00:00:00Z,2014-09-22T00:00:00Z,432,count"])
+        // 18:28 UTC is 23:58 in Kolkata; with --local-time it counts on its own day, 10:28 at UTC−8.
+        #expect(rows(["--from", "2014-09-19", "--to", "2014-09-20"], ["TZ": "Asia/Kolkata"])
+                == ["2014-09-19T00:00:00+05:30,2014-09-20T00:00:00+05:30,143,count",
+                    "2014-09-20T00:00:00+05:30,2014-09-21T00:00:00+05:30,289,count"])
+        #expect(rows(["--local-time", "--from", "2014-09-19", "--to", "2014-09-19"], ["TZ": "Asia/Kolkata"])
+                == ["2014-09-19T00:00:00,2014-09-20T00:00:00,432,count"])
+        let bad = ohk(["stats", "StepCount", "--from", "2014-09-19T10:00", "--store", store], mergeStderr: true)
+        #expect(bad.status == 64 && bad.output.contains("2020-11-01T08:00:00"), "\(bad.output)")
+        #expect(ohk(["stats", "StepCount", "--from", "2014-09-20", "--to", "2014-09-19", "--store", store]).status == 64)
     }
 
     /// Issue 32's command line: the latest N, sorting, date bounds, CSV,

@@ -91,8 +91,8 @@ func samples(_ store: Store, _ identifier: String) throws -> [Sample] {
 }
 
 /// The `ohk` tool built beside the tests.
-func ohk(_ args: [String], mergeStderr: Bool = false) -> (status: Int32, output: String) {
-    run(siblingExecutable("ohk"), args, mergeStderr: mergeStderr)
+func ohk(_ args: [String], mergeStderr: Bool = false, setting: [String: String] = [:]) -> (status: Int32, output: String) {
+    run(siblingExecutable("ohk"), args, mergeStderr: mergeStderr, setting: setting)
 }
 
 /// Reads a child's output line by line until `stop` says so or the pipe

@@ -14,8 +14,10 @@ public func siblingExecutable(_ name: String) -> String {
 }
 
 /// Starts a program with its standard output on a pipe; returns its pid
-/// and the pipe's reading end, or nil when it could not start.
-public func spawnWithOutput(_ path: String, _ args: [String], mergeStderr: Bool = false) -> (pid: pid_t, output: Int32)? {
+/// and the pipe's reading end, or nil when it could not start. `setting`
+/// adds to (or replaces in) this process's environment.
+public func spawnWithOutput(_ path: String, _ args: [String], mergeStderr: Bool = false,
+                            setting: [String: String] = [:]) -> (pid: pid_t, output: Int32)? {
     var fds: [Int32] = [0, 0]
     // Close-on-exec: tests run in parallel, and a pipe inherited by another
     // test's long-running child would never reach end-of-file.
@@ -36,7 +38,16 @@ public func spawnWithOutput(_ path: String, _ args: [String], mergeStderr: Bool 
     posix_spawnattr_setsigmask(&attributes, &none)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var pid = pid_t()
-    let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+    var inherited: [String] = []
+    var e = environ
+    while let entry = e.pointee {
+        let text = String(cString: entry)
+        if !setting.keys.contains(where: { text.hasPrefix($0 + "=") }) { inherited.append(text) }
+        e += 1
+    }
+    let envp = (inherited + setting.map { "\($0)=\($1)" }).map { strdup($0) } + [nil]
+    defer { for v in envp { free(v) } }
+    let rc = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
     posix_spawnattr_destroy(&attributes)
     posix_spawn_file_actions_destroy(&actions)
     close(fds[1])
@@ -46,8 +57,11 @@ public func spawnWithOutput(_ path: String, _ args: [String], mergeStderr: Bool 
 
 /// Runs a program to completion; returns its exit status and standard
 /// output (with standard error when `mergeStderr`).
-public func run(_ path: String, _ args: [String], mergeStderr: Bool = false) -> (status: Int32, output: String) {
-    guard let (pid, fd) = spawnWithOutput(path, args, mergeStderr: mergeStderr) else { return (-1, "spawn failed") }
+public func run(_ path: String, _ args: [String], mergeStderr: Bool = false,
+                setting: [String: String] = [:]) -> (status: Int32, output: String) {
+    guard let (pid, fd) = spawnWithOutput(path, args, mergeStderr: mergeStderr, setting: setting) else {
+        return (-1, "spawn failed")
+    }
     let out = readToEnd(fd)
     close(fd)
     var status: Int32 = 0

@@ -88,6 +88,21 @@ static void rule28_a_daily_collection_from_c(void **state)
     assert_int_equal(r->interval_count, 1);
     assert_true(r->intervals[0].start == T0 - 3600 && r->intervals[0].values.sum == 120);
     ohk_statistics_result_free(r);
+    /* A fixed UTC+1: one zone, the day's start the instant 23:00 UTC. */
+    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0 - 3600, 1, OHK_INTERVAL_DAY,
+                                       T0 - 3600, T0, 3600, NULL));
+    assert_int_equal(r->interval_count, 1);
+    assert_true(r->intervals[0].start == T0 - 3600 && r->intervals[0].end == T0 + 82800);
+    ohk_statistics_result_free(r);
+    /* Each sample in its own offset (these have none: the query's): the start is the wall clock, midnight. */
+    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME,
+                                       T0 - 3600, 1, OHK_INTERVAL_DAY, T0 - 3600, T0, 3600, NULL));
+    assert_int_equal(r->interval_count, 1);
+    assert_true(r->intervals[0].start == T0 && r->intervals[0].values.sum == 120);
+    ohk_statistics_result_free(r);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL,
+                                                                     OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME,
+                                                                     T0, 1, OHK_INTERVAL_DAY, T0, T0, 0, "Europe/Paris"));
 }
 
 typedef struct live_stats {

@@ -42,9 +42,14 @@ public struct StatisticsValues: Hashable, Sendable {
 public struct Statistics: Hashable, Sendable {
     public let type: SampleType
     /// The interval (a collection's), or the earliest start and the latest
-    /// end of the matching samples (a single statistics query).
+    /// end of the matching samples (a single statistics query): instants,
+    /// unless `isLocalTime`.
     public let startDate: Date
     public let endDate: Date
+    /// True for a collection with `.sampleLocalTime`: the dates are a
+    /// wall-clock time written as UTC (`2020-11-01T00:00:00Z` is the local
+    /// midnight of each sample's own offset), not instants (rule 28).
+    public let isLocalTime: Bool
     /// The figures, sources merged.
     public let values: StatisticsValues
     /// Each source's own figures by bundle identifier, unmerged; empty
@@ -58,8 +63,9 @@ public struct Statistics: Hashable, Sendable {
     /// Figures of `type` over an interval; each source's own and the
     /// sources only with `separateBySource`.
     public init(type: SampleType, startDate: Date, endDate: Date, values: StatisticsValues,
-                bySource: [String: StatisticsValues] = [:], sources: [Source] = []) {
+                bySource: [String: StatisticsValues] = [:], sources: [Source] = [], isLocalTime: Bool = false) {
         self.type = type
+        self.isLocalTime = isLocalTime
         self.startDate = startDate
         self.endDate = endDate
         self.values = values

@@ -14,9 +14,14 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
     public static let mostRecent = StatisticsOptions(rawValue: 32)
     /// The time the samples cover.
     public static let duration = StatisticsOptions(rawValue: 64)
+    /// Not HealthKit's: a collection counts each sample in its own local
+    /// time (its UTC offset), and its intervals are wall-clock times, not
+    /// instants (rule 28). Without it, intervals are instants of one zone.
+    public static let sampleLocalTime = StatisticsOptions(rawValue: 1 << 16)
 
     static let discrete: StatisticsOptions = [.discreteAverage, .discreteMin, .discreteMax]
-    static let all: StatisticsOptions = [.separateBySource, .discrete, .cumulativeSum, .mostRecent, .duration]
+    static let all: StatisticsOptions = [.separateBySource, .discrete, .cumulativeSum, .mostRecent, .duration,
+                                         .sampleLocalTime]
 
     /// Refuses options that do not fit `type` (rule 25): statistics are of
     /// quantity types; a sum of a cumulative type; an average, minimum or
@@ -30,7 +35,7 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
         guard isSubset(of: Self.all) else {
             throw OHKError(.invalidArgument, "unknown statistics options \(rawValue & ~Self.all.rawValue)")
         }
-        guard !subtracting(.separateBySource).isEmpty else {
+        guard !subtracting([.separateBySource, .sampleLocalTime]).isEmpty else {
             throw OHKError(.invalidArgument, "no statistic asked for: give cumulativeSum, discreteAverage, discreteMin, discreteMax, mostRecent or duration")
         }
         if style == .cumulative, let wrong = intersection(Self.discrete).names.first {
@@ -46,6 +51,7 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
         let named: [(StatisticsOptions, String)] = [
             (.separateBySource, "separateBySource"), (.discreteAverage, "discreteAverage"), (.discreteMin, "discreteMin"),
             (.discreteMax, "discreteMax"), (.cumulativeSum, "cumulativeSum"), (.mostRecent, "mostRecent"), (.duration, "duration"),
+            (.sampleLocalTime, "sampleLocalTime"),
         ]
         return named.filter { contains($0.0) }.map(\.1)
     }

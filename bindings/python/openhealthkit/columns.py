@@ -55,12 +55,13 @@ class SampleColumns:
 
     def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
         """A DataFrame indexed by ``start`` (UTC), with ``end``, ``value``,
-        ``type`` (the short names: ``HeartRate``) and ``source`` (names;
-        the bundle identifier where two apps share a name) as categoricals,
-        and the ``uuid`` strings with ``uuids=True``. Values in ``unit``; by
-        default, as ``SampleList.to_pandas``, the type's display unit when
-        the columns hold one quantity type in its canonical unit (count/min
-        for heart rate), else the unit they are in (rule 45). When a
+        ``unit``, ``type`` (the short names: ``HeartRate``) and ``source``
+        (names; the bundle identifier where two apps share a name) as
+        categoricals, and the ``uuid`` strings with ``uuids=True``. Values
+        in ``unit``; by default, as ``SampleList.to_pandas``, each quantity
+        type's display unit (count/min for heart rate, km for distances),
+        or the unit the columns were read in; the ``unit`` categorical
+        names each row's (NaN for category values; rule 45). When a
         category type is among them, a ``value_name`` categorical follows
         ``value``: each value's name (``AsleepDeep``), NaN for rows of
         other types or values without a name (rule 46). Needs pandas."""
@@ -71,12 +72,14 @@ class SampleColumns:
         import numpy as np
         value = self.value
         if unit is None and self.unit is None:
-            unit = display_unit(self.types)
-        if unit is not None and unit != self.unit:
-            if self.unit is None:
-                value = _in_unit(np, value, self.type, self.types, unit)
-            else:  # every type converts to the columns' unit: one map from it
-                value = _converted(np, value, self.unit, unit)
+            value, units = _in_display_units(np, value, self.type, self.types)
+        else:
+            if unit is not None and unit != self.unit:
+                if self.unit is None:
+                    value = _in_unit(np, value, self.type, self.types, unit)
+                else:  # every type converts to the columns' unit: one map from it
+                    value = _converted(np, value, self.unit, unit)
+            units = [unit or self.unit] * len(self.types)
         names = [s.name for s in self.sources]
         labels = [s.name if names.count(s.name) == 1 else f"{s.name} ({s.bundle_identifier})" for s in self.sources]
         columns: dict[str, Any] = {
@@ -85,12 +88,35 @@ class SampleColumns:
         }
         if any(kind.is_category for kind in self.types):
             columns["value_name"] = _value_names(np, pd, self.value, self.type, self.types)
+        shown = sorted({u for u in units if u is not None})
+        unit_codes = np.array([-1 if u is None else shown.index(u) for u in units] or [-1], dtype=np.int32)
+        columns["unit"] = pd.Categorical.from_codes(unit_codes[self.type], shown)
         columns["type"] = pd.Categorical.from_codes(self.type, [t.short_name for t in self.types])
         columns["source"] = pd.Categorical.from_codes(self.source, labels)
         if uuids:
             import uuid as _uuid
             columns["uuid"] = [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid]
         return pd.DataFrame(columns, index=pd.DatetimeIndex(self.start, name="start").tz_localize("UTC"))
+
+
+def _in_display_units(np: Any, value: Any, type_code: Any, types: list[SampleType]) -> tuple[Any, list[str | None]]:
+    """`value` (canonical) with each quantity type's rows in its display
+    unit, and each type's unit (None for category types: no unit)."""
+    out = value
+    units: list[str | None] = []
+    for code, kind in enumerate(types):
+        if kind.canonical_unit is None:
+            units.append(None)
+            continue
+        shown = kind.display_unit or kind.canonical_unit
+        units.append(shown)
+        if conversion(kind.canonical_unit, shown) is None:
+            continue
+        if out is value:
+            out = value.copy()
+        rows = slice(None) if len(types) == 1 else type_code == code
+        out[rows] = _converted(np, value[rows], kind.canonical_unit, shown)
+    return out, units
 
 
 def display_unit(types: list[SampleType]) -> str | None:

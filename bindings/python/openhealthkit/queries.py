@@ -194,16 +194,18 @@ class StatisticsQuery(Query):
     that changes its figures."""
 
     def __init__(self, store: "HealthStore", callback: Callable[..., Any],
-                 on_error: Callable[[BaseException], Any] | None, kind: Any, unit: str | None) -> None:
+                 on_error: Callable[[BaseException], Any] | None, kind: Any, unit: str | None,
+                 labels: Any) -> None:
         super().__init__(store, callback, on_error)
         self._kind = kind
         self._unit = unit
+        self._labels = labels
         self._initial = True
 
     def _update(self, result: Any, changed: Any, count: int) -> Any:
         from .statistics import StatisticsUpdate, convert_result
         initial, self._initial = self._initial, False
-        return StatisticsUpdate(convert_result(result.contents, self._kind, self._unit),
+        return StatisticsUpdate(convert_result(result.contents, self._kind, self._unit, self._labels),
                                 [int(changed[i]) for i in range(count)], initial)
 
 

@@ -228,8 +228,11 @@ class QuantitySample(Sample):
     """A quantity sample (HKQuantitySample).
 
     ``QuantitySample("HKQuantityTypeIdentifierStepCount", start, end, 120)``
-    makes one to save; ``unit`` defaults to the type's canonical unit.
-    Read back, ``value`` is in the type's canonical unit (``unit``).
+    makes one to save. ``unit`` may be left out only where the type's
+    display and canonical units agree (steps: count); a heart rate needs
+    one (``QuantitySample("HeartRate", t, t, 60, "count/min")``), as a bare
+    number would be read as 60 count/s (rule 55). Read back, ``value`` is
+    in the type's canonical unit (``unit``).
     """
 
     __slots__ = ()
@@ -253,6 +256,10 @@ class QuantitySample(Sample):
                                     f"HealthStore.{own}")
         if unit is not None:
             n.encode(unit, "unit")
+        elif kind.display_unit is not None and kind.display_unit != kind.canonical_unit:
+            # HealthKit has no unitless quantity; a bare 60 would be 60 count/s (rule 55).
+            raise InvalidArgumentError(f"{kind.short_name} needs a unit: give unit={kind.display_unit!r} (how it is "
+                                       f"shown) or {kind.canonical_unit!r} (how it is stored)")
         self._init(kind, start, end, finite(value, "value"), unit, source, device, metadata, uuid, 0,
                    creation_date, utc_offset)
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import ctypes
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone, tzinfo
 from enum import IntFlag
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from . import _native as n
 from ._convert import unix_time, utc_datetime
@@ -37,6 +37,10 @@ class StatisticsOptions(IntFlag):
     CUMULATIVE_SUM = 16
     MOST_RECENT = 32
     DURATION = 64
+    #: Not HealthKit's: count each sample in its own UTC offset; intervals
+    #: are then wall-clock times (naive datetimes), not instants. The
+    #: ``local_time=True`` argument of ``statistics_collection`` sets it.
+    SAMPLE_LOCAL_TIME = 1 << 16
 
 
 #: An interval's unit by name, as OHK_INTERVAL_ values.
@@ -64,7 +68,13 @@ class StatisticsValues:
 class Statistics:
     """HKStatistics: one interval's figures, sources merged by priority; with
     SEPARATE_BY_SOURCE, ``by_source`` has each source's own (by bundle
-    identifier) and ``sources`` those with a matching sample here."""
+    identifier) and ``sources`` those with a matching sample here.
+
+    ``start`` and ``end`` are aware datetimes with the query's zone's
+    offset at each (the instants the interval covers, so ``end - start``
+    is its length: 23 hours on a day clocks skip), or naive wall-clock
+    times for a collection with ``local_time=True`` (rule 28). Figures
+    are in ``unit``."""
 
     start: datetime
     end: datetime
@@ -108,18 +118,26 @@ _FIGURES = ("sum", "average", "minimum", "maximum", "most_recent", "duration", "
 
 class StatisticsList(list[Statistics]):
     """A collection's intervals (a list of ``Statistics``), with the figures
-    as columns for analysis code."""
+    as columns for analysis code. ``zone`` is the zone its dates are in, or
+    None when they are wall-clock times (``local_time=True``)."""
+
+    zone: tzinfo | None = timezone.utc
+    #: Whether the query asked for SEPARATE_BY_SOURCE (``by_source`` needs it).
+    separate: bool = False
 
     def to_numpy(self) -> dict[str, Any]:
-        """``start`` and ``end`` (``datetime64[us]``, UTC), then one float
-        array per figure (NaN where absent; ``duration`` in seconds) and
-        ``count`` (int64). Needs NumPy."""
+        """``start`` and ``end`` (``datetime64[us]``: UTC instants, or
+        wall-clock times with ``local_time=True``), then one float array per
+        figure (NaN where absent; ``duration`` in seconds) and ``count``
+        (int64). The figures' unit is each Statistics' ``unit``. Needs NumPy."""
         try:
             import numpy as np
         except ImportError:
             raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
 
         def instant(d: datetime) -> Any:
+            if d.tzinfo is not None:
+                d = d.astimezone(timezone.utc)
             return np.datetime64(d.replace(tzinfo=None), "us")
 
         columns: dict[str, Any] = {
@@ -135,26 +153,35 @@ class StatisticsList(list[Statistics]):
         return columns
 
     def to_pandas(self, *, by_source: bool = False) -> Any:
-        """A DataFrame indexed by interval start (UTC), a column per figure
-        that any interval has. With ``by_source`` (queries with
-        SEPARATE_BY_SOURCE), one row per interval and source instead,
-        indexed by (start, bundle identifier), with each source's own
-        figures. Needs pandas."""
+        """A DataFrame indexed by interval start, sorted: aware in the
+        query's zone (``2020-11-02 10:00:00+01:00`` names the instant), or
+        naive wall-clock times with ``local_time=True``. A column per figure
+        that any interval has, ``count``, and ``unit``. With ``by_source``
+        (queries with SEPARATE_BY_SOURCE), one row per interval and source
+        instead, indexed by (start, bundle identifier), with each source's
+        own figures. Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        columns = self.to_numpy()
+        start = pd.DatetimeIndex(columns["start"], name="start")
+        if self.zone is not None:
+            start = start.tz_localize("UTC").tz_convert(self.zone)
         if by_source:
-            rows = [(s.start, bundle, *(_figure(v, name) for name in _FIGURES))
-                    for s in self for bundle, v in s.by_source.items()]
+            if not self.separate:
+                raise InvalidArgumentError("to_pandas(by_source=True) needs a collection queried with "
+                                           "StatisticsOptions.SEPARATE_BY_SOURCE in its options")
+            rows = [(start[i], bundle, *(_figure(v, name) for name in _FIGURES))
+                    for i, s in enumerate(self) for bundle, v in s.by_source.items()]
             frame = pd.DataFrame(rows, columns=["start", "source", *_FIGURES]).set_index(["start", "source"])
         else:
-            columns = self.to_numpy()
-            frame = pd.DataFrame({name: columns[name] for name in _FIGURES},
-                                 index=pd.DatetimeIndex(columns["start"], name="start").tz_localize("UTC"))
-            frame["duration"] = pd.to_timedelta(frame["duration"], unit="s")
+            frame = pd.DataFrame({name: columns[name] for name in _FIGURES}, index=start)
+        frame["duration"] = pd.to_timedelta(frame["duration"], unit="s")
         present = [name for name in _FIGURES if name == "count" or frame[name].notna().any()]
-        return frame[present]
+        frame = frame[present].copy()
+        frame["unit"] = self[0].unit if self else ""
+        return frame.sort_index()
 
 
 def _figure(v: StatisticsValues, name: str) -> Any:
@@ -192,14 +219,45 @@ def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions 
                                         _predicate_handle(predicate), int(_options(kind, options)))
     if status == Status.ERR_NOT_FOUND:
         return None
-    return _read(result, kind, unit)[0]
+    return _read(result, kind, unit, CollectionLabels(timezone.utc, bool(_options(kind, options)
+                                                                         & StatisticsOptions.SEPARATE_BY_SOURCE)))[0]
+
+
+class CollectionLabels:
+    """How a collection's dates read: ``zone`` (a tzinfo for instants, None
+    for wall-clock times) and whether each source's figures were asked for."""
+
+    def __init__(self, zone: tzinfo | None, separate: bool) -> None:
+        self.zone = zone
+        self.separate = separate
+
+
+def _zone(utc_offset: timedelta, time_zone: str | None) -> tzinfo:
+    """The zone a collection's instants are shown in."""
+    if time_zone is not None:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+        try:
+            return ZoneInfo(time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return timezone.utc  # the library refuses the name with a clear error
+    return timezone.utc if not utc_offset else timezone(utc_offset)
+
+
+def _moment(value: datetime, what: str, local_time: bool, utc_offset: timedelta) -> float:
+    """Unix seconds of a collection's date; with ``local_time`` a naive
+    datetime is a wall-clock time, read in ``utc_offset`` as the library
+    reads every date of such a collection."""
+    if local_time and isinstance(value, datetime) and value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc).timestamp() - utc_offset.total_seconds()
+    return unix_time(value, what)
 
 
 def collection_arguments(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
-                         utc_offset: timedelta, time_zone: str | None,
-                         predicate: Predicate | None) -> tuple[Any, ...]:
-    """The C arguments of a collection after ``out`` and before any callback."""
+                         utc_offset: timedelta, time_zone: str | None, local_time: bool,
+                         predicate: Predicate | None) -> tuple[tuple[Any, ...], CollectionLabels]:
+    """The C arguments of a collection after ``out`` and before any
+    callback, and how its dates will read."""
     from .store import _predicate_handle
     if isinstance(interval, str):
         count, unit_name = 1, interval
@@ -216,20 +274,31 @@ def collection_arguments(store: HealthStore, kind: SampleType, options: Statisti
         raise InvalidArgumentError(f"interval count must be from 1 to 2**32 - 1, not {count!r}")
     if not isinstance(utc_offset, timedelta):
         raise ArgumentTypeError(f"utc_offset must be a timedelta, not {type(utc_offset).__name__}")
-    return (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(_options(kind, options)),
-            unix_time(anchor, "anchor"), count, _UNITS[unit_name], unix_time(start, "start"), unix_time(end, "end"),
-            int(utc_offset.total_seconds()), None if time_zone is None else n.encode(time_zone, "time_zone"))
+    if not isinstance(local_time, bool):
+        raise ArgumentTypeError(f"local_time must be a bool, not {type(local_time).__name__}")
+    chosen = _options(kind, options)
+    if local_time:
+        chosen |= StatisticsOptions.SAMPLE_LOCAL_TIME
+    local = bool(chosen & StatisticsOptions.SAMPLE_LOCAL_TIME)
+    labels = CollectionLabels(None if local else _zone(utc_offset, time_zone),
+                              bool(chosen & StatisticsOptions.SEPARATE_BY_SOURCE))
+    arguments = (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(chosen),
+                 _moment(anchor, "anchor", local, utc_offset), count, _UNITS[unit_name],
+                 _moment(start, "start", local, utc_offset), _moment(end, "end", local, utc_offset),
+                 int(utc_offset.total_seconds()), None if time_zone is None else n.encode(time_zone, "time_zone"))
+    return arguments, labels
 
 
 def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
                           anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
-                          utc_offset: timedelta, time_zone: str | None, predicate: Predicate | None,
+                          utc_offset: timedelta, time_zone: str | None, local_time: bool, predicate: Predicate | None,
                           unit: str | None) -> StatisticsList:
-    arguments = collection_arguments(store, kind, options, anchor=anchor, interval=interval, start=start, end=end,
-                                     utc_offset=utc_offset, time_zone=time_zone, predicate=predicate)
+    arguments, labels = collection_arguments(store, kind, options, anchor=anchor, interval=interval, start=start,
+                                             end=end, utc_offset=utc_offset, time_zone=time_zone,
+                                             local_time=local_time, predicate=predicate)
     result = ctypes.POINTER(n.ohk_statistics_result)()
     n.lib.ohk_store_statistics_collection(ctypes.byref(result), *arguments)
-    return _read(result, kind, unit)
+    return _read(result, kind, unit, labels)
 
 
 def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsOptions:
@@ -240,22 +309,33 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
     return options
 
 
-def _read(pointer: Any, kind: SampleType, unit: str | None) -> StatisticsList:
+def _read(pointer: Any, kind: SampleType, unit: str | None, labels: CollectionLabels) -> StatisticsList:
     """The statistics of a result the caller owns, which this frees."""
     try:
-        return convert_result(pointer.contents, kind, unit)
+        return convert_result(pointer.contents, kind, unit, labels)
     finally:
         n.lib.ohk_statistics_result_free(pointer)
 
 
-def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | None) -> StatisticsList:
+def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | None,
+                   labels: CollectionLabels) -> StatisticsList:
     """The statistics of a C result (not freed: a live query lends it)."""
     canonical = kind.canonical_unit or ""
     target = unit or kind.display_unit or canonical
+    zone = labels.zone
 
     def number(value: float) -> float | None:
         # In another unit than the canonical one: rounded to 15 digits (rule 44).
         return None if math.isnan(value) else converted(value, canonical, target)
+
+    def date(seconds: float) -> datetime:
+        d = utc_datetime(seconds)
+        if zone is None:
+            return d.replace(tzinfo=None)
+        # The offset in force, fixed: ``end - start`` is then the real length
+        # (across a ZoneInfo, Python subtracts wall clocks: 24 h for a 23-hour day).
+        local = d.astimezone(zone)
+        return local.replace(tzinfo=timezone(cast(timedelta, local.utcoffset())))
 
     def values(v: n.ohk_statistics_values) -> StatisticsValues:
         return StatisticsValues(
@@ -266,10 +346,11 @@ def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | Non
             duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration), count=v.count)
 
     out = StatisticsList()
+    out.zone, out.separate = zone, labels.separate
     for interval in r.intervals[:r.interval_count]:
         own = r.sources[interval.first_source:interval.first_source + interval.source_count]
         out.append(Statistics(
-            start=utc_datetime(interval.start), end=utc_datetime(interval.end), unit=target,
+            start=date(interval.start), end=date(interval.end), unit=target,
             values=values(interval.values),
             by_source={s.bundle_identifier.decode("utf-8"): values(s.values) for s in own},
             sources=[Source(s.bundle_identifier.decode("utf-8"), s.name.decode("utf-8")) for s in own]))

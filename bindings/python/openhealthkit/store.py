@@ -705,31 +705,42 @@ class HealthStore:
     def statistics_collection(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
                               start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
                               anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
-                              time_zone: str | None = None, predicate: Predicate | None = None,
-                              unit: str | None = None) -> StatisticsList:
+                              time_zone: str | None = None, local_time: bool = False,
+                              predicate: Predicate | None = None, unit: str | None = None) -> StatisticsList:
         """HKStatisticsCollectionQuery: one ``Statistics`` per interval from
         ``start`` to ``end`` (``"day"``, ``"hour"``, ``(2, "week")``...), with
-        None figures where there is no data. Intervals are counted in local
-        time: each sample in its own UTC offset (imports keep it), else in
-        ``utc_offset``, which also places ``anchor`` (default: ``start``)
-        and the reported dates. The list has ``to_numpy()`` and
-        ``to_pandas()`` (a DataFrame indexed by interval start). With
-        ``time_zone`` (``"Europe/Paris"``),
-        intervals follow that zone's calendar for every sample: a day is 23
-        or 25 hours when its clocks change. Daily step totals::
+        None figures where there is no data, one interval starting at
+        ``anchor`` (default: ``start``). The list has ``to_numpy()`` and
+        ``to_pandas()`` (a DataFrame indexed by interval start).
 
-            store.statistics_collection("StepCount", start=day0, end=day7)
+        Intervals are counted in one zone (rule 28), as HealthKit counts in
+        its calendar's: ``time_zone``'s (``"Europe/Paris"``: a day is 23 or
+        25 hours when its clocks change), else the fixed ``utc_offset``
+        (default: UTC). Each interval's ``start`` and ``end`` are aware
+        datetimes in that zone: the instants it covers.
+
+        With ``local_time=True``, each sample counts in its own UTC offset
+        (imports keep it; one without in ``utc_offset``), so a walk at 07:00
+        in San Francisco falls on that day wherever the query runs. Such
+        intervals are wall-clock times: ``start`` and ``end`` are naive
+        datetimes, and naive arguments are accepted as wall-clock times.
+        Daily step totals in Paris, then in each sample's own day::
+
+            store.statistics_collection("StepCount", start=day0, end=day7, time_zone="Europe/Paris")
+            store.statistics_collection("StepCount", start=datetime(2020, 11, 1),
+                                        end=datetime(2020, 11, 8), local_time=True)
         """
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
         return _statistics.statistics_collection(
             self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
-            end=end, utc_offset=utc_offset, time_zone=time_zone, predicate=predicate, unit=unit)
+            end=end, utc_offset=utc_offset, time_zone=time_zone, local_time=local_time, predicate=predicate,
+            unit=unit)
 
     def watch_statistics(self, sample_type: str | SampleType, callback: Callable[[Query, StatisticsUpdate], Any],
                          options: StatisticsOptions | None = None, *, start: datetime, end: datetime,
                          interval: str | tuple[int, str] = "day", anchor: datetime | None = None,
-                         utc_offset: timedelta = timedelta(0), time_zone: str | None = None,
+                         utc_offset: timedelta = timedelta(0), time_zone: str | None = None, local_time: bool = False,
                          predicate: Predicate | None = None, unit: str | None = None,
                          on_error: Callable[[BaseException], Any] | None = None) -> Query:
         """A statistics collection kept current (HKStatisticsCollectionQuery
@@ -741,17 +752,18 @@ class HealthStore:
         library thread, as ``watch``; close the query to stop it."""
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
-        arguments = _statistics.collection_arguments(
+        arguments, labels = _statistics.collection_arguments(
             self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start, end=end,
-            utc_offset=utc_offset, time_zone=time_zone, predicate=predicate)
-        query = StatisticsQuery(self, callback, on_error, kind, unit)
+            utc_offset=utc_offset, time_zone=time_zone, local_time=local_time, predicate=predicate)
+        query = StatisticsQuery(self, callback, on_error, kind, unit, labels)
         query._start(n.lib.ohk_query_statistics_collection, *arguments, on_statistics)
         return query
 
     def statistics_updates(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
                            start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
                            anchor: datetime | None = None, utc_offset: timedelta = timedelta(0),
-                           time_zone: str | None = None, predicate: Predicate | None = None,
+                           time_zone: str | None = None, local_time: bool = False,
+                           predicate: Predicate | None = None,
                            unit: str | None = None) -> AsyncIterator[StatisticsUpdate]:
         """``async for update in store.statistics_updates("StepCount", start=…,
         end=…):`` the collection, then each change to it, as
@@ -762,7 +774,7 @@ class HealthStore:
                         on_error: Callable[[BaseException], Any]) -> Query:
             return self.watch_statistics(sample_type, callback, options, start=start, end=end, interval=interval,
                                          anchor=anchor, utc_offset=utc_offset, time_zone=time_zone,
-                                         predicate=predicate, unit=unit, on_error=on_error)
+                                         local_time=local_time, predicate=predicate, unit=unit, on_error=on_error)
         return statistics_updates(start_query)
 
     def source_priority(self, sample_type: str | SampleType) -> list[str]:

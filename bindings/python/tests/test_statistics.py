@@ -35,25 +35,52 @@ def test_rule_26_the_walk_both_devices_recorded_counts_once(store):
     assert store.source_priority(STEPS) == []
 
 
-def test_rule_28_daily_totals_in_each_samples_own_day(store):
+def test_rule_28_intervals_are_instants_of_one_zone(store):
     store.save([walk(120, -1, 1, WATCH),                                      # 23:00-01:00 UTC: half each day
-                walk(30, 15, 16, PHONE, utc_offset=timedelta(hours=-8))])     # 07:00 in San Francisco
+                walk(30, 15, 16, PHONE, utc_offset=timedelta(hours=-8)),      # 07:00 in San Francisco
+                walk(5, 23.5, 23.75, PHONE, utc_offset=timedelta(hours=2))])  # 23:30 UTC, 01:30 at UTC+2
     days = store.statistics_collection("StepCount", start=MIDNIGHT - timedelta(days=1),
                                        end=MIDNIGHT + timedelta(days=2), anchor=MIDNIGHT)
     assert [d.start for d in days] == [MIDNIGHT + timedelta(days=k) for k in (-1, 0, 1)]
-    assert [d.sum for d in days] == [60, 90, None]
+    assert [d.sum for d in days] == [60, 95, None]
     hours = store.statistics_collection(STEPS, start=MIDNIGHT - timedelta(hours=1), end=MIDNIGHT + timedelta(hours=1),
                                         interval="hour")
     assert [h.sum for h in hours] == [60, 60]
+    # A fixed offset: the dates are aware, in that offset, and name the instants counted.
+    plus_one = timezone(timedelta(hours=1))
+    days = store.statistics_collection(STEPS, start=datetime(2024, 3, 1, tzinfo=plus_one),
+                                       end=MIDNIGHT + timedelta(hours=20), utc_offset=timedelta(hours=1))
+    day = days[0]
+    assert day.start.utcoffset() == timedelta(hours=1) and day.start.isoformat() == "2024-03-01T00:00:00+01:00"
+    assert day.start == MIDNIGHT - timedelta(hours=1) and day.sum == 120 + 30  # 23:30 UTC is the next day
     # In Paris the night of March 31 is an hour short: a day of 23 hours.
     paris = store.statistics_collection(STEPS, start=datetime(2024, 3, 30, 23, tzinfo=timezone.utc),
                                         end=datetime(2024, 3, 31, 21, tzinfo=timezone.utc), time_zone="Europe/Paris")
     assert [(d.start, d.end - d.start) for d in paris] == [(datetime(2024, 3, 30, 23, tzinfo=timezone.utc),
                                                              timedelta(hours=23))]
+    assert paris[0].start.isoformat() == "2024-03-31T00:00:00+01:00"
+    assert paris[0].end.isoformat() == "2024-04-01T00:00:00+02:00"
     with pytest.raises(ohk.InvalidArgumentError, match="time zone"):
         store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, time_zone="Mars/Olympus_Mons")
     march = store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval=(1, "month"))
-    assert [(m.start, m.end, m.sum) for m in march] == [(MIDNIGHT, datetime(2024, 4, 1, tzinfo=timezone.utc), 90)]
+    assert [(m.start, m.end, m.sum) for m in march] == [(MIDNIGHT, datetime(2024, 4, 1, tzinfo=timezone.utc), 95)]
+
+
+def test_rule_28_local_time_counts_each_sample_in_its_own_day(store):
+    store.save([walk(120, -1, 1, WATCH),
+                walk(30, 15, 16, PHONE, utc_offset=timedelta(hours=-8)),      # 07:00 in San Francisco: its own day
+                walk(5, 23.5, 23.75, PHONE, utc_offset=timedelta(hours=2))])  # 01:30 the next day at UTC+2
+    days = store.statistics_collection(STEPS, start=datetime(2024, 2, 29), end=datetime(2024, 3, 3), local_time=True)
+    # Wall-clock intervals: naive datetimes, the samples' own local days.
+    assert [d.start for d in days] == [datetime(2024, 2, 29), datetime(2024, 3, 1), datetime(2024, 3, 2)]
+    assert all(d.start.tzinfo is None for d in days) and days.zone is None
+    assert [d.sum for d in days] == [60, 90, 5]
+    frame = days.to_pandas()  # make test installs pandas
+    assert frame.index.tz is None and str(frame.index[1]) == "2024-03-01 00:00:00"
+    with pytest.raises(ohk.InvalidArgumentError, match="time zone"):
+        store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, local_time=True, time_zone="Europe/Paris")
+    with pytest.raises(ohk.InvalidArgumentError, match="naive"):
+        store.statistics_collection(STEPS, start=datetime(2024, 3, 1), end=datetime(2024, 3, 2))
 
 
 def test_rule_25_29_discrete_figures_units_and_errors(store):
@@ -92,7 +119,7 @@ def test_a_collection_as_numpy_columns_and_a_pandas_frame(store):
     assert columns["sum"][:2].tolist() == [1600, 30] and np.isnan(columns["sum"][2])
     assert columns["count"].tolist() == [2, 1, 0] and np.isnan(columns["average"]).all()
     frame = days.to_pandas()
-    assert list(frame.columns) == ["sum", "count"]
+    assert list(frame.columns) == ["sum", "count", "unit"] and set(frame["unit"]) == {"count"}
     assert frame.index[0] == pd.Timestamp("2024-03-01", tz="UTC") and frame["sum"].iloc[0] == 1600
     per_source = days.to_pandas(by_source=True)
     assert per_source.loc[(pd.Timestamp("2024-03-01", tz="UTC"), PHONE.bundle_identifier), "sum"] == 1200

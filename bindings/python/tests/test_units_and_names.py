@@ -124,11 +124,18 @@ def test_rule_45_columns_and_samples_frames_agree_on_the_display_unit(store):
     per_minute = store.query_columns(HEART, unit="count/min").samples
     assert per_minute.unit == "count/min" and per_minute.to_pandas()["value"].tolist() == BPM
     assert per_minute.to_pandas("count/s")["value"].tolist() == [significant(b / 60) for b in BPM]
-    # Several types: each in its canonical unit, from either side.
+    # Several types: each in its own display unit, from either side, and the unit column says which.
     store.save(steps(0, value=5))
     mixed = store.query_columns([HEART, STEPS]).samples.to_pandas()
     pd.testing.assert_frame_equal(mixed, store.query([HEART, STEPS]).samples.to_pandas())
-    assert mixed["value"].tolist()[:2] == [s.value for s in store.query(HEART).samples]
+    assert mixed["value"].tolist() == BPM + [5]
+    assert mixed["unit"].tolist() == ["count/min"] * len(BPM) + ["count"]
+    assert from_samples["unit"].tolist() == ["count/min"] * len(BPM)
+    assert columns.to_pandas("count/s")["unit"].tolist() == ["count/s"] * len(BPM)
+    # A unit for all of them applies to all; category rows have none.
+    store.save(ohk.CategorySample(SLEEP, T0, T0, "AsleepDeep"))
+    with_sleep = store.query([HEART, SLEEP]).samples.to_pandas()
+    assert with_sleep["unit"].isna().tolist() == [False] * len(BPM) + [True]
 
 
 def test_rule_46_category_values_convert_by_name_both_ways():
@@ -208,3 +215,17 @@ def test_rule_49_metadata_integers_beyond_2_53_are_refused(store):
                 steps(2, metadata={"count": 1e20})])
     read = [s.metadata["count"] for s in store.query(STEPS).samples]
     assert read == [limit, -limit, 1e20] and [type(v) for v in read] == [int, int, float]
+
+
+def test_rule_55_a_bare_number_needs_a_unit_where_display_and_canonical_differ(store):
+    """Rule 55: HealthKit has no unitless quantity. A bare 60 for a heart
+    rate (shown in count/min, kept in count/s) is refused with both
+    spellings named; where the two units agree (steps), a bare number is
+    in that unit."""
+    with pytest.raises(ohk.InvalidArgumentError, match=r"HeartRate needs a unit.*'count/min'.*'count/s'"):
+        ohk.QuantitySample("HeartRate", T0, T0, 60)
+    with pytest.raises(ohk.InvalidArgumentError, match="DistanceWalkingRunning needs a unit.*'km'"):
+        ohk.QuantitySample("DistanceWalkingRunning", T0, T0, 5)
+    store.save([ohk.QuantitySample("HeartRate", T0, T0, 60, "count/min"), ohk.QuantitySample(STEPS, T0, T0, 5)])
+    assert store.query(HEART).samples[0].value_in("count/min") == 60
+    assert store.query(STEPS).samples[0].value == 5 and store.query(STEPS).samples[0].unit == "count"

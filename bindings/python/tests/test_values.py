@@ -188,7 +188,7 @@ def test_short_type_names_work_everywhere(store):
     heart = ohk.sample_type("HeartRate")
     assert heart.identifier == "HKQuantityTypeIdentifierHeartRate"
     assert ohk.sample_type("SleepAnalysis").identifier == "HKCategoryTypeIdentifierSleepAnalysis"
-    store.save(ohk.QuantitySample("HeartRate", T0, T0, 1.0))
+    store.save(ohk.QuantitySample("HeartRate", T0, T0, 60, "count/min"))
     assert [s.sample_type.identifier for s in store.query("HeartRate").samples] == [heart.identifier]
     with pytest.raises(ohk.UnknownTypeError):
         store.query("Nope")

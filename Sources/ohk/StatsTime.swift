@@ -1,0 +1,133 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+
+/// The time `ohk stats` counts its intervals in, and how it reads
+/// `--from`/`--to` and prints dates (rule 28 of docs/semantics.md).
+enum StatsTime {
+    /// A named zone's calendar: intervals are instants, printed with the
+    /// offset in force at each.
+    case zone(ZoneRules)
+    /// A fixed offset (seconds east of UTC): intervals are instants.
+    case offset(Int)
+    /// Each sample in its own UTC offset, one without in this offset:
+    /// intervals are wall-clock times, printed without an offset.
+    case sampleLocal(Int)
+
+    /// The machine's zone, as `date` uses it: `TZ` when it names a zone,
+    /// else the zone `/etc/localtime` links to, else `/etc/timezone`'s;
+    /// nil when none reads (the caller then counts in UTC).
+    static func machineZone() -> ZoneRules? {
+        if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
+            let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
+            return try? ZoneRules(name)
+        }
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/etc/localtime", &buffer, buffer.count - 1)
+        if n > 0 {
+            let target = String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let r = target.firstRange(of: "zoneinfo/"), let zone = try? ZoneRules(String(target[r.upperBound...])) {
+                return zone
+            }
+        }
+        if let f = fopen("/etc/timezone", "r") {
+            defer { fclose(f) }
+            var line = [CChar](repeating: 0, count: 256)
+            if fgets(&line, Int32(line.count), f) != nil {
+                return try? ZoneRules(String(String(cString: line).filter { !$0.isWhitespace }))
+            }
+        }
+        return nil
+    }
+
+    /// The offset the core reads wall-clock arguments in, and the zone it counts in.
+    var utcOffset: Int {
+        switch self {
+        case .zone: 0
+        case .offset(let o), .sampleLocal(let o): o
+        }
+    }
+    var zone: ZoneRules? {
+        if case .zone(let z) = self { return z }
+        return nil
+    }
+
+    /// The instant (Unix seconds) of a wall-clock time (Unix seconds read
+    /// as a wall clock), as the core reads a date it is given.
+    func instant(ofWall wall: Double) -> Double {
+        switch self {
+        case .zone(let z): z.instant(ofLocal: wall)
+        case .offset(let o), .sampleLocal(let o): wall - Double(o)
+        }
+    }
+
+    /// The wall-clock time (Unix seconds) of an instant.
+    func wall(ofInstant t: Double) -> Double {
+        switch self {
+        case .zone(let z): t + Double(z.offset(atUnix: t))
+        case .offset(let o), .sampleLocal(let o): t + Double(o)
+        }
+    }
+
+    /// `2020-11-02T10:00:00+01:00` for an instant, in the offset in force;
+    /// `2020-11-02T10:00:00` for a wall-clock time (`.sampleLocal`).
+    func label(_ d: Date) -> String {
+        let offset: Int
+        switch self {
+        case .sampleLocal: return String(OutputText.time(d).dropLast())  // the core's wall clock, written as UTC
+        case .zone(let z): offset = z.offset(atUnix: d.timeIntervalSince1970)
+        case .offset(let o): offset = o
+        }
+        let local = OutputText.time(d.addingTimeInterval(Double(offset)))  // "…Z"
+        guard offset != 0 else { return local }
+        let sign = offset < 0 ? "-" : "+", m = abs(offset) / 60
+        let pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
+        return String(local.dropLast()) + "\(sign)\(pad(m / 60)):\(pad(m % 60))"
+    }
+
+    /// `--from` or `--to` (rule 28's one rule for dates): a day
+    /// (`2020-11-01`) is that whole day in this time, so `--to` includes
+    /// it; a date-time with `Z` or an offset is that instant, and one
+    /// without is a wall-clock time in this time; `--to`'s instant is
+    /// excluded. Nil when absent.
+    func date(_ text: String?, _ what: String, isEnd: Bool) throws -> Date? {
+        guard let text else { return nil }
+        let isDay = text.utf8.count == 10
+        let hasZone = text.hasSuffix("Z") || text.dropFirst(19).contains("+") || text.dropFirst(19).contains("-")
+        if !isDay && hasZone {
+            guard let d = ISODate.parse(Substring(text)) else { throw Self.notADate(text, what) }
+            return d
+        }
+        guard let wall = ISODate.parse(Substring(isDay ? text : text + "Z")) else { throw Self.notADate(text, what) }
+        let w = wall.timeIntervalSince1970 + (isDay && isEnd ? 86_400 : 0)
+        return Date(timeIntervalSince1970: instant(ofWall: w))
+    }
+
+    private static func notADate(_ text: String, _ what: String) -> ValidationError {
+        ValidationError("\(what) '\(text)' is neither a day (2020-11-01) nor an ISO 8601 date-time "
+                        + "(2020-11-01T08:00:00, with Z or +01:00 for an instant)")
+    }
+
+    /// Where intervals start, at or before the instant `d` in this time:
+    /// the minute or hour, else midnight; a week's Monday, a month's first
+    /// day, a year's first of January.
+    func anchor(_ unit: StatisticsInterval.Unit, before d: Date) -> Date {
+        let wall = wall(ofInstant: d.timeIntervalSince1970)
+        func at(_ w: Double) -> Date { Date(timeIntervalSince1970: instant(ofWall: w)) }
+        switch unit {
+        case .second: return at(wall.rounded(.down))
+        case .minute: return at((wall / 60).rounded(.down) * 60)
+        case .hour: return at((wall / 3600).rounded(.down) * 3600)
+        default: break
+        }
+        let day = Int((wall / 86_400).rounded(.down))  // days since 1970-01-01, a Thursday
+        switch unit {
+        case .week: return at(Double(day - ((day + 3) % 7 + 7) % 7) * 86_400)
+        case .month, .year:
+            let (y, m, _) = ISODate.civilFromDays(day)
+            return at(Double(ISODate.daysFromCivil(y, unit == .year ? 1 : m, 1)) * 86_400)
+        default: return at(Double(day) * 86_400)
+        }
+    }
+}
