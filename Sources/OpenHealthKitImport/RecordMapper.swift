@@ -102,8 +102,9 @@ struct RecordMapper {
                 preconditionFailure("a record maps to a quantity or a category")
             }
         } catch let e as OHKError {
-            // Values were checked above: what remains is dates and metadata.
-            return .failure(SkipReason(kind: e.code == .invalidDateRange ? .badDate : .invalidSample, subject: subject))
+            // Values were parsed above: what remains is dates, a value out of its type's range (rule 56), metadata.
+            let kind: SkipReason.Kind = e.code == .invalidDateRange ? .badDate : e.code == .invalidValue ? .badValue : .invalidSample
+            return .failure(SkipReason(kind: kind, subject: subject))
         } catch {
             return .failure(SkipReason(kind: .invalidSample, subject: subject))
         }

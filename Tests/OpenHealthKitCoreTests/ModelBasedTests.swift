@@ -53,7 +53,7 @@ import Glibc
     }
 
     static let types = [steps, heartRate]
-    static let units = [try! HealthUnit("count"), try! HealthUnit("count/s")]
+    static let units = [try! HealthUnit("count"), try! HealthUnit("count/min")]  // plausible heart rates (rule 56)
     static let sources = [appA, appB, Source(bundleIdentifier: "com.example.c", name: "C")]
 
     static func sample(_ o: Object) throws -> Sample {

@@ -85,13 +85,14 @@ import OpenHealthKitCore
             record(type: "HKCategoryTypeIdentifierSleepAnalysis", unit: nil, value: nil),
             record(type: "HKCategoryTypeIdentifierMindfulSession", unit: nil, value: nil),  // NotApplicable: no value
             record(inner: "<MetadataEntry key=\"HKMetadataKeySyncIdentifier\" value=\"only-the-id\"/>"),
+            record(value: "-70"),                                              // no mass is negative (rule 56)
         ]
         writeText(dir + "/e.xml", export(records.joined(separator: "\n")))
         let store = try newStore()
         defer { store.close() }
         let r = try importFile(dir + "/e.xml", into: store)
         #expect(r.failure == nil)
-        #expect(r.records == 12)
+        #expect(r.records == 13)
         #expect(r.added == 2)
         let mass = "HKQuantityTypeIdentifierBodyMass", sleep = "HKCategoryTypeIdentifierSleepAnalysis"
         #expect(r.skipped == [
@@ -99,7 +100,7 @@ import OpenHealthKitCore
             SkipReason(kind: .badUnit, subject: "furlong"): 1,
             SkipReason(kind: .incompatibleUnit, subject: "mi for \(mass)"): 1,
             SkipReason(kind: .missingField, subject: "unit of \(mass)"): 1,
-            SkipReason(kind: .badValue, subject: mass): 1,
+            SkipReason(kind: .badValue, subject: mass): 2,
             SkipReason(kind: .badDate, subject: mass): 2,
             SkipReason(kind: .badValue, subject: sleep): 2,
             SkipReason(kind: .invalidSample, subject: mass): 1,

@@ -76,6 +76,7 @@ static void hook_runs_on_the_saving_thread_with_types_and_anchor(void **state)
     ohk_sample_input in[3] = { steps_input(0), steps_input(1), steps_input(2) };
     in[1].type = HEART;
     in[1].value = 70;
+    in[1].unit = "count/min";
     ohk_save_outcome out[3];
     OK(ohk_store_save(out, f->store, in, 3));
     /* Synchronous: already called, on this thread. */

@@ -389,6 +389,22 @@ public struct Sample: Hashable, Sendable {
     }
 
     /// Everything a save refuses (rules 13, 14, 17 of docs/semantics.md).
+    /// "HeartRate -3 count/min is out of range: HeartRate lies from 0 to
+    /// 600 count/min", in the type's display unit (rule 56).
+    private static func implausible(_ v: Double, _ range: ClosedRange<Double>, _ type: SampleType,
+                                    _ canonical: HealthUnit) -> String {
+        let shown = type.displayUnit ?? canonical
+        func text(_ x: Double) -> String {
+            let y = (try? canonical.convert(x, to: shown)) ?? x
+            return y == y.rounded() && abs(y) < 1e15 ? String(Int64(y)) : "\(y)"
+        }
+        let name = TypeCatalogue.shortName(type)
+        guard range.upperBound < .greatestFiniteMagnitude else {
+            return "\(name) \(text(v)) \(shown) is out of range: \(name) is never negative"
+        }
+        return "\(name) \(text(v)) \(shown) is out of range: \(name) lies from \(text(range.lowerBound)) to \(text(range.upperBound)) \(shown)"
+    }
+
     func validate() throws {
         let s = startDate.timeIntervalSinceReferenceDate, e = endDate.timeIntervalSinceReferenceDate
         guard s.isFinite, e.isFinite else {
@@ -404,8 +420,11 @@ public struct Sample: Hashable, Sendable {
             throw OHKError(.invalidArgument, "sample \(uuid) has a UTC offset of \(o) s; offsets lie within ±\(Self.maxUTCOffset) s (18 hours)")
         }
         switch (type.kind, value) {
-        case (.quantity, .quantity(let v)):
+        case (.quantity(let canonical, _), .quantity(let v)):
             guard v.isFinite else { throw OHKError(.invalidValue, "quantity value must be finite, got \(v)") }
+            if let range = PlausibleValues.range(of: type), !range.contains(v) {
+                throw OHKError(.invalidValue, Self.implausible(v, range, type, canonical))
+            }
         case (.category(let values), .category(let v)):
             guard values.values.contains(v) else {
                 throw OHKError(.invalidValue, "\(v) is not a value of \(type.identifier) (allowed: \(Set(values.values).sorted()))")

@@ -229,3 +229,15 @@ def test_rule_55_a_bare_number_needs_a_unit_where_display_and_canonical_differ(s
     store.save([ohk.QuantitySample("HeartRate", T0, T0, 60, "count/min"), ohk.QuantitySample(STEPS, T0, T0, 5)])
     assert store.query(HEART).samples[0].value_in("count/min") == 60
     assert store.query(STEPS).samples[0].value == 5 and store.query(STEPS).samples[0].unit == "count"
+
+
+def test_rule_56_implausible_values_are_refused_in_every_api(store):
+    """Rule 56: what no measurement can be is refused at save, with the
+    range in the type's display unit; the edges pass."""
+    for sample, message in [(ohk.QuantitySample(STEPS, T0, T0, -5), "StepCount is never negative"),
+                            (ohk.QuantitySample(HEART, T0, T0, -3, "count/min"), "from 0 to 600 count/min"),
+                            (ohk.QuantitySample("BodyMass", T0, T0, 5000, "kg"), "from 0 to 1000 kg")]:
+        with pytest.raises(ohk.InvalidValueError, match=message):
+            store.save(sample)
+    store.save([ohk.QuantitySample(STEPS, T0, T0, 0), ohk.QuantitySample("BodyMass", T0, T0, 1000, "kg")])
+    assert len(store.query([STEPS, "BodyMass"]).samples) == 2
