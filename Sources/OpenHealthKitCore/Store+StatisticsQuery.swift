@@ -48,29 +48,44 @@ extension Store {
         guard abs(utcOffset) <= Sample.maxUTCOffset else {
             throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
         }
-        let sampleLocal = options.contains(.sampleLocalTime)
+        let (edges, time) = try Self.collectionEdges(anchor: anchor, interval: interval, from: from, to: to,
+                                                     utcOffset: utcOffset, timeZone: timeZone,
+                                                     sampleLocal: options.contains(.sampleLocalTime))
+        let kept = predicate == nil && !tuning.statisticsFromSamples
+            ? try maintainedCollection(type, options, edges: edges, time: time) : nil
+        return try kept ?? collectionFromSamples(type, predicate, options, edges: edges, time: time)
+    }
+
+    /// The edges of a collection's intervals over `from` to `to` as
+    /// `statisticsCollection` counts them (rule 28): instants of one zone
+    /// (`timeZone`, else the fixed `utcOffset`), or, with `sampleLocal`,
+    /// wall-clock times written as UTC. For figures of other objects
+    /// (workouts) per the same intervals.
+    public static func intervalEdges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
+                                     utcOffset: Int = 0, timeZone: ZoneRules? = nil,
+                                     sampleLocal: Bool = false) throws -> [Date] {
+        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
+        return try collectionEdges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset,
+                                   timeZone: timeZone, sampleLocal: sampleLocal)
+            .edges.map { Date(timeIntervalSinceReferenceDate: $0) }
+    }
+
+    static func collectionEdges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date, utcOffset: Int,
+                                timeZone: ZoneRules?, sampleLocal: Bool) throws -> (edges: [Double], time: EdgeTime) {
         if sampleLocal, timeZone != nil {
             throw OHKError(.invalidArgument, "sampleLocalTime counts each sample in its own UTC offset; give it no time zone")
         }
         let zoneOffset = timeZone.map { z in { (t: Double) in Double(z.offset(atUnix: t + 978_307_200)) } }
-        var edges = try Self.edges(anchor: anchor, interval: interval, from: from, to: to,
-                                   utcOffset: utcOffset, zoneOffset: zoneOffset)
-        let time: EdgeTime
+        let local = try edges(anchor: anchor, interval: interval, from: from, to: to,
+                              utcOffset: utcOffset, zoneOffset: zoneOffset)
         if let timeZone {
             // The zone's calendar for every sample: local edges become instants.
-            edges = edges.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
+            let instants = local.map { timeZone.instant(ofLocal: $0 + 978_307_200) - 978_307_200 }
             // A skipped local hour maps two edges to one instant: one interval, not an empty one.
-            edges = edges.enumerated().filter { $0.offset == 0 || $0.element > edges[$0.offset - 1] }.map(\.element)
-            time = .utc
-        } else if sampleLocal {
-            time = .local(utcOffset: utcOffset)
-        } else {
-            edges = edges.map { $0 - Double(utcOffset) }
-            time = .utc
+            return (instants.enumerated().filter { $0.offset == 0 || $0.element > instants[$0.offset - 1] }.map(\.element), .utc)
         }
-        let kept = predicate == nil && !tuning.statisticsFromSamples
-            ? try maintainedCollection(type, options, edges: edges, time: time) : nil
-        return try kept ?? collectionFromSamples(type, predicate, options, edges: edges, time: time)
+        if sampleLocal { return (local, .local(utcOffset: utcOffset)) }
+        return (local.map { $0 - Double(utcOffset) }, .utc)
     }
 
     /// How a collection's edges read: as local time, each sample in its own

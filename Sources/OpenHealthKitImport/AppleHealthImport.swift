@@ -415,6 +415,10 @@ private struct Saver {
         report.exportDate = end.exportDate
         report.filesNotImported = ImportReport.fileKinds(end.otherFiles.filter { !filesRead.contains($0) }, exportXML: exportXML)
         report.bytesRead = end.bytesRead
+        if report.workouts > 0 {
+            let workouts = try store.anchoredQuery([QueryDescriptor(type: TypeCatalogue.workoutType)], anchor: nil).samples
+            report.likelyDuplicateWorkouts = WorkoutDuplicates.originals(workouts).compactMap { $0 }.count
+        }
         return report
     }
 

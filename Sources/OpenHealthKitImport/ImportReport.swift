@@ -25,6 +25,10 @@ public struct ImportReport: Sendable {
     public var workoutsAdded = 0
     public var workoutsAlreadyStored = 0
     public var workoutsOlderVersions = 0
+    /// Workouts in the store, after this run, that likely copy another
+    /// (rule 57: same activity, start, end, duration and totals), which
+    /// `ohk stats Workout` and Python's `workouts()` count once.
+    public var likelyDuplicateWorkouts = 0
     /// `<WorkoutRoute>` elements read (inside workouts); routes saved by
     /// this run, stored before, and whose GPX file the export does not
     /// hold. A route whose file is not a GPX track is counted in `skipped`.

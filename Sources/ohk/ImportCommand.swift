@@ -83,6 +83,10 @@ enum ImportSummary {
         lines.append("  added             \(r.added)" + (r.replaced > 0 ? " (\(r.replaced) replacing older versions)" : ""))
         lines.append("  already stored    \(r.alreadyStored)")
         if r.olderVersions > 0 { lines.append("  older versions    \(r.olderVersions) (the store holds newer ones)") }
+        if r.likelyDuplicateWorkouts > 0 {
+            lines.append("  likely duplicates \(r.likelyDuplicateWorkouts) workouts copy another (same activity, start, end "
+                         + "and totals); ohk stats Workout counts each once")
+        }
         lines.append("  skipped           \(r.recordsSkipped)")
         if !r.skipped.isEmpty { lines.append("  skips of every kind, by reason:") }
         for (reason, n) in r.skipped.sorted(by: { $0.key < $1.key }) {
@@ -117,6 +121,7 @@ enum ImportSummary {
         o.add("workouts", int: r.workouts)
         o.add("workoutsAdded", int: r.workoutsAdded)
         o.add("workoutsAlreadyStored", int: r.workoutsAlreadyStored)
+        o.add("likelyDuplicateWorkouts", int: r.likelyDuplicateWorkouts)
         o.add("routes", int: r.routes)
         o.add("routesAdded", int: r.routesAdded)
         o.add("routesAlreadyStored", int: r.routesAlreadyStored)

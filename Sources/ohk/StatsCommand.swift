@@ -30,6 +30,11 @@ struct StatsCommand: ParsableCommand {
         (a week from a Sunday runs Sunday to Saturday), else at the
         boundary before the first sample: midnight, Monday, the 1st.
 
+        With Workout: workouts per interval by their start, with their
+        minutes, kilometres and kilocalories, each counted once: of likely
+        duplicates (same activity, start, end and totals, as an app that
+        wrote them again leaves), the one created first.
+
         Examples:
           ohk stats
           ohk stats --json
@@ -38,12 +43,13 @@ struct StatsCommand: ParsableCommand {
           ohk stats StepCount --by month --by-source
           ohk stats StepCount --by day --tz Europe/Paris
           ohk stats StepCount --by day --local-time --from 2020-11-01 --to 2020-11-30
+          ohk stats Workout --by month
         """
     )
 
     @OptionGroup var location: StoreLocation
 
-    @Argument(help: "A quantity type (StepCount or HKQuantityTypeIdentifierStepCount) for its figures per interval.")
+    @Argument(help: "A quantity type (StepCount or HKQuantityTypeIdentifierStepCount) for its figures per interval, or Workout.")
     var type: String?
 
     @Option(help: "The interval: hour, day, week, month or year, or N units (2day).")
@@ -107,6 +113,7 @@ struct StatsCommand: ParsableCommand {
                     var o = JSONObject()
                     o.add("samples", int: t.samples)
                     o.add("deletedObjects", int: t.deletedObjects)
+                    if t.type == TypeCatalogue.workoutType { o.add("likelyDuplicates", int: try likelyDuplicateWorkouts(store) ?? 0) }
                     if let span = try TypeSpan(t.type, store) {
                         o.add("first", OutputText.time(span.first))
                         o.add("last", OutputText.time(span.last))
@@ -133,6 +140,9 @@ struct StatsCommand: ParsableCommand {
                 let name = TypeCatalogue.shortName(t.type)
                 var line = "  \(name)" + String(repeating: " ", count: width - name.count) + "  \(t.samples)"
                     + (t.deletedObjects > 0 ? " (+\(t.deletedObjects) deleted)" : "")
+                if t.type == TypeCatalogue.workoutType, let copies = try likelyDuplicateWorkouts(store), copies > 0 {
+                    line += " (\(copies) likely duplicates)"
+                }
                 if let span = try TypeSpan(t.type, store) {
                     let shown = span.sources.prefix(3).joined(separator: ", ")
                     line += "  \(OutputText.time(span.first)) to \(OutputText.time(span.last))  \(shown)"
@@ -148,6 +158,10 @@ struct StatsCommand: ParsableCommand {
 
     private func intervals(_ name: String, _ store: Store) throws {
         let t = try sampleType(name, in: store)
+        if t == TypeCatalogue.workoutType {
+            return try WorkoutStats(interval: try Self.interval(by), from: from, to: to, time: try statsTime(),
+                                    format: json ? .json : format).run(store)
+        }
         guard case .quantity(_, let style) = t.kind else {
             throw ValidationError("\(TypeCatalogue.shortName(t)) is a \(t.kindName) type: statistics are of quantity types")
         }
@@ -166,6 +180,12 @@ struct StatsCommand: ParsableCommand {
         }
         try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: from, to: to,
                             time: try statsTime(), unit: u, format: json ? .json : format).run(store)
+    }
+
+    /// Workouts that likely copy another (rule 57); nil without workouts.
+    private func likelyDuplicateWorkouts(_ store: Store) throws -> Int? {
+        let all = try store.anchoredQuery([QueryDescriptor(type: TypeCatalogue.workoutType)], anchor: nil).samples
+        return all.isEmpty ? nil : WorkoutDuplicates.originals(all).compactMap { $0 }.count
     }
 
     /// The time intervals are counted in, from --tz, --utc-offset and --local-time.

@@ -39,6 +39,7 @@ from .workouts import (
     LocationsLike, Route, Workout, WorkoutActivity, WorkoutActivityType, WorkoutEvent, WorkoutEventType,
     WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
 )
+from .workout_list import WorkoutList
 
 #: The library's version ("MAJOR.MINOR.PATCH").
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
@@ -58,7 +59,7 @@ __all__ = [
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
-    "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
+    "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
     "canonical_unit", "category_value", "category_value_name", "convert", "import_export", "sample_type",
     "sample_types", "units_compatible", *_error_names,
 ]

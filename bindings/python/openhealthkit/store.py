@@ -31,6 +31,7 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
                       on_statistics)
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
+from .workout_list import WorkoutList
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
     AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
@@ -321,6 +322,26 @@ class HealthStore:
         outcome = n.ohk_save_outcome()
         n.lib.ohk_store_save_workout(outcome, self._handle, sample, fields)
         return [_outcome(outcome)]
+
+    def workouts(self, start: datetime | None = None, end: datetime | None = None, *,
+                 predicate: Predicate | None = None, include_duplicates: bool = False) -> WorkoutList:
+        """The workouts that start in [start, end) (None: open), by start,
+        each counted once (rule 57): of likely duplicates, which an app
+        that wrote a workout again leaves (the same activity, start, end,
+        duration and totals), the one created first; ``.copies`` holds the
+        others, or ``include_duplicates=True`` keeps them, marked in the
+        frame's ``duplicate_of``. ``.to_pandas()`` has activity, duration,
+        distance, energy and source as columns::
+
+            runs = store.workouts(start=day0).to_pandas()
+            runs.groupby("activity", observed=True)[["distance_km", "energy_kcal"]].sum()
+        """
+        if not isinstance(include_duplicates, bool):
+            raise ArgumentTypeError(f"include_duplicates must be a bool, not {type(include_duplicates).__name__}")
+        when = None if start is None and end is None else Predicate.date_range(start, end, strict_start=True)
+        chosen = when if predicate is None else predicate if when is None else when & predicate
+        samples = [s for s in self.query(WORKOUT, predicate=chosen).samples if isinstance(s, WorkoutSample)]
+        return WorkoutList(samples, include_duplicates)
 
     def save_route(self, workout: WorkoutSample | uuid_module.UUID | str | bytes | None, locations: LocationsLike, *,
                    source: Source | None = None, device: Device | None = None,
