@@ -1016,6 +1016,15 @@ int32_t ohk_store_set_source_priority(ohk_store *store, const char *type, const 
  */
 int32_t ohk_store_source_priority(char **out_list, ohk_store *store, const char *type);
 
+/**
+ * The order statistics merge the type's sources in now (rule 27): the
+ * order set with ohk_store_set_source_priority, then the default order
+ * of the other sources with a sample of the type. *out_list receives the
+ * bundle identifiers, one per line, or NULL when there are none; free
+ * it with ohk_string_free. Reads the type's samples. Any thread.
+ */
+int32_t ohk_store_source_priority_in_force(char **out_list, ohk_store *store, const char *type);
+
 /* ---- Statistics kept current */
 
 /**

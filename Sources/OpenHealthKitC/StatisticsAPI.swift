@@ -148,6 +148,22 @@ struct CollectionArguments {
     }
 }
 
+/// The order statistics merge the type's sources in now (rule 27): the
+/// order set with ohk_store_set_source_priority, then the default order
+/// of the other sources with a sample of the type. *out_list receives the
+/// bundle identifiers, one per line, or NULL when there are none; free
+/// it with ohk_string_free. Reads the type's samples. Any thread.
+@c public func ohk_store_source_priority_in_force(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                                  _ store: UnsafeMutablePointer<ohk_store>?,
+                                                  _ type: UnsafePointer<CChar>?) -> Int32 {
+    cCall {
+        let out = try out(out_list, "out_list")
+        let s = try StoreHandle.get(store)
+        let ids = try s.sourcePriorityInForce(for: try sampleType(type, s, "type"))
+        out.pointee = ids.isEmpty ? nil : ownedCString(ids.joined(separator: "\n"))
+    }
+}
+
 /// `Statistics` as the C structs: one malloc'ed block per array.
 enum StatisticsResultC {
     static func make(_ stats: [Statistics]) -> UnsafeMutablePointer<ohk_statistics_result> {

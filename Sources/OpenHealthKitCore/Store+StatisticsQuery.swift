@@ -128,6 +128,22 @@ extension Store {
         try operation { try env.read { txn in try Self.sourcePriority(txn, trees, type) } }
     }
 
+    /// The order statistics merge `type`'s sources in (rule 27), as they
+    /// would now: the order set with `setSourcePriority`, then the
+    /// default order of the other sources with a sample of the type.
+    /// Bundle identifiers, first first; empty when neither has any.
+    public func sourcePriorityInForce(for type: SampleType) throws -> [String] {
+        let stored = try sourcePriority(for: type)
+        let result = try anchoredQuery([QueryDescriptor(type: type)], anchor: nil)
+        var ids = Set<UInt32>()
+        result.samples.forEach { ids.insert($0.sourceID) }
+        let table = try readRetryingTrees { try StatisticsSources($0, trees) }
+        let ranks = Self.priorityRanks(sources: table.sources, firstIDs: table.firstIDs, stored: stored)
+        let present = Set(ids.compactMap { table.bundleOf[$0] }).sorted { ranks[$0] < ranks[$1] }
+        let listed = Set(stored)
+        return stored + present.map { table.sources[$0].bundleIdentifier }.filter { !listed.contains($0) }
+    }
+
     static func sourcePriority(_ txn: Txn, _ trees: FixedTrees, _ type: SampleType) throws -> [String] {
         guard let raw = try txn.get(trees.priorities, Array(type.identifier.utf8)) else { return [] }
         var r = ByteReader(raw)

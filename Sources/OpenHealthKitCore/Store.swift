@@ -299,7 +299,7 @@ public final class Store: @unchecked Sendable {
         return try operation {
             try env.read { txn -> SampleType in
                 guard let raw = try txn.get(trees.custom, Array(identifier.utf8)) else {
-                    throw OHKError(.unknownType, "unknown sample type identifier '\(identifier)'")
+                    throw TypeCatalogue.unknown(identifier)
                 }
                 let t = SampleType(identifier: identifier, kind: try TableCodec.decodeKind(raw), isCustom: true)
                 cache.withLock { $0.customTypes[identifier] = t }

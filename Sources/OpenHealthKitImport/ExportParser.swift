@@ -74,6 +74,9 @@ final class ExportParser {
             throw ImportError.damaged("export.xml: the XML parser ran out of memory")
         }
         let n = try fill(buffer, capacity)
+        if fed == 0, let what = Self.notXML(UnsafeRawBufferPointer(start: buffer, count: n)) {
+            throw ImportError.notAnExport(what)
+        }
         fed += Int64(n)
         if XML_ParseBuffer(parser, Int32(n), n == 0 ? 1 : 0) == XML_STATUS_ERROR {
             if let notAnExport { throw ImportError.notAnExport(notAnExport) }
@@ -91,6 +94,20 @@ final class ExportParser {
                                       + "of XML in which no element starts or ends: not an export's")
         }
         return n
+    }
+
+    /// Why the first bytes of a file are no XML at all (a CSV, a JSON
+    /// file), nil when they may be: XML starts with `<` after a byte-order
+    /// mark and white space.
+    static func notXML(_ head: UnsafeRawBufferPointer) -> String? {
+        var i = head.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        while i < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[i]) { i += 1 }
+        guard i < head.count, head[i] != UInt8(ascii: "<") else { return nil }
+        let line = head[i...].prefix { $0 != 0x0A && $0 != 0x0D }.prefix(60)
+        let shown = String(decoding: line, as: UTF8.self)
+        let kind = shown.contains(",") || shown.contains(";") ? "a CSV file" : shown.hasPrefix("{") || shown.hasPrefix("[") ? "JSON" : "not XML"
+        return "this file is \(kind) (it starts with '\(shown)'), not the Health app's export: ohk imports export.zip "
+            + "(Health app > profile > Export All Health Data), its unpacked folder, or the export.xml inside it"
     }
 
     /// Counts an element the importer does not read where it is, for the

@@ -60,7 +60,9 @@ func sampleType(_ name: String, in store: Store) throws -> SampleType {
     do {
         return try store.sampleType(name)
     } catch let e as OHKError where e.code == .unknownType {
-        throw OHKError(.unknownType, "unknown sample type '\(name)' (`ohk types` lists them)")
+        // The core's message names the types meant; `ohk types` lists them all.
+        throw OHKError(.unknownType, e.message.replacing("unknown sample type identifier", with: "unknown sample type")
+                       + "; `ohk types` lists them")
     }
 }
 
@@ -86,6 +88,11 @@ func parseAnchor(_ text: String) throws -> QueryAnchor? {
 /// An ISO 8601 date or date-time given as option `what`; nil when absent.
 func parseDate(_ text: String?, _ what: String) throws -> Date? {
     guard let text else { return nil }
-    guard let d = ISODate.parse(Substring(text)) else { throw ValidationError("\(what) '\(text)' is not an ISO 8601 date") }
+    guard let d = ISODate.parse(Substring(text)) else {
+        if ISODate.parse(Substring(text + "Z")) != nil {
+            throw ValidationError("\(what) '\(text)' has no UTC offset: write \(text)Z for UTC, or \(text)+01:00")
+        }
+        throw ValidationError("\(what) '\(text)' is not an ISO 8601 date (2020-11-01) or date-time (2020-11-01T08:00:00Z)")
+    }
     return d
 }

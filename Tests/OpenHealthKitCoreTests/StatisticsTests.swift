@@ -85,9 +85,14 @@ import Testing
         try store.save([try walk(15, 8, 8.25, watch)])
         // Watch, phone, then the newer app B above A: 15 + 30 + 45 + 60.
         #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 150)
+        #expect(try store.sourcePriorityInForce(for: steps)
+                == [watch, phone, srcB, srcA].map(\.bundleIdentifier))
         // A first, then the default for the rest: all of A's 240.
         try store.setSourcePriority([srcA.bundleIdentifier], for: steps)
         #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 240)
+        #expect(try store.sourcePriorityInForce(for: steps)
+                == [srcA, watch, phone, srcB].map(\.bundleIdentifier))
+        #expect(try store.sourcePriorityInForce(for: distance).isEmpty)  // no samples, nothing set
         // B, then the phone, then the watch, then A.
         try store.setSourcePriority([srcB.bundleIdentifier, phone.bundleIdentifier, watch.bundleIdentifier], for: steps)
         #expect(try store.statistics(type: steps, options: .cumulativeSum)?.sum == 135 + 60)

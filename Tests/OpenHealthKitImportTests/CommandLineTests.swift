@@ -137,6 +137,24 @@ import OpenHealthKitCore
         #expect(steps.contains(",60,count,"), "\(steps)")
     }
 
+    /// Issue 48 item 12: a CSV is named as such, not as a damaged export;
+    /// a date-time without an offset is named so; a type in the wrong case
+    /// and a unit spelt otherwise get HealthKit's spelling.
+    @Test func messagesSayWhatToWriteInstead() throws {
+        let dir = temporaryDirectory()
+        writeText(dir + "/steps.csv", "date,steps\n2020-11-01,1234\n")
+        let csv = ohk(["import", dir + "/steps.csv", "--store", dir + "/store"], mergeStderr: true)
+        #expect(csv.status != 0 && csv.output.contains("a CSV file") && csv.output.contains("export.zip")
+                && !csv.output.contains("export again"), "\(csv.output)")
+        let store = try importedStore()
+        let naive = ohk(["query", "StepCount", "--since", "2020-11-01T08:00:00", "--store", store], mergeStderr: true)
+        #expect(naive.status == 64 && naive.output.contains("has no UTC offset"), "\(naive.output)")
+        let lower = ohk(["query", "stepcount", "--store", store], mergeStderr: true)
+        #expect(lower.status != 0 && lower.output.contains("did you mean StepCount?"), "\(lower.output)")
+        let speed = ohk(["add", "WalkingSpeed", "5", "--unit", "km/h", "--store", store], mergeStderr: true)
+        #expect(speed.status != 0 && speed.output.contains("write km/hr"), "\(speed.output)")
+    }
+
     /// `ohk add --metadata` types its values as HealthKit and the importer
     /// do: booleans, numbers and dates, not text.
     @Test func addTypesItsMetadataValues() throws {

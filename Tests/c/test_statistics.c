@@ -26,6 +26,13 @@ static void rule26_sources_merge_by_priority_from_c(void **state)
     };
     ohk_save_outcome out[2];
     OK(ohk_store_save(out, f->store, in, 2));
+    /* The default order in force: the watch before the phone (rule 27). */
+    char *list = NULL;
+    OK(ohk_store_source_priority_in_force(&list, f->store, STEPS));
+    assert_string_equal(list, "com.apple.health.watch\ncom.apple.health.phone");
+    ohk_string_free(list);
+    OK(ohk_store_source_priority(&list, f->store, STEPS));
+    assert_null(list);
     ohk_statistics_result *r = NULL;
     OK(ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM | OHK_STATISTICS_SEPARATE_BY_SOURCE));
     assert_int_equal(r->interval_count, 1);
@@ -41,9 +48,11 @@ static void rule26_sources_merge_by_priority_from_c(void **state)
     /* The phone first: its 1,200 and the watch's uncovered 500. */
     const char *order[] = { "com.apple.health.phone" };
     OK(ohk_store_set_source_priority(f->store, STEPS, order, 1));
-    char *list = NULL;
     OK(ohk_store_source_priority(&list, f->store, STEPS));
     assert_string_equal(list, "com.apple.health.phone");
+    ohk_string_free(list);
+    OK(ohk_store_source_priority_in_force(&list, f->store, STEPS));
+    assert_string_equal(list, "com.apple.health.phone\ncom.apple.health.watch");
     ohk_string_free(list);
     OK(ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM));
     assert_true(r->intervals[0].values.sum == 1700);

@@ -95,9 +95,7 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
     /// or its short name (`StepCount`, `SleepAnalysis`).
     /// Custom types are resolved through the store: `Store.sampleType(_:)`.
     public static func named(_ identifier: String) throws -> SampleType {
-        guard let t = TypeCatalogue.lookup(identifier) else {
-            throw OHKError(.unknownType, "unknown sample type identifier '\(identifier)'")
-        }
+        guard let t = TypeCatalogue.lookup(identifier) else { throw TypeCatalogue.unknown(identifier) }
         return t
     }
 
@@ -202,6 +200,28 @@ public enum TypeCatalogue {
             ?? (name == "HeartbeatSeries" ? standard[heartbeatSeriesIdentifier] : name == "Audiogram" ? standard[audiogramIdentifier] : nil)
             ?? (name == "Electrocardiogram" ? standard[electrocardiogramIdentifier] : nil)
             ?? standard[correlationPrefix + name] ?? standard[clinicalPrefix + name]
+    }
+
+    /// The error for a name no type has, with the names it may have
+    /// meant: the same name in another case (`stepcount`), else names that
+    /// start with it, else names that hold it (`Sleep`).
+    public static func unknown(_ name: String) -> OHKError {
+        let guesses = suggestions(for: name)
+        let hint = guesses.isEmpty ? "" : "; did you mean " + guesses.joined(separator: ", ") + "?"
+        return OHKError(.unknownType, "unknown sample type identifier '\(name)'\(hint) (names are case-sensitive)")
+    }
+
+    /// Up to four short names close to `name`, best first.
+    static func suggestions(for name: String) -> [String] {
+        let wanted = name.lowercased()
+        guard wanted.count >= 3 else { return [] }
+        let names = all.map(shortName)
+        let same = names.filter { $0.lowercased() == wanted || $0.lowercased() == wanted.split(separator: "identifier").last.map(String.init) }
+        if !same.isEmpty { return same }
+        let starting = names.filter { $0.lowercased().hasPrefix(wanted) }.sorted()
+        let holding = names.filter { $0.lowercased().contains(wanted) && !$0.lowercased().hasPrefix(wanted) }
+            .sorted { ($0.count, $0) < ($1.count, $1) }
+        return Array((starting + holding).prefix(4))
     }
 
     /// The short name of a standard type (its identifier without the

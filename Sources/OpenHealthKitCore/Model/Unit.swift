@@ -25,6 +25,36 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
     /// Added before scaling (only for a lone degC / degF).
     let offset: Double
 
+    /// HealthKit's spelling of units people write otherwise, by atom.
+    private static let spellings: [String: String] = [
+        "lbs": "lb", "pound": "lb", "pounds": "lb", "kgs": "kg", "kilogram": "kg", "kilograms": "kg",
+        "gram": "g", "grams": "g", "stone": "st", "miles": "mi", "mile": "mi", "metre": "m", "metres": "m",
+        "meter": "m", "meters": "m", "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km",
+        "feet": "ft", "foot": "ft", "inch": "in", "inches": "in", "yard": "yd", "yards": "yd",
+        "h": "hr", "hrs": "hr", "hour": "hr", "hours": "hr", "mins": "min", "minute": "min", "minutes": "min",
+        "sec": "s", "secs": "s", "second": "s", "seconds": "s", "beats": "count", "beat": "count", "steps": "count",
+        "step": "count", "kcals": "kcal", "calories": "kcal", "celsius": "degC", "fahrenheit": "degF",
+        "litre": "L", "litres": "L", "liter": "L", "liters": "L", "l": "L", "ml": "mL",
+    ]
+    /// Whole units people write otherwise.
+    private static let wholeSpellings = ["bpm": "count/min", "kph": "km/hr", "kmh": "km/hr", "mph": "mi/hr",
+                                         "spm": "count/min", "percent": "%"]
+
+    /// "; write km/hr" when `atom` has a HealthKit spelling, the unit
+    /// rewritten with it.
+    static func spelling(_ atom: String, in source: String) -> String {
+        if let whole = wholeSpellings[source.lowercased()] { return "; write \(whole)" }
+        guard let better = spellings[atom] ?? spellings[atom.lowercased()] else { return "" }
+        // The atom replaced where it stands whole (the 'h' of 'km/h', not of 'mph').
+        var out = "", token = ""
+        func flush() { out += token == atom ? better : token; token = "" }
+        for c in source {
+            if c.isLetter || c.isNumber || c == "°" { token.append(c) } else { flush(); out.append(c) }
+        }
+        flush()
+        return "; write \(out)"
+    }
+
     public init(_ text: String) throws {
         guard text.utf8.count <= UnitLimits.textBytes else {
             throw OHKError(.invalidUnit, "unit string of \(text.utf8.count) bytes is longer than the limit of \(UnitLimits.textBytes)")
@@ -49,7 +79,7 @@ public struct HealthUnit: Hashable, Sendable, CustomStringConvertible {
         var offset = 0.0
         for f in merged {
             guard let atom = UnitAtoms.resolve(f.atom) else {
-                throw OHKError(.invalidUnit, "unknown unit '\(f.atom)' in '\(source)'")
+                throw OHKError(.invalidUnit, "unknown unit '\(f.atom)' in '\(source)'" + Self.spelling(f.atom, in: source))
             }
             guard f.exponent.magnitude <= UInt(UnitLimits.exponent) else {
                 throw OHKError(.invalidUnit, "'\(f.atom)' is raised to the power \(f.exponent) in '\(source)'; powers go up to \(UnitLimits.exponent)")

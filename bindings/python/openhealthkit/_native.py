@@ -420,6 +420,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                                   ohk_statistics_fn, c_void_p, ohk_destroy_fn]),
     "ohk_store_set_source_priority": (c_int32, [P(ohk_store), c_char_p, P(c_char_p), c_uint64]),
     "ohk_store_source_priority": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
+    "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
 }

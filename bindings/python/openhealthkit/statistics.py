@@ -282,9 +282,10 @@ def collection_arguments(store: HealthStore, kind: SampleType, options: Statisti
     local = bool(chosen & StatisticsOptions.SAMPLE_LOCAL_TIME)
     labels = CollectionLabels(None if local else _zone(utc_offset, time_zone),
                               bool(chosen & StatisticsOptions.SEPARATE_BY_SOURCE))
+    # start and end first: a naive start is named as start, not as the anchor it defaults to.
+    first, last = _moment(start, "start", local, utc_offset), _moment(end, "end", local, utc_offset)
     arguments = (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(chosen),
-                 _moment(anchor, "anchor", local, utc_offset), count, _UNITS[unit_name],
-                 _moment(start, "start", local, utc_offset), _moment(end, "end", local, utc_offset),
+                 _moment(anchor, "anchor", local, utc_offset), count, _UNITS[unit_name], first, last,
                  int(utc_offset.total_seconds()), None if time_zone is None else n.encode(time_zone, "time_zone"))
     return arguments, labels
 

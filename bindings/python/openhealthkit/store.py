@@ -798,10 +798,18 @@ class HealthStore:
                                          local_time=local_time, predicate=predicate, unit=unit, on_error=on_error)
         return statistics_updates(start_query)
 
-    def source_priority(self, sample_type: str | SampleType) -> list[str]:
-        """The bundle identifiers set with ``set_source_priority``, first first."""
+    def source_priority(self, sample_type: str | SampleType, *, set_only: bool = False) -> list[str]:
+        """The order statistics merge this type's sources in now (rule 27),
+        bundle identifiers first first: those set with
+        ``set_source_priority``, then the default order (watches, phones,
+        then other sources, the newest first) of the other sources with a
+        sample of the type. With ``set_only``, the set ones alone (empty
+        while the default is in force). Reads the type's samples."""
+        if not isinstance(set_only, bool):
+            raise ArgumentTypeError(f"set_only must be a bool, not {type(set_only).__name__}")
         listed = ctypes.POINTER(ctypes.c_char)()
-        n.lib.ohk_store_source_priority(ctypes.byref(listed), self._handle, _identifier(self.sample_type(sample_type)))
+        call = n.lib.ohk_store_source_priority if set_only else n.lib.ohk_store_source_priority_in_force
+        call(ctypes.byref(listed), self._handle, _identifier(self.sample_type(sample_type)))
         if not listed:
             return []
         try:

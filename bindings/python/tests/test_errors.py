@@ -249,3 +249,20 @@ def test_rule_47_bad_arguments_raise_package_errors_with_a_builtin_base(store, c
     assert_package_error(caught.value, exception, builtin)
     assert not store.query(STEPS)  # nothing was written
     assert set(queries._live) == running  # and no query was left registered
+
+
+def test_messages_say_what_to_write_instead(store):
+    """Issue 48 item 12: the argument at fault is named, and the message
+    gives HealthKit's spelling."""
+    from datetime import datetime
+    with pytest.raises(ohk.InvalidArgumentError, match="^start is a naive datetime"):
+        store.statistics_collection(STEPS, start=datetime(2020, 11, 1), end=datetime(2020, 11, 2))
+    with pytest.raises(ohk.UnknownTypeError, match="did you mean StepCount"):
+        store.sample_type("stepcount")
+    with pytest.raises(ohk.UnknownTypeError, match="did you mean SleepAnalysis"):
+        store.sample_type("Sleep")
+    for written, spelt in [("km/h", "km/hr"), ("lbs", "lb"), ("miles", "mi"), ("beats/min", "count/min")]:
+        with pytest.raises(ohk.OpenHealthKitError, match=f"write {spelt}"):
+            ohk.convert(1, written, spelt)
+    with pytest.raises(ohk.InvalidPredicateError, match="has no UTC offset"):
+        ohk.Predicate("startDate >= 2020-11-01T08:00:00")

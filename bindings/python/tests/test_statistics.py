@@ -28,11 +28,16 @@ def test_rule_26_the_walk_both_devices_recorded_counts_once(store):
                                 PHONE.bundle_identifier: ohk.StatisticsValues(sum=1200, count=1)}
     assert [s.name for s in merged.sources] == ["Ann's iPhone", "Ann's Apple Watch"]
     assert (merged.start, merged.end) == (MIDNIGHT + timedelta(hours=8), MIDNIGHT + timedelta(hours=9.5))
+    # The order in force is visible while the default holds (rule 27): the watch, then the phone.
+    assert store.source_priority(STEPS) == [WATCH.bundle_identifier, PHONE.bundle_identifier]
+    assert store.source_priority(STEPS, set_only=True) == []
     store.set_source_priority("StepCount", [PHONE.bundle_identifier])
-    assert store.source_priority(STEPS) == [PHONE.bundle_identifier]
+    assert store.source_priority(STEPS) == [PHONE.bundle_identifier, WATCH.bundle_identifier]
+    assert store.source_priority(STEPS, set_only=True) == [PHONE.bundle_identifier]
     assert store.statistics("StepCount").sum == 1700  # the default option for steps is a sum
     store.set_source_priority(STEPS, [])
-    assert store.source_priority(STEPS) == []
+    assert store.source_priority(STEPS, set_only=True) == []
+    assert store.source_priority("HeartRate") == []  # no samples, nothing set
 
 
 def test_rule_28_intervals_are_instants_of_one_zone(store):
@@ -123,6 +128,12 @@ def test_a_collection_as_numpy_columns_and_a_pandas_frame(store):
     assert frame.index[0] == pd.Timestamp("2024-03-01", tz="UTC") and frame["sum"].iloc[0] == 1600
     per_source = days.to_pandas(by_source=True)
     assert per_source.loc[(pd.Timestamp("2024-03-01", tz="UTC"), PHONE.bundle_identifier), "sum"] == 1200
+    # Each source's figures need SEPARATE_BY_SOURCE: asked without it, an error, not an empty frame.
+    merged = store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT + timedelta(days=2))
+    with pytest.raises(ohk.InvalidArgumentError, match="SEPARATE_BY_SOURCE"):
+        merged.to_pandas(by_source=True)
+    # Sorted, so that a month's rows select by label.
+    assert len(merged.to_pandas().loc["2024-03"]) == 2
 
 
 def test_rule_34_a_live_collection_gets_the_intervals_that_changed(store):

@@ -264,13 +264,17 @@ struct PredicateParser {
             case .word(let u) where !["AND", "OR"].contains(u.uppercased()), .string(let u):
                 pos += 1
                 do { return .quantity(n, try HealthUnit(u)) } catch {
-                    throw OHKError(.invalidPredicate, "at offset \(tokens[pos - 1].offset): '\(u)' is not a unit")
+                    let why = (error as? OHKError).map { " (\($0.message))" } ?? ""
+                    throw OHKError(.invalidPredicate, "at offset \(tokens[pos - 1].offset): '\(u)' is not a unit\(why)")
                 }
             default:
                 return .number(n)
             }
         case .date(let d):
             guard let date = ISODate.parse(d) else {
+                if ISODate.parse(Substring(d + "Z")) != nil {
+                    throw OHKError(.invalidPredicate, "at offset \(t.offset): '\(d)' has no UTC offset: write \(d)Z for UTC, or \(d)+01:00")
+                }
                 throw OHKError(.invalidPredicate, "at offset \(t.offset): '\(d)' is not an ISO-8601 date (2024-03-01 or 2024-03-01T08:30:00Z)")
             }
             return .date(date)
