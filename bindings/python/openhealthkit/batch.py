@@ -342,24 +342,42 @@ class SampleList(_RecordList[Sample]):
                 sample._c = context
                 yield sample
 
-    def to_numpy(self, unit: str | None = None) -> "SampleColumns":
+    def to_numpy(self, unit: str | None = None, *, times: bool = False) -> "SampleColumns":
         """The samples as NumPy columns (needs numpy), values in each type's
         canonical unit, exactly as stored, or in ``unit`` (every type must
         convert to it: ``to_numpy(unit="count/min")`` for heart rates),
-        rounded to 15 significant digits (rule 44); see SampleColumns."""
+        rounded to 15 significant digits (rule 44); with ``times``, each
+        sample's UTC offset and creation date too; see SampleColumns."""
         from .columns import sample_columns
-        return sample_columns(self._context, unit)
+        return sample_columns(self._context, unit, times)
 
-    def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
-        """The samples as a pandas DataFrame indexed by start (see
+    def to_pandas(self, unit: str | None = None, *, uuids: bool = False, times: bool = False,
+                  devices: bool = False, metadata: bool = False, index: bool = True) -> Any:
+        """The samples as a pandas DataFrame indexed by start, sorted (see
         ``SampleColumns.to_pandas``, which gives the same frame), values in
-        ``unit``, by default the type's display unit when the samples are
-        of one quantity type (count/min for heart rate), else each type's
-        canonical unit; converted values are rounded to 15 significant
-        digits (rules 44 and 45). Category samples get a ``value_name``
-        column (rule 46). Needs NumPy and pandas."""
+        ``unit``, by default each quantity type's display unit (count/min
+        for heart rate), with a ``unit`` column; converted values are
+        rounded to 15 significant digits (rules 44 and 45). Category
+        samples get a ``value_name`` column (rule 46). Optional columns:
+        ``times`` adds ``utc_offset`` and ``creation_date`` (from columns,
+        no loop), ``devices`` the ``device`` name, ``metadata`` a dict per
+        row (these two read each sample); ``index=False`` makes ``start``
+        a column. Needs NumPy and pandas."""
         from .columns import display_unit
-        return self.to_numpy(unit if unit is not None else display_unit(self._context.types)).to_pandas(uuids=uuids)
+        columns = self.to_numpy(unit if unit is not None else display_unit(self._context.types), times=times)
+        if not (devices or metadata):
+            return columns.to_pandas(uuids=uuids, times=times, index=index)
+        frame = columns.to_pandas(uuids=uuids, times=times, index=False)
+        # The frame is sorted by start; the samples are in change order: match them by position.
+        import numpy as np
+        order = np.argsort(columns.start, kind="stable")
+        samples = list(self)
+        if devices:
+            import pandas as pd
+            frame["device"] = pd.Categorical([d.name if (d := samples[i].device) is not None else None for i in order])
+        if metadata:
+            frame["metadata"] = [samples[i].metadata for i in order]
+        return frame.set_index("start") if index else frame
 
 
 class DeletedList(_RecordList[DeletedObject]):
@@ -380,6 +398,11 @@ class DeletedList(_RecordList[DeletedObject]):
         DeletedColumns."""
         from .columns import deleted_columns
         return deleted_columns(self._context)
+
+    def to_pandas(self) -> Any:
+        """The deleted objects as a DataFrame in change order (see
+        ``DeletedColumns.to_pandas``). Needs NumPy and pandas."""
+        return self.to_numpy().to_pandas()
 
     def _make(self, record: tuple[Any, ...]) -> DeletedObject:
         deleted = object.__new__(DeletedObject)

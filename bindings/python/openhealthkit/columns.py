@@ -49,12 +49,19 @@ class SampleColumns:
     revisions: list[Source]
     #: The unit of ``value``; None: each type's canonical unit.
     unit: str | None = None
+    #: Each sample's own UTC offset in seconds (INT32_MIN: none) and its
+    #: creation date (``datetime64[us]``, NaT: none); None unless read
+    #: with ``times=True``.
+    utc_offset: "np.ndarray | None" = None
+    creation_date: "np.ndarray | None" = None
 
     def __len__(self) -> int:
         return len(self.value)
 
-    def to_pandas(self, unit: str | None = None, *, uuids: bool = False) -> Any:
-        """A DataFrame indexed by ``start`` (UTC), with ``end``, ``value``,
+    def to_pandas(self, unit: str | None = None, *, uuids: bool = False, times: bool = False,
+                  index: bool = True) -> Any:
+        """A DataFrame indexed by ``start`` (UTC, sorted: ``df.loc["2020-11"]``
+        selects a month), with ``end``, ``value``,
         ``unit``, ``type`` (the short names: ``HeartRate``) and ``source``
         (names; the bundle identifier where two apps share a name) as
         categoricals, and the ``uuid`` strings with ``uuids=True``. Values
@@ -64,12 +71,20 @@ class SampleColumns:
         names each row's (NaN for category values; rule 45). When a
         category type is among them, a ``value_name`` categorical follows
         ``value``: each value's name (``AsleepDeep``), NaN for rows of
-        other types or values without a name (rule 46). Needs pandas."""
+        other types or values without a name (rule 46). With ``times``
+        (columns read with ``times=True``), ``utc_offset`` (a timedelta,
+        NaT without) and ``creation_date`` (UTC, NaT without): a sample's
+        local day is ``start + utc_offset``, in columns. With
+        ``index=False``, ``start`` is the first column and the index a
+        plain range, for SQL engines. Needs pandas."""
         try:
             import pandas as pd
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
         import numpy as np
+        if times and (self.utc_offset is None or self.creation_date is None):
+            raise InvalidArgumentError("these columns were read without their times: read them with times=True "
+                                       "(query_columns(..., times=True) or samples.to_numpy(times=True))")
         value = self.value
         if unit is None and self.unit is None:
             value, units = _in_display_units(np, value, self.type, self.types)
@@ -80,8 +95,7 @@ class SampleColumns:
                 else:  # every type converts to the columns' unit: one map from it
                     value = _converted(np, value, self.unit, unit)
             units = [unit or self.unit] * len(self.types)
-        names = [s.name for s in self.sources]
-        labels = [s.name if names.count(s.name) == 1 else f"{s.name} ({s.bundle_identifier})" for s in self.sources]
+        labels = _source_labels(self.sources)
         columns: dict[str, Any] = {
             "end": pd.DatetimeIndex(self.end).tz_localize("UTC"),
             "value": value,
@@ -93,10 +107,26 @@ class SampleColumns:
         columns["unit"] = pd.Categorical.from_codes(unit_codes[self.type], shown)
         columns["type"] = pd.Categorical.from_codes(self.type, [t.short_name for t in self.types])
         columns["source"] = pd.Categorical.from_codes(self.source, labels)
+        if times and self.utc_offset is not None and self.creation_date is not None:
+            offset = self.utc_offset.astype(np.int64)
+            micros = np.where(offset == np.iinfo(np.int32).min, np.iinfo(np.int64).min, offset * 1_000_000)
+            columns["utc_offset"] = pd.to_timedelta(micros.view("timedelta64[us]"))  # INT64_MIN reads as NaT
+            columns["creation_date"] = pd.DatetimeIndex(self.creation_date).tz_localize("UTC")
         if uuids:
             import uuid as _uuid
             columns["uuid"] = [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid]
-        return pd.DataFrame(columns, index=pd.DatetimeIndex(self.start, name="start").tz_localize("UTC"))
+        start = pd.DatetimeIndex(self.start, name="start").tz_localize("UTC")
+        frame = pd.DataFrame(columns, index=start)
+        # Change order is not time order: sorted by start (stable), so that dates select.
+        if not frame.index.is_monotonic_increasing:
+            frame = frame.sort_index(kind="stable")
+        return frame.reset_index() if not index else frame
+
+
+def _source_labels(sources: list[Source]) -> list[str]:
+    """Each source's name, with its bundle identifier where two share one."""
+    names = [s.name for s in sources]
+    return [s.name if names.count(s.name) == 1 else f"{s.name} ({s.bundle_identifier})" for s in sources]
 
 
 def _in_display_units(np: Any, value: Any, type_code: Any, types: list[SampleType]) -> tuple[Any, list[str | None]]:
@@ -259,6 +289,25 @@ class DeletedColumns:
     def __len__(self) -> int:
         return len(self.type)
 
+    def to_pandas(self) -> Any:
+        """A DataFrame, one row per deleted object in change order: ``uuid``
+        (text), the deleted sample's ``start`` and ``end`` and the
+        ``deletion_date`` (UTC), ``type`` (short names) and ``source``
+        (names) as categoricals. Needs pandas."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        import uuid as _uuid
+        return pd.DataFrame({
+            "uuid": [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid],
+            "start": pd.DatetimeIndex(self.start).tz_localize("UTC"),
+            "end": pd.DatetimeIndex(self.end).tz_localize("UTC"),
+            "deletion_date": pd.DatetimeIndex(self.deletion_date).tz_localize("UTC"),
+            "type": pd.Categorical.from_codes(self.type, [t.short_name for t in self.types]),
+            "source": pd.Categorical.from_codes(self.source, _source_labels(self.sources)),
+        })
+
 
 def deleted_columns(context: "BatchContext") -> DeletedColumns:
     np = _numpy()
@@ -282,7 +331,7 @@ def _microseconds(np: Any, seconds: Any) -> Any:
     return np.rint(seconds * 1e6).astype("int64").view("datetime64[us]")
 
 
-def sample_columns(context: "BatchContext", unit: str | None = None) -> SampleColumns:
+def sample_columns(context: "BatchContext", unit: str | None = None, times: bool = False) -> SampleColumns:
     np = _numpy()
     if context.handle is None:  # a batch lent to a callback: read from its copied records
         return _from_records(np, context, unit)
@@ -290,10 +339,21 @@ def sample_columns(context: "BatchContext", unit: str | None = None) -> SampleCo
     # temporary per column.
     count = context.sample_count
     block, columns = _block(np, count)
+    extra = _times(np, columns, count) if times else None
     if count:
         written = ctypes.c_uint64()
         n.lib.ohk_batch_sample_columns(written, columns, count, context.handle)
-    return _sample_columns(np, block, count, count, context, unit)
+    return _sample_columns(np, block, count, count, context, unit, extra)
+
+
+def _times(np: Any, columns: Any, capacity: int) -> tuple[Any, Any]:
+    """Arrays for each sample's UTC offset and creation date, pointed to
+    by `columns` for the library to fill."""
+    offsets = np.empty(max(capacity, 1), dtype=np.int32)
+    created = np.empty(max(capacity, 1), dtype=np.int64)
+    columns.utc_offset = offsets.ctypes.data
+    columns.creation_us = created.ctypes.data
+    return offsets, created
 
 
 def _numpy() -> Any:
@@ -328,7 +388,7 @@ def _block(np: Any, capacity: int, mapped: bool = False) -> tuple[Any, Any]:
 
 
 def _sample_columns(np: Any, block: Any, count: int, capacity: int, context: "BatchContext",
-                    unit: str | None) -> SampleColumns:
+                    unit: str | None, times: tuple[Any, Any] | None = None) -> SampleColumns:
     """SampleColumns viewing the first `count` rows of each column of `block`."""
     def rows(at: int, size: int) -> Any:
         return block[at * capacity:at * capacity + size * count]
@@ -339,7 +399,9 @@ def _sample_columns(np: Any, block: Any, count: int, capacity: int, context: "Ba
     by_bundle, sources = _distinct_sources(np, source, revisions)
     return SampleColumns(uuid=uuid, start=start, end=end, value=_in_unit(np, value, type_index, list(context.types), unit),
                          type=type_index, source=by_bundle, types=list(context.types), sources=sources,
-                         revision=source, revisions=revisions, unit=unit)
+                         revision=source, revisions=revisions, unit=unit,
+                         utc_offset=None if times is None else times[0][:count].copy(),
+                         creation_date=None if times is None else times[1][:count].view("datetime64[us]").copy())
 
 
 @dataclass(frozen=True)
@@ -357,7 +419,7 @@ class ColumnsResult:
 
 
 def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limit: int,
-                  unit: str | None) -> ColumnsResult:
+                  unit: str | None, times: bool = False) -> ColumnsResult:
     """The query, its samples written by the library straight into the
     columns as it reads them (no batch of records in between)."""
     from .batch import BatchContext
@@ -370,6 +432,7 @@ def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limi
         # not that the query matched exactly `bound`.
         capacity = (min(bound.value, limit) if limit else bound.value) + 1
         block, columns = _block(np, capacity, mapped=True)
+        extra = _times(np, columns, capacity) if times else None
         if count == 1:
             # One type: every type code is 0, which a fresh mapping already
             # holds, so the library need not write (nor the kernel give)
@@ -388,7 +451,7 @@ def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limi
             break
     next_anchor = n.ohk_anchor()
     n.lib.ohk_batch_anchor(next_anchor, batch)
-    return ColumnsResult(samples=_sample_columns(np, block, written.value, capacity, context, unit),
+    return ColumnsResult(samples=_sample_columns(np, block, written.value, capacity, context, unit, extra),
                          deleted=deleted_columns(context), anchor=Anchor(next_anchor))
 
 
@@ -408,6 +471,11 @@ def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleC
         revision=revision,
         revisions=revisions,
         unit=unit,
+        utc_offset=np.where(records["flags"] & n.SAMPLE_HAS_UTC_OFFSET, records["utc_offset"],
+                            np.iinfo(np.int32).min).astype(np.int32),
+        creation_date=np.where(records["flags"] & n.SAMPLE_HAS_CREATION_DATE,
+                               np.rint(np.nan_to_num(records["creation_date"]) * 1e6).astype(np.int64),
+                               np.iinfo(np.int64).min).view("datetime64[us]"),
     )
 
 

@@ -930,18 +930,36 @@ class HealthStore:
         descriptors, count, _keep = self._descriptors(types, predicate)
         return self._query(descriptors, count, as_anchor(anchor), _count(limit, "limit"))
 
+    def sample_query(self, types: Types, *, predicate: Predicate | None = None, sort: str = "start_date",
+                     descending: bool = False, limit: int = 0) -> list[Sample]:
+        """HKSampleQuery: the live samples of `types` that match, sorted by
+        ``sort`` (``"start_date"``, ``"end_date"``; ties by UUID), the
+        latest first with ``descending``, at most ``limit`` (0: all).
+        ``store.sample_query("HeartRate", descending=True, limit=10)`` is
+        the latest ten. Reads every match, as ``ohk query --latest`` does."""
+        keys = {"start_date": lambda s: (s.start_timestamp, s.uuid_bytes),
+                "end_date": lambda s: (s.end_timestamp, s.uuid_bytes)}
+        if sort not in keys:
+            raise InvalidArgumentError(f"sort must be one of {', '.join(keys)}, not {sort!r}")
+        if not isinstance(descending, bool):
+            raise ArgumentTypeError(f"descending must be a bool, not {type(descending).__name__}")
+        limit = _count(limit, "limit")
+        found = sorted(self.query(types, predicate=predicate).samples, key=keys[sort], reverse=descending)
+        return found[:limit] if limit else found
+
     def query_columns(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
-                      limit: int = 0, unit: str | None = None) -> ColumnsResult:
+                      limit: int = 0, unit: str | None = None, times: bool = False) -> ColumnsResult:
         """The same query as ``query``, its samples as NumPy columns (see
         SampleColumns; values in each type's canonical unit, exactly as
         stored, or in `unit`, rounded to 15 significant digits: rule 44)
         written by the library as it reads them: no sample objects and no
         batch of records in between, three to four times as fast as
         ``query(...).samples.to_numpy()`` for a large read. `types` as in
-        ``query``: at least one (rule 48). Needs NumPy."""
+        ``query``: at least one (rule 48). With ``times``, each sample's UTC
+        offset and creation date too (``to_pandas(times=True)``). Needs NumPy."""
         from .columns import query_columns
         descriptors, count, _keep = self._descriptors(types, predicate)
-        return query_columns(self, descriptors, count, as_anchor(anchor), _count(limit, "limit"), unit)
+        return query_columns(self, descriptors, count, as_anchor(anchor), _count(limit, "limit"), unit, times)
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()

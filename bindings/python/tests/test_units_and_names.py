@@ -128,14 +128,14 @@ def test_rule_45_columns_and_samples_frames_agree_on_the_display_unit(store):
     store.save(steps(0, value=5))
     mixed = store.query_columns([HEART, STEPS]).samples.to_pandas()
     pd.testing.assert_frame_equal(mixed, store.query([HEART, STEPS]).samples.to_pandas())
-    assert mixed["value"].tolist() == BPM + [5]
-    assert mixed["unit"].tolist() == ["count/min"] * len(BPM) + ["count"]
+    assert mixed["value"].tolist() == [BPM[0], 5] + BPM[1:]  # sorted by start: the steps start with the second
+    assert mixed["unit"].tolist() == ["count/min", "count"] + ["count/min"] * (len(BPM) - 1)
     assert from_samples["unit"].tolist() == ["count/min"] * len(BPM)
     assert columns.to_pandas("count/s")["unit"].tolist() == ["count/s"] * len(BPM)
-    # A unit for all of them applies to all; category rows have none.
+    # Category rows have no unit (the sleep at T0 comes after the heart rate at T0, in change order).
     store.save(ohk.CategorySample(SLEEP, T0, T0, "AsleepDeep"))
     with_sleep = store.query([HEART, SLEEP]).samples.to_pandas()
-    assert with_sleep["unit"].isna().tolist() == [False] * len(BPM) + [True]
+    assert with_sleep["unit"].isna().tolist() == [False, True] + [False] * (len(BPM) - 1)
 
 
 def test_rule_46_category_values_convert_by_name_both_ways():
@@ -181,8 +181,9 @@ def test_rule_46_to_pandas_has_a_value_name_column_for_category_samples(store):
     for frame in frames:
         column = frame["value_name"]
         assert isinstance(column.dtype, pd.CategoricalDtype)
-        # NaN for the heart rate and for the store's own type, whose names only the store knows.
-        assert column.isna().tolist() == [False, True, False, True]
+        # NaN for the heart rate and for the store's own type, whose names only the store knows; sorted by
+        # start (ties in change order): the two sleeps, the mood, then the heart rate a minute later.
+        assert column.isna().tolist() == [False, False, True, True]
         assert column.dropna().tolist() == ["AsleepDeep", "InBed"]
         assert list(frame.columns[:3]) == ["end", "value", "value_name"]
     sleep_only = store.query(SLEEP).samples.to_pandas()
