@@ -1044,6 +1044,29 @@ int32_t ohk_store_source_priority_in_force(char **out_list, ohk_store *store, co
  */
 int32_t ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
 
+/* ---- Category durations (sleep) */
+
+/**
+ * The time a category type's values cover per interval (rule 59), as
+ * sleep apps compute it from SleepAnalysis: sources merged by priority
+ * (for sleep, time in bed and the stages apart), each value's time the
+ * union of its pieces. Intervals as ohk_store_statistics_collection's:
+ * `interval_count` OHK_INTERVAL_ units from `anchor`, over `from` to
+ * `to`, in `time_zone` or the fixed `utc_offset`, or each sample in its
+ * own offset with OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (the
+ * only option). *out_result receives them, values in ascending order;
+ * free it with ohk_category_durations_free. Returns
+ * OHK_ERR_INVALID_ARGUMENT (not a category type, an unknown option, a
+ * zero count, an unknown unit or time zone), OHK_ERR_INVALID_DATE_RANGE,
+ * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_category_durations(ohk_category_durations_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
+
+/**
+ * Frees a category durations result. NULL is ignored. Any thread.
+ */
+void ohk_category_durations_free(ohk_category_durations_result *result);
+
 /* ---- Importing Apple Health exports */
 
 /**

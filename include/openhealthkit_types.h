@@ -137,6 +137,30 @@ enum {
     OHK_STATISTICS_SAMPLE_LOCAL_TIME = 65536
 };
 
+/* A category type's durations per interval (ohk_store_category_durations,
+ * rule 59): each interval's bounds (Unix seconds; wall-clock with
+ * OHK_STATISTICS_SAMPLE_LOCAL_TIME), the seconds any value covers, and
+ * values[first_value .. first_value + value_count) of the result. */
+typedef struct ohk_category_duration {
+    int64_t value;                /* the category value (HKCategoryValueSleepAnalysis...) */
+    double seconds;               /* the time it covers in the interval, sources merged */
+} ohk_category_duration;
+
+typedef struct ohk_category_interval {
+    double start;
+    double end;
+    double total;                 /* seconds any value covers */
+    uint64_t first_value;
+    uint64_t value_count;
+} ohk_category_interval;
+
+typedef struct ohk_category_durations_result {
+    const ohk_category_interval *intervals;
+    uint64_t interval_count;
+    const ohk_category_duration *values;
+    uint64_t value_count;
+} ohk_category_durations_result;
+
 /* Units of a statistics collection's intervals. */
 enum {
     OHK_INTERVAL_SECOND = 0, OHK_INTERVAL_MINUTE = 1, OHK_INTERVAL_HOUR = 2, OHK_INTERVAL_DAY = 3,

@@ -40,6 +40,7 @@ FILES = [
     ("CommitHookAPI.swift", "Commit hooks"),
     ("StatisticsAPI.swift", "Statistics"),
     ("LiveStatisticsAPI.swift", "Statistics kept current"),
+    ("CategoryDurationsAPI.swift", "Category durations (sleep)"),
     ("ImportAPI.swift", "Importing Apple Health exports"),
 ]
 

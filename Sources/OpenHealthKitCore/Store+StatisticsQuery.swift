@@ -183,7 +183,7 @@ extension Store {
 
     /// `localOffset` turns a sample's own UTC offset (nil when it has none)
     /// into the offset its local time is counted in.
-    private func statisticsSamples(type: SampleType, predicate: SamplePredicate?,
+    func statisticsSamples(type: SampleType, predicate: SamplePredicate?,
                                    localOffset: (Int?) -> Double) throws -> StatisticsRead {
         let stored = try sourcePriority(for: type)
         let result = try anchoredQuery([QueryDescriptor(type: type, predicate: predicate)], anchor: nil)
@@ -192,7 +192,9 @@ extension Store {
         var raw: [(Double, Double, Double, UInt32, Double, Int)] = []
         raw.reserveCapacity(result.samples.count)
         result.samples.forEach { f in
-            raw.append((f.startTime, f.endTime, f.quantity ?? 0, f.sourceID, localOffset(f.utcOffset), raw.count))
+            // A category sample's value is its category (rule 59's durations tell them apart).
+            raw.append((f.startTime, f.endTime, f.quantity ?? Double(f.categoryValue ?? 0), f.sourceID,
+                        localOffset(f.utcOffset), raw.count))
         }
         return try table.read(raw, stored: stored)
     }
@@ -257,7 +259,13 @@ extension Store {
     /// source's own figures from all its samples, unmerged.
     func compute(_ type: SampleType, _ options: StatisticsOptions, _ read: StatisticsRead,
                  edges: [Double], time: EdgeTime) throws -> [Statistics] {
-        guard case .quantity(_, let style) = type.kind else { return [] }
+        // A category type's samples have no value: only their time counts (rule 59).
+        let style: AggregationStyle
+        switch type.kind {
+        case .quantity(_, let s): style = s
+        case .category: style = .discreteArithmetic
+        default: return []
+        }
         let samples = read.samples
         var merged = StatisticsAccumulator(options: options, style: style, edges: edges)
         for p in SourceMerge.pieces(samples) { merged.add(p.start, p.end, of: samples[p.sample], index: p.sample) }

@@ -114,6 +114,35 @@ static void rule28_a_daily_collection_from_c(void **state)
                                                                      T0, 1, OHK_INTERVAL_DAY, T0, T0, 0, "Europe/Paris"));
 }
 
+/* Rule 59: a night's time in bed from two sources counts once; the stages
+ * apart. T0 is a midnight (UTC); the night runs from noon before it. */
+static void rule59_sleep_durations_from_c(void **state)
+{
+    fixture *f = *state;
+    const char *sleep = "HKCategoryTypeIdentifierSleepAnalysis";
+    ohk_sample_input in[3] = { walk(0, -2, 7, "com.apple.health.phone", "Phone"),      /* in bed 22:00-07:00 */
+                               walk(0, -1.5, 7.5, "com.example.sleep", "App"),       /* in bed 22:30-07:30 */
+                               walk(4, 1, 2, "com.apple.health.watch", "Watch") };    /* deep 01:00-02:00 */
+    for (int i = 0; i < 3; i++) in[i].type = sleep;
+    OK(ohk_store_save(NULL, f->store, in, 3));
+    ohk_category_durations_result *r = NULL;
+    OK(ohk_store_category_durations(&r, f->store, sleep, NULL, 0, T0 - 12 * 3600, 1, OHK_INTERVAL_DAY,
+                                    T0 - 12 * 3600, T0 + 12 * 3600, 0, NULL));
+    assert_int_equal(r->interval_count, 1);
+    assert_true(r->intervals[0].start == T0 - 12 * 3600 && r->intervals[0].total == 9.5 * 3600);
+    assert_int_equal(r->intervals[0].value_count, 2);
+    assert_true(r->values[0].value == 0 && r->values[0].seconds == 9.5 * 3600);   /* in bed, once */
+    assert_true(r->values[1].value == 4 && r->values[1].seconds == 3600);         /* deep */
+    ohk_category_durations_free(r);
+    ohk_category_durations_free(NULL);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, STEPS, NULL, 0, T0, 1, OHK_INTERVAL_DAY,
+                                                                  T0, T0, 0, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, sleep, NULL, OHK_STATISTICS_SUM, T0, 1,
+                                                                  OHK_INTERVAL_DAY, T0, T0, 0, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(NULL, f->store, sleep, NULL, 0, T0, 1,
+                                                                  OHK_INTERVAL_DAY, T0, T0, 0, NULL));
+}
+
 typedef struct live_stats {
     waiter calls;
     waiter destroyed;
@@ -185,6 +214,7 @@ int run_statistics(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rule26_sources_merge_by_priority_from_c, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule28_a_daily_collection_from_c, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule59_sleep_durations_from_c, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule34_a_live_collection_from_c, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("statistics", tests, NULL, NULL);

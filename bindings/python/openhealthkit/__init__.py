@@ -40,6 +40,7 @@ from .workouts import (
     WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
 )
 from .workout_list import WorkoutList
+from .sleep import SleepNight, SleepNights
 
 #: The library's version ("MAJOR.MINOR.PATCH").
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
@@ -56,7 +57,7 @@ __all__ = [
     "HeartbeatSeriesSample", "HeartbeatsLike", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
-    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
+    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "SleepNight", "SleepNights", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
     "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",

@@ -167,6 +167,20 @@ class ohk_statistics_result(Structure):
                 ("sources", POINTER(ohk_statistics_source)), ("source_count", c_uint64)]
 
 
+class ohk_category_duration(Structure):
+    _fields_ = [("value", c_int64), ("seconds", c_double)]
+
+
+class ohk_category_interval(Structure):
+    _fields_ = [("start", c_double), ("end", c_double), ("total", c_double), ("first_value", c_uint64),
+                ("value_count", c_uint64)]
+
+
+class ohk_category_durations_result(Structure):
+    _fields_ = [("intervals", POINTER(ohk_category_interval)), ("interval_count", c_uint64),
+                ("values", POINTER(ohk_category_duration)), ("value_count", c_uint64)]
+
+
 class ohk_workout_statistics(Structure):
     _fields_ = [("type", c_char_p)] + [(name, c_double) for name in ("start", "end", "sum", "average", "minimum", "maximum")]
 
@@ -414,6 +428,10 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                                   c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32,
                                                   c_char_p]),
     "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
+    "ohk_store_category_durations": (c_int32, [P(P(ohk_category_durations_result)), P(ohk_store), c_char_p,
+                                               P(ohk_predicate), c_uint32, c_double, c_uint32, c_int32, c_double,
+                                               c_double, c_int32, c_char_p]),
+    "ohk_category_durations_free": (None, [P(ohk_category_durations_result)]),
     "ohk_batch_is_initial": (c_int32, [P(c_int32), P(ohk_batch)]),
     "ohk_query_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32,
                                                   c_double, c_uint32, c_int32, c_double, c_double, c_int32, c_char_p,

@@ -203,9 +203,12 @@ class StatisticsUpdate:
 
 
 def default_options(kind: SampleType) -> StatisticsOptions:
-    """A sum for cumulative types, an average for discrete ones."""
+    """A sum for cumulative types, an average for discrete ones, the
+    duration for category types (rule 59)."""
+    if kind.is_category:
+        return StatisticsOptions.DURATION
     if kind.aggregation is None:
-        raise ArgumentTypeError(f"statistics are of quantity types; {kind.identifier} is a category type")
+        raise ArgumentTypeError(f"statistics are of quantity and category types; {kind.identifier} is neither")
     if kind.aggregation is Aggregation.CUMULATIVE:
         return StatisticsOptions.CUMULATIVE_SUM
     return StatisticsOptions.DISCRETE_AVERAGE

@@ -32,6 +32,8 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .workout_list import WorkoutList
+from . import sleep as _sleep
+from .sleep import SleepNights
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
     AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
@@ -322,6 +324,21 @@ class HealthStore:
         outcome = n.ohk_save_outcome()
         n.lib.ohk_store_save_workout(outcome, self._handle, sample, fields)
         return [_outcome(outcome)]
+
+    def sleep_nights(self, first: date, last: date, *, utc_offset: timedelta = timedelta(0),
+                     time_zone: str | None = None, local_time: bool = False,
+                     predicate: Predicate | None = None) -> SleepNights:
+        """Sleep per night from SleepAnalysis (rule 59), nights ``first`` to
+        ``last`` (dates, both included): time in bed, asleep, awake and each
+        stage, sources merged by priority (two sources' records of a night
+        count once). A night is the day it ends on, from noon to noon in
+        ``time_zone`` (or the fixed ``utc_offset``, UTC by default), or in
+        each sample's own offset with ``local_time=True``::
+
+            store.sleep_nights(date(2020, 11, 1), date(2020, 11, 30), time_zone="Europe/Paris").to_pandas()
+        """
+        return _sleep.sleep_nights(self, first, last, utc_offset=utc_offset, time_zone=time_zone,
+                                   local_time=local_time, predicate=predicate)
 
     def workouts(self, start: datetime | None = None, end: datetime | None = None, *,
                  predicate: Predicate | None = None, include_duplicates: bool = False) -> WorkoutList:

@@ -104,8 +104,9 @@ def test_rule_25_29_discrete_figures_units_and_errors(store):
         store.statistics(HEART, S.CUMULATIVE_SUM)
     with pytest.raises(ohk.IncompatibleUnitError):
         store.statistics(HEART, unit="kg")
-    with pytest.raises(TypeError):
-        store.statistics("SleepAnalysis")
+    assert store.statistics("SleepAnalysis") is None  # a duration (rule 59), of no samples
+    with pytest.raises(ohk.InvalidArgumentError, match="durations"):
+        store.statistics("SleepAnalysis", S.CUMULATIVE_SUM)
     with pytest.raises(ValueError, match="interval"):
         store.statistics_collection(STEPS, start=MIDNIGHT, end=MIDNIGHT, interval="fortnight")
     assert store.statistics("BodyMass") is None  # no data, as HealthKit's errorNoData
