@@ -98,6 +98,7 @@ test: deps
 	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
+	$(MAKE) cookbook
 	$(MAKE) fuzz-smoke
 	$(MAKE) reliability-smoke
 
@@ -114,6 +115,15 @@ python-lib: lib
 py-test: python-lib py-deps
 	cd $(PYPKG) && $(PYTHON) -m pytest -q
 	$(MAKE) py-install-check
+
+# The Python cookbook (examples/python): every recipe on a generated
+# export (daily steps, hourly heart rate, sleep per night, workouts, what
+# changed since last time), each checked for what it shows.
+cookbook: python-lib py-deps
+	mkdir -p build/cookbook
+	$(PYTHON) scripts/gen_export.py build/cookbook/export.xml --size 3M --seed 48
+	cd examples/python && PYTHONPATH=$(CURDIR)/$(PYPKG) $(PYTHON) run_all.py $(CURDIR)/build/cookbook/export.xml \
+	  $(CURDIR)/build/cookbook/work
 
 # `pip install ./bindings/python` into a new venv gives a working package.
 py-install-check: python-lib
