@@ -98,6 +98,7 @@ test: deps
 	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
+	$(MAKE) wheel-check
 	$(MAKE) cookbook
 	$(MAKE) fuzz-smoke
 	$(MAKE) reliability-smoke
@@ -115,6 +116,15 @@ python-lib: lib
 py-test: python-lib py-deps
 	cd $(PYPKG) && $(PYTHON) -m pytest -q
 	$(MAKE) py-install-check
+
+# A wheel that carries the library (manylinux, checked by auditwheel), for
+# `pip install` on a machine without Swift: build/wheel/openhealthkit-*.whl.
+wheel: python-lib
+	scripts/build_wheel.sh build/wheel
+
+# The wheel installed into a fresh venv and used without the toolchain.
+wheel-check: wheel
+	scripts/check_wheel.sh build/wheel
 
 # The Python cookbook (examples/python): every recipe on a generated
 # export (daily steps, hourly heart rate, sleep per night, workouts, what
