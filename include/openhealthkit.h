@@ -133,6 +133,22 @@ int32_t ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
  */
 int32_t ohk_store_verify(uint64_t *out_samples, uint64_t *out_deleted_objects, char **out_problems, ohk_store *store);
 
+/**
+ * What the store holds, per type it has held a sample of (what `ohk
+ * stats` counts): *out_counts receives *out_count entries by identifier,
+ * each with its live samples and retained deleted objects; free them with
+ * ohk_store_type_counts_free. One look per type, not a scan of the samples.
+ * Returns OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any
+ * thread.
+ */
+int32_t ohk_store_type_counts(ohk_store_type_count **out_counts, uint64_t *out_count, ohk_store *store);
+
+/**
+ * Frees what ohk_store_type_counts gave (`count` entries). NULL is
+ * ignored. Any thread.
+ */
+void ohk_store_type_counts_free(ohk_store_type_count *counts, uint64_t count);
+
 /* ---- The type catalogue */
 
 /**

@@ -195,6 +195,14 @@ typedef struct ohk_store_options {
     double tombstone_retention;   /* seconds deleted objects are kept (default 90 days); < 0: until pruned */
     bool durable;                 /* fsync each commit (default true); false only for scratch stores */
 } ohk_store_options;
+
+/* What a store holds of one type (ohk_store_type_counts): its live samples
+ * and the deleted objects it still retains (rule 8). */
+typedef struct ohk_store_type_count {
+    const char *type;             /* the type's identifier */
+    uint64_t samples;
+    uint64_t deleted_objects;
+} ohk_store_type_count;
 /* The defaults, as ohk_store_options_init gives them. */
 #define OHK_STORE_OPTIONS_INIT { OHK_STORE_OPTIONS_VERSION, 268435456u, 7776000.0, true }
 

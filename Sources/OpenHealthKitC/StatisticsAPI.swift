@@ -140,10 +140,17 @@ struct CollectionArguments {
 @c public func ohk_store_source_priority(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                          _ store: UnsafeMutablePointer<ohk_store>?,
                                          _ type: UnsafePointer<CChar>?) -> Int32 {
+    sourceList(out_list, store, type) { s, t in try s.sourcePriority(for: t) }
+}
+
+/// Bundle identifiers one per line into *out_list, NULL when none.
+private func sourceList(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                        _ store: UnsafeMutablePointer<ohk_store>?, _ type: UnsafePointer<CChar>?,
+                        _ read: (Store, SampleType) throws -> [String]) -> Int32 {
     cCall {
         let out = try out(out_list, "out_list")
         let s = try StoreHandle.get(store)
-        let ids = try s.sourcePriority(for: try sampleType(type, s, "type"))
+        let ids = try read(s, try sampleType(type, s, "type"))
         out.pointee = ids.isEmpty ? nil : ownedCString(ids.joined(separator: "\n"))
     }
 }
@@ -156,12 +163,7 @@ struct CollectionArguments {
 @c public func ohk_store_source_priority_in_force(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                                   _ store: UnsafeMutablePointer<ohk_store>?,
                                                   _ type: UnsafePointer<CChar>?) -> Int32 {
-    cCall {
-        let out = try out(out_list, "out_list")
-        let s = try StoreHandle.get(store)
-        let ids = try s.sourcePriorityInForce(for: try sampleType(type, s, "type"))
-        out.pointee = ids.isEmpty ? nil : ownedCString(ids.joined(separator: "\n"))
-    }
+    sourceList(out_list, store, type) { s, t in try s.sourcePriorityInForce(for: t) }
 }
 
 /// `Statistics` as the C structs: one malloc'ed block per array.

@@ -1,5 +1,6 @@
 import COpenHealthKit
 import FoundationEssentials
+import Glibc
 import OpenHealthKitCore
 
 final class StoreHandle: Handle, @unchecked Sendable {
@@ -146,3 +147,34 @@ extension StoreHandle {
         }
     }
 }
+
+/// What the store holds, per type it has held a sample of (what `ohk
+/// stats` counts): *out_counts receives *out_count entries by identifier,
+/// each with its live samples and retained deleted objects; free them with
+/// ohk_store_type_counts_free. One look per type, not a scan of the samples.
+/// Returns OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any
+/// thread.
+@c public func ohk_store_type_counts(_ out_counts: UnsafeMutablePointer<UnsafeMutablePointer<ohk_store_type_count>?>?,
+                                     _ out_count: UnsafeMutablePointer<UInt64>?,
+                                     _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+    cCall {
+        let counts = try out(out_counts, "out_counts"), count = try out(out_count, "out_count")
+        let found = try StoreHandle.get(store).statistics().types
+        let array = mallocArray(of: ohk_store_type_count.self, found.count)
+        for (i, t) in found.enumerated() {
+            array[i] = ohk_store_type_count(type: UnsafePointer(ownedCString(t.type.identifier)), samples: UInt64(t.samples),
+                                      deleted_objects: UInt64(t.deletedObjects))
+        }
+        counts.pointee = array
+        count.pointee = UInt64(found.count)
+    }
+}
+
+/// Frees what ohk_store_type_counts gave (`count` entries). NULL is
+/// ignored. Any thread.
+@c public func ohk_store_type_counts_free(_ counts: UnsafeMutablePointer<ohk_store_type_count>?, _ count: UInt64) {
+    guard let counts else { return }
+    for i in 0..<Int(count) { free(UnsafeMutablePointer(mutating: counts[i].type)) }
+    free(counts)
+}
+

@@ -253,6 +253,27 @@ static void catalogue(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_category_type(&info, f->store, "org.example.m2", names, values, 0));
 }
 
+/* What ohk stats counts: samples and retained deleted objects per type. */
+static void type_counts(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in[3] = { steps_input(0), steps_input(1), steps_input(2) };
+    ohk_save_outcome out[3];
+    OK(ohk_store_save(out, f->store, in, 3));
+    OK(ohk_store_delete_uuids(f->store, out[0].uuid, 1));
+    ohk_store_type_count *counts = NULL;
+    uint64_t n = 0;
+    OK(ohk_store_type_counts(&counts, &n, f->store));
+    assert_int_equal(n, 1);
+    assert_string_equal(counts[0].type, STEPS);
+    assert_int_equal(counts[0].samples, 2);
+    assert_int_equal(counts[0].deleted_objects, 1);
+    ohk_store_type_counts_free(counts, n);
+    ohk_store_type_counts_free(NULL, 0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_type_counts(NULL, &n, f->store));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_type_counts(&counts, NULL, f->store));
+}
+
 static void units(void **state)
 {
     (void)state;
@@ -417,6 +438,7 @@ int run_basics(void)
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(stores_of_other_formats_are_refused, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(type_counts, open_fixture, close_fixture),
         cmocka_unit_test(units),
         cmocka_unit_test_setup_teardown(anchors, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule38_characteristics_from_c, open_fixture, close_fixture),

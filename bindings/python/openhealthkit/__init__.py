@@ -41,6 +41,7 @@ from .workouts import (
 )
 from .workout_list import WorkoutList
 from .sleep import SleepNight, SleepNights
+from .summary import StoreSummary, TypeSummary
 
 #: The library's version ("MAJOR.MINOR.PATCH").
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
@@ -57,10 +58,10 @@ __all__ = [
     "HeartbeatSeriesSample", "HeartbeatsLike", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
-    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "SleepNight", "SleepNights", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
+    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "SleepNight", "SleepNights", "StoreSummary", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
-    "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
+    "TypeSummary", "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
     "canonical_unit", "category_value", "category_value_name", "convert", "import_export", "sample_type",
     "sample_types", "units_compatible", *_error_names,
 ]

@@ -167,6 +167,10 @@ class ohk_statistics_result(Structure):
                 ("sources", POINTER(ohk_statistics_source)), ("source_count", c_uint64)]
 
 
+class ohk_store_type_count(Structure):
+    _fields_ = [("type", c_char_p), ("samples", c_uint64), ("deleted_objects", c_uint64)]
+
+
 class ohk_category_duration(Structure):
     _fields_ = [("value", c_int64), ("seconds", c_double)]
 
@@ -432,6 +436,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
                                                P(ohk_predicate), c_uint32, c_double, c_uint32, c_int32, c_double,
                                                c_double, c_int32, c_char_p]),
     "ohk_category_durations_free": (None, [P(ohk_category_durations_result)]),
+    "ohk_store_type_counts": (c_int32, [P(P(ohk_store_type_count)), P(c_uint64), P(ohk_store)]),
+    "ohk_store_type_counts_free": (None, [P(ohk_store_type_count), c_uint64]),
     "ohk_batch_is_initial": (c_int32, [P(c_int32), P(ohk_batch)]),
     "ohk_query_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32,
                                                   c_double, c_uint32, c_int32, c_double, c_double, c_int32, c_char_p,

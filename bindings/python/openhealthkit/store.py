@@ -34,6 +34,8 @@ from .statistics import Statistics, StatisticsList, StatisticsOptions, Statistic
 from .workout_list import WorkoutList
 from . import sleep as _sleep
 from .sleep import SleepNights
+from . import summary as _summary
+from .summary import StoreSummary
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 from .workouts import (
     AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
@@ -324,6 +326,16 @@ class HealthStore:
         outcome = n.ohk_save_outcome()
         n.lib.ohk_store_save_workout(outcome, self._handle, sample, fields)
         return [_outcome(outcome)]
+
+    def summary(self, *, spans: bool = True) -> StoreSummary:
+        """What ``ohk stats`` prints: every type the store has held a sample
+        of, with its live samples and retained deleted objects, and (with
+        ``spans``, which reads each type's samples) its first start, last
+        end and sources; ``.anchor`` is where changes from now on start,
+        ``.to_pandas()`` a frame by type."""
+        if not isinstance(spans, bool):
+            raise ArgumentTypeError(f"spans must be a bool, not {type(spans).__name__}")
+        return _summary.summary(self, spans)
 
     def sleep_nights(self, first: date, last: date, *, utc_offset: timedelta = timedelta(0),
                      time_zone: str | None = None, local_time: bool = False,

@@ -142,7 +142,8 @@ STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
            "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info",
            "ohk_workout_statistics", "ohk_workout_event", "ohk_workout_activity", "ohk_workout",
            "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
-           "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary"]
+           "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary", "ohk_store_type_count",
+           "ohk_category_duration", "ohk_category_interval", "ohk_category_durations_result"]
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")

@@ -76,3 +76,22 @@ def test_the_latest_n_samples(store):
     assert [s.value for s in store.sample_query(STEPS)] == [10, 20, 5]
     with pytest.raises(ohk.InvalidArgumentError, match="sort"):
         store.sample_query(STEPS, sort="value")
+
+
+def test_a_summary_is_what_ohk_stats_prints(store):
+    saved_out_of_order(store)
+    first, _, _ = store.query(STEPS)
+    store.delete([first[0]])
+    summary = store.summary()
+    assert [(t.type, t.samples, t.deleted_objects) for t in summary] == [("HKQuantityTypeIdentifierStepCount", 2, 1)]
+    steps = summary[0]
+    # The late sample was saved first, so it was deleted: the span is the two left.
+    assert steps.first == T0 and steps.last == T0 + timedelta(minutes=11)
+    assert steps.sources == [ohk.DEFAULT_SOURCE.name]
+    assert summary.samples == 2 and summary.deleted_objects == 1
+    # The anchor is now: a query from it sees only later changes.
+    store.save([walk(5, 1)])
+    assert len(store.query(STEPS, summary.anchor).samples) == 1
+    frame = summary.to_pandas()
+    assert frame.loc["StepCount", "samples"] == 2 and frame.loc["StepCount", "deleted_objects"] == 1
+    assert store.summary(spans=False)[0].first is None
