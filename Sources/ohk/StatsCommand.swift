@@ -30,6 +30,10 @@ struct StatsCommand: ParsableCommand {
         (a week from a Sunday runs Sunday to Saturday), else at the
         boundary before the first sample: midnight, Monday, the 1st.
 
+        With a category type: the hours each value covers per interval,
+        sources merged by priority; SleepAnalysis by day is by night, noon
+        to noon, filed under the day the night ends.
+
         With Workout: workouts per interval by their start, with their
         minutes, kilometres and kilocalories, each counted once: of likely
         duplicates (same activity, start, end and totals, as an app that
@@ -44,12 +48,13 @@ struct StatsCommand: ParsableCommand {
           ohk stats StepCount --by day --tz Europe/Paris
           ohk stats StepCount --by day --local-time --from 2020-11-01 --to 2020-11-30
           ohk stats Workout --by month
+          ohk stats SleepAnalysis --from 2020-11-01 --to 2020-11-30 --tz Europe/Paris
         """
     )
 
     @OptionGroup var location: StoreLocation
 
-    @Argument(help: "A quantity type (StepCount or HKQuantityTypeIdentifierStepCount) for its figures per interval, or Workout.")
+    @Argument(help: "A quantity type (StepCount or HKQuantityTypeIdentifierStepCount) for its figures per interval, a category type (SleepAnalysis), or Workout.")
     var type: String?
 
     @Option(help: "The interval: hour, day, week, month or year, or N units (2day).")
@@ -161,6 +166,13 @@ struct StatsCommand: ParsableCommand {
         if t == TypeCatalogue.workoutType {
             return try WorkoutStats(interval: try Self.interval(by), from: from, to: to, time: try statsTime(),
                                     format: json ? .json : format).run(store)
+        }
+        if case .category = t.kind {
+            guard !(sum || average || min || max || mostRecent || bySource) else {
+                throw ValidationError("\(TypeCatalogue.shortName(t)) is a category type: its statistics are the time each value covers")
+            }
+            return try CategoryStats(type: t, interval: try Self.interval(by), from: from, to: to, time: try statsTime(),
+                                     format: json ? .json : format).run(store)
         }
         guard case .quantity(_, let style) = t.kind else {
             throw ValidationError("\(TypeCatalogue.shortName(t)) is a \(t.kindName) type: statistics are of quantity types")
