@@ -47,12 +47,7 @@ struct CategoryStats {
         }
         switch format {
         case .table:
-            let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
-            for r in [header] + rows {
-                print(r.enumerated().map { i, v in
-                    i < 2 ? v + String(repeating: " ", count: widths[i] - v.count) : String(repeating: " ", count: widths[i] - v.count) + v
-                }.joined(separator: "  "))
-            }
+            OutputText.printTable(header, rows, left: 2)
         case .csv:
             for r in [header] + rows { print(r.map(StatsByInterval.csvField).joined(separator: ",")) }
         case .json:

@@ -32,4 +32,16 @@ enum OutputText {
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
         return "\(rounded)"
     }
+
+    /// Prints `rows` under `header` in columns two spaces apart: the first
+    /// `left` columns (labels) left-aligned, the others (figures) right-aligned.
+    static func printTable(_ header: [String], _ rows: [[String]], left: Int) {
+        let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
+        for r in [header] + rows {
+            print(r.enumerated().map { i, v in
+                let pad = String(repeating: " ", count: widths[i] - v.count)
+                return i < left ? v + pad : pad + v
+            }.joined(separator: "  "))
+        }
+    }
 }

@@ -59,7 +59,7 @@ struct StatsByInterval {
             // The end is the next start: the table shows starts only.
             let header = ["start"] + (separate ? ["source"] : [])
                 + columns.map { $0.isQuantity ? "\($0.name) (\(shown))" : $0.name }
-            printTable(header, rows.map { [$0[0]] + $0.dropFirst(2) })
+            OutputText.printTable(header, rows.map { [$0[0]] + $0.dropFirst(2) }, left: separate ? 2 : 1)
         case .csv:
             // One unit column, as every frame and CSV has (rule 44).
             for r in [names + columns.map(\.name) + ["unit"]] + rows.map({ $0 + [shown.description] }) {
@@ -76,17 +76,6 @@ struct StatsByInterval {
                 return o.closed
             }
             print(JSONObject.array(objects))
-        }
-    }
-
-    private func printTable(_ header: [String], _ rows: [[String]]) {
-        let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
-        for r in [header] + rows {
-            print(r.enumerated().map { i, v in
-                i == 0 || (i == 1 && options.contains(.separateBySource))
-                    ? v + String(repeating: " ", count: widths[i] - v.count)
-                    : String(repeating: " ", count: widths[i] - v.count) + v
-            }.joined(separator: "  "))
         }
     }
 

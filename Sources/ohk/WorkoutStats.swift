@@ -51,12 +51,7 @@ struct WorkoutStats {
         let names = ["start", "end", "workouts", "duration (min)", "distance (km)", "energy (kcal)", "duplicates not counted"]
         switch format {
         case .table:
-            let widths = names.indices.map { i in ([names] + rows).map { $0[i].count }.max() ?? 0 }
-            for r in [names] + rows {
-                print(r.enumerated().map { i, v in
-                    i < 2 ? v + String(repeating: " ", count: widths[i] - v.count) : String(repeating: " ", count: widths[i] - v.count) + v
-                }.joined(separator: "  "))
-            }
+            OutputText.printTable(names, rows, left: 2)
             if !copiesOf.isEmpty {
                 print("\(copiesOf.count) likely duplicate workouts not counted (same activity, start, end and totals)")
             }
