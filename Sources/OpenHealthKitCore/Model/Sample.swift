@@ -388,7 +388,6 @@ public struct Sample: Hashable, Sendable {
         return try canonical.convert(v, to: unit)
     }
 
-    /// Everything a save refuses (rules 13, 14, 17 of docs/semantics.md).
     /// "HeartRate -3 count/min is out of range: HeartRate lies from 0 to
     /// 600 count/min", in the type's display unit (rule 56).
     private static func implausible(_ v: Double, _ range: ClosedRange<Double>, _ type: SampleType,
@@ -405,6 +404,7 @@ public struct Sample: Hashable, Sendable {
         return "\(name) \(text(v)) \(shown) is out of range: \(name) lies from \(text(range.lowerBound)) to \(text(range.upperBound)) \(shown)"
     }
 
+    /// Everything a save refuses (rules 13, 14, 17 and 56 of docs/semantics.md).
     func validate() throws {
         let s = startDate.timeIntervalSinceReferenceDate, e = endDate.timeIntervalSinceReferenceDate
         guard s.isFinite, e.isFinite else {

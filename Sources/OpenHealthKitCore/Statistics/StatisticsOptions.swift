@@ -26,14 +26,17 @@ public struct StatisticsOptions: OptionSet, Hashable, Sendable {
     /// Refuses options that do not fit `type` (rule 25): statistics are of
     /// quantity types; a sum of a cumulative type; an average, minimum or
     /// maximum of a discrete one; the most recent value and the duration
-    /// of either. Of a category type, the duration alone (rule 59). HealthKit throws an exception here; the library gives an
-    /// error that names the option and the type.
+    /// of either; of a category type, the duration alone (rule 59).
+    /// HealthKit throws an exception here; the library gives an error that
+    /// names the option and the type.
     public func check(for type: SampleType) throws {
         if case .category = type.kind {
             // Not HealthKit's: the time category samples cover (sleep), sources merged (rule 59).
-            guard contains(.duration), isSubset(of: [.duration, .separateBySource, .sampleLocalTime]) else {
-                throw OHKError(.invalidArgument, "statistics of the category type \(type.identifier) are durations: give "
-                               + "duration (with separateBySource or sampleLocalTime if wanted), not \(subtracting([.duration, .separateBySource, .sampleLocalTime]).names.joined(separator: ", "))")
+            let allowed: StatisticsOptions = [.duration, .separateBySource, .sampleLocalTime]
+            guard contains(.duration), isSubset(of: allowed) else {
+                let wrong = subtracting(allowed).names
+                throw OHKError(.invalidArgument, "statistics of the category type \(type.identifier) are durations: give duration"
+                               + (wrong.isEmpty ? "" : ", not \(wrong.joined(separator: ", "))"))
             }
             return
         }
