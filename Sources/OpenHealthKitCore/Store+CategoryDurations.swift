@@ -31,17 +31,9 @@ extension Store {
         guard case .category = type.kind else {
             throw OHKError(.invalidArgument, "category durations are of category types; \(type.identifier) is a \(type.kindName) type")
         }
-        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
-        guard abs(utcOffset) <= Sample.maxUTCOffset else {
-            throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
-        }
         let (edges, time) = try Self.collectionEdges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset,
                                                      timeZone: timeZone, sampleLocal: sampleLocalTime)
-        let margin = Double(2 * Sample.maxUTCOffset)
-        let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
-                                               end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
-        let read = try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window,
-                                         localOffset: time.localOffset)
+        let read = try collectionSamples(type, predicate, edges: edges, time: time)
         let n = edges.count - 1
         // Clipped local-time segments per interval and value.
         var segments = [[Int: [(Double, Double)]]](repeating: [:], count: n)

@@ -44,10 +44,6 @@ extension Store {
                                      anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
                                      utcOffset: Int = 0, timeZone: ZoneRules? = nil) throws -> [Statistics] {
         try options.check(for: type)
-        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
-        guard abs(utcOffset) <= Sample.maxUTCOffset else {
-            throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
-        }
         let (edges, time) = try Self.collectionEdges(anchor: anchor, interval: interval, from: from, to: to,
                                                      utcOffset: utcOffset, timeZone: timeZone,
                                                      sampleLocal: options.contains(.sampleLocalTime))
@@ -64,14 +60,17 @@ extension Store {
     public static func intervalEdges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date,
                                      utcOffset: Int = 0, timeZone: ZoneRules? = nil,
                                      sampleLocal: Bool = false) throws -> [Date] {
-        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
-        return try collectionEdges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset,
+        try collectionEdges(anchor: anchor, interval: interval, from: from, to: to, utcOffset: utcOffset,
                                    timeZone: timeZone, sampleLocal: sampleLocal)
             .edges.map { Date(timeIntervalSinceReferenceDate: $0) }
     }
 
     static func collectionEdges(anchor: Date, interval: StatisticsInterval, from: Date, to: Date, utcOffset: Int,
                                 timeZone: ZoneRules?, sampleLocal: Bool) throws -> (edges: [Double], time: EdgeTime) {
+        guard interval.count > 0 else { throw OHKError(.invalidArgument, "a statistics interval needs a positive count") }
+        guard abs(utcOffset) <= Sample.maxUTCOffset else {
+            throw OHKError(.invalidArgument, "a UTC offset lies within ±\(Sample.maxUTCOffset) s, got \(utcOffset)")
+        }
         if sampleLocal, timeZone != nil {
             throw OHKError(.invalidArgument, "sampleLocalTime counts each sample in its own UTC offset; give it no time zone")
         }
@@ -113,13 +112,19 @@ extension Store {
     /// the edges, read and merged (rule 26), then fed to the intervals.
     private func collectionFromSamples(_ type: SampleType, _ predicate: SamplePredicate?, _ options: StatisticsOptions,
                                        edges: [Double], time: EdgeTime) throws -> [Statistics] {
-        // Every sample whose local time may reach an interval: offsets lie within ±18 hours.
+        let read = try collectionSamples(type, predicate, edges: edges, time: time)
+        return try compute(type, options, read, edges: edges, time: time)
+    }
+
+    /// Every sample matching `predicate` whose local time may reach the
+    /// edges (offsets lie within ±18 hours), as statistics read them.
+    func collectionSamples(_ type: SampleType, _ predicate: SamplePredicate?, edges: [Double],
+                          time: EdgeTime) throws -> StatisticsRead {
         let margin = Double(2 * Sample.maxUTCOffset)
         let window = SamplePredicate.dateRange(start: Date(timeIntervalSinceReferenceDate: edges.first! - margin),
                                                end: Date(timeIntervalSinceReferenceDate: edges.last! + margin), options: [])
-        let predicate = predicate.map { .and([$0, window]) } ?? window
-        let read = try statisticsSamples(type: type, predicate: predicate, localOffset: time.localOffset)
-        return try compute(type, options, read, edges: edges, time: time)
+        return try statisticsSamples(type: type, predicate: predicate.map { .and([$0, window]) } ?? window,
+                                     localOffset: time.localOffset)
     }
 
     /// The sources of `type` in the order set with `setSourcePriority`

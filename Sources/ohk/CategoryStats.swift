@@ -17,26 +17,17 @@ struct CategoryStats {
     var isNights: Bool { type.identifier == "HKCategoryTypeIdentifierSleepAnalysis" && interval == .day }
 
     func run(_ store: Store) throws {
-        guard let whole = try store.statistics(type: type, options: .duration) else {
+        // Nights: --from/--to name the days nights end on; each runs from the noon before, on the wall clock.
+        let range = try time.span(from: from, to: to, unit: interval.unit, wallShift: isNights ? -12 * 3600 : 0) {
+            try store.statistics(type: type, options: .duration).map { ($0.startDate, $0.endDate) }
+        }
+        guard let (lo, hi, anchor) = range else {
             print(format == .json ? "[]" : "no \(TypeCatalogue.shortName(type)) samples")
             return
         }
-        // Nights: --from/--to name the days nights end on; each runs from the noon before, on the wall clock.
-        let shift = isNights ? -12.0 * 3600 : 0
-        let wallShifted = { (d: Date) in
-            Date(timeIntervalSince1970: time.instant(ofWall: time.wall(ofInstant: d.timeIntervalSince1970) + shift))
-        }
-        let given = (from: try time.date(from, "--from", isEnd: false), to: try time.date(to, "--to", isEnd: true))
-        let lo = given.from.map(wallShifted) ?? whole.startDate
-        let hi = given.to.map(wallShifted) ?? whole.endDate.addingTimeInterval(0.001)
-        guard lo < hi else { throw ValidationError("--from '\(from ?? "")' is not before the end of --to '\(to ?? "")'") }
-        // Without --from: the boundary before the first sample (for nights, the noon before it).
-        let anchor = given.from.map(wallShifted)
-            ?? (isNights ? wallShifted(time.anchor(.day, before: lo.addingTimeInterval(12 * 3600)))
-                         : time.anchor(interval.unit, before: lo))
-        let sampleLocal: Bool = { if case .sampleLocal = time { true } else { false } }()
         let found = try store.categoryDurations(type: type, anchor: anchor, interval: interval, from: lo, to: hi,
-                                                utcOffset: time.utcOffset, timeZone: time.zone, sampleLocalTime: sampleLocal)
+                                                utcOffset: time.utcOffset, timeZone: time.zone,
+                                                sampleLocalTime: time.isSampleLocal)
         let values = Set(found.flatMap(\.byValue.keys)).sorted()
         let names = values.map { type.categoryValueName($0) ?? "\($0)" }
         let header = [isNights ? "night" : "start", "end"] + names.map { "\($0) (h)" } + ["any (h)"]

@@ -16,24 +16,15 @@ struct StatsByInterval {
 
     func run(_ store: Store) throws {
         var options = options
-        if case .sampleLocal = time { options.insert(.sampleLocalTime) }
-        let given = (from: try time.date(from, "--from", isEnd: false), to: try time.date(to, "--to", isEnd: true))
+        if time.isSampleLocal { options.insert(.sampleLocalTime) }
         // Without --from/--to: the time the type's samples cover.
-        var whole: (start: Date, end: Date)?
-        if given.from == nil || given.to == nil {
-            guard let all = try store.statistics(type: type, options: .duration) else {
-                print(format == .json ? "[]" : "no \(TypeCatalogue.shortName(type)) samples")
-                return
-            }
-            // Just past the last end, so that an instant there has its interval.
-            whole = (all.startDate, all.endDate.addingTimeInterval(0.001))
+        let range = try time.span(from: from, to: to, unit: interval.unit) {
+            try store.statistics(type: type, options: .duration).map { ($0.startDate, $0.endDate) }
         }
-        let from = given.from ?? whole!.start, to = given.to ?? whole!.end
-        if given.from != nil, given.to != nil, from >= to {
-            throw ValidationError("--from '\(self.from!)' is not before the end of --to '\(self.to!)'")
+        guard let (from, to, anchor) = range else {
+            print(format == .json ? "[]" : "no \(TypeCatalogue.shortName(type)) samples")
+            return
         }
-        // Intervals start at --from, else at the calendar's boundary before the first sample.
-        let anchor = given.from ?? time.anchor(interval.unit, before: from)
         let stats = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
                                                    from: from, to: to, utcOffset: time.utcOffset, timeZone: time.zone)
         let canonical = type.canonicalUnit!

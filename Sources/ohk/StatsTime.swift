@@ -52,6 +52,11 @@ enum StatsTime {
         if case .zone(let z) = self { return z }
         return nil
     }
+    /// Whether each sample counts in its own offset (`--local-time`).
+    var isSampleLocal: Bool {
+        if case .sampleLocal = self { return true }
+        return false
+    }
 
     /// The instant (Unix seconds) of a wall-clock time (Unix seconds read
     /// as a wall clock), as the core reads a date it is given.
@@ -107,6 +112,34 @@ enum StatsTime {
     private static func notADate(_ text: String, _ what: String) -> ValidationError {
         ValidationError("\(what) '\(text)' is neither a day (2020-11-01) nor an ISO 8601 date-time "
                         + "(2020-11-01T08:00:00, with Z or +01:00 for an instant)")
+    }
+
+    /// The span `ohk stats` counts and where its intervals start (rule 28):
+    /// --from and --to as `date` reads them, each missing one from `whole`
+    /// (what is counted: its first start and last end; nil when there is
+    /// nothing, and then so is the result); the first interval at --from,
+    /// else at the boundary before the span. `wallShift` moves the given
+    /// dates and that boundary on the wall clock: nights start at the noon
+    /// before the day they are filed under.
+    func span(from: String?, to: String?, unit: StatisticsInterval.Unit, wallShift: Double = 0,
+              whole: () throws -> (start: Date, end: Date)?) throws -> (from: Date, to: Date, anchor: Date)? {
+        let shifted = { (d: Date) -> Date in
+            guard wallShift != 0 else { return d }
+            return Date(timeIntervalSince1970: self.instant(ofWall: self.wall(ofInstant: d.timeIntervalSince1970) + wallShift))
+        }
+        let given = (from: try date(from, "--from", isEnd: false).map(shifted), to: try date(to, "--to", isEnd: true).map(shifted))
+        var all: (start: Date, end: Date)?
+        if given.from == nil || given.to == nil {
+            guard let w = try whole() else { return nil }
+            all = w
+        }
+        // Just past the last end, so that an instant there has its interval.
+        let lo = given.from ?? all!.start, hi = given.to ?? all!.end.addingTimeInterval(0.001)
+        if given.from != nil, given.to != nil, lo >= hi {
+            throw ValidationError("--from '\(from!)' is not before the end of --to '\(to!)'")
+        }
+        let anchor = given.from ?? shifted(self.anchor(unit, before: lo.addingTimeInterval(-wallShift)))
+        return (lo, hi, anchor)
     }
 
     /// Where intervals start, at or before the instant `d` in this time:

@@ -16,16 +16,17 @@ struct WorkoutStats {
         let all = try store.anchoredQuery([QueryDescriptor(type: TypeCatalogue.workoutType)], anchor: nil).samples
         let copies = WorkoutDuplicates.originals(all)
         var counted = all.indices.filter { copies[$0] == nil }.map { all[$0] }
-        guard let first = counted.map(\.startDate).min(), let last = counted.map(\.startDate).max() else {
+        // Without --from/--to: the first and last start of the workouts counted.
+        let range = try time.span(from: from, to: to, unit: interval.unit) {
+            guard let first = counted.map(\.startDate).min(), let last = counted.map(\.startDate).max() else { return nil }
+            return (first, last)
+        }
+        guard let (lo, hi, anchor) = range else {
             print(format == .json ? "[]" : "no workouts")
             return
         }
-        let given = (from: try time.date(from, "--from", isEnd: false), to: try time.date(to, "--to", isEnd: true))
-        let lo = given.from ?? first, hi = given.to ?? last.addingTimeInterval(0.001)
-        guard lo < hi else { throw ValidationError("--from '\(from ?? "")' is not before the end of --to '\(to ?? "")'") }
-        let anchor = given.from ?? time.anchor(interval.unit, before: lo)
         let edges = try Store.intervalEdges(anchor: anchor, interval: interval, from: lo, to: hi, utcOffset: time.utcOffset,
-                                            timeZone: time.zone, sampleLocal: { if case .sampleLocal = time { true } else { false } }())
+                                            timeZone: time.zone, sampleLocal: time.isSampleLocal)
         // A workout belongs to the interval its start falls in (its own local time with --local-time).
         let local: (Sample) -> Date = { s in
             guard case .sampleLocal(let q) = time else { return s.startDate }
