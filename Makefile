@@ -25,7 +25,7 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
+.PHONY: deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench
@@ -45,6 +45,15 @@ c-deps: deps
 	@{ pkg-config --exists cmocka && command -v valgrind >/dev/null; } 2>/dev/null || { \
 	  echo "installing libcmocka-dev and valgrind"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
+
+# PostgreSQL's server, client and libpq for the sink's tests, which start
+# a throwaway cluster of their own (scripts/pg_cluster.sh).
+pg-deps:
+	@{ ls /usr/lib/postgresql/*/bin/initdb && ldconfig -p | grep -q libpq.so.5 && command -v psql \
+	   && command -v runuser; } >/dev/null 2>&1 || { \
+	  echo "installing postgresql, postgresql-client and libpq5"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    postgresql postgresql-client libpq5 util-linux >/dev/null; }
 
 # What the Python tests need: pytest, NumPy for the columnar path, pandas
 # for statistics as a DataFrame, mypy for tests/test_typing.py.
@@ -87,7 +96,7 @@ build: deps
 # the C API (header, library, C tests under valgrind and AddressSanitizer,
 # examples, an installed-copy build), then the Python package (pytest, and
 # `pip install` into a fresh venv), then the fuzz and crash smoke runs.
-test: deps
+test: deps pg-deps
 	python3 scripts/check_self_contained.py
 	python3 scripts/check_semantics.py
 	python3 scripts/gen_identifiers.py --check

@@ -73,10 +73,24 @@ let package = Package(
             dependencies: ["OpenHealthKitCore"],
             path: "Sources/OpenHealthKit"
         ),
+        // Samples as JSON text: ohk's output and the sink's jsonb columns.
+        .target(
+            name: "OpenHealthKitJSON",
+            dependencies: ["OpenHealthKitCore"],
+            path: "Sources/OpenHealthKitJSON"
+        ),
+        // The PostgreSQL sink (docs/postgres.md): libpq is opened when a
+        // sink connects, so nothing here links beyond the core.
+        .target(
+            name: "OpenHealthKitPostgres",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON"],
+            path: "Sources/OpenHealthKitPostgres",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
         // The command-line tool.
         .executableTarget(
             name: "ohk",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "OpenHealthKitJSON", "OpenHealthKitPostgres",
                            .product(name: "ArgumentParser", package: "swift-argument-parser",
                                     condition: .when(traits: ["CommandLineTool"]))],
             path: "Sources/ohk"
@@ -144,6 +158,12 @@ let package = Package(
             name: "OpenHealthKitImportTests",
             dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk", "TestSupport"],
             path: "Tests/OpenHealthKitImportTests"
+        ),
+        // The PostgreSQL sink against a throwaway cluster (scripts/pg_cluster.sh).
+        .testTarget(
+            name: "OpenHealthKitPostgresTests",
+            dependencies: ["OpenHealthKitPostgres", "OpenHealthKitCore", "ohk", "TestSupport"],
+            path: "Tests/OpenHealthKitPostgresTests"
         ),
         // The seeds' Swift code, compiled against OpenHealthKit, and the
         // API's own tests (Swift 5 mode: the seeds are Swift 5 code).

@@ -35,15 +35,7 @@ extension Store {
             var counts: [StoreStatistics.TypeCount] = []
             try txn.forEachType(trees) { identifier, id in
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
-                let type: SampleType
-                if let standard = TypeCatalogue.standard[identifier] {
-                    type = standard
-                } else {
-                    guard let raw = try txn.get(trees.custom, Array(identifier.utf8)) else {
-                        throw OHKError(.storage, "type '\(identifier)' has samples but no definition")
-                    }
-                    type = SampleType(identifier: identifier, kind: try TableCodec.decodeKind(raw), isCustom: true)
-                }
+                let type = try storedType(identifier, txn)
                 let gone = deleted[id, default: 0]
                 counts.append(.init(type: type, samples: txn.entries(t.records) - gone, deletedObjects: gone))
             }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 /// `ohk stats SleepAnalysis --by day`: the time each value of a category
 /// type covers per interval, sources merged by priority (rule 59), in

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 struct ChangesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 /// The person's characteristics (rule 38) as `ohk stats` prints them:
 /// HealthKit's value names without their prefix (`Female`, `ONegative`),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OpenHealthKitCore
+import OpenHealthKitJSON
 import OpenHealthKitImport
 
 struct ImportCommand: ParsableCommand {

@@ -17,6 +17,7 @@ struct OHK: ParsableCommand {
           ohk query HKQuantityTypeIdentifierBodyMass --where 'startDate >= 2020-01-01' --limit 10
           ohk changes --since none --anchor-file state.anchor
           ohk changes --anchor-file state.anchor --follow
+          ohk sink postgres --url postgresql://me@localhost/health --follow
 
         Exit codes:
           0   success
@@ -31,6 +32,7 @@ struct OHK: ParsableCommand {
         version: LibraryVersion.string,
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
-                      PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self]
+                      PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self,
+                      SinkCommand.self]
     )
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 struct ObserveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -6,9 +6,12 @@ final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool
     private let started = ContinuousClock.now
     private var lastDraw = ContinuousClock.now - .seconds(1)
+    /// What the rate counts, and how many of `done` make one of it.
+    private let rateUnit: String, rateScale: Double
 
-    init(enabled: Bool) {
+    init(enabled: Bool, rateUnit: String = "MB/s", rateScale: Double = 1e6) {
         self.enabled = enabled && isatty(2) != 0
+        (self.rateUnit, self.rateScale) = (rateUnit, rateScale)
     }
 
     func update(done: Int64, total: Int64, detail: String) {
@@ -19,8 +22,8 @@ final class ProgressBar: @unchecked Sendable {
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
         let seconds = max(0.001, elapsedSeconds)
-        let rate = Double(done) / seconds / 1e6
-        writeStderr("\r[\(bar)] \(Int(fraction * 100))%  \(format(rate)) MB/s  \(detail)\u{1b}[K")
+        let rate = Double(done) / seconds / rateScale
+        writeStderr("\r[\(bar)] \(Int(fraction * 100))%  \(format(rate)) \(rateUnit)  \(detail)\u{1b}[K")
     }
 
     func finish() {

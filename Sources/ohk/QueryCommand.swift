@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 struct QueryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 /// `ohk stats TYPE --by day`: a statistics collection, printed as a
 /// table, CSV or JSON (rules 25–29).

@@ -1,5 +1,6 @@
 import ArgumentParser
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 struct TypesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

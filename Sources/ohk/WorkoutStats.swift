@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitJSON
 
 /// `ohk stats Workout --by month`: workouts per interval, each counted
 /// once (rule 57: likely duplicates aside), with their time, distance and

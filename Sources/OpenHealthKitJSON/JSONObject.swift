@@ -1,11 +1,14 @@
 import FoundationEssentials
 import OpenHealthKitCore
 
-/// Builds one JSON object as text. Written by hand because `changes` may
-/// print millions of lines, and an encoder per line would dominate.
-struct JSONObject {
-    private(set) var text = "{"
+/// Builds one JSON object as text. Written by hand because `ohk changes`
+/// may print millions of lines, and the sink store millions of rows: an
+/// encoder per line would dominate.
+package struct JSONObject {
+    package private(set) var text = "{"
     private var first = true
+
+    package init() {}
 
     private mutating func key(_ k: String) {
         if !first { text += "," }
@@ -14,48 +17,48 @@ struct JSONObject {
         text += ":"
     }
 
-    mutating func add(_ k: String, _ v: String?) {
+    package mutating func add(_ k: String, _ v: String?) {
         guard let v else { return }
         key(k)
         JSONObject.append(string: v, to: &text)
     }
 
-    mutating func add(_ k: String, number v: Double) {
+    package mutating func add(_ k: String, number v: Double) {
         key(k)
-        text += OutputText.number(v)
+        text += TextForms.number(v)
     }
 
-    mutating func add(_ k: String, int v: Int) {
+    package mutating func add(_ k: String, int v: Int) {
         key(k)
         text += String(v)
     }
 
-    mutating func add(_ k: String, bool v: Bool) {
+    package mutating func add(_ k: String, bool v: Bool) {
         key(k)
         text += v ? "true" : "false"
     }
 
-    mutating func add(_ k: String, object v: JSONObject) {
+    package mutating func add(_ k: String, object v: JSONObject) {
         key(k)
         text += v.closed
     }
 
-    mutating func add(_ k: String, raw v: String) {
+    package mutating func add(_ k: String, raw v: String) {
         key(k)
         text += v
     }
 
-    var closed: String { text + "}" }
+    package var closed: String { text + "}" }
 
-    static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
+    package static func array(_ items: [String]) -> String { "[" + items.joined(separator: ",") + "]" }
 
-    static func quoted(_ s: String) -> String {
+    package static func quoted(_ s: String) -> String {
         var out = ""
         append(string: s, to: &out)
         return out
     }
 
-    static func append(string s: String, to out: inout String) {
+    package static func append(string s: String, to out: inout String) {
         out += "\""
         for u in s.unicodeScalars {
             switch u {
@@ -79,13 +82,13 @@ extension JSONObject {
     /// unit (named beside it), device and metadata when present.
     /// Adds `displayValue` and `displayUnit`: a quantity sample's value
     /// in `unit` (nothing when nil), beside its canonical `value`.
-    mutating func addDisplay(_ s: Sample, in unit: HealthUnit?) throws {
+    package mutating func addDisplay(_ s: Sample, in unit: HealthUnit?) throws {
         guard let unit else { return }
         add("displayValue", number: try s.quantity(in: unit))
         add("displayUnit", unit.description)
     }
 
-    static func sample(_ s: Sample) -> JSONObject {
+    package static func sample(_ s: Sample) -> JSONObject {
         var o = object(s.uuid, s.type, s.startDate, s.endDate)
         switch s.value {
         case .quantity(let q):
@@ -131,7 +134,7 @@ extension JSONObject {
             if let hr = e.averageHeartRate { ecg.add("averageHeartRateBPM", number: hr) }
             if let f = e.samplingFrequency { ecg.add("samplingFrequencyHz", number: f) }
             ecg.add("lead", "\(e.lead)")
-            ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(OutputText.number)))
+            ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(TextForms.number)))
             o.add("electrocardiogram", object: ecg)
         case .clinicalRecord(let c):
             // The resource's JSON as it came, as a string: its bytes are
@@ -148,22 +151,22 @@ extension JSONObject {
         case .heartbeats(let h):
             // Each beat `[seconds since the start, preceded by a gap]`.
             o.add("value", int: h.beats.count)
-            o.add("beats", raw: array(h.beats.map { "[\(OutputText.number($0.timeSinceStart)),\($0.precededByGap)]" }))
+            o.add("beats", raw: array(h.beats.map { "[\(TextForms.number($0.timeSinceStart)),\($0.precededByGap)]" }))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)
         o.add("sourceVersion", s.source.version)
-        if let c = s.creationDate { o.add("creationDate", OutputText.time(c)) }
+        if let c = s.creationDate { o.add("creationDate", TextForms.time(c)) }
         if let offset = s.utcOffset { o.add("utcOffset", int: offset) }
         if let d = s.device { o.add("device", object: device(d)) }
         if !s.metadata.isEmpty { o.add("metadata", object: metadata(s.metadata)) }
         return o
     }
 
-    static func deleted(_ d: DeletedObject) -> JSONObject {
+    package static func deleted(_ d: DeletedObject) -> JSONObject {
         var o = object(d.uuid, d.type, d.startDate, d.endDate)
         o.add("source", d.source.bundleIdentifier)
-        o.add("deleted", OutputText.time(d.deletionDate))
+        o.add("deleted", TextForms.time(d.deletionDate))
         if !d.metadata.isEmpty { o.add("metadata", object: metadata(d.metadata)) }
         return o
     }
@@ -173,25 +176,25 @@ extension JSONObject {
         var o = JSONObject()
         o.add("uuid", uuid.uuidString)
         o.add("type", type.identifier)
-        o.add("start", OutputText.time(start))
-        o.add("end", OutputText.time(end))
+        o.add("start", TextForms.time(start))
+        o.add("end", TextForms.time(end))
         return o
     }
 
-    static func device(_ d: Device) -> JSONObject {
+    package static func device(_ d: Device) -> JSONObject {
         var o = JSONObject()
         for f in Device.Field.allCases { o.add("\(f)", d[f]) }
         return o
     }
 
-    static func metadata(_ m: [String: MetadataValue]) -> JSONObject {
+    package static func metadata(_ m: [String: MetadataValue]) -> JSONObject {
         var o = JSONObject()
         for (k, v) in m.sorted(by: { $0.key < $1.key }) {
             switch v {
             case .string(let s): o.add(k, s)
             case .number(let n): o.add(k, number: n)
             case .bool(let b): o.add(k, bool: b)
-            case .date(let d): o.add(k, OutputText.time(d))
+            case .date(let d): o.add(k, TextForms.time(d))
             }
         }
         return o

@@ -5,7 +5,7 @@ import OpenHealthKitCore
 /// HealthKit's name and number, the duration in seconds, totals in their
 /// canonical units (kcal, m, counts), events, activities and statistics.
 extension JSONObject {
-    static func workout(_ w: Workout) -> JSONObject {
+    package static func workout(_ w: Workout) -> JSONObject {
         var o = JSONObject()
         o.add("activityType", WorkoutActivityType.names[w.activityType])
         o.add("activityTypeNumber", int: Int(clamping: w.activityType))
@@ -24,12 +24,12 @@ extension JSONObject {
     /// `[unix seconds, latitude, longitude, altitude, horizontal accuracy,
     /// vertical accuracy, course, speed]` (null where unknown), compact
     /// because routes hold thousands.
-    static func route(_ r: WorkoutRoute) -> JSONObject {
+    package static func route(_ r: WorkoutRoute) -> JSONObject {
         var o = JSONObject()
         o.add("workout", r.workout?.uuidString)
         let points = r.locations.map { l in
             let fields = [l.timestamp.timeIntervalSince1970, l.latitude, l.longitude] + l.optionals
-            return "[" + fields.map { $0.map(OutputText.number) ?? "null" }.joined(separator: ",") + "]"
+            return "[" + fields.map { $0.map(TextForms.number) ?? "null" }.joined(separator: ",") + "]"
         }
         o.add("locations", raw: array(points))
         return o
@@ -40,8 +40,8 @@ extension JSONObject {
     private static func event(_ e: WorkoutEvent) -> JSONObject {
         var o = JSONObject()
         o.add("type", eventNames[e.type] ?? String(e.type))
-        o.add("start", OutputText.time(e.start))
-        o.add("end", OutputText.time(e.end))
+        o.add("start", TextForms.time(e.start))
+        o.add("end", TextForms.time(e.end))
         if !e.metadata.isEmpty { o.add("metadata", object: metadata(e.metadata)) }
         return o
     }
@@ -50,8 +50,8 @@ extension JSONObject {
         var o = JSONObject()
         o.add("uuid", a.uuid.uuidString)
         o.add("activityType", WorkoutActivityType.names[a.activityType])
-        o.add("start", OutputText.time(a.start))
-        if let end = a.end { o.add("end", OutputText.time(end)) }
+        o.add("start", TextForms.time(a.start))
+        if let end = a.end { o.add("end", TextForms.time(end)) }
         if let d = a.duration { o.add("duration", number: d) }
         if !a.statistics.isEmpty { o.add("statistics", raw: array(a.statistics.map { statistics($0).closed })) }
         if !a.metadata.isEmpty { o.add("metadata", object: metadata(a.metadata)) }
@@ -61,8 +61,8 @@ extension JSONObject {
     private static func statistics(_ s: WorkoutStatistics) -> JSONObject {
         var o = JSONObject()
         o.add("type", s.type.identifier)
-        o.add("start", OutputText.time(s.start))
-        o.add("end", OutputText.time(s.end))
+        o.add("start", TextForms.time(s.start))
+        o.add("end", TextForms.time(s.end))
         if let v = s.sum { o.add("sum", number: v) }
         if let v = s.average { o.add("average", number: v) }
         if let v = s.minimum { o.add("minimum", number: v) }
