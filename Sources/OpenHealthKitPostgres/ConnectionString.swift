@@ -24,6 +24,8 @@ public enum ConnectionString {
             }
             return text
         }
+        // Neither form: libpq will refuse it; show none of it.
+        guard url.contains("=") else { return "(a connection string that is neither a postgresql:// URL nor keyword=value pairs)" }
         // keyword=value pairs; a value may be quoted with escapes.
         var out = ""
         var i = url.startIndex

@@ -19,7 +19,8 @@ final class PostgresConnection {
             throw SinkError(.connect, "cannot connect to \(ConnectionString.redacted(url)): out of memory")
         }
         guard pq.status(c) == LibPQ.connectionOK else {
-            let why = Self.text(pq.errorMessage(c))
+            // libpq may quote the string it could not parse: never the password.
+            let why = Self.text(pq.errorMessage(c)).replacing(url, with: ConnectionString.redacted(url))
             pq.finish(c)
             throw SinkError(.connect, "cannot connect to \(ConnectionString.redacted(url)): \(why)")
         }

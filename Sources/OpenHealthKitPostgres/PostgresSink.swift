@@ -185,12 +185,12 @@ public final class PostgresSink {
 
     /// The sample behind a row PostgreSQL refused in the staging COPY.
     private func refusedRow(_ e: SinkError, _ batch: ChangeBatch, _ saveRows: [Int]) -> SinkError {
-        guard let line = e.copyLine, line >= 1, line <= saveRows.count, let s = batch.sample(at: saveRows[line - 1]) else {
-            return e
-        }
+        guard let (line, column) = e.copyRow, line >= 1, line <= saveRows.count,
+              let s = batch.sample(at: saveRows[line - 1]) else { return e }
         return SinkError(.server, "PostgreSQL refused sample \(s.uuid.uuidString) (\(s.type.identifier), position "
-                         + "\(batch.positions[saveRows[line - 1]])): \(e.message); the batch was rolled back and "
-                         + "nothing after position \(anchor?.position ?? 0) was delivered", sqlState: e.sqlState)
+                         + "\(batch.positions[saveRows[line - 1]])\(column.map { ", column \($0)" } ?? "")): \(e.message); "
+                         + "the batch was rolled back and nothing after position \(anchor?.position ?? 0) was delivered",
+                         sqlState: e.sqlState)
     }
 
     private func storeError(_ e: OHKError) -> Error {

@@ -42,10 +42,15 @@ public struct SinkError: Error, CustomStringConvertible, Sendable {
         self.context = context
     }
 
-    /// The row of a COPY that PostgreSQL refused (1-based), from its context.
-    var copyLine: Int? {
-        guard let c = context, let r = c.firstRange(of: ", line ") else { return nil }
-        return Int(c[r.upperBound...].prefix { $0.isNumber })
+    /// The row of a COPY that PostgreSQL refused (1-based) and the
+    /// column when it names one, from its context (`…COPY ohk_staging,
+    /// line 2, column metadata`).
+    var copyRow: (line: Int, column: String?)? {
+        guard let c = context, let copy = c.firstRange(of: "COPY "),
+              let r = c[copy.upperBound...].firstRange(of: ", line "),
+              let line = Int(c[r.upperBound...].prefix { $0.isNumber }) else { return nil }
+        let column = c[r.upperBound...].firstRange(of: ", column ").map { String(c[$0.upperBound...].prefix { $0 != "\n" && $0 != ":" }) }
+        return (line, column)
     }
 
     public var description: String { message }
