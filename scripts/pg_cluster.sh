@@ -28,7 +28,12 @@ start)
   mkdir -p "$dir/socket"
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
   printf 'ohk-test-password\n' >"$dir/password"
-  if [ "$(id -u)" = 0 ]; then chown -R nobody "$dir"; chmod 755 "$dir"; fi
+  if [ "$(id -u)" = 0 ]; then
+    chown -R nobody "$dir"
+    chmod 700 "$dir"
+    as_owner test -w "$dir/socket" ||
+      { echo "pg_cluster.sh: user nobody cannot reach $dir (a parent folder is closed to others)" >&2; exit 1; }
+  fi
   as_owner "$bin/initdb" -D "$dir/data" -U ohk --pwfile="$dir/password" --auth-local=trust \
     --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
     { cat "$dir/initdb.log" >&2; exit 1; }

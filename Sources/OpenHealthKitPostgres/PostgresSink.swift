@@ -136,14 +136,7 @@ public final class PostgresSink {
                 if deletions > 0 {
                     try conn.query(SinkSchema.deleteJournaled, [person, name, String(from)])
                 }
-                if saves > 0 {
-                    do {
-                        try conn.copy(SinkSchema.copyStaging) { w in saveRows = try rows.samples(batch, into: &w) }
-                    } catch let e as SinkError where e.kind == .server {
-                        throw refusedRow(e, batch, saveRows)
-                    }
-                    try conn.execute(SinkSchema.upsert)
-                }
+                if saves > 0 { saveRows = try writeSamples(batch) }
             }
             // Last: the checkpoint, only where the fence is still ours.
             let moved = try conn.query("""
@@ -161,6 +154,31 @@ public final class PostgresSink {
         } catch let e as SinkError {
             throw afterFailure(e)
         }
+    }
+
+    /// The batch's saved samples into `ohk_samples`: straight by COPY, as
+    /// nearly always; when a UUID is already there (another sink of this
+    /// person, or rows written by hand), through the staging table and an
+    /// upsert instead. Returns the batch index of each row written.
+    private func writeSamples(_ batch: ChangeBatch) throws -> [Int] {
+        var saveRows: [Int] = []
+        try conn.execute("SAVEPOINT direct")
+        do {
+            try conn.copy(SinkSchema.copySamples) { w in saveRows = try rows.samples(batch, into: &w) }
+            try conn.execute("RELEASE SAVEPOINT direct")
+            return saveRows
+        } catch let e as SinkError where e.kind == .server && e.sqlState == SinkSchema.uniqueViolation {
+            try conn.execute("ROLLBACK TO SAVEPOINT direct")
+        } catch let e as SinkError where e.kind == .server {
+            throw refusedRow(e, batch, saveRows)
+        }
+        do {
+            try conn.copy(SinkSchema.copyStaging) { w in saveRows = try rows.samples(batch, into: &w) }
+        } catch let e as SinkError where e.kind == .server {
+            throw refusedRow(e, batch, saveRows)
+        }
+        try conn.execute(SinkSchema.upsert)
+        return saveRows
     }
 
     /// A failed batch: rolled back, and told apart from being fenced off.

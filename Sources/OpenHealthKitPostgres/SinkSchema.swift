@@ -67,6 +67,7 @@ enum SinkSchema {
         CREATE TEMP TABLE IF NOT EXISTS ohk_staging (LIKE ohk_samples) ON COMMIT DELETE ROWS;
         """
 
+    static var copySamples: String { "COPY ohk_samples (\(sampleColumns.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
     static var copyStaging: String { "COPY ohk_staging (\(sampleColumns.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
     static var copyJournal: String { "COPY ohk_changes (\(journalColumns.joined(separator: ", "))) FROM STDIN (FORMAT binary)" }
 
@@ -77,6 +78,9 @@ enum SinkSchema {
         let updates = sampleColumns.dropFirst(2).map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
         return "INSERT INTO ohk_samples SELECT * FROM ohk_staging ON CONFLICT (person, uuid) DO UPDATE SET \(updates)"
     }
+
+    /// PostgreSQL's SQLSTATE for a duplicate key.
+    static let uniqueViolation = "23505"
 
     /// The batch's deletions, read back from its journal rows.
     static let deleteJournaled = """
