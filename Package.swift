@@ -44,7 +44,7 @@ let package = Package(
         // The C API: @c entry points over the core.
         .target(
             name: "OpenHealthKitC",
-            dependencies: ["OpenHealthKitCore", "COpenHealthKit", "OpenHealthKitImport"],
+            dependencies: ["OpenHealthKitCore", "COpenHealthKit", "OpenHealthKitImport", "OpenHealthKitPostgres"],
             path: "Sources/OpenHealthKitC"
         ),
         // What the importer reads with: expat (XML), libarchive (zip),

@@ -1110,6 +1110,61 @@ int32_t ohk_import_export(ohk_import_report **out_report, ohk_store *store, cons
  */
 void ohk_import_report_free(ohk_import_report *report);
 
+/* ---- Delivering changes into PostgreSQL */
+
+/**
+ * Opens a sink that delivers `store`'s changes into PostgreSQL exactly
+ * once (rule 61): connects to `url` (a libpq connection string), creates
+ * the tables when missing (ohk_samples, ohk_changes,
+ * ohk_sink_checkpoints), and takes the fence of (`person`, `name`), so
+ * that an older sink of the same pair stops at its next commit. `name`
+ * NULL is "default"; `person` NULL is the store's id; `batch_size` 0 is
+ * 50,000 changes per transaction. Returns OHK_ERR_SINK_CONNECT when the
+ * server is unreachable, refuses the credentials or has no such database
+ * (the message names the URL without its password),
+ * OHK_ERR_SINK_CHECKPOINT when this name and person were fed by another
+ * store, OHK_ERR_UNAVAILABLE when libpq is not installed (it is opened
+ * here, not linked). Free the sink with ohk_sink_free. Any thread.
+ */
+int32_t ohk_sink_open_postgres(ohk_sink **out_sink, ohk_store *store, const char *url, const char *name, const char *person, uint64_t batch_size);
+
+/**
+ * Delivers every change up to the store's head as it is now, one
+ * transaction per batch, and returns when caught up. `progress` (may be
+ * NULL) is called on this thread after each commit; returning non-zero
+ * stops after that commit, with OHK_ERR_CANCELLED. Failures roll the
+ * batch back and keep what was committed: OHK_ERR_SINK_FENCED (a newer
+ * sink of the same name and person took over: free this one),
+ * OHK_ERR_SINK_REFUSED (PostgreSQL refused a statement or a row; the
+ * message names the sample), OHK_ERR_SINK_CONNECTION_LOST (call again,
+ * or open a new sink: it resumes from PostgreSQL's checkpoint),
+ * OHK_ERR_SINK_CHECKPOINT (deleted objects past the checkpoint were
+ * pruned, or the checkpoint is ahead of the store). Any thread.
+ */
+int32_t ohk_sink_deliver(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
+
+/**
+ * Delivers as commits happen, from any process, until `progress`
+ * returns non-zero (then OHK_OK). `progress` is called after each commit
+ * and at least every quarter second while idle, on this thread. A lost
+ * connection is retried with backoff (0.5 s doubling to 30 s) and the
+ * sink resumes from PostgreSQL's checkpoint; the other failures end it
+ * as in ohk_sink_deliver. Any thread; it blocks until stopped.
+ */
+int32_t ohk_sink_follow(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
+
+/**
+ * Writes where `sink` stands into *out: counts since it opened, the
+ * position committed in PostgreSQL and the store's head when last read.
+ */
+int32_t ohk_sink_get_progress(ohk_sink_progress *out_progress, ohk_sink *sink);
+
+/**
+ * Closes the sink's connection and frees it. NULL is ignored. Not while
+ * another thread is inside ohk_sink_deliver or ohk_sink_follow with it.
+ */
+void ohk_sink_free(ohk_sink *sink);
+
 #ifdef __cplusplus
 }
 #endif

@@ -58,7 +58,12 @@ enum {
     OHK_ERR_IMPORT_INPUT = -21,       /* the file cannot be opened, or is not an Apple Health export */
     OHK_ERR_IMPORT_DAMAGED = -22,     /* the export is cut short or damaged past some point; what came before was imported */
     OHK_ERR_UNAVAILABLE = -23,        /* a library the call needs is not installed (the message names it) */
-    OHK_ERR_CANCELLED = -24           /* the caller's callback asked to stop */
+    OHK_ERR_CANCELLED = -24,          /* the caller's callback asked to stop */
+    OHK_ERR_SINK_CONNECT = -25,       /* the sink's server is unreachable, refused the credentials, or has no such database */
+    OHK_ERR_SINK_CONNECTION_LOST = -26, /* the sink's connection broke; what was committed stays */
+    OHK_ERR_SINK_FENCED = -27,        /* a newer sink of the same name and person took over */
+    OHK_ERR_SINK_REFUSED = -28,       /* the sink's server refused a statement or a row; the batch was rolled back */
+    OHK_ERR_SINK_CHECKPOINT = -29     /* the sink's checkpoint does not fit this store (another store, pruned past, ahead) */
 };
 
 /* ---- enums (int32_t fields and parameters) */
@@ -181,6 +186,7 @@ typedef struct ohk_store { char ohk_private_; } ohk_store;
 typedef struct ohk_batch { char ohk_private_; } ohk_batch;
 typedef struct ohk_predicate { char ohk_private_; } ohk_predicate;
 typedef struct ohk_query { char ohk_private_; } ohk_query;
+typedef struct ohk_sink { char ohk_private_; } ohk_sink;
 
 /* ---- value types */
 
@@ -604,6 +610,16 @@ typedef struct ohk_import_report {
     uint64_t warning_count;
 } ohk_import_report;
 
+/* Where a PostgreSQL sink stands (ohk_sink_get_progress, ohk_sink_progress_fn). */
+typedef struct ohk_sink_progress {
+    uint64_t saves;               /* samples this sink delivered since it opened */
+    uint64_t deletions;           /* deletions it delivered */
+    uint64_t batches;             /* PostgreSQL transactions it committed */
+    uint64_t position;            /* the store position committed in PostgreSQL */
+    uint64_t head;                /* the store's head when last read */
+    uint64_t start_position;      /* the position it started from */
+} ohk_sink_progress;
+
 /* ---- callbacks. user_data is what the caller registered. */
 
 /* An import's progress, after each chunk of XML, on the calling thread:
@@ -612,6 +628,11 @@ typedef struct ohk_import_report {
  * so far is saved (ohk_import_export then returns OHK_ERR_CANCELLED). */
 typedef int32_t (*ohk_import_progress_fn)(uint64_t bytes_read, uint64_t bytes_total, uint64_t records,
                                           uint64_t added, void *user_data);
+
+/* A sink's progress, on the delivering thread: after each commit, and
+ * (ohk_sink_follow) at least every quarter second while idle. `progress`
+ * is borrowed for the call. Return 0 to go on; anything else stops. */
+typedef int32_t (*ohk_sink_progress_fn)(const ohk_sink_progress *progress, void *user_data);
 
 /* Frees a callback's user_data; runs exactly once, after the last call. */
 typedef void (*ohk_destroy_fn)(void *user_data);

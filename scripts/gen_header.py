@@ -42,6 +42,7 @@ FILES = [
     ("LiveStatisticsAPI.swift", "Statistics kept current"),
     ("CategoryDurationsAPI.swift", "Category durations (sleep)"),
     ("ImportAPI.swift", "Importing Apple Health exports"),
+    ("SinkAPI.swift", "Delivering changes into PostgreSQL"),
 ]
 
 PROLOGUE = """\

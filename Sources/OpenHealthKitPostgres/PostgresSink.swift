@@ -130,13 +130,12 @@ public final class PostgresSink {
         let deletions = batch.count - saves
         do {
             try conn.execute("BEGIN")
-            var saveRows: [Int] = []
             if batch.count > 0 {
                 try conn.copy(SinkSchema.copyJournal) { w in try rows.journal(batch, into: &w) }
                 if deletions > 0 {
                     try conn.query(SinkSchema.deleteJournaled, [person, name, String(from)])
                 }
-                if saves > 0 { saveRows = try writeSamples(batch) }
+                if saves > 0 { try writeSamples(batch) }
             }
             // Last: the checkpoint, only where the fence is still ours.
             let moved = try conn.query("""
@@ -159,14 +158,14 @@ public final class PostgresSink {
     /// The batch's saved samples into `ohk_samples`: straight by COPY, as
     /// nearly always; when a UUID is already there (another sink of this
     /// person, or rows written by hand), through the staging table and an
-    /// upsert instead. Returns the batch index of each row written.
-    private func writeSamples(_ batch: ChangeBatch) throws -> [Int] {
+    /// upsert instead.
+    private func writeSamples(_ batch: ChangeBatch) throws {
         var saveRows: [Int] = []
         try conn.execute("SAVEPOINT direct")
         do {
             try conn.copy(SinkSchema.copySamples) { w in saveRows = try rows.samples(batch, into: &w) }
             try conn.execute("RELEASE SAVEPOINT direct")
-            return saveRows
+            return
         } catch let e as SinkError where e.kind == .server && e.sqlState == SinkSchema.uniqueViolation {
             try conn.execute("ROLLBACK TO SAVEPOINT direct")
         } catch let e as SinkError where e.kind == .server {
@@ -178,7 +177,6 @@ public final class PostgresSink {
             throw refusedRow(e, batch, saveRows)
         }
         try conn.execute(SinkSchema.upsert)
-        return saveRows
     }
 
     /// A failed batch: rolled back, and told apart from being fenced off.
@@ -190,7 +188,7 @@ public final class PostgresSink {
         try? conn.execute("ROLLBACK")
         if e.kind != .fenced, let row = try? conn.query("SELECT fence FROM ohk_sink_checkpoints WHERE person = $1 AND sink = $2",
                                                          [person, name]),
-           let current = row.first?[0].flatMap({ Int64($0 ?? "") }), current != fence {
+           let current = row.first?[0].flatMap({ Int64($0) }), current != fence {
             return SinkError(.fenced, fencedMessage)
         }
         return e
@@ -226,6 +224,9 @@ public final class PostgresSink {
             return e
         }
     }
+
+    /// Whether the connection broke (a server restart): `reconnect()` first.
+    public var isBroken: Bool { !conn.isOpen }
 
     /// Reconnects after a lost connection and reads the checkpoint back,
     /// keeping this sink's fence: `.fenced` when another took over meanwhile.

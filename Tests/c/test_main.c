@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, ten groups. */
+/* The C API tests (cmocka): one executable, eleven groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -9,6 +9,7 @@ int run_import(void);
 int run_statistics(void);
 int run_workouts(void);
 int run_clinical(void);
+int run_sink(void);
 
 int main(void)
 {
@@ -22,5 +23,6 @@ int main(void)
     failed += run_statistics();
     failed += run_workouts();
     failed += run_clinical();
+    failed += run_sink();
     return failed != 0;
 }

@@ -40,6 +40,7 @@ from .workouts import (
     WorkoutRouteSample, WorkoutSample, WorkoutStatistics,
 )
 from .workout_list import WorkoutList
+from .sink import PostgresSink, SinkProgress
 from .sleep import SleepNight, SleepNights
 from .summary import StoreSummary, TypeSummary
 
@@ -58,7 +59,7 @@ __all__ = [
     "HeartbeatSeriesSample", "HeartbeatsLike", "ImportProgress", "ImportReport",
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
-    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "SleepNight", "SleepNights", "StoreSummary", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
+    "SampleList", "SampleType", "SaveOutcome", "SaveResult", "PostgresSink", "SinkProgress", "SleepNight", "SleepNights", "StoreSummary", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
     "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
     "TypeSummary", "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",

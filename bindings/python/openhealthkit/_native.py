@@ -58,6 +58,10 @@ class ohk_query(Structure):
     _fields_ = [("ohk_private_", c_char)]
 
 
+class ohk_sink(Structure):
+    _fields_ = [("ohk_private_", c_char)]
+
+
 # ---- value types
 
 class ohk_store_options(Structure):
@@ -299,6 +303,11 @@ class ohk_import_report(Structure):
     ]
 
 
+
+class ohk_sink_progress(Structure):
+    _fields_ = [("saves", c_uint64), ("deletions", c_uint64), ("batches", c_uint64), ("position", c_uint64),
+                ("head", c_uint64), ("start_position", c_uint64)]
+
 # struct.Struct formats of the records, for reading whole arrays at once.
 SAMPLE_RECORD_FORMAT = "<16sdddIIIid"
 DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
@@ -313,6 +322,7 @@ ohk_statistics_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_sta
 ohk_activity_summaries_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_activity_summary), c_uint64,
                                       c_bool, c_void_p)
 ohk_import_progress_fn = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_uint64, c_uint64, c_void_p)
+ohk_sink_progress_fn = CFUNCTYPE(c_int32, POINTER(ohk_sink_progress), c_void_p)
 ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64, POINTER(ohk_anchor), c_void_p)
 
 P = POINTER
@@ -447,6 +457,11 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
+    "ohk_sink_open_postgres": (c_int32, [P(P(ohk_sink)), P(ohk_store), c_char_p, c_char_p, c_char_p, c_uint64]),
+    "ohk_sink_deliver": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),
+    "ohk_sink_follow": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),
+    "ohk_sink_get_progress": (c_int32, [P(ohk_sink_progress), P(ohk_sink)]),
+    "ohk_sink_free": (None, [P(ohk_sink)]),
 }
 
 
@@ -465,6 +480,8 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     "ohk_store_statistics": frozenset({Status.ERR_NOT_FOUND}),
     # An import that stopped early still has a report: import_export raises with it.
     "ohk_import_export": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
+    # A progress callback that raised stopped the delivery: deliver() raises what it raised.
+    "ohk_sink_deliver": frozenset({Status.ERR_CANCELLED}),
 }
 
 

@@ -20,6 +20,8 @@ __all__ = [
     "StoreFormatTooOldError", "StorageError", "StoreCorruptError", "ClosedError", "InvalidPredicateError",
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
     "ImportDamagedError", "UnavailableError", "CancelledError", "ArgumentTypeError",
+    "SinkError", "SinkConnectError", "SinkConnectionLostError", "SinkFencedError", "SinkRefusedError",
+    "SinkCheckpointError",
 ]
 
 
@@ -51,6 +53,11 @@ class Status(IntEnum):
     ERR_IMPORT_DAMAGED = -22
     ERR_UNAVAILABLE = -23
     ERR_CANCELLED = -24
+    ERR_SINK_CONNECT = -25
+    ERR_SINK_CONNECTION_LOST = -26
+    ERR_SINK_FENCED = -27
+    ERR_SINK_REFUSED = -28
+    ERR_SINK_CHECKPOINT = -29
 
 
 class OpenHealthKitError(Exception):
@@ -211,6 +218,41 @@ class CancelledError(OpenHealthKitError):
     report: object = None
 
 
+class SinkError(OpenHealthKitError):
+    """Base of the ways a PostgreSQL sink stops (docs/postgres.md); what it
+    committed stays, and a new sink resumes after it."""
+
+
+class SinkConnectError(SinkError, ConnectionError):
+    """The server is unreachable, refused the credentials, or has no such
+    database (the message names the URL without its password)."""
+    status, status_name = Status.ERR_SINK_CONNECT, "OHK_ERR_SINK_CONNECT"
+
+
+class SinkConnectionLostError(SinkError, ConnectionError):
+    """The connection broke during a delivery (a server restart); call
+    again, or open a new sink: it resumes from PostgreSQL's checkpoint."""
+    status, status_name = Status.ERR_SINK_CONNECTION_LOST, "OHK_ERR_SINK_CONNECTION_LOST"
+
+
+class SinkFencedError(SinkError):
+    """A newer sink of the same name and person took over; this one's
+    last batch was rolled back."""
+    status, status_name = Status.ERR_SINK_FENCED, "OHK_ERR_SINK_FENCED"
+
+
+class SinkRefusedError(SinkError, ValueError):
+    """PostgreSQL refused a statement or a row (the message names the
+    sample and column); the batch was rolled back."""
+    status, status_name = Status.ERR_SINK_REFUSED, "OHK_ERR_SINK_REFUSED"
+
+
+class SinkCheckpointError(SinkError, ValueError):
+    """The checkpoint does not fit this store: fed by another store,
+    pruned past, or ahead of it."""
+    status, status_name = Status.ERR_SINK_CHECKPOINT, "OHK_ERR_SINK_CHECKPOINT"
+
+
 class CallbackError(OpenHealthKitError):
     """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
 
@@ -224,6 +266,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         StoreFormatTooNewError, StoreFormatTooOldError, StorageError, ClosedError,
         InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
         ImportInputError, ImportDamagedError, UnavailableError, CancelledError,
+        SinkConnectError, SinkConnectionLostError, SinkFencedError, SinkRefusedError, SinkCheckpointError,
     )
 }
 
