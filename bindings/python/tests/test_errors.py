@@ -68,8 +68,11 @@ def test_every_exception_class_is_reachable_with_a_message(store, tmp_path):
         seen.add(cls)
     # The other four need a store set up first: the tests below. The fifth
     # needs a machine without libarchive (ohk_import_export then names it).
+    # The sink's five need a PostgreSQL server: test_sink.py reaches each.
     expired_and_formats = {ohk.AnchorExpiredError, ohk.StoreFormatTooNewError, ohk.StoreFormatTooOldError,
-                           ohk.StoreCorruptError, ohk.UnavailableError}
+                           ohk.StoreCorruptError, ohk.UnavailableError, ohk.SinkConnectError,
+                           ohk.SinkConnectionLostError, ohk.SinkFencedError, ohk.SinkRefusedError,
+                           ohk.SinkCheckpointError}
     assert seen | expired_and_formats == set(errors._BY_STATUS.values())
 
 

@@ -19,13 +19,23 @@ SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "pg_cluster.sh"
 _databases = itertools.count()
 
 
+class Cluster(str):
+    """The cluster's URL, and its folder for a restart."""
+    folder: str
+
+    def restart(self) -> None:
+        done = subprocess.run(["bash", str(SCRIPT), "restart", f"{self.folder}/pg"], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+
+
 @pytest.fixture(scope="module")
 def cluster():
     folder = tempfile.mkdtemp(prefix="ohk-pg-")
     Path(folder).chmod(0o711)  # the server's user (nobody, under root) must reach it
     started = subprocess.run(["bash", str(SCRIPT), "start", f"{folder}/pg"], capture_output=True, text=True)
     assert started.returncode == 0, f"cannot start PostgreSQL: {started.stderr}"
-    url = started.stdout.strip().splitlines()[-1]
+    url = Cluster(started.stdout.strip().splitlines()[-1])
+    url.folder = folder
     yield url
     subprocess.run(["bash", str(SCRIPT), "stop", f"{folder}/pg"], capture_output=True)
     subprocess.run(["rm", "-rf", folder])
@@ -95,3 +105,30 @@ def test_rule_61_python_follow_stops_when_asked_and_errors_are_typed(store, data
     assert "not-the-password" not in str(refused.value) and "***" in str(refused.value)
     with pytest.raises(ohk.ArgumentTypeError):
         ohk.PostgresSink(store, database, batch=0)
+
+
+def test_rule_61_python_refused_rows_lost_connections_and_other_stores(store, database, cluster, tmp_path):
+    with ohk.PostgresSink(store, database, person="faults") as sink:
+        # A constraint of the database's own refuses a row: the batch rolls back, the sample is named.
+        psql(database, "ALTER TABLE ohk_samples ADD CONSTRAINT small_values CHECK (value < 100)")
+        big = steps(1, value=500)
+        store.save([steps(0, value=5), big])
+        with pytest.raises(ohk.SinkRefusedError, match=str(big.uuid).upper()) as refused:
+            sink.deliver()
+        assert "rolled back" in str(refused.value)
+        assert psql(database, "SELECT count(*) FROM ohk_samples") == "0"
+        psql(database, "ALTER TABLE ohk_samples DROP CONSTRAINT small_values")
+        assert sink.deliver().saves == 2
+
+        # A server restart breaks the connection; the next call reconnects and resumes.
+        cluster.restart()
+        store.save([steps(2)])
+        with pytest.raises(ohk.SinkConnectionLostError, match="committed stays"):
+            sink.deliver()
+        assert sink.deliver().saves == 3
+        assert psql(database, "SELECT count(*) FROM ohk_changes") == "3"
+
+    # The same name and person fed by another store.
+    with ohk.HealthStore(tmp_path / "other", durable=False) as other:
+        with pytest.raises(ohk.SinkCheckpointError, match="another --name or --person"):
+            ohk.PostgresSink(other, database, person="faults")
