@@ -951,6 +951,38 @@ int32_t ohk_query_stop(ohk_query *query);
  */
 void ohk_query_free(ohk_query *query);
 
+/* ---- Durable subscriptions: where they start, how far behind they are */
+
+/**
+ * Registers the durable subscription `name` without running it (what
+ * HealthKit's enableBackgroundDelivery records), or updates the frequency
+ * of the one of that name, whose descriptors must be the same. A new one
+ * starts where `from` says (rule 62): NULL at the store's current position;
+ * "no anchor" (all zero bytes) at the beginning, so that every retained
+ * change is delivered first, a backfill; another anchor after it (an
+ * anchor of another store, from the future, or from before pruned
+ * deletions is refused as a query refuses it). An existing subscription
+ * keeps its position. Open it to receive with ohk_subscription_open.
+ * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, the
+ * OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_register_subscription(ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, int32_t frequency, const ohk_anchor *from);
+
+/**
+ * Every durable subscription of the store and how far behind it is
+ * (what `ohk subscriptions` lists): *out_statuses receives *out_count
+ * entries, to free with ohk_subscription_statuses_free. Costs a step per
+ * change a subscription has not acknowledged. Returns OHK_OK,
+ * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ */
+int32_t ohk_store_subscriptions(ohk_subscription_status **out_statuses, uint64_t *out_count, ohk_store *store);
+
+/**
+ * Frees what ohk_store_subscriptions gave (`count` entries). NULL is
+ * ignored. Any thread.
+ */
+void ohk_subscription_statuses_free(ohk_subscription_status *statuses, uint64_t count);
+
 /* ---- Commit hooks */
 
 /**

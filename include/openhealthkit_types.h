@@ -610,6 +610,20 @@ typedef struct ohk_import_report {
     uint64_t warning_count;
 } ohk_import_report;
 
+/* A durable subscription and how far behind it is (ohk_store_subscriptions). */
+typedef struct ohk_subscription_status {
+    const char *name;
+    const char *const *types;     /* its type identifiers */
+    uint64_t type_count;
+    int32_t frequency;            /* OHK_FREQUENCY_* */
+    ohk_anchor acknowledged;      /* everything up to here was acknowledged */
+    uint64_t position;            /* the same, as a position */
+    uint64_t head;                /* the store's head when read */
+    uint64_t pending_changes;     /* changes of its types after its position (its predicates not applied) */
+    double last_acknowledged;     /* Unix seconds of the delivery it last acknowledged; NaN: none yet */
+    double lag_seconds;           /* 0 when nothing is pending, else seconds since last_acknowledged; NaN: never acknowledged */
+} ohk_subscription_status;
+
 /* Where a PostgreSQL sink stands (ohk_sink_get_progress, ohk_sink_progress_fn). */
 typedef struct ohk_sink_progress {
     uint64_t saves;               /* samples this sink delivered since it opened */

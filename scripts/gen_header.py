@@ -37,6 +37,7 @@ FILES = [
     ("CharacteristicsAPI.swift", "The person's characteristics"),
     ("AnchorAPI.swift", "Anchors"),
     ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
+    ("SubscriptionsAPI.swift", "Durable subscriptions: where they start, how far behind they are"),
     ("CommitHookAPI.swift", "Commit hooks"),
     ("StatisticsAPI.swift", "Statistics"),
     ("LiveStatisticsAPI.swift", "Statistics kept current"),

@@ -33,6 +33,6 @@ struct OHK: ParsableCommand {
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
                       PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self,
-                      SinkCommand.self]
+                      SubscriptionsCommand.self, SinkCommand.self]
     )
 }

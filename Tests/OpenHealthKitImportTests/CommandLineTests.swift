@@ -162,6 +162,42 @@ import OpenHealthKitCore
         #expect(ohk(["stats", "SleepAnalysis", "--sum", "--store", store]).status == 64)
     }
 
+    /// `ohk subscriptions` lists each durable subscription with its
+    /// position, pending changes and lag, and removes one by name.
+    @Test func rule62_ohkSubscriptionsListsPositionPendingAndLag() throws {
+        let dir = temporaryDirectory() + "/store"
+        let store = try Store(directory: dir)
+        let steps = try store.sampleType("StepCount")
+        let source = Source(bundleIdentifier: "com.example.cli", name: "CLI")
+        func sample(_ i: Int) throws -> Sample {
+            try Sample.quantity(steps, value: Double(i + 1), unit: HealthUnit("count"),
+                                start: Date(timeIntervalSinceReferenceDate: 7e8 + Double(i) * 60),
+                                end: Date(timeIntervalSinceReferenceDate: 7e8 + Double(i) * 60 + 60), source: source)
+        }
+        _ = try store.save([try sample(0), try sample(1)])
+        try store.registerSubscription(named: "exporter", descriptors: [QueryDescriptor(type: steps)],
+                                       frequency: .daily, from: .beginning)
+        try store.registerSubscription(named: "alerts", descriptors: [QueryDescriptor(type: steps)], frequency: .immediate)
+        store.close()
+
+        struct Row: Decodable { let name: String; let position: Int; let head: Int; let pendingChanges: Int; let lagSeconds: Double?
+                                let frequency: String; let types: [String] }
+        let out = ohk(["subscriptions", "--json", "--store", dir])
+        #expect(out.status == 0)
+        let rows = try out.output.split(separator: "\n").map { try JSONDecoder().decode(Row.self, from: Data($0.utf8)) }
+        #expect(rows.map(\.name).sorted() == ["alerts", "exporter"])
+        let exporter = try #require(rows.first { $0.name == "exporter" })
+        #expect(exporter.position == 0 && exporter.pendingChanges == 2 && exporter.lagSeconds == nil)
+        #expect(exporter.frequency == "daily" && exporter.types == [steps.identifier])
+        let alerts = try #require(rows.first { $0.name == "alerts" })
+        #expect(alerts.position == alerts.head && alerts.pendingChanges == 0 && alerts.lagSeconds == 0)
+        let table = ohk(["subscriptions", "--store", dir]).output
+        #expect(table.hasPrefix("name") && table.contains("never") && table.contains("exporter"))
+        #expect(ohk(["subscriptions", "--remove", "exporter", "--store", dir]).status == 0)
+        #expect(!ohk(["subscriptions", "--store", dir]).output.contains("exporter"))
+        #expect(ohk(["subscriptions", "--remove", "exporter", "--store", dir], mergeStderr: true).status == 1)
+    }
+
     /// Issue 48 item 12: a CSV is named as such, not as a damaged export;
     /// a date-time without an offset is named so; a type in the wrong case
     /// and a unit spelt otherwise get HealthKit's spelling.

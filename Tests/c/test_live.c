@@ -221,6 +221,52 @@ static void durable_subscription_redelivers_until_acknowledged(void **state)
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_remove_subscription(f->store, "c-test"));
 }
 
+/* Rule 62: a subscription registered from the beginning delivers the
+ * backfill first; the statuses give each one's position and pending changes. */
+static void rule62_subscriptions_start_where_asked_and_list_their_lag(void **state)
+{
+    fixture *f = *state;
+    ohk_descriptor d = { STEPS, NULL };
+    free(save_steps(f->store, 0, 3));
+    ohk_anchor none;
+    memset(&none, 0, sizeof none);
+    OK(ohk_store_register_subscription(f->store, "from-start", &d, 1, OHK_FREQUENCY_IMMEDIATE, &none));
+    OK(ohk_store_register_subscription(f->store, "from-now", &d, 1, OHK_FREQUENCY_HOURLY, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, "", &d, 1, 0, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, "x", &d, 1, 9, NULL));
+
+    ohk_subscription_status *s = NULL;
+    uint64_t n = 0;
+    OK(ohk_store_subscriptions(&s, &n, f->store));
+    assert_int_equal(n, 2);
+    for (uint64_t i = 0; i < n; i++) {
+        int start = strcmp(s[i].name, "from-start") == 0;
+        assert_int_equal(s[i].pending_changes, start ? 3 : 0);
+        assert_int_equal(s[i].position, start ? 0 : s[i].head);
+        assert_int_equal(s[i].frequency, start ? OHK_FREQUENCY_IMMEDIATE : OHK_FREQUENCY_HOURLY);
+        assert_int_equal(s[i].type_count, 1);
+        assert_string_equal(s[i].types[0], STEPS);
+        assert_true(s[i].last_acknowledged != s[i].last_acknowledged); /* NaN: never acknowledged */
+    }
+    ohk_subscription_statuses_free(s, n);
+
+    /* Opened, it delivers the three saved before it was registered. */
+    results r;
+    init_results(&r);
+    ohk_query *q;
+    OK(ohk_subscription_open(&q, f->store, "from-start", &d, 1, OHK_FREQUENCY_IMMEDIATE, 0, on_subscription, &r, NULL));
+    assert_int_equal(waiter_wait(&r.calls, 1), 1);
+    assert_int_equal(r.samples, 3);
+    ohk_query_free(q);
+    OK(ohk_store_subscriptions(&s, &n, f->store));
+    for (uint64_t i = 0; i < n; i++) {
+        assert_int_equal(s[i].pending_changes, 0);
+        if (strcmp(s[i].name, "from-start") == 0)
+            assert_true(s[i].lag_seconds == 0 && s[i].last_acknowledged > 1e9);
+    }
+    ohk_subscription_statuses_free(s, n);
+}
+
 static void closing_the_store_stops_its_queries(void **state)
 {
     (void)state;
@@ -295,6 +341,7 @@ int run_live(void)
         cmocka_unit_test_setup_teardown(start_failure_runs_destroy, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(observer_names_changed_types, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(durable_subscription_redelivers_until_acknowledged, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule62_subscriptions_start_where_asked_and_list_their_lag, open_fixture, close_fixture),
         cmocka_unit_test(closing_the_store_stops_its_queries),
         cmocka_unit_test_setup_teardown(calls_from_several_threads, open_fixture, close_fixture),
     };

@@ -10,7 +10,8 @@ import FoundationEssentials
 /// to `backoff.maximum` seconds) — so a consumer that crashes before
 /// acknowledging loses nothing. Tombstones after the oldest acknowledged
 /// position are kept whatever the retention. A new subscription starts at
-/// the store's current position. `frequency` bounds how often it fires.
+/// the store's current position, or where `startingAt` says (rule 62).
+/// `frequency` bounds how often it fires.
 /// With `firesOnStart` (HealthKit's observers with background delivery,
 /// rule 10b), the first look always calls the handler: with what was not
 /// acknowledged, or with nothing and an acknowledgement that does nothing.
@@ -30,6 +31,8 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
     public let name: String
     public let descriptors: [QueryDescriptor]
     public let frequency: DeliveryFrequency
+    /// Where it starts if the store has no subscription of its name yet.
+    public let start: SubscriptionStart
     private let backoff: Backoff
     private let maxBatchSize: Int
     private let handler: Handler
@@ -58,8 +61,9 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
 
     public init(name: String, descriptors: [QueryDescriptor], frequency: DeliveryFrequency = .immediate,
                 backoff: Backoff = Backoff(), maxBatchSize: Int = 0, firesOnStart: Bool = false,
-                handler: @escaping Handler) {
+                startingAt start: SubscriptionStart = .head, handler: @escaping Handler) {
         startCall = firesOnStart
+        self.start = start
         self.name = name
         self.descriptors = descriptors
         self.frequency = frequency
@@ -80,7 +84,7 @@ public final class DurableSubscription: LiveQuery, @unchecked Sendable {
 
     override func prepare(_ store: Store) throws {
         _ = try Store.group(descriptors, validatingWith: store)
-        let rec = try store.openSubscription(name, descriptors, frequency)
+        let rec = try store.openSubscription(name, descriptors, frequency, start)
         let anchor = QueryAnchor(storeID: store.storeID, position: rec.acknowledged, horizon: 0)
         state.withLock {
             $0.acknowledged = rec.acknowledged

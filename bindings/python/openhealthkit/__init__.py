@@ -41,6 +41,7 @@ from .workouts import (
 )
 from .workout_list import WorkoutList
 from .sink import PostgresSink, SinkProgress
+from .subscriptions import SubscriptionStatus
 from .sleep import SleepNight, SleepNights
 from .summary import StoreSummary, TypeSummary
 
@@ -60,7 +61,7 @@ __all__ = [
     "ImportRow", "ImportSkip", "Location", "LocationColumns", "LocationsLike", "Predicate", "Quantity",
     "QuantitySample", "Query", "QueryDescriptor", "QueryResult", "Route", "Sample", "SampleColumns",
     "SampleList", "SampleType", "SaveOutcome", "SaveResult", "PostgresSink", "SinkProgress", "SleepNight", "SleepNights", "StoreSummary", "Source", "Statistics", "StatisticsList", "StatisticsOptions",
-    "StatisticsUpdate", "StatisticsValues", "Subscription", "Types",
+    "StatisticsUpdate", "StatisticsValues", "Subscription", "SubscriptionStatus", "Types",
     "VerifyReport", "Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType",
     "TypeSummary", "WorkoutList", "WorkoutRouteSample", "WorkoutSample", "WorkoutStatistics",
     "canonical_unit", "category_value", "category_value_name", "convert", "import_export", "sample_type",

@@ -308,6 +308,12 @@ class ohk_sink_progress(Structure):
     _fields_ = [("saves", c_uint64), ("deletions", c_uint64), ("batches", c_uint64), ("position", c_uint64),
                 ("head", c_uint64), ("start_position", c_uint64)]
 
+
+class ohk_subscription_status(Structure):
+    _fields_ = [("name", c_char_p), ("types", POINTER(c_char_p)), ("type_count", c_uint64), ("frequency", c_int32),
+                ("acknowledged", ohk_anchor), ("position", c_uint64), ("head", c_uint64),
+                ("pending_changes", c_uint64), ("last_acknowledged", c_double), ("lag_seconds", c_double)]
+
 # struct.Struct formats of the records, for reading whole arrays at once.
 SAMPLE_RECORD_FORMAT = "<16sdddIIIid"
 DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
@@ -457,6 +463,10 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
+    "ohk_store_register_subscription": (c_int32, [P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32,
+                                                  P(ohk_anchor)]),
+    "ohk_store_subscriptions": (c_int32, [P(P(ohk_subscription_status)), P(c_uint64), P(ohk_store)]),
+    "ohk_subscription_statuses_free": (None, [P(ohk_subscription_status), c_uint64]),
     "ohk_sink_open_postgres": (c_int32, [P(P(ohk_sink)), P(ohk_store), c_char_p, c_char_p, c_char_p, c_uint64]),
     "ohk_sink_deliver": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),
     "ohk_sink_follow": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),

@@ -13,7 +13,7 @@ import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
-from typing import Any, Union, cast
+from typing import Any, Literal, Union, cast
 
 from . import _native as n, hooks
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
@@ -31,6 +31,7 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
                       on_statistics)
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
+from .subscriptions import SubscriptionStatus
 from .workout_list import WorkoutList
 from . import sleep as _sleep
 from .sleep import SleepNights
@@ -1056,11 +1057,18 @@ class HealthStore:
     def subscribe(self, name: str, types: Types, callback: Callable[[Subscription, QueryResult], Any],
                   *, predicate: Predicate | None = None, frequency: Frequency = Frequency.IMMEDIATE,
                   max_batch_size: int = 0,
-                  on_error: Callable[[BaseException], Any] | None = None) -> Subscription:
+                  on_error: Callable[[BaseException], Any] | None = None,
+                  start: Literal["head", "beginning"] | AnchorLike = "head") -> Subscription:
         """Opens the durable subscription `name` (rule 11): ``callback(sub,
         result)`` gets every change after its acknowledged position; call
         ``sub.acknowledge()`` once handled, or the same changes come again.
-        `types` as in ``query``: at least one (rule 48)."""
+        `types` as in ``query``: at least one (rule 48). A new subscription
+        starts where `start` says, as in ``register_subscription``. A
+        callback that raises stops the subscription, unacknowledged: the
+        exception goes to `on_error` and is raised by ``close()``, and the
+        changes come again when it is opened next."""
+        if start != "head":
+            self.register_subscription(name, types, predicate=predicate, frequency=frequency, start=start)
         descriptors, count, _keep = self._descriptors(types, predicate)
         # Every argument checked before the subscription is registered.
         encoded, batch_size = n.encode(name, "name"), _count(max_batch_size, "max_batch_size")
@@ -1072,6 +1080,40 @@ class HealthStore:
         subscription._start(n.lib.ohk_subscription_open, self._handle, encoded, descriptors, count, int(how_often),
                             batch_size, on_results)
         return subscription
+
+    def register_subscription(self, name: str, types: Types, *, predicate: Predicate | None = None,
+                              frequency: Frequency = Frequency.IMMEDIATE,
+                              start: Literal["head", "beginning"] | AnchorLike = "head") -> None:
+        """Registers the durable subscription `name` without running it, or
+        updates its frequency (its types must be the same). A new one
+        starts where `start` says (rule 62): ``"head"``, the store's
+        current position (the default); ``"beginning"``, so that every
+        retained change comes first, a backfill; or an ``Anchor`` of this
+        store, after it. An existing one keeps its position."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        encoded = n.encode(name, "name")
+        try:
+            how_often = Frequency(frequency)
+        except ValueError:
+            raise InvalidArgumentError(f"frequency must be a Frequency, not {frequency!r}") from None
+        if start == "head":
+            where = None
+        elif start == "beginning":
+            where = ctypes.byref(n.ohk_anchor())  # "no anchor": the beginning
+        else:
+            where = ctypes.byref(as_anchor(start)._struct)
+        n.lib.ohk_store_register_subscription(self._handle, encoded, descriptors, count, int(how_often), where)
+
+    def subscriptions(self) -> list[SubscriptionStatus]:
+        """Every durable subscription with its position and how far behind
+        it is (what ``ohk subscriptions`` lists)."""
+        array = ctypes.POINTER(n.ohk_subscription_status)()
+        count = ctypes.c_uint64()
+        n.lib.ohk_store_subscriptions(ctypes.byref(array), ctypes.byref(count), self._handle)
+        try:
+            return [SubscriptionStatus._from(array[i], Frequency(array[i].frequency)) for i in range(count.value)]
+        finally:
+            n.lib.ohk_subscription_statuses_free(array, count.value)
 
     def remove_subscription(self, name: str) -> None:
         """Forgets the durable subscription `name` (NotFoundError if none)."""

@@ -235,3 +235,49 @@ def test_saves_from_many_threads_all_arrive_once(store):
                                      f"{total} samples")[1:]
     got = [s.uuid for r in delivered for s in r.samples]
     assert len(got) == len(set(got)) == per_thread * threads
+
+
+def test_rule_62_subscriptions_start_where_asked_and_list_their_lag(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        store.save([steps(0), steps(1), steps(2)])
+        store.register_subscription("later", STEPS)
+        assert {s.name: s.pending_changes for s in store.subscriptions()} == {"later": 0}
+        inbox = Inbox()
+        sub = store.subscribe("backfill", STEPS, inbox.put, start="beginning")
+        assert len(inbox.wait(1)[0].samples) == 3
+        sub.acknowledge()
+        sub.close()
+        store.save(steps(3))
+        listed = {s.name: s for s in store.subscriptions()}
+        assert listed["backfill"].pending_changes == 1 and listed["later"].pending_changes == 1
+        assert listed["backfill"].last_acknowledged is not None and listed["backfill"].lag is not None
+        assert listed["later"].last_acknowledged is None and listed["later"].lag is None
+        assert listed["later"].types == [STEPS] and listed["later"].frequency == ohk.Frequency.IMMEDIATE
+        assert listed["later"].position == listed["later"].head - 1
+        # From an anchor: only what came after it.
+        anchor = store.query(STEPS).anchor
+        store.save(steps(4))
+        store.register_subscription("after", STEPS, start=anchor)
+        assert {s.name: s.pending_changes for s in store.subscriptions()}["after"] == 1
+        with pytest.raises(ohk.InvalidArgumentError):
+            store.register_subscription("bad", STEPS, frequency=42)
+
+
+def test_rule_62_a_callback_that_raises_stops_the_subscription_unacknowledged(tmp_path):
+    with ohk.HealthStore(tmp_path / "s", durable=False) as store:
+        errors = Inbox()
+
+        def fails(sub, result):
+            raise RuntimeError("consumer down")
+
+        sub = store.subscribe("fragile", STEPS, fails, on_error=errors.put)
+        store.save(steps(0))
+        assert isinstance(errors.wait(1)[0], RuntimeError)
+        with pytest.raises(ohk.CallbackError, match="consumer down"):
+            sub.close()
+        # Never silently lost: the change waits for the next consumer.
+        assert {s.name: s.pending_changes for s in store.subscriptions()} == {"fragile": 1}
+        inbox = Inbox()
+        again = store.subscribe("fragile", STEPS, inbox.put)
+        assert len(inbox.wait(1)[0].samples) == 1
+        again.close()
