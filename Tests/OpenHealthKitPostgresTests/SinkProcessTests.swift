@@ -79,4 +79,39 @@ import TestSupport
         #expect(text.contains("retrying in"))
         #expect(text.contains("sink 'default':"))
     }
+
+    @Test func rule61_aSecondSinkProcessFencesTheFirstWhichExitsSayingSo() throws {
+        let (cluster, db) = try newDatabase()
+        let store = try makeStore()
+        var maker = ChangeMaker(seed: 9)
+        try maker.commit(store)
+        let args = ["sink", "postgres", "--store", store.directory, "--url", db, "--person", "p-two", "--follow", "--quiet"]
+        guard let (first, firstOut) = spawnWithOutput(ohkPath, args, mergeStderr: true) else {
+            Issue.record("cannot start ohk")
+            return
+        }
+        defer { kill(first, SIGKILL) }
+        func fence() -> Int { Int((try? cluster.psql(db, "SELECT fence FROM ohk_sink_checkpoints WHERE person = 'p-two'"))?
+                                  .split(separator: "\n").first ?? "") ?? 0 }
+        #expect(eventually { fence() == 1 })
+        guard let (second, secondOut) = spawnWithOutput(ohkPath, args, mergeStderr: true) else {
+            Issue.record("cannot start ohk")
+            return
+        }
+        defer { kill(second, SIGKILL) }
+        #expect(eventually { fence() == 2 })
+        // The first learns at its next commit; the second goes on delivering.
+        try maker.commit(store)
+        var status: Int32 = 0
+        waitpid(first, &status, 0)
+        let text = readToEnd(firstOut)
+        close(firstOut)
+        #expect((status >> 8) & 0xff == 1, "\(text)")
+        #expect(text.contains("fenced off by another"), "\(text)")
+        #expect(eventually { (try? mirrorProblems(store, cluster, db, person: "p-two").isEmpty) ?? false })
+        kill(second, SIGTERM)
+        waitpid(second, &status, 0)
+        close(secondOut)
+        #expect((status >> 8) & 0xff == 0)
+    }
 }
