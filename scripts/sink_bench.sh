@@ -9,6 +9,8 @@
 # `\copy ohk_samples FROM file (FORMAT binary)` of the rows the sink wrote
 # into another fresh database with the same table. Prints one line per
 # run and the medians. Needs the release builds of ohk and ohk-bench.
+# PG_SETTINGS='fsync = off' (lines for postgresql.conf) measures both on
+# a server tuned otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-1000000}
@@ -21,6 +23,10 @@ trap 'scripts/pg_cluster.sh stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$wo
 "$bin/ohk-bench" --n "$n" --dir "$work/ref" --phases 1b --keep-bulk >/dev/null
 store="$work/ref-bulk"
 url=$(scripts/pg_cluster.sh start "$work/pg")
+if [ -n "${PG_SETTINGS:-}" ]; then
+  printf '%s\n' "$PG_SETTINGS" >>"$work/pg/data/postgresql.conf"
+  scripts/pg_cluster.sh restart "$work/pg"
+fi
 base=${url%/*}
 psql_() { psql "$1" -X -q -At -v ON_ERROR_STOP=1 "${@:2}"; }
 empty="$work/empty-store"
