@@ -26,7 +26,7 @@ public struct SinkProgress: Sendable {
     public var startPosition: UInt64 = 0
 }
 
-/// Delivers a store's changes into PostgreSQL exactly once (rule 60):
+/// Delivers a store's changes into PostgreSQL exactly once (rule 61):
 /// each batch of the change feed is one transaction holding the journal
 /// rows, the deletions, the samples, and last the checkpoint, moved only
 /// where the fence taken at start is still this sink's. The position is
@@ -199,7 +199,7 @@ public final class PostgresSink {
             + "this one stops, its last batch rolled back"
     }
 
-    /// The sample behind a row PostgreSQL refused in the staging COPY.
+    /// The sample behind a row PostgreSQL refused in a COPY of samples.
     private func refusedRow(_ e: SinkError, _ batch: ChangeBatch, _ saveRows: [Int]) -> SinkError {
         guard let (line, column) = e.copyRow, line >= 1, line <= saveRows.count,
               let s = batch.sample(at: saveRows[line - 1]) else { return e }
@@ -240,7 +240,9 @@ public final class PostgresSink {
     }
 
     /// Delivers until `shouldStop` says so: every change as it is
-    /// committed, from any process. A lost connection is retried with
+    /// committed, from any process. `shouldStop` is asked after each
+    /// commit (a long backlog stops between batches) and at least every
+    /// quarter second while idle. A lost connection is retried with
     /// backoff (0.5 s doubling to 30 s; `onRetry` is told), resuming from
     /// the checkpoint PostgreSQL holds; being fenced off, a refused row or
     /// a checkpoint that no longer fits stop it with the error.
@@ -252,13 +254,21 @@ public final class PostgresSink {
         var backoff = 0.5
         while !shouldStop() {
             do {
-                try deliverAvailable(onBatch: onBatch)
+                var delivered = false
+                while !shouldStop(), try deliverBatch() {
+                    onBatch(progress)
+                    delivered = true
+                }
                 backoff = 0.5
-                waiter.wait(seconds: 0.25)  // a commit wakes it at once; the period only bounds a stop's wait
+                // A commit wakes it at once; the period only bounds how long a stop waits.
+                if !delivered { waiter.wait(seconds: 0.25) }
             } catch let e as SinkError where e.kind == .connectionLost {
                 onRetry(e, backoff)
                 var slept = 0.0
-                while slept < backoff && !shouldStop() { waiter.wait(seconds: 0.1); slept += 0.1 }
+                while slept < backoff && !shouldStop() {
+                    usleep(100_000)
+                    slept += 0.1
+                }
                 backoff = min(backoff * 2, 30)
                 do { try reconnect() } catch let again as SinkError where again.kind == .connect || again.kind == .connectionLost {
                     continue  // still down: wait longer
