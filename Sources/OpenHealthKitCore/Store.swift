@@ -141,6 +141,7 @@ public final class Store: @unchecked Sendable {
         if !isClosed {
             isClosed = true
             OpenEnvironments.release(env)
+            signal.closeDescriptor()
         }
         pthread_rwlock_unlock(lifecycle)
         // Released outside every lock: its owner's clean-up may call us.

@@ -27,7 +27,8 @@ import Glibc
 /// taken uses `Self.sharedBit`, which every commit wakes, its own too.
 final class ChangeSignal: @unchecked Sendable {
     private let word: UnsafeMutablePointer<UInt32>
-    private let fd: Int32
+    /// -1 once the store closed (`closeDescriptor`).
+    private var fd: Int32
     /// The bit this process's watcher sleeps on.
     let bit: UInt32
     private static let size = 4096
@@ -60,7 +61,17 @@ final class ChangeSignal: @unchecked Sendable {
     /// Closing the descriptor releases the slot's lock.
     deinit {
         munmap(word, Self.size)
-        Glibc.close(fd)
+        if fd >= 0 { Glibc.close(fd) }
+    }
+
+    /// Gives the descriptor (and so the slot) back when the store closes,
+    /// rather than when the last reference to the store goes: a closed
+    /// store holds no descriptor. The mapping stays until then (a page,
+    /// no descriptor), so a late reader of the counter is harmless. Call
+    /// once the watcher has stopped, with no commit to come.
+    func closeDescriptor() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
     }
 
     /// The first slot whose lock is free, as a bit; the shared bit when
