@@ -128,7 +128,7 @@ extension Store {
 
     /// Rule 33: a correlation's members are live samples, of the store or
     /// of this save before it, of the types the correlation allows.
-    private func checkMembers(_ s: Sample, _ c: Correlation, _ w: inout WriteContext) throws {
+    func checkMembers(_ s: Sample, _ c: Correlation, _ w: inout WriteContext) throws {
         var types: [UUID: SampleType] = [:]
         for m in c.members {
             guard let (typeID, seq) = try w.lookupUUID(m),
@@ -232,7 +232,9 @@ extension Store {
     }
 
     /// Drops deleted objects deleted before `date` and moves the horizon to
-    /// the newest one dropped (rule 16). Returns how many were dropped.
+    /// the newest one dropped (rule 16), and the deletions of UUIDs never
+    /// held made before then (rule 63). Returns how many deleted objects
+    /// were dropped.
     @discardableResult
     public func prune(deletedBefore date: Date) throws -> Int {
         try write { w in try prune(&w, before: date.timeIntervalSinceReferenceDate) }
@@ -270,6 +272,15 @@ extension Store {
             dropped += 1
             entry = try cursor.seek(atLeast: seq + 1)
         }
+        // Deletions that came before their sample (rule 63) go by the
+        // same cutoff; they hold no position, so no subscription keeps them.
+        var early: [[UInt8]] = []
+        try w.txn.forEach(trees.earlyDeletions) { k, v in
+            if v.count == 8, Double(bitPattern: UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))) < cutoff {
+                early.append(Array(k))
+            }
+        }
+        for k in early { try w.txn.delete(trees.earlyDeletions, k) }
         return dropped
     }
 

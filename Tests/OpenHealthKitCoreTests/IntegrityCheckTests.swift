@@ -240,7 +240,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 15)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         #expect(try hourly() == before)
         #expect(Set(try store.associatedUUIDs(of: workout.uuid)) == Set(linked.map(\.uuid)))
         #expect(try store.verify().problems == [])

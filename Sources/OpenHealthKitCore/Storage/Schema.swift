@@ -27,6 +27,7 @@ import FoundationEssentials
 /// | `stat_cover`  | type · UTC hour              | the seconds its samples cover (`Coverage`), with an `EntryCheck` |
 /// | `stat_overlaps` | type · UTC hour            | an `EntryCheck` alone: two samples there may overlap |
 /// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`), with an `EntryCheck` |
+/// | `early_deletions` | uuid                       | deletion date: a deletion of a UUID the store never held (`apply`, rule 63) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -76,11 +77,15 @@ enum Schema {
     /// it was upgraded does so until it closes it, after which
     /// `ohk rebuild-statistics` mends the statistics and `verify` reports
     /// the tables whose checks it left behind.
+    /// 16: deletions of UUIDs the store never held (`early_deletions`),
+    /// so that `apply` skips the sample should it come later; a format-15
+    /// library would save it, so it refuses the store. The tree starts
+    /// empty: nothing is rewritten on upgrade.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 15
+    static let format: UInt32 = 16
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -164,7 +169,7 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities, workoutLinks, activity: MDB_dbi
+        zones, priorities, workoutLinks, activity, earlyDeletions: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -185,6 +190,7 @@ struct FixedTrees: Sendable {
         priorities = dbis["priorities"]!
         workoutLinks = dbis["workout_samples"]!
         activity = dbis["activity"]!
+        earlyDeletions = dbis["early_deletions"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }

@@ -1,0 +1,118 @@
+import FoundationEssentials
+
+/// What `Store.apply` did with a receiver's batch (rule 63).
+public struct ApplyOutcome: Sendable, Equatable {
+    /// Samples saved by this call (`replaced` of them took the place of an
+    /// older sync version).
+    public var added = 0
+    public var replaced = 0
+    /// Samples the store held already, with the same content: skipped.
+    public var alreadyStored = 0
+    /// Samples not saved: the store holds the same sync identifier at an
+    /// equal or higher version (rule 14).
+    public var olderVersions = 0
+    /// Samples not saved because their UUID was deleted: here, or by a
+    /// deletion that came before the sample did.
+    public var deletedBefore = 0
+    /// Stored samples this call deleted.
+    public var deleted = 0
+    /// Deletions of samples deleted already.
+    public var alreadyDeleted = 0
+    /// Deletions of UUIDs the store never held: kept, so that a late
+    /// upload of the sample is ignored.
+    public var deletedBeforeArrival = 0
+    /// The store's anchor after the call.
+    public var anchor: QueryAnchor
+
+    init(anchor: QueryAnchor) { self.anchor = anchor }
+}
+
+extension Store {
+    /// A receiver's batch in one transaction, all or nothing (rule 63):
+    /// what a phone's anchored query returned, samples then deletions.
+    /// - A sample whose UUID the store holds with the same content is
+    ///   skipped; with other content, the call fails with
+    ///   `.duplicateUUID` naming it. A sample whose UUID was deleted (in
+    ///   the store, or by an earlier deletion of a UUID it never held) is
+    ///   skipped: a deletion wins over a late upload.
+    /// - A deletion of a stored sample deletes it; of a deleted one does
+    ///   nothing; of a UUID the store never held is kept, so that the
+    ///   sample, should it come later, is skipped.
+    /// A UUID twice among the samples is `.invalidArgument`; twice among
+    /// the deletions counts once. Sending the same batch again changes nothing.
+    public func apply(samples: [Sample], deletions: [UUID]) throws -> ApplyOutcome {
+        var seen = Set<UUID>(minimumCapacity: samples.count)
+        for (i, s) in samples.enumerated() where !seen.insert(s.uuid).inserted {
+            throw OHKError(.invalidArgument, "samples[\(i)]: UUID \(s.uuid) is listed twice in one batch")
+        }
+        return try write { w in
+            var outcome = ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0))
+            for (i, s) in samples.enumerated() {
+                do {
+                    try validateType(s.type)
+                    try s.validate()
+                } catch let e as OHKError {
+                    throw OHKError(e.code, "samples[\(i)]: \(e.message)")
+                }
+                if try w.txn.get(trees.earlyDeletions, uuidKey(s.uuid)) != nil {
+                    outcome.deletedBefore += 1
+                    continue
+                }
+                if let (typeID, seq) = try w.lookupUUID(s.uuid) {
+                    guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq) else {
+                        throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
+                    }
+                    let record = try RecordView(stored: raw)
+                    if record.isTombstone {
+                        outcome.deletedBefore += 1
+                    } else if try storedSample(record, typeID, w) == s {
+                        outcome.alreadyStored += 1
+                    } else {
+                        throw OHKError(.duplicateUUID, "samples[\(i)]: the store holds sample \(s.uuid) with other content; "
+                                       + "a UUID names one sample for good")
+                    }
+                    continue
+                }
+                if case .correlation(let c) = s.value { try checkMembers(s, c, &w) }
+                switch try save(s, &w) {
+                case .saved: outcome.added += 1
+                case .replaced: outcome.added += 1; outcome.replaced += 1
+                case .notSavedOlderVersion: outcome.olderVersions += 1
+                }
+            }
+            var once = Set<UUID>()
+            for u in deletions where once.insert(u).inserted {
+                if let (typeID, seq) = try w.lookupUUID(u) {
+                    guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq) else {
+                        throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
+                    }
+                    if try RecordView(stored: raw).isTombstone {
+                        outcome.alreadyDeleted += 1
+                    } else {
+                        _ = try w.tombstone(typeID: typeID, seq: seq)
+                        outcome.deleted += 1
+                    }
+                } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
+                    outcome.alreadyDeleted += 1
+                } else {
+                    try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
+                        try uuidKey(u).withUnsafeBytes { k in try w.txn.put(trees.earlyDeletions, k, v) }
+                    }
+                    outcome.deletedBeforeArrival += 1
+                }
+            }
+            outcome.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
+            return outcome
+        }
+    }
+
+    private func uuidKey(_ u: UUID) -> [UInt8] { withUnsafeBytes(of: u.uuid) { Array($0) } }
+
+    /// A stored record as a `Sample`, its names read in the transaction.
+    private func storedSample(_ r: RecordView, _ typeID: UInt16, _ w: WriteContext) throws -> Sample? {
+        guard let type = w.type(id: typeID) else { return nil }
+        var b = SampleBatchBuilder(multiType: false, expected: 1)
+        try b.append(r, typeIndex: 0)
+        return try b.build(types: [type], names: NameLookup(store: self, txn: w.txn)).first
+    }
+}
