@@ -281,6 +281,27 @@ int32_t ohk_store_associate(ohk_store *store, const uint8_t *workout, const uint
  */
 int32_t ohk_store_delete_matching(uint64_t *out_deleted, ohk_store *store, const char *type, const ohk_predicate *predicate);
 
+/* ---- Applying a receiver's batch */
+
+/**
+ * Applies a receiver's batch (rule 63) in one transaction, all or
+ * nothing: the `sample_count` samples (as ohk_store_save takes them),
+ * then the `deleted_count` deletions (UUIDs, 16 bytes each, packed), as
+ * a phone's anchored query returned them. A sample whose UUID is stored
+ * with the same content is skipped; one whose UUID was deleted, here or
+ * by an earlier deletion of a UUID the store never held, is skipped too.
+ * A deletion of a UUID the store never held is kept, so that the
+ * sample, should it come later, is skipped. Sending the same batch
+ * again changes nothing. *out_outcome (may be NULL) receives the counts
+ * and the store's anchor after the call. Returns OHK_OK;
+ * OHK_ERR_DUPLICATE_UUID (a stored UUID with other content: nothing is
+ * applied, the message names it); OHK_ERR_INVALID_ARGUMENT (a UUID twice
+ * among the samples, a NULL with a count) and the errors of
+ * ohk_store_save, each naming the sample's index. Any thread; blocks for
+ * the write transaction.
+ */
+int32_t ohk_store_apply(ohk_apply_outcome *out_outcome, ohk_store *store, const ohk_sample_input *samples, uint64_t sample_count, const uint8_t *deleted_uuids, uint64_t deleted_count);
+
 /* ---- Predicates */
 
 /**

@@ -610,6 +610,19 @@ typedef struct ohk_import_report {
     uint64_t warning_count;
 } ohk_import_report;
 
+/* What ohk_store_apply did with a receiver's batch (rule 63). */
+typedef struct ohk_apply_outcome {
+    uint64_t added;               /* samples saved (replaced of them took an older sync version's place) */
+    uint64_t replaced;
+    uint64_t already_stored;      /* samples held already with the same content: skipped */
+    uint64_t older_versions;      /* samples not saved: a newer sync version is stored (rule 14) */
+    uint64_t deleted_before;      /* samples not saved: their UUID was deleted, here or before they came */
+    uint64_t deleted;             /* stored samples deleted */
+    uint64_t already_deleted;     /* deletions of samples deleted already */
+    uint64_t deleted_before_arrival; /* deletions of UUIDs never held: kept, so a late upload is skipped */
+    ohk_anchor anchor;            /* the store's anchor after the call */
+} ohk_apply_outcome;
+
 /* A durable subscription and how far behind it is (ohk_store_subscriptions). */
 typedef struct ohk_subscription_status {
     const char *name;

@@ -26,6 +26,7 @@ FILES = [
     ("TypesAPI.swift", "The type catalogue"),
     ("UnitsAPI.swift", "Units"),
     ("SaveAPI.swift", "Saving and deleting"),
+    ("ApplyAPI.swift", "Applying a receiver's batch"),
     ("PredicateAPI.swift", "Predicates"),
     ("QueryAPI.swift", "Anchored queries and batches"),
     ("ColumnsAPI.swift", "Queries into columns"),

@@ -95,7 +95,7 @@ extension Store {
                 } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
                     outcome.alreadyDeleted += 1
                 } else {
-                    try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
+                    _ = try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
                         try uuidKey(u).withUnsafeBytes { k in try w.txn.put(trees.earlyDeletions, k, v) }
                     }
                     outcome.deletedBeforeArrival += 1

@@ -642,6 +642,36 @@ static void rule08b_strict_end_date_is_half_open(void **state)
     free(uuids);
 }
 
+/* Rule 63: a receiver's batch in one transaction; again, it changes
+ * nothing; a deletion that comes before its sample wins. */
+static void rule63_apply_a_batch_from_c(void **state)
+{
+    fixture *f = *state;
+    ohk_sample_input in[3] = { steps_input(0), steps_input(1), steps_input(2) };
+    uint8_t late[16];
+    memset(late, 0x5a, sizeof late);
+    memcpy(in[2].uuid, late, 16);
+    memset(in[0].uuid, 0x11, 16); /* UUIDs of their own: the same batch is sent again */
+    memset(in[1].uuid, 0x22, 16);
+    ohk_apply_outcome o;
+    /* The deletion of the third comes first. */
+    OK(ohk_store_apply(&o, f->store, NULL, 0, late, 1));
+    assert_int_equal(o.deleted_before_arrival, 1);
+    OK(ohk_store_apply(&o, f->store, in, 3, NULL, 0));
+    assert_int_equal(o.added, 2);
+    assert_int_equal(o.deleted_before, 1);
+    OK(ohk_store_apply(&o, f->store, in, 2, in[0].uuid, 1));
+    assert_int_equal(o.already_stored, 2);
+    assert_int_equal(o.deleted, 1);
+    ohk_anchor now;
+    OK(ohk_store_current_anchor(&now, f->store));
+    assert_memory_equal(o.anchor.data, now.data, OHK_ANCHOR_SIZE);
+    /* Other content under a stored UUID: nothing applied. */
+    in[1].value = 99;
+    EXPECT(OHK_ERR_DUPLICATE_UUID, ohk_store_apply(&o, f->store, in + 1, 1, NULL, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_apply(&o, f->store, NULL, 2, NULL, 0));
+}
+
 int run_data(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +683,7 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule63_apply_a_batch_from_c, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(bad_input_writes_nothing, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(predicates_from_text_and_parts, open_fixture, close_fixture),
     };

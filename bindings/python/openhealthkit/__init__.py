@@ -41,6 +41,7 @@ from .workouts import (
 )
 from .workout_list import WorkoutList
 from .sink import PostgresSink, SinkProgress
+from .receiving import ApplyResult
 from .subscriptions import SubscriptionStatus
 from .sleep import SleepNight, SleepNights
 from .summary import StoreSummary, TypeSummary
@@ -49,7 +50,7 @@ from .summary import StoreSummary, TypeSummary
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "ActivityMoveMode", "ActivitySummary", "ActivitySummaryList", "ActivitySummaryUpdate",
+    "ActivityMoveMode", "ActivitySummary", "ApplyResult", "ActivitySummaryList", "ActivitySummaryUpdate",
     "Audiogram", "AudiogramSample", "ClampingRange", "SensitivityPoint",
     "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
     "Electrocardiogram", "ElectrocardiogramSample",

@@ -309,6 +309,12 @@ class ohk_sink_progress(Structure):
                 ("head", c_uint64), ("start_position", c_uint64)]
 
 
+class ohk_apply_outcome(Structure):
+    _fields_ = [("added", c_uint64), ("replaced", c_uint64), ("already_stored", c_uint64),
+                ("older_versions", c_uint64), ("deleted_before", c_uint64), ("deleted", c_uint64),
+                ("already_deleted", c_uint64), ("deleted_before_arrival", c_uint64), ("anchor", ohk_anchor)]
+
+
 class ohk_subscription_status(Structure):
     _fields_ = [("name", c_char_p), ("types", POINTER(c_char_p)), ("type_count", c_uint64), ("frequency", c_int32),
                 ("acknowledged", ohk_anchor), ("position", c_uint64), ("head", c_uint64),
@@ -463,6 +469,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
+    "ohk_store_apply": (c_int32, [P(ohk_apply_outcome), P(ohk_store), P(ohk_sample_input), c_uint64, c_char_p,
+                                  c_uint64]),
     "ohk_store_register_subscription": (c_int32, [P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32,
                                                   P(ohk_anchor)]),
     "ohk_store_subscriptions": (c_int32, [P(P(ohk_subscription_status)), P(c_uint64), P(ohk_store)]),

@@ -31,6 +31,7 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
                       on_statistics)
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
+from .receiving import ApplyResult
 from .subscriptions import SubscriptionStatus
 from .workout_list import WorkoutList
 from . import sleep as _sleep
@@ -658,6 +659,30 @@ class HealthStore:
         packed = b"".join(unique)
         n.lib.ohk_store_delete_uuids(self._handle, packed, len(unique))
         return len(unique)
+
+    def apply(self, samples: Sample | Iterable[Sample] = (),
+              deleted: Iterable[Sample | DeletedObject | uuid_module.UUID | str] = ()) -> ApplyResult:
+        """Applies a receiver's batch in one transaction, all or nothing
+        (rule 63): ``samples`` then the ``deleted`` UUIDs, as a phone's
+        anchored query returned them. A sample stored already with the same
+        content is skipped (other content: ``DuplicateUUIDError``); one whose
+        UUID was deleted, here or by an earlier deletion of a UUID the store
+        never held, is skipped too, and such a deletion is kept so that a
+        late upload is skipped. Sending the same batch again changes nothing."""
+        batch = as_list(samples, "samples", (Sample,), "a Sample")
+        gone = as_list(deleted, "deleted", (Sample, DeletedObject, uuid_module.UUID, str, bytes),
+                       "a Sample, a DeletedObject or a UUID")
+        packed = b"".join(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o) for o in gone)
+        inputs = (n.ohk_sample_input * max(len(batch), 1))()
+        keep: list[Any] = []
+        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        for index, sample in enumerate(batch):
+            if not isinstance(sample, Sample):
+                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
+            self._fill_input(inputs[index], sample, sources, keep)
+        outcome = n.ohk_apply_outcome()
+        n.lib.ohk_store_apply(ctypes.byref(outcome), self._handle, inputs, len(batch), packed, len(gone))
+        return ApplyResult._from(outcome)
 
     def associate(self, workout: Sample | uuid_module.UUID | str,
                   samples: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:

@@ -143,7 +143,7 @@ STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
            "ohk_workout_statistics", "ohk_workout_event", "ohk_workout_activity", "ohk_workout",
            "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
            "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary", "ohk_store_type_count",
-           "ohk_sink_progress", "ohk_subscription_status",
+           "ohk_sink_progress", "ohk_subscription_status", "ohk_apply_outcome",
            "ohk_category_duration", "ohk_category_interval", "ohk_category_durations_result"]
 
 

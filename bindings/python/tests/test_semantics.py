@@ -267,3 +267,26 @@ def test_rule_24_creation_date_and_utc_offset_are_kept_as_given(store, tmp_path)
         steps(2, creation_date=datetime(2024, 1, 1))
     with pytest.raises(TypeError):
         steps(2, utc_offset=3600)
+
+
+def test_rule_63_apply_a_receivers_batch(store):
+    stored = steps(0)
+    store.save(stored)
+    late = steps(5)
+    early = store.apply(deleted=[late.uuid])
+    assert early.deleted_before_arrival == 1
+    batch = [steps(1), steps(2), late]
+    first = store.apply(batch, deleted=[stored])
+    assert (first.added, first.deleted_before, first.deleted) == (2, 1, 1)
+    assert first.anchor == store.current_anchor()
+    again = store.apply(batch, deleted=[stored])
+    assert (again.added, again.already_stored, again.deleted_before, again.already_deleted) == (0, 2, 1, 1)
+    # A sample read back is the same content; other content under its UUID fails the whole batch.
+    read_back = list(store.query(STEPS).samples)
+    assert store.apply(read_back).already_stored == 2
+    changed = ohk.QuantitySample(STEPS, batch[0].start_date, batch[0].end_date, 999, uuid=batch[0].uuid)
+    with pytest.raises(ohk.DuplicateUUIDError, match=str(batch[0].uuid).upper()):
+        store.apply([steps(9), changed])
+    assert len(store.query(STEPS).samples) == 2  # steps(9) not saved: all or nothing
+    with pytest.raises(ohk.InvalidArgumentError, match="twice"):
+        store.apply([batch[1], batch[1]])
