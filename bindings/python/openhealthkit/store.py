@@ -260,13 +260,8 @@ class HealthStore:
         """Saves samples in one transaction, all or nothing, durable when it
         returns (rule 13, docs/semantics.md). Returns what happened to each, in order."""
         batch = as_list(samples, "samples", (Sample,), "a Sample")
-        inputs = (n.ohk_sample_input * max(len(batch), 1))()
         keep: list[Any] = []
-        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
-        for index, sample in enumerate(batch):
-            if not isinstance(sample, Sample):
-                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
-            self._fill_input(inputs[index], sample, sources, keep)
+        inputs = self._sample_inputs(batch, keep)
         outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
         try:
             n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
@@ -276,6 +271,17 @@ class HealthStore:
                 raise own from None
             raise
         return [_outcome(outcomes[i]) for i in range(len(batch))]
+
+    def _sample_inputs(self, batch: list[Sample], keep: list[Any]) -> Any:
+        """``batch`` as the ohk_sample_input array that save and apply pass;
+        `keep` holds what the array points at until the call returns."""
+        inputs = (n.ohk_sample_input * max(len(batch), 1))()
+        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        for index, sample in enumerate(batch):
+            if not isinstance(sample, Sample):
+                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
+            self._fill_input(inputs[index], sample, sources, keep)
+        return inputs
 
     def _inputs(self, samples: Sample | Iterable[Sample], what: str,
                 keep: list[Any]) -> tuple[list[Sample], Any]:
@@ -673,13 +679,8 @@ class HealthStore:
         gone = as_list(deleted, "deleted", (Sample, DeletedObject, uuid_module.UUID, str, bytes),
                        "a Sample, a DeletedObject or a UUID")
         packed = b"".join(o.uuid_bytes if isinstance(o, (Sample, DeletedObject)) else uuid_bytes(o) for o in gone)
-        inputs = (n.ohk_sample_input * max(len(batch), 1))()
         keep: list[Any] = []
-        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
-        for index, sample in enumerate(batch):
-            if not isinstance(sample, Sample):
-                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
-            self._fill_input(inputs[index], sample, sources, keep)
+        inputs = self._sample_inputs(batch, keep)
         outcome = n.ohk_apply_outcome()
         n.lib.ohk_store_apply(ctypes.byref(outcome), self._handle, inputs, len(batch), packed, len(gone))
         return ApplyResult._from(outcome)
