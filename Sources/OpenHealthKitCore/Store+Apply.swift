@@ -58,11 +58,7 @@ extension Store {
                     outcome.deletedBefore += 1
                     continue
                 }
-                if let (typeID, seq) = try w.lookupUUID(s.uuid) {
-                    guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq) else {
-                        throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
-                    }
-                    let record = try RecordView(stored: raw)
+                if let (typeID, _, record) = try storedRecord(s.uuid, &w) {
                     if record.isTombstone {
                         outcome.deletedBefore += 1
                     } else if try storedSample(record, typeID, w) == s {
@@ -82,11 +78,8 @@ extension Store {
             }
             var once = Set<UUID>()
             for u in deletions where once.insert(u).inserted {
-                if let (typeID, seq) = try w.lookupUUID(u) {
-                    guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq) else {
-                        throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
-                    }
-                    if try RecordView(stored: raw).isTombstone {
+                if let (typeID, seq, record) = try storedRecord(u, &w) {
+                    if record.isTombstone {
                         outcome.alreadyDeleted += 1
                     } else {
                         _ = try w.tombstone(typeID: typeID, seq: seq)
@@ -107,6 +100,16 @@ extension Store {
     }
 
     private func uuidKey(_ u: UUID) -> [UInt8] { withUnsafeBytes(of: u.uuid) { Array($0) } }
+
+    /// The record `uuid` names, live or a tombstone, with its type id and
+    /// position; nil when the store never held it (or pruned it).
+    private func storedRecord(_ uuid: UUID, _ w: inout WriteContext) throws -> (UInt16, UInt64, RecordView)? {
+        guard let (typeID, seq) = try w.lookupUUID(uuid) else { return nil }
+        guard let raw = try w.txn.get(try w.tree(id: typeID).records, u64: seq) else {
+            throw OHKError(.storage, "the UUID index points at a missing record (type \(typeID), position \(seq))")
+        }
+        return (typeID, seq, try RecordView(stored: raw))
+    }
 
     /// A stored record as a `Sample`, its names read in the transaction.
     private func storedSample(_ r: RecordView, _ typeID: UInt16, _ w: WriteContext) throws -> Sample? {

@@ -121,21 +121,18 @@ public final class PostgresSink {
         } catch let e as OHKError {
             throw storeError(e)
         }
-        let head = try store.currentAnchor().position
-        progress.head = max(head, batch.newAnchor.position)
+        progress.head = batch.head
         let from = anchor?.position ?? 0
         guard batch.count > 0 || batch.newAnchor.position != from else { return false }
-        var saves = 0
-        batch.forEach { if !$0.isDeletion { saves += 1 } }
-        let deletions = batch.count - saves
+        var deletions = 0
         do {
             try conn.execute("BEGIN")
             if batch.count > 0 {
-                try conn.copy(SinkSchema.copyJournal) { w in try rows.journal(batch, into: &w) }
+                try conn.copy(SinkSchema.copyJournal) { w in deletions = try rows.journal(batch, into: &w) }
                 if deletions > 0 {
                     try conn.query(SinkSchema.deleteJournaled, [person, name, String(from)])
                 }
-                if saves > 0 { try writeSamples(batch) }
+                if deletions < batch.count { try writeSamples(batch) }
             }
             // Last: the checkpoint, only where the fence is still ours.
             let moved = try conn.query("""
@@ -146,7 +143,7 @@ public final class PostgresSink {
             try conn.execute("COMMIT")
             anchor = batch.newAnchor
             progress.position = batch.newAnchor.position
-            progress.saves += saves
+            progress.saves += batch.count - deletions
             progress.deletions += deletions
             progress.batches += 1
             return true

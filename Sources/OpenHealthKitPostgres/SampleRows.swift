@@ -16,10 +16,13 @@ struct SampleRows {
         self.sink = sink
     }
 
-    /// One journal row per change, in store order.
-    func journal(_ batch: ChangeBatch, into w: inout CopyWriter) throws {
+    /// One journal row per change, in store order; returns how many of
+    /// them are deletions.
+    func journal(_ batch: ChangeBatch, into w: inout CopyWriter) throws -> Int {
         let types = batch.types.map(\.identifier)
+        var deletions = 0
         try batch.forEach { c in
+            if c.isDeletion { deletions += 1 }
             w.beginRow(fields: 6)
             w.text(person)
             w.text(sink)
@@ -29,6 +32,7 @@ struct SampleRows {
             w.text(types[c.fields.typeIndex])
             try w.endRow()
         }
+        return deletions
     }
 
     /// One row per saved sample; returns the batch index of each row, so

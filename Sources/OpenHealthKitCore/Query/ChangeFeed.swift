@@ -16,6 +16,9 @@ public struct ChangeBatch: Sendable {
     /// Where the next read continues: after the last change here when the
     /// limit stopped the read, else the head the read saw.
     public let newAnchor: QueryAnchor
+    /// The store's head when the batch was read (past `newAnchor` when
+    /// the limit stopped the read).
+    public let head: UInt64
     /// The types the changes refer to.
     public var types: [SampleType] { names.types }
     public var count: Int { positions.count }
@@ -37,18 +40,7 @@ public struct ChangeBatch: Sendable {
         precondition(i >= 0 && i < count, "change index \(i) out of range 0..<\(count)")
         return withExtendedLifetime(records) {
             let r = RecordView(bytes: records.record(i))
-            guard !r.isTombstone else { return nil }
-            let type = types[Int(typeIndex[i])]
-            return Sample(uuid: r.uuid, type: type,
-                          startDate: Date(timeIntervalSinceReferenceDate: r.start),
-                          endDate: Date(timeIntervalSinceReferenceDate: r.end),
-                          value: r.isCategory ? .category(r.category)
-                              : r.hasPayload ? ((try? r.payloadValue(type)) ?? .quantity(r.quantity)) : .quantity(r.quantity),
-                          source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
-                          device: r.deviceID == 0 ? nil : names.device(r.deviceID),
-                          metadata: (try? r.metadata()) ?? [:],
-                          creationDate: r.creation.map(Date.init(timeIntervalSinceReferenceDate:)),
-                          utcOffset: r.utcOffset)
+            return r.isTombstone ? nil : names.sample(r, types[Int(typeIndex[i])])
         }
     }
 }
@@ -103,7 +95,7 @@ extension Store {
             let batch = try builder.build(types: types, names: names)
             return ChangeBatch(records: batch.records, typeIndex: typeIndex, names: batch.names, positions: positions,
                                newAnchor: QueryAnchor(storeID: storeID, position: stopped ? positions.last! : head,
-                                                      horizon: horizon))
+                                                      horizon: horizon), head: head)
         }
     }
 

@@ -20,19 +20,7 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
     public var endIndex: Int { records.count }
 
     public subscript(i: Int) -> Sample {
-        withRecord(i) { r, type in
-            Sample(uuid: r.uuid, type: type,
-                   startDate: Date(timeIntervalSinceReferenceDate: r.start),
-                   endDate: Date(timeIntervalSinceReferenceDate: r.end),
-                   value: r.isCategory ? .category(r.category)
-                       : r.hasPayload ? ((try? r.payloadValue(type)) ?? .quantity(r.quantity))
-                       : .quantity(r.quantity),
-                   source: names.source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
-                   device: r.deviceID == 0 ? nil : names.device(r.deviceID),
-                   metadata: (try? r.metadata()) ?? [:],
-                   creationDate: r.creation.map(Date.init(timeIntervalSinceReferenceDate:)),
-                   utcOffset: r.utcOffset)
-        }
+        withRecord(i) { r, type in names.sample(r, type) }
     }
 
     /// The source behind a `SampleFields.sourceID`.
@@ -172,6 +160,21 @@ final class BatchNames: Sendable {
     @inline(__always) func source(_ id: UInt32) -> Source? { table.source(id) }
     @inline(__always) func bundleIdentifier(_ id: UInt32) -> String? { table.bundleIdentifier(id) }
     @inline(__always) func device(_ id: UInt32) -> Device? { id == 0 ? nil : table.device(id) }
+
+    /// A live sample's record as a `Sample` of `type`, its names read here.
+    func sample(_ r: RecordView, _ type: SampleType) -> Sample {
+        Sample(uuid: r.uuid, type: type,
+               startDate: Date(timeIntervalSinceReferenceDate: r.start),
+               endDate: Date(timeIntervalSinceReferenceDate: r.end),
+               value: r.isCategory ? .category(r.category)
+                   : r.hasPayload ? ((try? r.payloadValue(type)) ?? .quantity(r.quantity))
+                   : .quantity(r.quantity),
+               source: source(r.sourceID) ?? Source(bundleIdentifier: "?", name: "?"),
+               device: device(r.deviceID),
+               metadata: (try? r.metadata()) ?? [:],
+               creationDate: r.creation.map(Date.init(timeIntervalSinceReferenceDate:)),
+               utcOffset: r.utcOffset)
+    }
 }
 
 /// Builds a batch during a scan.
