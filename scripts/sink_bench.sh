@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 n=${1:-1000000}
 rounds=${2:-3}
 bin=.build/release
+ohk=${OHK:-$bin/ohk}  # OHK=path: another build of ohk, to compare
 work=$(mktemp -d /tmp/ohk-sink-bench-XXXXXX)
 chmod 711 "$work"
 trap 'scripts/pg_cluster.sh stop "$work/pg" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
@@ -38,7 +39,7 @@ for r in $(seq 1 "$rounds"); do
   # The sink: rows/s from its summary line; its peak anonymous memory
   # (RssAnon, sampled every 20 ms: the store's pages, mapped from its
   # file, are the page cache's, not the sink's).
-  "$bin/ohk" sink postgres --store "$store" --url "$base/sink_$r" --person p --quiet >"$work/out" 2>&1 &
+  "$ohk" sink postgres --store "$store" --url "$base/sink_$r" --person p --quiet >"$work/out" 2>&1 &
   pid=$! peak=0
   while kill -0 "$pid" 2>/dev/null; do
     kb=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
@@ -52,7 +53,7 @@ for r in $(seq 1 "$rounds"); do
   [ "$rows" = "$n" ] || { echo "sink delivered $rows rows, expected $n: $out" >&2; exit 1; }
   # The peer: the same rows, the same table, by psql's COPY FROM STDIN.
   [ -f "$work/rows.bin" ] || psql_ "$base/sink_$r" -c "\\copy ohk_samples TO '$work/rows.bin' (FORMAT binary)"
-  "$bin/ohk" sink postgres --store "$empty" --url "$base/copy_$r" --quiet >/dev/null  # the schema only
+  "$ohk" sink postgres --store "$empty" --url "$base/copy_$r" --quiet >/dev/null  # the schema only
   t=$(now)
   psql_ "$base/copy_$r" -c "\\copy ohk_samples FROM '$work/rows.bin' (FORMAT binary)"
   copy=$(python3 -c "print(int($n / ($(now) - $t)))")
