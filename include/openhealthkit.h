@@ -69,12 +69,19 @@ int32_t ohk_store_options_init(ohk_store_options *options);
 /**
  * Opens the store in directory `path`, creating the directory and the
  * store when missing. `options` may be NULL for the defaults.
+ * With options.read_only the store must exist in this library's format;
+ * nothing is created, upgraded or pruned, read access to data.mdb is
+ * enough, and every write through the handle returns OHK_ERR_READ_ONLY
+ * (rule 64: without write access to lock.mdb too, reads are sound only
+ * while no other process writes the store).
  * On success *out_store receives the store; close it with ohk_store_close.
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, options of
  * a version this library does not know, a map size below 1 MiB, a NaN
  * retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
- * OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
- * OHK_ERR_STORAGE when the directory cannot be used; OHK_ERR_STORE_CORRUPT
+ * OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format (read-only:
+ * any older one); OHK_ERR_READ_ONLY for a writable open in a process that
+ * has the store open read-only; OHK_ERR_STORAGE when the directory cannot
+ * be used; OHK_ERR_STORE_CORRUPT
  * when its pages are damaged (the first open in a process walks them
  * before LMDB reads any, rule 23). *out_store is left
  * unchanged on failure. Blocks on file I/O. Any thread; a store handle may

@@ -63,7 +63,8 @@ enum {
     OHK_ERR_SINK_CONNECTION_LOST = -26, /* the sink's connection broke; what was committed stays */
     OHK_ERR_SINK_FENCED = -27,        /* a newer sink of the same name and person took over */
     OHK_ERR_SINK_REFUSED = -28,       /* the sink's server refused a statement or a row; the batch was rolled back */
-    OHK_ERR_SINK_CHECKPOINT = -29     /* the sink's checkpoint does not fit this store (another store, pruned past, ahead) */
+    OHK_ERR_SINK_CHECKPOINT = -29,    /* the sink's checkpoint does not fit this store (another store, pruned past, ahead) */
+    OHK_ERR_READ_ONLY = -30           /* a write through a store opened read-only (ohk_store_options.read_only) */
 };
 
 /* ---- enums (int32_t fields and parameters) */
@@ -193,13 +194,15 @@ typedef struct ohk_sink { char ohk_private_; } ohk_sink;
 /* How a store is opened. Fill it with ohk_store_options_init, or declare it
  * with OHK_STORE_OPTIONS_INIT, then change what you need: `version` says
  * which fields the caller knows, so that fields added later (at the end,
- * with a new version) leave older callers working. */
-#define OHK_STORE_OPTIONS_VERSION 1
+ * with a new version) leave older callers working: version 1 had no
+ * read_only, which the library then takes as false. */
+#define OHK_STORE_OPTIONS_VERSION 2
 typedef struct ohk_store_options {
     uint32_t version;             /* OHK_STORE_OPTIONS_VERSION */
     uint64_t map_size;            /* initial map size in bytes (default 256 MiB); the map grows by itself */
     double tombstone_retention;   /* seconds deleted objects are kept (default 90 days); < 0: until pruned */
     bool durable;                 /* fsync each commit (default true); false only for scratch stores */
+    bool read_only;               /* version 2: open for reading only, writes get OHK_ERR_READ_ONLY (rule 64; default false) */
 } ohk_store_options;
 
 /* What a store holds of one type (ohk_store_type_counts): its live samples
@@ -210,7 +213,7 @@ typedef struct ohk_store_type_count {
     uint64_t deleted_objects;
 } ohk_store_type_count;
 /* The defaults, as ohk_store_options_init gives them. */
-#define OHK_STORE_OPTIONS_INIT { OHK_STORE_OPTIONS_VERSION, 268435456u, 7776000.0, true }
+#define OHK_STORE_OPTIONS_INIT { OHK_STORE_OPTIONS_VERSION, 268435456u, 7776000.0, true, false }
 
 /* An anchor: a position in a store's change order, as a value. All zero
  * bytes is "no anchor" (everything from the beginning). Copy it freely;

@@ -7,10 +7,15 @@
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
 
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_timedjoin_np */
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -94,6 +99,18 @@ static inline void ohk_prefetch_below(const void *p, uintptr_t distance) {
 static inline int64_t ohk_round_half_away(double x) {
     double t = x + (x < 0 ? -0.49999999999999994 : 0.49999999999999994);
     return t > -9223372036854775808.0 && t < 9223372036854775808.0 ? (int64_t)t : INT64_MIN;
+}
+
+/* Waits up to `ms` milliseconds for `thread` to end, and joins it.
+ * Returns 0 when joined, ETIMEDOUT when it still runs. (glibc's
+ * pthread_timedjoin_np, which Swift's Glibc module does not declare.) */
+static inline int ohk_join_within_ms(pthread_t thread, long ms) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_nsec += ms * 1000000L;
+    deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+    deadline.tv_nsec %= 1000000000L;
+    return pthread_timedjoin_np(thread, NULL, &deadline);
 }
 
 #endif

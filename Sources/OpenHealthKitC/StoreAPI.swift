@@ -30,18 +30,25 @@ extension StoreHandle {
         let d = StoreOptions()
         try out(options, "options").pointee = ohk_store_options(
             version: UInt32(OHK_STORE_OPTIONS_VERSION), map_size: UInt64(d.mapSize),
-            tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable)
+            tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable, read_only: d.readOnly)
     }
 }
 
 /// Opens the store in directory `path`, creating the directory and the
 /// store when missing. `options` may be NULL for the defaults.
+/// With options.read_only the store must exist in this library's format;
+/// nothing is created, upgraded or pruned, read access to data.mdb is
+/// enough, and every write through the handle returns OHK_ERR_READ_ONLY
+/// (rule 64: without write access to lock.mdb too, reads are sound only
+/// while no other process writes the store).
 /// On success *out_store receives the store; close it with ohk_store_close.
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, options of
 /// a version this library does not know, a map size below 1 MiB, a NaN
 /// retention); OHK_ERR_STORE_FORMAT_TOO_NEW or
-/// OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format;
-/// OHK_ERR_STORAGE when the directory cannot be used; OHK_ERR_STORE_CORRUPT
+/// OHK_ERR_STORE_FORMAT_TOO_OLD for a store of another format (read-only:
+/// any older one); OHK_ERR_READ_ONLY for a writable open in a process that
+/// has the store open read-only; OHK_ERR_STORAGE when the directory cannot
+/// be used; OHK_ERR_STORE_CORRUPT
 /// when its pages are damaged (the first open in a process walks them
 /// before LMDB reads any, rule 23). *out_store is left
 /// unchanged on failure. Blocks on file I/O. Any thread; a store handle may
@@ -54,8 +61,9 @@ extension StoreHandle {
         let dir = try string(path, "path")
         var o = StoreOptions()
         if let c = options?.pointee {
-            guard c.version == UInt32(OHK_STORE_OPTIONS_VERSION) else {
-                throw CError(.invalidArgument, "options.version is \(c.version), not \(OHK_STORE_OPTIONS_VERSION): "
+            // Version 1 ended before read_only: its byte is padding there.
+            guard c.version >= 1 && c.version <= UInt32(OHK_STORE_OPTIONS_VERSION) else {
+                throw CError(.invalidArgument, "options.version is \(c.version), not 1 to \(OHK_STORE_OPTIONS_VERSION): "
                              + "fill the options with ohk_store_options_init or OHK_STORE_OPTIONS_INIT")
             }
             guard c.map_size >= 1 << 20, c.map_size <= UInt64(Int.max) else {
@@ -65,6 +73,7 @@ extension StoreHandle {
             o.mapSize = Int(c.map_size)
             o.tombstoneRetention = c.tombstone_retention < 0 ? nil : c.tombstone_retention
             o.durable = c.durable
+            o.readOnly = c.version >= 2 && c.read_only
         }
         let store = try Store(directory: dir, options: o)
         result.pointee = Registry.add(StoreHandle(store))

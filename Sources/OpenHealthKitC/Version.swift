@@ -35,7 +35,7 @@ private let statusNames: [Int32: String] = [
     -19: "OHK_ERR_BUFFER_TOO_SMALL", -20: "OHK_ERR_STORE_CORRUPT", -21: "OHK_ERR_IMPORT_INPUT",
     -22: "OHK_ERR_IMPORT_DAMAGED", -23: "OHK_ERR_UNAVAILABLE", -24: "OHK_ERR_CANCELLED",
     -25: "OHK_ERR_SINK_CONNECT", -26: "OHK_ERR_SINK_CONNECTION_LOST", -27: "OHK_ERR_SINK_FENCED",
-    -28: "OHK_ERR_SINK_REFUSED", -29: "OHK_ERR_SINK_CHECKPOINT",
+    -28: "OHK_ERR_SINK_REFUSED", -29: "OHK_ERR_SINK_CHECKPOINT", -30: "OHK_ERR_READ_ONLY",
 ]
 
 /// Frees a string the library returned as owned (ohk_predicate_to_text,

@@ -23,6 +23,9 @@ public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
         /// The store's file is damaged: a structure no write makes
         /// (`ohk check` tells what; 19 is the C API's own code).
         case storeCorrupt = 20
+        /// A write through a store opened read-only (21 to 29 are the C
+        /// API's own codes).
+        case readOnly = 30
     }
 
     public let code: Code

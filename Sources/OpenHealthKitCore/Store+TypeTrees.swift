@@ -36,11 +36,10 @@ extension Store {
         return (typeID, trees)
     }
 
-    /// Opens a type tree another process (or handle) created: a write
-    /// transaction, so no other transaction of this process opens trees at
-    /// the same time. It changes nothing, so it needs no sync.
+    /// Opens a type tree another process (or handle) created, one opening
+    /// at a time in the process (`Environment.openingTrees`).
     func openTypeTree(_ typeID: UInt16) throws {
-        let t = try env.write(durable: false) { txn in try WriteContext.openTypeTrees(txn, typeID, create: false) }
+        let t = try env.openingTrees { txn in try WriteContext.openTypeTrees(txn, typeID, create: false) }
         cache.withLock { $0.typeTrees[typeID] = t }
     }
 }

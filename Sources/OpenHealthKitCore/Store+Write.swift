@@ -290,6 +290,7 @@ extension Store {
     /// the store).
     func write<T>(_ body: (inout WriteContext) throws -> T) throws -> T {
         let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
+            try refuseIfReadOnly()
             let committed = cache.withLock { $0 }
             let (result, added, note, position, changed) = try env.write(durable: options.durable) { txn in
                 var w = try WriteContext(txn, trees, cache: committed, uuidHash: tuning.uuidHash, uuidTuning: tuning.uuidIndex)

@@ -21,6 +21,14 @@ public struct StoreOptions: Sendable {
     /// about 45 ms for a store of a million samples (docs/reliability.md);
     /// turn off only for a store checked otherwise.
     public var checkPagesWhenOpened: Bool = true
+    /// Opens the store for reading only (rule 64): every write through the
+    /// handle is refused with a read-only error, and the process needs
+    /// only read access to the store's data. Nothing is created, upgraded
+    /// or pruned: the store must exist in this library's format. The
+    /// process should be able to write `lock.mdb` (where LMDB keeps its
+    /// readers); when it cannot, reads are sound only while no other
+    /// process writes the store, as on a read-only file system.
+    public var readOnly: Bool = false
 
     public init() {}
 }
@@ -81,14 +89,19 @@ public final class Store: @unchecked Sendable {
     /// needed. Refuses a store written by a newer format.
     public init(directory: String, options: StoreOptions = StoreOptions()) throws {
         guard !directory.isEmpty else { throw OHKError(.invalidArgument, "store directory must not be empty") }
-        try Self.makeDirectory(directory)
+        if !options.readOnly { try Self.makeDirectory(directory) }
         self.directory = directory
         self.options = options
-        signal = try ChangeSignal(directory: directory)
         env = try OpenEnvironments.acquire(directory: directory, mapSize: options.mapSize, maxTrees: 1024, durable: options.durable,
-                                           checkPages: options.checkPagesWhenOpened)
+                                           checkPages: options.checkPagesWhenOpened, readOnly: options.readOnly)
         do {
-            let opened = try env.write(durable: options.durable) { txn -> (FixedTrees, UUID, StoreCache) in
+            signal = try ChangeSignal(directory: directory, readOnly: options.readOnly)
+        } catch {
+            OpenEnvironments.release(env)
+            throw error
+        }
+        do {
+            let opened = options.readOnly ? try env.openingTrees(Self.openForReading) : try env.write(durable: options.durable) { txn -> (FixedTrees, UUID, StoreCache) in
                 var dbis: [String: MDB_dbi] = [:]
                 for name in Schema.fixedTrees {
                     dbis[name] = try txn.openTree(name, create: true, fixedDuplicates: Schema.fixedDuplicateTrees.contains(name))
@@ -113,7 +126,7 @@ public final class Store: @unchecked Sendable {
         }
         lifecycle = .allocate(capacity: 1)
         pthread_rwlock_init(lifecycle, nil)
-        if let retention = options.tombstoneRetention {
+        if let retention = options.tombstoneRetention, !options.readOnly {
             _ = try? prune(deletedBefore: Date(timeIntervalSinceNow: -retention))
         }
     }
@@ -187,6 +200,12 @@ public final class Store: @unchecked Sendable {
         live.withLock { $0.watcher?.unregister(query) }
     }
 
+    /// Throws the read-only error for a handle opened read-only (its
+    /// environment may be another handle's writable one).
+    func refuseIfReadOnly() throws {
+        guard !options.readOnly else { throw OHKError(.readOnly, "the store at \(directory) was opened read-only") }
+    }
+
     /// Runs a public call unless the store is closed.
     func operation<T>(_ body: () throws -> T) throws -> T {
         pthread_rwlock_rdlock(lifecycle)
@@ -203,6 +222,37 @@ public final class Store: @unchecked Sendable {
                 throw OHKError(.storage, "cannot create directory \(partial): \(String(cString: strerror(errno)))")
             }
         }
+    }
+
+    /// The trees, id and cache of a store opened read-only: it must exist,
+    /// in this library's format, since nothing may be written to upgrade it.
+    private static func openForReading(_ txn: Txn) throws -> (FixedTrees, UUID, StoreCache) {
+        guard let meta = try txn.openTree("meta", create: false) else {
+            throw OHKError(.storage, "there is no store here yet (a read-only open does not create one)")
+        }
+        guard let raw = try txn.get(meta, Schema.MetaKey.format.bytes), raw.count == 8 else {
+            throw OHKError(.storeCorrupt, "the store has no format (corrupt meta)")
+        }
+        let format = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        if format > UInt64(Schema.format) {
+            throw OHKError(.storeFormatTooNew, "the store was written by a newer OpenHealthKit (format \(format); this library reads format \(Schema.format))")
+        }
+        if format < UInt64(Schema.format) {
+            throw OHKError(.storeFormatTooOld, "the store is in format \(format); a read-only open cannot upgrade it to format "
+                           + "\(Schema.format): open it once for writing")
+        }
+        var dbis: [String: MDB_dbi] = [:]
+        for name in Schema.fixedTrees {
+            let dbi = try txn.openTree(name, create: false, fixedDuplicates: Schema.fixedDuplicateTrees.contains(name))
+            guard let dbi else { throw OHKError(.storeCorrupt, "the store has no \(name) tree (`ohk check` names every problem)") }
+            dbis[name] = dbi
+        }
+        let trees = FixedTrees(dbis)
+        guard let raw = try txn.get(trees.meta, Schema.MetaKey.storeID.bytes), raw.count == 16 else {
+            throw OHKError(.storeCorrupt, "store has no id (corrupt meta)")
+        }
+        var idReader = ByteReader(raw)
+        return (trees, try idReader.uuid(), try loadCache(txn, trees))
     }
 
     private static func initialiseMeta(_ txn: Txn, _ trees: FixedTrees) throws -> UUID {
@@ -331,6 +381,7 @@ public final class Store: @unchecked Sendable {
         }
         let t = SampleType(identifier: identifier, kind: kind, isCustom: true)
         try operation {
+            try refuseIfReadOnly()
             try env.write(durable: options.durable) { txn in
                 let key = Array(identifier.utf8)
                 if let raw = try txn.get(trees.custom, key) {

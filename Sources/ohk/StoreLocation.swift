@@ -8,12 +8,17 @@ struct StoreLocation: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The store directory (created when missing).", valueName: "dir"))
     var store: String?
 
+    @Flag(name: .long, help: ArgumentHelp("Open the store for reading only: writes are refused, and read access to its files is enough."))
+    var readOnly = false
+
     /// --store, else $OHK_STORE, else the user's data directory; a leading
     /// `~` is the home directory, as a shell would have it unquoted.
     var directory: String { expandingTilde(store ?? Store.defaultDirectory) }
 
     func open() throws -> Store {
-        try Store(directory: directory)
+        var options = StoreOptions()
+        options.readOnly = readOnly
+        return try Store(directory: directory, options: options)
     }
 }
 

@@ -1,7 +1,9 @@
 /* Version, errors, stores and handles, the catalogue, units, anchors. */
 #include "support.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <lmdb.h>
 #include <math.h>
@@ -189,6 +191,48 @@ static void stores_of_other_formats_are_refused(void **state)
     set_format(f->dir, 1);
     EXPECT(OHK_ERR_STORE_FORMAT_TOO_OLD, ohk_store_open(&s, f->dir, NULL));
     assert_null(s);
+}
+
+/* Rule 64: a read-only handle reads, refuses writes with
+ * OHK_ERR_READ_ONLY, creates and upgrades nothing; version-1 options
+ * (no read_only field) still open, writable. */
+static void rule64_a_read_only_store_reads_and_refuses_writes(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 3));
+    ohk_store_close(f->store);
+    f->store = NULL;
+    ohk_store_options o;
+    OK(ohk_store_options_init(&o));
+    assert_false(o.read_only);
+    o.read_only = true;
+    ohk_store *ro = NULL, *rw = NULL;
+    OK(ohk_store_open(&ro, f->dir, &o));
+    ohk_batch *b = query_type(ro, STEPS, NULL, 0);
+    assert_int_equal(sample_count(b), 3);
+    ohk_batch_free(b);
+    ohk_sample_input in = steps_input(7);
+    EXPECT(OHK_ERR_READ_ONLY, ohk_store_save(NULL, ro, &in, 1));
+    assert_non_null(strstr(ohk_last_error_message(), "read-only"));
+    assert_string_equal(ohk_status_name(OHK_ERR_READ_ONLY), "OHK_ERR_READ_ONLY");
+    EXPECT(OHK_ERR_READ_ONLY, ohk_store_open(&rw, f->dir, NULL));
+    ohk_store_close(ro);
+    ro = NULL;
+    /* Version 1 ended before read_only: the byte is ignored. */
+    o.version = 1;
+    OK(ohk_store_open(&rw, f->dir, &o));
+    OK(ohk_store_save(NULL, rw, &in, 1));
+    ohk_store_close(rw);
+    /* Nothing is created, and an older format is not upgraded. */
+    o.version = OHK_STORE_OPTIONS_VERSION;
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/missing", f->dir);
+    EXPECT(OHK_ERR_STORAGE, ohk_store_open(&ro, missing, &o));
+    assert_int_not_equal(access(missing, F_OK), 0);
+    set_format(f->dir, 15);
+    EXPECT(OHK_ERR_STORE_FORMAT_TOO_OLD, ohk_store_open(&ro, f->dir, &o));
+    assert_non_null(strstr(ohk_last_error_message(), "open it once for writing"));
+    assert_null(ro);
 }
 
 static void catalogue(void **state)
@@ -437,6 +481,7 @@ int run_basics(void)
         cmocka_unit_test_setup_teardown(many_live_and_freed_handles, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(stores_of_other_formats_are_refused, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule64_a_read_only_store_reads_and_refuses_writes, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(catalogue, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(type_counts, open_fixture, close_fixture),
         cmocka_unit_test(units),

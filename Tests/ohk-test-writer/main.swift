@@ -6,6 +6,12 @@
 //     opens the durable subscription NAME on step counts, prints the
 //     UUIDs of its first delivery and END; then with `ack` acknowledges,
 //     prints ACKED and exits, with `noack` waits to be killed.
+//   ohk-test-writer read-only DIR once|live
+//     opens the store read-only; prints COUNT and the number of step
+//     counts, then REFUSED and the code a save got. With `live` it runs
+//     an anchored query, prints LIVE after its snapshot, then UPDATE and the number of
+//     samples of the first update that has any; it stops the query,
+//     closes the store and prints CLOSED.
 //   ohk-test-writer lock-holder DIR
 //     prints the pid of a process holding LMDB's liveness lock (byte 0 of
 //     DIR/lock.mdb), or "none": a process cannot see its own record locks.
@@ -22,6 +28,26 @@ func fail(_ message: String, _ status: Int32) -> Never {
 func say(_ line: String) {
     let text = line + "\n"
     text.withCString { _ = write(1, $0, strlen($0)) }
+}
+
+/// One value handed from a handler thread to the main thread.
+final class Handoff: @unchecked Sendable {
+    private var value: Int?
+    private var mutex = pthread_mutex_t()
+    private var cond = pthread_cond_t()
+    init() { pthread_mutex_init(&mutex, nil); pthread_cond_init(&cond, nil) }
+    func signal(_ v: Int) {
+        pthread_mutex_lock(&mutex)
+        if value == nil { value = v }
+        pthread_cond_signal(&cond)
+        pthread_mutex_unlock(&mutex)
+    }
+    func wait() -> Int {
+        pthread_mutex_lock(&mutex)
+        while value == nil { pthread_cond_wait(&cond, &mutex) }
+        defer { pthread_mutex_unlock(&mutex) }
+        return value!
+    }
 }
 
 let args = CommandLine.arguments
@@ -41,6 +67,41 @@ if args.count == 5, args[1] == "subscribe" {
         }
         try store.execute(sub)
         while true { pause() }
+    } catch {
+        fail("ohk-test-writer: \(error)\n", 1)
+    }
+}
+if args.count == 4, args[1] == "read-only" {
+    do {
+        var options = StoreOptions()
+        options.readOnly = true
+        let store = try Store(directory: args[2], options: options)
+        let steps = try SampleType.named("HKQuantityTypeIdentifierStepCount")
+        say("COUNT \(try store.anchoredQuery(type: steps, anchor: nil).samples.count)")
+        let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let s = try Sample.quantity(steps, value: 1, unit: HealthUnit("count"), start: start, end: start.addingTimeInterval(60),
+                                    source: Source(bundleIdentifier: "org.openhealthkit.test-writer", name: "test writer"))
+        do { try store.save([s]); say("REFUSED nothing") } catch let e as OHKError { say("REFUSED \(e.code)") }
+        if args[3] == "live" {
+            // LIVE once the snapshot was read, so that a commit after it is an update.
+            let snapshot = Handoff(), updated = Handoff()
+            let query = AnchoredObjectQuery(descriptors: [QueryDescriptor(type: steps)], anchor: nil,
+                                            resultsHandler: { _, result in
+                guard let r = try? result.get() else { fail("the live query failed\n", 1) }
+                snapshot.signal(r.samples.count)
+            }, updateHandler: { _, result in
+                guard let r = try? result.get() else { fail("the live query failed\n", 1) }
+                if !r.samples.isEmpty { updated.signal(r.samples.count) }
+            })
+            try store.execute(query)
+            _ = snapshot.wait()
+            say("LIVE")
+            say("UPDATE \(updated.wait())")
+            query.stop()
+        }
+        store.close()
+        say("CLOSED")
+        exit(0)
     } catch {
         fail("ohk-test-writer: \(error)\n", 1)
     }

@@ -37,17 +37,37 @@ final class ChangeSignal: @unchecked Sendable {
     private static let slots: UInt32 = 31
     static let sharedBit: UInt32 = 1 << 31
 
-    init(directory: String) throws {
+    /// Whether the file is mapped for writing. A store opened read-only by
+    /// a process that may not write the file maps it for reading only: it
+    /// never commits, and its watcher waits on `sharedBit`, which every
+    /// commit wakes (it can claim no slot: the locks need a writable file).
+    let writable: Bool
+
+    init(directory: String, readOnly: Bool = false) throws {
         let path = directory + "/changes"
-        // Written through a shared map: its block must exist (no SIGBUS on
-        // a full disk). No record locks are taken on this file, so the
-        // helper's descriptor may close.
-        try allocateBlocks(path, bytes: Self.size)
-        let fd = open(path, O_RDWR | O_CLOEXEC)
+        var fd: Int32
+        if readOnly {
+            fd = open(path, O_RDWR | O_CLOEXEC)
+            if fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS) { fd = open(path, O_RDONLY | O_CLOEXEC) }
+        } else {
+            // Written through a shared map: its block must exist (no SIGBUS on
+            // a full disk). No record locks are taken on this file, so the
+            // helper's descriptor may close.
+            try allocateBlocks(path, bytes: Self.size)
+            fd = open(path, O_RDWR | O_CLOEXEC)
+        }
         guard fd >= 0 else {
             throw OHKError(.storage, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        let p = mmap(nil, Self.size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+        var st = stat()
+        guard fstat(fd, &st) == 0, Int(st.st_size) >= Self.size else {
+            // Only a read-only open gets here: a map past the file's end
+            // would stop the process with SIGBUS when read.
+            Glibc.close(fd)
+            throw OHKError(.storage, "\(path) is shorter than \(Self.size) bytes: open the store once for writing to repair it")
+        }
+        writable = fcntl(fd, F_GETFL) & O_ACCMODE == O_RDWR
+        let p = mmap(nil, Self.size, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0)
         guard let p, p != MAP_FAILED else {
             let message = String(cString: strerror(errno))
             Glibc.close(fd)
@@ -55,7 +75,7 @@ final class ChangeSignal: @unchecked Sendable {
         }
         word = p.bindMemory(to: UInt32.self, capacity: 1)
         self.fd = fd
-        bit = Self.claimBit(fd)
+        bit = writable ? Self.claimBit(fd) : Self.sharedBit
     }
 
     /// Closing the descriptor releases the slot's lock.
@@ -96,6 +116,12 @@ final class ChangeSignal: @unchecked Sendable {
     /// the others look once and find nothing new.
     func bumpAll() {
         ohk_atomic_add_u32(word, 1)
+        ohk_futex_wake_bits(word, UInt32.max)
+    }
+
+    /// Wakes every watcher without changing the counter, for a file this
+    /// process cannot write (`ChangeWatcher.stop`).
+    func wakeAll() {
         ohk_futex_wake_bits(word, UInt32.max)
     }
 

@@ -1,3 +1,4 @@
+import COHKSystem
 import Glibc
 
 /// One thread per store with live queries: it sleeps on the store's
@@ -42,10 +43,18 @@ final class ChangeWatcher: @unchecked Sendable {
     /// Bumps the counter rather than only waking: a wake sent before the
     /// thread enters FUTEX_WAIT would be lost, a changed value is not.
     /// Other processes' watchers then look once and find nothing new.
+    /// A read-only signal cannot change the counter: it wakes again until
+    /// the thread has ended, each wake after a millisecond's wait for it,
+    /// so a wake that came before the thread slept is sent once more.
     func stop() {
         state.withLock { $0.stopping = true }
-        signal.bumpAll()
-        if let t = thread { pthread_join(t, nil) }
+        guard let t = thread else { return }
         thread = nil
+        if signal.writable {
+            signal.bumpAll()
+            pthread_join(t, nil)
+            return
+        }
+        repeat { signal.wakeAll() } while ohk_join_within_ms(t, 1) == ETIMEDOUT
     }
 }

@@ -72,6 +72,15 @@ final class Environment: @unchecked Sendable {
     /// Whether commits sync (a non-durable environment syncs the commits
     /// of durable handles itself, `write(durable:_:)`).
     let durable: Bool
+    /// Opened with `MDB_RDONLY` (`StoreOptions.readOnly`): LMDB refuses a
+    /// write transaction, and trees are opened in committed read ones.
+    let readOnly: Bool
+    /// Opened without LMDB's lock file (`MDB_NOLOCK`), which this process
+    /// may not write: its readers hold no reader slot (see `init`).
+    let lockless: Bool
+    /// Serialises opening trees in a read-only environment, where no write
+    /// transaction does (LMDB: one `mdb_dbi_open` at a time in a process).
+    private let treeOpening = Locked<Void>(())
     /// Its place in `OpenEnvironments` (set once, when it is entered there).
     var key: OpenEnvironments.Key?
     private let resizeLock: UnsafeMutablePointer<pthread_rwlock_t>
@@ -84,9 +93,26 @@ final class Environment: @unchecked Sendable {
 
     /// Opens the environment; only `OpenEnvironments` calls this, so that
     /// a process never opens one store twice.
-    init(path: String, mapSize: Int, maxTrees: UInt32, durable: Bool) throws {
-        // LMDB writes reader slots through a map of the lock file.
-        try allocateBlocks(path + "/lock.mdb", bytes: Self.lockFileBytes)
+    ///
+    /// Read-only, the data file is opened for reading alone. The lock file
+    /// is still written when this process may (a reader takes a slot there,
+    /// so that writers of other processes keep the pages it reads); when it
+    /// may not, the environment opens without it, as LMDB itself does on a
+    /// read-only file system: its reads are then sound only while no other
+    /// process writes the store (docs/semantics.md, rule 64).
+    init(path: String, mapSize: Int, maxTrees: UInt32, durable: Bool, readOnly: Bool = false) throws {
+        if readOnly {
+            guard access(path + "/data.mdb", R_OK) == 0 else {
+                throw OHKError(.storage, "cannot open the store at \(path) read-only: \(path)/data.mdb: \(String(cString: strerror(errno)))"
+                               + (errno == ENOENT ? " (a read-only open does not create a store)" : ""))
+            }
+            lockless = !Self.lockFileWritable(path + "/lock.mdb")
+        } else {
+            // LMDB writes reader slots through a map of the lock file.
+            try allocateBlocks(path + "/lock.mdb", bytes: Self.lockFileBytes)
+            lockless = false
+        }
+        self.readOnly = readOnly
         var e: OpaquePointer?
         try lmdbCheck(mdb_env_create(&e), "mdb_env_create")
         guard let e else { throw OHKError(.storage, "mdb_env_create returned no environment") }
@@ -99,16 +125,55 @@ final class Environment: @unchecked Sendable {
             try lmdbCheck(mdb_env_set_maxdbs(e, maxTrees), "mdb_env_set_maxdbs")
             try lmdbCheck(mdb_env_set_maxreaders(e, Self.maxReaders), "mdb_env_set_maxreaders")
             try lmdbCheck(mdb_env_set_mapsize(e, mapSize), "mdb_env_set_mapsize")
-            let flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (durable ? 0 : UInt32(MDB_NOSYNC))
+            var flags = UInt32(MDB_NOTLS) | UInt32(MDB_NORDAHEAD) | (durable ? 0 : UInt32(MDB_NOSYNC))
+            if readOnly { flags |= UInt32(MDB_RDONLY) }
+            if lockless { flags |= UInt32(MDB_NOLOCK) }
             try lmdbCheck(mdb_env_open(e, path, flags, 0o644), "cannot open store at \(path)")
             // Free the reader slots of processes that died holding them.
             var cleared: Int32 = 0
-            _ = mdb_reader_check(e, &cleared)
+            if !lockless { _ = mdb_reader_check(e, &cleared) }
         } catch {
             mdb_env_close(e)
             pthread_rwlock_destroy(resizeLock)
             resizeLock.deallocate()
             throw error
+        }
+    }
+
+    /// Whether this process may open (or create) the lock file for writing.
+    /// Called before LMDB opens it, so closing the probe's descriptor drops
+    /// no lock of this process.
+    private static func lockFileWritable(_ path: String) -> Bool {
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        Glibc.close(fd)
+        return true
+    }
+
+    /// Runs `body`, which opens trees, in a transaction that publishes the
+    /// handles it opened to every later transaction of the process: the
+    /// write transaction, or in a read-only environment a read transaction
+    /// that is committed (LMDB keeps a read transaction's new handles only
+    /// then). Changes nothing on disk, so it needs no sync.
+    func openingTrees<T>(_ body: (Txn) throws -> T) throws -> T {
+        guard readOnly else { return try write(durable: false, body) }
+        return try treeOpening.withLock { _ in
+            while true {
+                pthread_rwlock_rdlock(resizeLock)
+                var txn: OpaquePointer?
+                let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
+                guard rc == 0, let t = txn else {
+                    pthread_rwlock_unlock(resizeLock)
+                    if rc == MDB_MAP_RESIZED { adoptMapSize(); continue }
+                    try lmdbCheck(rc, "cannot begin a read transaction")
+                    continue
+                }
+                defer { pthread_rwlock_unlock(resizeLock) }
+                let result: T
+                do { result = try body(Txn(txn: t)) } catch { mdb_txn_abort(t); throw error }
+                try lmdbCheck(mdb_txn_commit(t), "cannot keep the trees opened")
+                return result
+            }
         }
     }
 
@@ -186,6 +251,7 @@ final class Environment: @unchecked Sendable {
     /// the map doubled and `body` run again, so `body` must not change
     /// anything outside the transaction.
     func write<T>(durable: Bool = true, _ body: (Txn) throws -> T) throws -> T {
+        guard !readOnly else { throw OHKError(.readOnly, "the store at \(path) is open read-only in this process") }
         while true {
             pthread_rwlock_rdlock(resizeLock)
             var txn: OpaquePointer?

@@ -27,15 +27,22 @@ enum OpenEnvironments {
     /// The environment of the store in `directory`, opened when this
     /// process has none on it yet. The options of the first opener decide
     /// the map's first size and whether commits sync (`Environment.write`
-    /// syncs for a durable handle on a non-durable environment).
+    /// syncs for a durable handle on a non-durable environment). A
+    /// read-only handle shares a writable environment (the handle refuses
+    /// writes); a writable one cannot share a read-only environment.
     static func acquire(directory: String, mapSize: Int, maxTrees: UInt32, durable: Bool,
-                        checkPages: Bool = true) throws -> Environment {
+                        checkPages: Bool = true, readOnly: Bool = false) throws -> Environment {
         try table.withLock { open in
             if let key = key(directory), let entry = open[key] {
+                guard readOnly || !entry.environment.readOnly else {
+                    throw OHKError(.readOnly, "this process has the store at \(directory) open read-only: "
+                                   + "close those handles before opening it for writing")
+                }
                 open[key] = (entry.environment, entry.users + 1)
                 return entry.environment
             }
-            let environment = try Environment(path: directory, mapSize: mapSize, maxTrees: maxTrees, durable: durable)
+            let environment = try Environment(path: directory, mapSize: mapSize, maxTrees: maxTrees, durable: durable,
+                                              readOnly: readOnly)
             if checkPages {
                 // LMDB trusts its pages: walk them in the snapshot a read
                 // pins, before anything else reads them. A store that kept

@@ -65,7 +65,8 @@ class ohk_sink(Structure):
 # ---- value types
 
 class ohk_store_options(Structure):
-    _fields_ = [("version", c_uint32), ("map_size", c_uint64), ("tombstone_retention", c_double), ("durable", c_bool)]
+    _fields_ = [("version", c_uint32), ("map_size", c_uint64), ("tombstone_retention", c_double), ("durable", c_bool),
+                ("read_only", c_bool)]
 
 
 class ohk_anchor(Structure):

@@ -21,7 +21,7 @@ __all__ = [
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
     "ImportDamagedError", "UnavailableError", "CancelledError", "ArgumentTypeError",
     "SinkError", "SinkConnectError", "SinkConnectionLostError", "SinkFencedError", "SinkRefusedError",
-    "SinkCheckpointError",
+    "SinkCheckpointError", "ReadOnlyError",
 ]
 
 
@@ -58,6 +58,7 @@ class Status(IntEnum):
     ERR_SINK_FENCED = -27
     ERR_SINK_REFUSED = -28
     ERR_SINK_CHECKPOINT = -29
+    ERR_READ_ONLY = -30
 
 
 class OpenHealthKitError(Exception):
@@ -253,6 +254,12 @@ class SinkCheckpointError(SinkError, ValueError):
     status, status_name = Status.ERR_SINK_CHECKPOINT, "OHK_ERR_SINK_CHECKPOINT"
 
 
+class ReadOnlyError(OpenHealthKitError, PermissionError):
+    """A write through a store opened with ``read_only=True`` (rule 64), or
+    a writable open in a process that has the store open read-only."""
+    status, status_name = Status.ERR_READ_ONLY, "OHK_ERR_READ_ONLY"
+
+
 class CallbackError(OpenHealthKitError):
     """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
 
@@ -267,6 +274,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
         ImportInputError, ImportDamagedError, UnavailableError, CancelledError,
         SinkConnectError, SinkConnectionLostError, SinkFencedError, SinkRefusedError, SinkCheckpointError,
+        ReadOnlyError,
     )
 }
 

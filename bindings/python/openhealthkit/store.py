@@ -130,12 +130,15 @@ class HealthStore:
 
     def __init__(self, path: str | os.PathLike[str], *, map_size: int | None = None,
                  tombstone_retention: timedelta | None = None, durable: bool = True,
-                 default_source: Source = DEFAULT_SOURCE) -> None:
+                 default_source: Source = DEFAULT_SOURCE, read_only: bool = False) -> None:
         """Opens the store (``~`` in ``path`` is the home directory).
         ``tombstone_retention``: how long deleted objects are kept (default
         90 days; ``timedelta.max``: until pruned).
         ``durable=False`` skips fsync (scratch stores only). Samples saved
-        without a source get ``default_source``."""
+        without a source get ``default_source``.
+        ``read_only=True`` opens an existing store for reading (rule 64):
+        every write raises :class:`ReadOnlyError`, read access to its files
+        is enough, and nothing is created, upgraded or pruned."""
         if not isinstance(path, (str, os.PathLike)):
             raise ArgumentTypeError(f"path must be a str or a path, not {type(path).__name__}")
         options = n.ohk_store_options()
@@ -150,6 +153,7 @@ class HealthStore:
             options.tombstone_retention = (-1.0 if tombstone_retention == timedelta.max
                                            else tombstone_retention.total_seconds())
         options.durable = bool(durable)
+        options.read_only = bool(read_only)
         if not isinstance(default_source, Source):
             raise ArgumentTypeError("default_source must be a Source")
         self.path = os.path.expanduser(os.fspath(path))  # "~/health" as a shell would

@@ -33,6 +33,7 @@ def reach(store, tmp_path):
     other.save(steps(0))
     closed = ohk.HealthStore(tmp_path / "closed", durable=False)
     closed.close()
+    reader = ohk.HealthStore(tmp_path / "closed", read_only=True)
     small = ctypes.create_string_buffer(4)
     length = ctypes.c_uint64()
     yield ohk.InvalidArgumentError, lambda: store.register_quantity_type(STEPS, "count")  # HealthKit's own
@@ -48,6 +49,7 @@ def reach(store, tmp_path):
     yield ohk.AnchorFromFutureError, lambda: store.query(STEPS, ohk.Anchor.from_value(1 << 40))
     yield ohk.StorageError, lambda: ohk.HealthStore("/proc/ohk-cannot-be-here")
     yield ohk.ClosedError, lambda: closed.save(steps(0))
+    yield ohk.ReadOnlyError, lambda: reader.save(steps(0))
     yield ohk.InvalidPredicateError, lambda: ohk.Predicate("quantity >")
     yield ohk.InvalidMetadataError, lambda: store.save(steps(2, metadata={"HKMetadataKeySyncVersion": 1}))
     yield ohk.BufferTooSmallError, lambda: n.lib.ohk_anchor_to_bytes(small, 4, length, anchor._struct)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 import openhealthkit as ohk
-from conftest import HEART, SLEEP, STEPS, T0, heart, steps
+from conftest import HEART, SLEEP, STEPS, T0, Inbox, heart, steps
 
 
 def uuids(objects) -> set[uuid.UUID]:
@@ -290,3 +290,26 @@ def test_rule_63_apply_a_receivers_batch(store):
     assert len(store.query(STEPS).samples) == 2  # steps(9) not saved: all or nothing
     with pytest.raises(ohk.InvalidArgumentError, match="twice"):
         store.apply([batch[1], batch[1]])
+
+
+def test_rule_64_a_read_only_store_reads_follows_and_refuses_writes(tmp_path):
+    """Read-only: reads and live queries as any handle, every write raises
+    ReadOnlyError (a PermissionError), and nothing is created."""
+    path = tmp_path / "s"
+    with ohk.HealthStore(path, durable=False) as writer:
+        writer.save([steps(0), steps(1)])
+        with ohk.HealthStore(path, read_only=True) as reader:
+            assert uuids(reader.query(STEPS).samples) == uuids(writer.query(STEPS).samples)
+            for write in (lambda: reader.save(steps(2)), lambda: reader.delete(reader.query(STEPS).samples[0]),
+                          lambda: reader.apply(deleted=[uuid.uuid4()]), lambda: reader.prune_all()):
+                with pytest.raises(ohk.ReadOnlyError, match="read-only"):
+                    write()
+            with pytest.raises(PermissionError):
+                reader.save(steps(3))
+            inbox = Inbox()
+            with reader.observe(STEPS, inbox.put):
+                writer.save(steps(4))
+                assert inbox.wait(1) == [frozenset({STEPS})]
+    with pytest.raises(ohk.StorageError, match="does not create"):
+        ohk.HealthStore(tmp_path / "missing", read_only=True)
+    assert not (tmp_path / "missing").exists()
