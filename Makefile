@@ -3,7 +3,10 @@
 
 SWIFT      ?= swift
 # The ohk tool is a package trait, off for packages that use the libraries.
-TRAITS     := --traits CommandLineTool
+TRAITS     := --traits CommandLineTool,Server
+# Release builds (the quickstart, benchmarks) leave the server out: a
+# release build of its HTTP library takes minutes, and they do not need it.
+RELEASE_TRAITS := --traits CommandLineTool
 BENCH_N    ?= 1000000
 BENCH_DIR  ?= /work/ohk-bench-store
 # The peer programs (the workload in C on SQLite and raw LMDB) are not part
@@ -155,7 +158,7 @@ py-install-check: python-lib
 # an anchored query, save a change, and query from the returned anchor.
 QUICKSTART_EXPORT ?= Tests/Fixtures/export-small-b.xml
 quickstart: deps
-	$(SWIFT) build $(TRAITS) -c release --product ohk
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk
 	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
 
 # A HealthKit-style app in Swift 6 mode, nested closures in every handler
@@ -170,7 +173,7 @@ swift-quickstart: deps
 
 # The reference workload (docs/benchmarks.md) on the core, release build.
 bench: deps
-	$(SWIFT) build $(TRAITS) -c release --product ohk-bench
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk-bench
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
 	.build/release/ohk-bench --n $(BENCH_N) --dir $(BENCH_DIR)
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
@@ -178,7 +181,7 @@ bench: deps
 # Phases 2-4 through the HealthKit-shaped API (OpenHealthKit), beside the
 # core's API in the same run (docs/porting.md).
 hk-bench: deps
-	$(SWIFT) build $(TRAITS) -c release --product hk-bench
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product hk-bench
 	rm -rf $(BENCH_DIR)-hk
 	.build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk
 	rm -rf $(BENCH_DIR)-hk
@@ -193,7 +196,7 @@ latest-bench-run:
 	$(MAKE) -C $(PEERS) build
 	rm -rf $(BENCH_DIR)-sqlite && $(PEERS)/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync normal --phases 1 >/dev/null
 	mkdir -p build/bench && $(CC) -O2 -Wall -o build/bench/sqlite_latest Benchmarks/c/sqlite_latest.c -lsqlite3
-	$(SWIFT) build $(TRAITS) -c release --product hk-bench
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product hk-bench
 	for i in 1 2 3; do rm -rf $(BENCH_DIR)-hk; .build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk --phases latest; \
 	  build/bench/sqlite_latest $(BENCH_DIR)-sqlite/samples.sqlite; done
 	rm -rf $(BENCH_DIR)-hk $(BENCH_DIR)-sqlite
@@ -270,7 +273,7 @@ py-bench-peer:
 # (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir].
 IMPORT_DIR ?= /work/ohk-import-bench
 import-bench: deps
-	$(SWIFT) build $(TRAITS) -c release --product ohk
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
 # Regenerates the type catalogue from scripts/healthkit-types.md,
@@ -289,7 +292,7 @@ FUZZ_RUNS ?= 100000
 FUZZ_TARGETS := predicate unit anchor record export
 FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
 fuzz-build: deps
-	$(SWIFT) build $(TRAITS) -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
 	  -Xswiftc -DOHK_FUZZING -Xswiftc -enable-testing -Xswiftc -use-ld=lld
 
 fuzz: fuzz-build
@@ -320,7 +323,7 @@ test-sanitize: deps
 # `make test` runs reliability-smoke.
 RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 1000
 reliability: deps
-	$(SWIFT) build $(TRAITS) -c release --product ohk-reliability
+	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk-reliability
 	.build/release/ohk-reliability $(RELIABILITY_ARGS)
 
 reliability-smoke: deps

@@ -18,10 +18,16 @@ let package = Package(
     // never fetches swift-argument-parser.
     traits: [
         .trait(name: "CommandLineTool", description: "The ohk tool and its tests (needs swift-argument-parser)."),
+        // `ohk serve` and `ohk token` (docs/server.md): the HTTP server
+        // library stays out of the C library and of the plain ohk.
+        .trait(name: "Server", description: "ohk serve and ohk token (needs Hummingbird).", enabledTraits: ["CommandLineTool"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // liblmdb through pkg-config (Debian: liblmdb-dev).
@@ -87,12 +93,24 @@ let package = Package(
             path: "Sources/OpenHealthKitPostgres",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // The HTTP server of `ohk serve` (docs/server.md).
+        .target(
+            name: "OpenHealthKitServer",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "CCrypto", "COHKSystem",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            path: "Sources/OpenHealthKitServer",
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         // The command-line tool.
         .executableTarget(
             name: "ohk",
             dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "OpenHealthKitJSON", "OpenHealthKitPostgres",
                            .product(name: "ArgumentParser", package: "swift-argument-parser",
-                                    condition: .when(traits: ["CommandLineTool"]))],
+                                    condition: .when(traits: ["CommandLineTool"])),
+                           .target(name: "OpenHealthKitServer", condition: .when(traits: ["Server"]))],
             path: "Sources/ohk"
         ),
         // The reference workload's data and clocks, shared by the benchmarks.

@@ -40,7 +40,12 @@ extension Store {
     ///   sample, should it come later, is skipped.
     /// A UUID twice among the samples is `.invalidArgument`; twice among
     /// the deletions counts once. Sending the same batch again changes nothing.
-    public func apply(samples: [Sample], deletions: [UUID]) throws -> ApplyOutcome {
+    /// `checkDeletion`, when given, is called in the transaction for each
+    /// deletion that would change the store, with its index and the stored
+    /// sample (nil for a UUID the store never held); what it throws aborts
+    /// the whole call (a server lets an app delete only its own samples).
+    public func apply(samples: [Sample], deletions: [UUID],
+                      checkDeletion: ((_ index: Int, _ stored: Sample?) throws -> Void)? = nil) throws -> ApplyOutcome {
         var seen = Set<UUID>(minimumCapacity: samples.count)
         for (i, s) in samples.enumerated() where !seen.insert(s.uuid).inserted {
             throw OHKError(.invalidArgument, "samples[\(i)]: UUID \(s.uuid) is listed twice in one batch")
@@ -77,17 +82,19 @@ extension Store {
                 }
             }
             var once = Set<UUID>()
-            for u in deletions where once.insert(u).inserted {
+            for (i, u) in deletions.enumerated() where once.insert(u).inserted {
                 if let (typeID, seq, record) = try storedRecord(u, &w) {
                     if record.isTombstone {
                         outcome.alreadyDeleted += 1
                     } else {
+                        if let checkDeletion { try checkDeletion(i, try storedSample(record, typeID, w)) }
                         _ = try w.tombstone(typeID: typeID, seq: seq)
                         outcome.deleted += 1
                     }
                 } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
                     outcome.alreadyDeleted += 1
                 } else {
+                    if let checkDeletion { try checkDeletion(i, nil) }
                     _ = try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
                         try uuidKey(u).withUnsafeBytes { k in try w.txn.put(trees.earlyDeletions, k, v) }
                     }

@@ -18,6 +18,7 @@ struct OHK: ParsableCommand {
           ohk changes --since none --anchor-file state.anchor
           ohk changes --anchor-file state.anchor --follow
           ohk sink postgres --url postgresql://me@localhost/health --follow
+          ohk serve --data /srv/health --listen 127.0.0.1:8080
 
         Exit codes:
           0   success
@@ -33,6 +34,13 @@ struct OHK: ParsableCommand {
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
                       PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self,
-                      SubscriptionsCommand.self, SinkCommand.self]
+                      SubscriptionsCommand.self, SinkCommand.self] + serverCommands
     )
 }
+
+/// `ohk serve` and `ohk token`, in a build with the Server trait.
+#if Server
+let serverCommands: [any ParsableCommand.Type] = [ServeCommand.self, TokenCommand.self]
+#else
+let serverCommands: [any ParsableCommand.Type] = []
+#endif

@@ -1,0 +1,99 @@
+import FoundationEssentials
+import OpenHealthKitCore
+import OpenHealthKitJSON
+
+/// `GET /v1/people/{person}/changes`: an anchored query of the types the
+/// request names (or every type the token may read), answered as
+/// `{"samples": […], "deleted": […], "anchor": "…", "types": […]}`.
+struct ChangesRequest: Sendable {
+    var anchor: QueryAnchor?
+    var typeNames: [String]
+    var limit: Int
+    var predicate: String?
+    /// Seconds to wait for a change when there is none yet (long poll).
+    var wait: Double
+
+    /// The largest page; a larger `limit` is refused.
+    static let maxLimit = 100_000
+
+    init(query: [(String, String)], lastEventID: String?) throws(APIError) {
+        func values(_ name: String) -> [String] { query.filter { $0.0 == name }.map(\.1) }
+        let anchorText = values("anchor").last ?? lastEventID
+        if let text = anchorText, text != "none", !text.isEmpty {
+            do { anchor = try QueryAnchor(base64: text) } catch {
+                throw APIError(.badRequest, "'\(text)' is not an anchor (the text answers give, or none)", field: "anchor")
+            }
+        } else {
+            anchor = nil
+        }
+        typeNames = values("type").flatMap { $0.split(separator: ",").map(String.init) }
+        let limitText = values("limit").last ?? "10000"
+        guard let l = Int(limitText), l >= 1, l <= Self.maxLimit else {
+            throw APIError(.badRequest, "limit must be 1 to \(Self.maxLimit)", field: "limit")
+        }
+        limit = l
+        predicate = values("predicate").last
+        let waitText = values("wait").last ?? "0"
+        guard let w = Double(waitText), w >= 0, w <= 300 else {
+            throw APIError(.badRequest, "wait must be 0 to 300 seconds", field: "wait")
+        }
+        wait = w
+    }
+
+    /// The descriptors to query for `grant`: named types must be ones it may
+    /// read (403 naming the first that is not); none named means every
+    /// type of the store it may read.
+    func descriptors(_ store: Store, _ grant: Grant) throws(APIError) -> [QueryDescriptor] {
+        var types: [SampleType] = []
+        if typeNames.isEmpty {
+            let stored: [SampleType]
+            do { stored = try store.statistics().types.map(\.type) } catch { throw APIError(error) }
+            types = stored.filter { grant.read.contains($0.identifier) }
+        } else {
+            for name in typeNames {
+                let t: SampleType
+                do { t = try store.sampleType(name) } catch { throw APIError(.badRequest, "unknown type '\(name)'", field: "type") }
+                guard grant.read.contains(t.identifier) else {
+                    throw APIError(.forbidden, "this token may not read \(t.identifier)", field: "type")
+                }
+                types.append(t)
+            }
+        }
+        do {
+            return try types.map { t in QueryDescriptor(type: t, predicate: try predicate.map { try SamplePredicate($0, for: t) }) }
+        } catch {
+            throw APIError(error, field: "predicate")
+        }
+    }
+
+    /// The answer's JSON, how many samples and deletions it holds, and
+    /// its anchor.
+    func read(_ store: Store, _ grant: Grant) throws(APIError) -> (json: String, count: Int, anchor: QueryAnchor) {
+        let descriptors = try descriptors(store, grant)
+        let result: AnchoredQueryResult
+        do {
+            if descriptors.isEmpty {
+                // Nothing to read (yet): the head, so that later reads start there.
+                let head = try store.currentAnchor()
+                if let anchor { _ = try store.changes(after: anchor, limit: 1) }  // checks the anchor
+                return (Self.json(samples: [], deleted: [], anchor: head, types: []), 0, head)
+            }
+            result = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
+        } catch {
+            throw APIError(error, field: "anchor")
+        }
+        let samples = result.samples.map { JSONObject.sample($0).closed }
+        let deleted = result.deletedObjects.map { JSONObject.deleted($0).closed }
+        return (Self.json(samples: samples, deleted: deleted, anchor: result.newAnchor, types: descriptors.map(\.type.identifier)),
+                samples.count + deleted.count, result.newAnchor)
+    }
+
+    static func json(samples: [String], deleted: [String], anchor: QueryAnchor, types: [String]) -> String {
+        var o = JSONObject()
+        o.add("samples", raw: JSONObject.array(samples))
+        o.add("deleted", raw: JSONObject.array(deleted))
+        o.add("anchor", anchor.base64)
+        o.add("types", raw: JSONObject.array(types.map(JSONObject.quoted)))
+        return o.closed
+    }
+}

@@ -1,0 +1,233 @@
+import FoundationEssentials
+import Glibc
+import Hummingbird
+import Logging
+import NIOCore
+import OpenHealthKitCore
+import OpenHealthKitJSON
+import ServiceLifecycle
+
+/// `ohk serve`: every person's store over HTTP/1.1 and JSON
+/// (docs/server.md). Runs until SIGTERM or SIGINT, then lets the requests
+/// in flight finish, ends the event streams and closes the stores.
+public enum OHKServer {
+    public static func run(_ config: ServerConfiguration) async throws {
+        let state = ServerState(config)
+        let router = Router(context: ServeContext.self)
+        router.middlewares.add(AccessLog(state: state))
+        routes(router, state)
+        var logger = Logger(label: "ohk-serve")
+        logger.logLevel = .warning
+        let app = Application(
+            router: router,
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(config.requestTimeout.components.seconds)))),
+            configuration: .init(address: .hostname(config.host, port: config.port), serverName: "ohk"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? config.port
+                config.log("ohk serve: listening on http://\(config.host):\(port), data in \(config.dataDirectory)")
+            },
+            logger: logger
+        )
+        // Services stop in reverse order: the streams end first, so that
+        // the server's wait for requests in flight ends.
+        let group = ServiceGroup(configuration: .init(services: [app, StreamCloser(state: state)],
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        state.pool.closeAll()
+        config.log("ohk serve: stopped; \(state.pool.openCount) stores open")
+    }
+
+    static func routes(_ router: Router<ServeContext>, _ state: ServerState) {
+        router.get("/v1/health") { _, _ -> Response in
+            var o = JSONObject()
+            o.add("status", "ok")
+            o.add("version", LibraryVersion.string)
+            o.add("openStores", int: state.pool.openCount)
+            return json(o.closed)
+        }
+        router.get("/metrics") { _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers,
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: state.metrics.text(openStores: state.pool.openCount))))
+        }
+        router.post("/v1/people/:person/changes") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let bytes = try await state.body(request)
+            let body = try UploadDecoding.body(bytes)
+            let (answer, count) = try await state.withStore(person, create: true) { lease throws(APIError) in
+                try ChangesUpload.apply(body, grant: grant, store: lease.store)
+            }
+            state.metrics.samplesIn(count + body.deleted.count)
+            return json(answer)
+        }
+        router.get("/v1/people/:person/changes") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let query = try ChangesRequest(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) },
+                                           lastEventID: request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value)
+            if request.headers[.accept]?.contains("text/event-stream") == true {
+                return try await EventStream.response(person: person, grant: grant, query: query, state: state)
+            }
+            let (answer, count) = try await state.read(person, grant, query)
+            state.metrics.samplesOut(count)
+            return json(answer)
+        }
+    }
+
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+}
+
+/// A request's context: Hummingbird's, and the client's address for the log.
+struct ServeContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// What every request shares.
+final class ServerState: Sendable {
+    let config: ServerConfiguration
+    let pool: StorePool
+    let tokens: TokenRegistry
+    let metrics = ServerMetrics()
+    let stopping = Locked(false)
+
+    init(_ config: ServerConfiguration) {
+        self.config = config
+        pool = StorePool(directory: config.dataDirectory, capacity: config.maxOpenStores, durable: config.durable)
+        tokens = TokenRegistry(directory: config.dataDirectory)
+    }
+
+    var isStopping: Bool { stopping.withLock { $0 } }
+
+    /// The person the path names and the grant of the request's token,
+    /// which must be that person's.
+    func authorize(_ request: Request, _ context: ServeContext) throws(APIError) -> (String, Grant) {
+        let grant = try tokens.grant(authorization: request.headers[.authorization])
+        let person = try PersonName.validate(context.parameters.get("person") ?? "")
+        guard grant.person == person else {
+            throw APIError(.forbidden, "this token is for another person", field: "person")
+        }
+        return (person, grant)
+    }
+
+    /// The request's body, at most `bodyLimit` bytes, within the timeout.
+    func body(_ request: Request) async throws -> [UInt8] {
+        let limit = config.bodyLimit, timeout = config.requestTimeout
+        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask {
+                do {
+                    let buffer = try await request.body.collect(upTo: limit)
+                    return Array(buffer.readableBytesView)
+                } catch let e as HTTPError where e.status == .contentTooLarge {
+                    throw APIError(.contentTooLarge, "the body is larger than \(limit) bytes (ohk serve --max-body)")
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let bytes = first else {
+                throw APIError(.requestTimeout, "the body did not arrive within \(timeout)")
+            }
+            return bytes
+        }
+    }
+
+    /// Runs `body` with a lease on the person's store, on the thread pool.
+    func withStore<T: Sendable>(_ person: String, create: Bool,
+                                _ body: @escaping @Sendable (Lease) throws(APIError) -> T) async throws -> T {
+        try await blocking { [pool] in
+            let lease = try pool.acquire(person, create: create)
+            defer { lease.release() }
+            return try body(lease)
+        }
+    }
+
+    /// A read, waiting up to `query.wait` seconds for a change when there
+    /// is none yet.
+    func read(_ person: String, _ grant: Grant, _ query: ChangesRequest) async throws -> (String, Int) {
+        let lease = try await blocking { [pool] in try pool.acquire(person, create: false) }
+        defer { lease.release() }
+        if query.wait > 0 { try await blocking { try lease.listenForCommits() } }
+        let deadline = ContinuousClock.now + .milliseconds(Int64(query.wait * 1000))
+        while true {
+            let seen = lease.commits.generation
+            let (answer, count, _) = try await blocking { try query.read(lease.store, grant) }
+            let left = deadline - .now
+            if count > 0 || left <= .zero || isStopping { return (answer, count) }
+            _ = await lease.commits.wait(after: seen, timeout: left)
+        }
+    }
+}
+
+/// One log line a request: time, client, method, path, status, duration.
+struct AccessLog: RouterMiddleware {
+    let state: ServerState
+
+    func handle(_ request: Request, context: ServeContext,
+                next: (Request, ServeContext) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        var status = 500
+        defer {
+            let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+                + Double((ContinuousClock.now - start).components.seconds)
+            let endpoint = context.endpointPath ?? "unmatched"
+            state.metrics.request(endpoint: endpoint, method: request.method.rawValue, status: status, seconds: seconds)
+            let client = context.remoteAddress?.ipAddress ?? "-"
+            state.config.log("\(TextForms.time(.now)) \(client) \(request.method.rawValue) \(request.uri.path) \(status) "
+                             + "\(Int(seconds * 1e6))us")
+        }
+        do {
+            let response = try await next(request, context)
+            status = response.status.code
+            return response
+        } catch let e as APIError {
+            status = e.status.code
+            throw e
+        } catch let e as HTTPError {
+            status = e.status.code
+            throw e
+        }
+    }
+}
+
+/// Ends the event streams when the server is asked to stop.
+struct StreamCloser: Service {
+    let state: ServerState
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        state.stopping.withLock { $0 = true }
+        state.pool.wakeAll()
+    }
+}
+
+extension OHKServer {
+    /// Runs the server from synchronous code (a command's `run`), blocking
+    /// the calling thread until it stops.
+    public static func runBlocking(_ config: ServerConfiguration) throws {
+        let outcome = Locked<Result<Void, any Error>?>(nil)
+        let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+        sem_init(done, 0, 0)
+        defer { sem_destroy(done); done.deallocate() }
+        let signal = UInt(bitPattern: done)
+        Task {
+            let result: Result<Void, any Error>
+            do { try await run(config); result = .success(()) } catch { result = .failure(error) }
+            outcome.withLock { $0 = result }
+            sem_post(UnsafeMutablePointer<sem_t>(bitPattern: signal)!)
+        }
+        while sem_wait(done) != 0 {}
+        try outcome.withLock { $0 }?.get()
+    }
+}

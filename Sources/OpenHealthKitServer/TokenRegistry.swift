@@ -1,0 +1,59 @@
+import Glibc
+import OpenHealthKitCore
+
+/// The server's view of the token file: read again whenever the file
+/// changed (a `stat` a request), so that `ohk token revoke` takes effect
+/// on a running server at its next request.
+final class TokenRegistry: @unchecked Sendable {
+    private let file: TokenFile
+    private let state = Locked<(stamp: [Int], byID: [String: TokenRecord])>(([], [:]))
+
+    init(directory: String) {
+        file = TokenFile(directory: directory)
+    }
+
+    /// The grant of the request's bearer token; 401 without a live one.
+    func grant(authorization: String?) throws(APIError) -> Grant {
+        guard let header = authorization, header.hasPrefix("Bearer ") else {
+            throw APIError(.unauthorized, "no bearer token: send Authorization: Bearer <token> (ohk token create makes one)")
+        }
+        let records: [String: TokenRecord]
+        do { records = try current() } catch { throw APIError(.internalServerError, "cannot read the tokens: \(error)") }
+        guard let grant = TokenFile.verify(header.dropFirst("Bearer ".count), in: records) else {
+            throw APIError(.unauthorized, "the token is unknown or revoked")
+        }
+        return grant
+    }
+
+    private func current() throws -> [String: TokenRecord] {
+        var st = stat()
+        let stamp = stat(file.path, &st) == 0
+            ? [Int(st.st_ino), Int(st.st_size), Int(st.st_mtim.tv_sec), Int(st.st_mtim.tv_nsec)] : []
+        if let known = state.withLock({ $0.stamp == stamp ? $0.byID : nil }) { return known }
+        let byID = Dictionary(try file.records().map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        state.withLock { $0 = (stamp, byID) }
+        return byID
+    }
+}
+
+/// A value under a mutex (the core's is internal to it).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
+
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,225 @@
+import FoundationEssentials
+import OpenHealthKitCore
+
+/// The body of `POST /v1/people/{person}/changes`: what a phone's
+/// anchored query returned. Samples are the objects `ohk changes` prints
+/// (`{"uuid", "type", "start", "end", "value", "unit", "source", …}`);
+/// deletions are UUIDs, as text or as objects with a `uuid` (the deleted
+/// objects `ohk changes` prints, whose other fields are not needed).
+struct UploadBody: Decodable {
+    var samples: [UploadedSample] = []
+    var deleted: [UploadedDeletion] = []
+
+    enum CodingKeys: String, CodingKey { case samples, deleted }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        samples = try c.decodeIfPresent([UploadedSample].self, forKey: .samples) ?? []
+        deleted = try c.decodeIfPresent([UploadedDeletion].self, forKey: .deleted) ?? []
+    }
+}
+
+struct UploadedDeletion: Decodable {
+    var uuid: String
+
+    enum CodingKeys: String, CodingKey { case uuid }
+
+    init(from decoder: any Decoder) throws {
+        if let text = try? decoder.singleValueContainer().decode(String.self) {
+            uuid = text
+        } else {
+            uuid = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .uuid)
+        }
+    }
+}
+
+/// A metadata value: text, a number or a Boolean (a date travels as ISO
+/// 8601 text, as `ohk changes` prints it, and is kept as text).
+enum UploadedMetadataValue: Decodable {
+    case string(String), number(Double), bool(Bool)
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? c.decode(Double.self) { self = .number(n) }
+        else { self = .string(try c.decode(String.self)) }
+    }
+
+    var value: MetadataValue {
+        switch self {
+        case .string(let s): .string(s)
+        case .number(let n): .number(n)
+        case .bool(let b): .bool(b)
+        }
+    }
+}
+
+struct UploadedSample: Decodable {
+    var uuid: String
+    var type: String
+    var start: String
+    var end: String
+    var value: Double?
+    var valueName: String?
+    var unit: String?
+    var source: String?
+    var sourceName: String?
+    var sourceVersion: String?
+    var creationDate: String?
+    var utcOffset: Int?
+    var device: [String: String]?
+    var metadata: [String: UploadedMetadataValue]?
+}
+
+/// Turns a decoded upload into samples and UUIDs, naming the field of
+/// each problem (`samples[3].unit`).
+enum UploadDecoding {
+    /// The JSON body, or a 400 naming where it is wrong.
+    static func body(_ bytes: [UInt8]) throws(APIError) -> UploadBody {
+        do {
+            return try JSONDecoder().decode(UploadBody.self, from: Data(bytes))
+        } catch let e as DecodingError {
+            throw describe(e)
+        } catch {
+            throw APIError(.badRequest, "the body is not JSON: \(error)")
+        }
+    }
+
+    /// The samples, for `grant`: each type must be one it may write, and
+    /// each source its own app unless it relays.
+    static func samples(_ body: UploadBody, grant: Grant, store: Store) throws(APIError) -> [Sample] {
+        var out: [Sample] = []
+        out.reserveCapacity(body.samples.count)
+        for (i, u) in body.samples.enumerated() {
+            out.append(try sample(u, at: "samples[\(i)]", grant: grant, store: store))
+        }
+        return out
+    }
+
+    static func deletions(_ body: UploadBody) throws(APIError) -> [UUID] {
+        var out: [UUID] = []
+        for (i, d) in body.deleted.enumerated() {
+            guard let u = UUID(uuidString: d.uuid) else {
+                throw APIError(.badRequest, "'\(d.uuid)' is not a UUID", field: "deleted[\(i)]")
+            }
+            out.append(u)
+        }
+        return out
+    }
+
+    private static func sample(_ u: UploadedSample, at path: String, grant: Grant, store: Store) throws(APIError) -> Sample {
+        guard let uuid = UUID(uuidString: u.uuid) else {
+            throw APIError(.badRequest, "'\(u.uuid)' is not a UUID", field: path + ".uuid")
+        }
+        let type: SampleType
+        do { type = try store.sampleType(u.type) } catch {
+            throw APIError(.badRequest, "unknown type '\(u.type)'", field: path + ".type")
+        }
+        guard grant.write.contains(type.identifier) else {
+            throw APIError(.forbidden, "this token may not write \(type.identifier)", field: path + ".type")
+        }
+        let source: Source
+        if let bundle = u.source, bundle != grant.app {
+            guard grant.relay else {
+                throw APIError(.forbidden, "this token writes as \(grant.app), not as \(bundle) (a --relay token may upload "
+                               + "other sources' samples)", field: path + ".source")
+            }
+            source = Source(bundleIdentifier: bundle, name: u.sourceName ?? bundle, version: u.sourceVersion)
+        } else {
+            source = Source(bundleIdentifier: grant.app, name: u.sourceName ?? grant.app, version: u.sourceVersion)
+        }
+        let start = try date(u.start, path + ".start"), end = try date(u.end, path + ".end")
+        let creation = try u.creationDate.map { text throws(APIError) in try date(text, path + ".creationDate") }
+        var device: Device?
+        if let fields = u.device {
+            var d = Device()
+            for (key, value) in fields {
+                guard let field = Device.Field.allCases.first(where: { "\($0)" == key }) else {
+                    throw APIError(.badRequest, "unknown device field '\(key)'", field: path + ".device")
+                }
+                d[field] = value
+            }
+            device = d
+        }
+        let metadata = (u.metadata ?? [:]).mapValues(\.value)
+        do {
+            switch type.kind {
+            case .quantity:
+                guard let value = u.value else { throw APIError(.badRequest, "a quantity sample needs a value", field: path + ".value") }
+                guard let unitText = u.unit else {
+                    throw APIError(.badRequest, "a quantity sample needs its unit (\(type.canonicalUnit?.description ?? "?"))",
+                                   field: path + ".unit")
+                }
+                let unit: HealthUnit
+                do { unit = try HealthUnit(unitText) } catch {
+                    throw APIError(.badRequest, "'\(unitText)' is not a unit", field: path + ".unit")
+                }
+                return try Sample.quantity(type, value: value, unit: unit, start: start, end: end, source: source,
+                                           device: device, metadata: metadata, uuid: uuid, creationDate: creation,
+                                           utcOffset: u.utcOffset)
+            case .category:
+                let value: Int
+                if let v = u.value {
+                    guard v.isFinite, v == v.rounded(), abs(v) < 1e15 else {
+                        throw APIError(.badRequest, "a category value is an integer", field: path + ".value")
+                    }
+                    value = Int(v)
+                } else if let name = u.valueName, let v = type.categoryValue(named: name) {
+                    value = v
+                } else {
+                    throw APIError(.badRequest, "a category sample needs a value (an integer) or a valueName", field: path + ".value")
+                }
+                return try Sample.category(type, value: value, start: start, end: end, source: source, device: device,
+                                           metadata: metadata, uuid: uuid, creationDate: creation, utcOffset: u.utcOffset)
+            default:
+                throw APIError(.badRequest, "\(type.identifier) samples cannot be uploaded yet: quantity and category samples only",
+                               field: path + ".type")
+            }
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw APIError(error, field: path)
+        }
+    }
+
+    private static func date(_ text: String, _ field: String) throws(APIError) -> Date {
+        guard let d = ISODate.parse(Substring(text)) else {
+            throw APIError(.badRequest, "'\(text)' is not an ISO 8601 date-time with its offset (2024-03-01T08:00:00Z)", field: field)
+        }
+        return d
+    }
+
+    /// A decoding error as a 400 naming the field (`samples[3].value`).
+    static func describe(_ e: DecodingError) -> APIError {
+        func path(_ keys: [any CodingKey]) -> String {
+            var out = ""
+            for k in keys {
+                if let i = k.intValue { out += "[\(i)]" } else { out += (out.isEmpty ? "" : ".") + k.stringValue }
+            }
+            return out
+        }
+        switch e {
+        case .typeMismatch(let t, let c):
+            return APIError(.badRequest, "expected \(name(t))", field: path(c.codingPath))
+        case .valueNotFound(let t, let c):
+            return APIError(.badRequest, "expected \(name(t)), found null", field: path(c.codingPath))
+        case .keyNotFound(let k, let c):
+            return APIError(.badRequest, "missing field '\(k.stringValue)'", field: path(c.codingPath + [k]))
+        case .dataCorrupted(let c):
+            let p = path(c.codingPath)
+            return APIError(.badRequest, p.isEmpty ? "the body is not valid JSON" : "invalid value (\(c.debugDescription))",
+                            field: p.isEmpty ? nil : p)
+        @unknown default:
+            return APIError(.badRequest, "the body is not valid: \(e)")
+        }
+    }
+
+    private static func name(_ t: Any.Type) -> String {
+        switch t {
+        case is Double.Type, is Int.Type: "a number"
+        case is String.Type: "text"
+        case is Bool.Type: "true or false"
+        default: "\(t)"
+        }
+    }
+}

@@ -1,0 +1,86 @@
+#if Server
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import OpenHealthKitCore
+import OpenHealthKitServer
+
+/// `ohk serve`: every person's store on the network (docs/server.md).
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve every person's store over HTTP: uploads from phones, reads and live streams for consumers.",
+        discussion: """
+        DIR holds one store per person (DIR/<person>/), made by the first
+        authorized upload, and the tokens' hashes (ohk token create). Stores
+        open on demand and close when idle, at most --max-open-stores at once.
+        One log line a request goes to stderr; the first line names the
+        address. SIGTERM or SIGINT stops it: requests in flight finish,
+        event streams end and the stores close. Serve on loopback and put a
+        TLS-terminating proxy in front for other machines (docs/server.md).
+
+        Endpoints (under /v1, see docs/server.md and docs/openapi.yaml):
+          POST /v1/people/{person}/changes   upload samples and deletions
+          GET  /v1/people/{person}/changes   an anchored query; wait=S long-polls;
+                                             Accept: text/event-stream streams
+          GET  /v1/health, GET /metrics
+
+        Examples:
+          ohk serve --data /srv/health
+          ohk serve --data /srv/health --listen 127.0.0.1:0
+        """
+    )
+
+    @Option(help: ArgumentHelp("The data folder: one store per person, and the tokens.", valueName: "dir"))
+    var data: String
+
+    @Option(help: ArgumentHelp("Address and port to listen on (port 0: a free one).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+
+    @Option(help: ArgumentHelp("The largest request body in bytes.", valueName: "bytes"))
+    var maxBody = 64 << 20
+
+    @Option(help: ArgumentHelp("Seconds a client may take to send a request.", valueName: "seconds"))
+    var requestTimeout = 30
+
+    @Option(help: ArgumentHelp("People's stores open at once.", valueName: "n"))
+    var maxOpenStores = 256
+
+    @Flag(help: "Answer uploads before they are flushed to disk (scratch data only).")
+    var noSync = false
+
+    func validate() throws {
+        guard maxBody >= 1024 else { throw ValidationError("--max-body must be at least 1024 bytes") }
+        guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
+        guard maxOpenStores >= 1 else { throw ValidationError("--max-open-stores must be at least 1") }
+        _ = try address()
+    }
+
+    private func address() throws -> (String, Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port), colon != listen.startIndex else {
+            throw ValidationError("--listen takes host:port (127.0.0.1:8080), got '\(listen)'")
+        }
+        return (String(listen[..<colon]), port)
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let dir = expandingTilde(data)
+            var isDirectory = stat()
+            guard stat(dir, &isDirectory) == 0, (isDirectory.st_mode & S_IFMT) == S_IFDIR else {
+                throw OHKError(.storage, "--data \(dir) is not a directory")
+            }
+            var config = ServerConfiguration(dataDirectory: dir) { line in writeStderr(line + "\n") }
+            (config.host, config.port) = try address()
+            config.bodyLimit = maxBody
+            config.requestTimeout = .seconds(requestTimeout)
+            config.maxOpenStores = maxOpenStores
+            config.durable = !noSync
+            do { try OHKServer.runBlocking(config) } catch let e as OHKError { throw e } catch {
+                throw OHKError(.storage, "ohk serve: \(error)")
+            }
+        }
+    }
+}
+#endif
