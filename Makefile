@@ -110,10 +110,24 @@ test: deps pg-deps
 	$(MAKE) fuzz-replay
 	$(MAKE) c-test
 	$(MAKE) py-test
+	$(MAKE) server-test
 	$(MAKE) wheel-check
 	$(MAKE) cookbook
 	$(MAKE) fuzz-smoke
 	$(MAKE) reliability-smoke
+
+# ohk serve on loopback, through real clients: httpx and httpx-sse from
+# Python (Tests/server), curl from a shell script.
+server-deps: py-deps
+	@$(PYTHON) -c "import httpx, httpx_sse" 2>/dev/null || { \
+	  echo "installing httpx and httpx-sse"; $(PYTHON) -m pip install -q httpx httpx-sse; }
+	@{ command -v curl && command -v jq; } >/dev/null || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq >/dev/null; }
+
+server-test: deps server-deps
+	$(SWIFT) build $(TRAITS) --product ohk
+	Tests/server/curl_test.sh .build/debug/ohk
+	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk $(PYTHON) -m pytest -q
 
 c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all

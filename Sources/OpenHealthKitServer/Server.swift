@@ -20,7 +20,9 @@ public enum OHKServer {
         logger.logLevel = .warning
         let app = Application(
             router: router,
-            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(config.requestTimeout.components.seconds)))),
+            // The connection's idle limit is past the request timeout, so
+            // that a slow body gets the 408 answer rather than a closed socket.
+            server: .http1(configuration: .init(idleTimeout: .seconds(Int64(config.requestTimeout.components.seconds) + 5))),
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "ohk"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
@@ -127,7 +129,7 @@ final class ServerState: Sendable {
                 do {
                     let buffer = try await request.body.collect(upTo: limit)
                     return Array(buffer.readableBytesView)
-                } catch let e as HTTPError where e.status == .contentTooLarge {
+                } catch let e as any HTTPResponseError where e.status == .contentTooLarge {
                     throw APIError(.contentTooLarge, "the body is larger than \(limit) bytes (ohk serve --max-body)")
                 }
             }
@@ -191,10 +193,7 @@ struct AccessLog: RouterMiddleware {
             let response = try await next(request, context)
             status = response.status.code
             return response
-        } catch let e as APIError {
-            status = e.status.code
-            throw e
-        } catch let e as HTTPError {
+        } catch let e as any HTTPResponseError {
             status = e.status.code
             throw e
         }

@@ -182,9 +182,16 @@ enum UploadDecoding {
         }
     }
 
+    /// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z, as Unix seconds
+    /// (the C API's range of times).
+    private static let years = -62_135_596_800.0 ... 253_402_300_799.0
+
     private static func date(_ text: String, _ field: String) throws(APIError) -> Date {
         guard let d = ISODate.parse(Substring(text)) else {
             throw APIError(.badRequest, "'\(text)' is not an ISO 8601 date-time with its offset (2024-03-01T08:00:00Z)", field: field)
+        }
+        guard years.contains(d.timeIntervalSince1970) else {
+            throw APIError(.badRequest, "'\(text)' is outside the years 1 to 9999", field: field)
         }
         return d
     }
@@ -198,16 +205,19 @@ enum UploadDecoding {
             }
             return out
         }
+        func field(_ keys: [any CodingKey]) -> String? { keys.isEmpty ? nil : path(keys) }
         switch e {
         case .typeMismatch(let t, let c):
-            return APIError(.badRequest, "expected \(name(t))", field: path(c.codingPath))
+            return APIError(.badRequest, c.codingPath.isEmpty ? "the body must be a JSON object with samples and deleted"
+                                                              : "expected \(name(t))", field: field(c.codingPath))
         case .valueNotFound(let t, let c):
-            return APIError(.badRequest, "expected \(name(t)), found null", field: path(c.codingPath))
+            return APIError(.badRequest, "expected \(name(t)), found null", field: field(c.codingPath))
         case .keyNotFound(let k, let c):
             return APIError(.badRequest, "missing field '\(k.stringValue)'", field: path(c.codingPath + [k]))
         case .dataCorrupted(let c):
             let p = path(c.codingPath)
-            return APIError(.badRequest, p.isEmpty ? "the body is not valid JSON" : "invalid value (\(c.debugDescription))",
+            return APIError(.badRequest, p.isEmpty ? "the body is not valid JSON (\(c.debugDescription))"
+                                                   : "invalid value (\(c.debugDescription))",
                             field: p.isEmpty ? nil : p)
         @unknown default:
             return APIError(.badRequest, "the body is not valid: \(e)")
@@ -219,6 +229,8 @@ enum UploadDecoding {
         case is Double.Type, is Int.Type: "a number"
         case is String.Type: "text"
         case is Bool.Type: "true or false"
+        case is [String: Any].Type: "an object"
+        case is [Any].Type: "a list"
         default: "\(t)"
         }
     }
