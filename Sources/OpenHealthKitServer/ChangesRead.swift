@@ -42,25 +42,34 @@ struct ChangesRequest: Sendable {
 
     /// The descriptors to query for `grant`: named types must be ones it may
     /// read (403 naming the first that is not); none named means every
-    /// type of the store it may read.
+    /// type of the store it may read. As in HealthKit, a type it may write
+    /// but not read shows only its own app's samples.
     func descriptors(_ store: Store, _ grant: Grant) throws(APIError) -> [QueryDescriptor] {
+        func mayRead(_ t: SampleType) -> Bool { grant.read.contains(t.identifier) || grant.write.contains(t.identifier) }
         var types: [SampleType] = []
         if typeNames.isEmpty {
             let stored: [SampleType]
             do { stored = try store.statistics().types.map(\.type) } catch { throw APIError(error) }
-            types = stored.filter { grant.read.contains($0.identifier) }
+            types = stored.filter(mayRead)
         } else {
             for name in typeNames {
                 let t: SampleType
                 do { t = try store.sampleType(name) } catch { throw APIError(.badRequest, "unknown type '\(name)'", field: "type") }
-                guard grant.read.contains(t.identifier) else {
+                guard mayRead(t) else {
                     throw APIError(.forbidden, "this token may not read \(t.identifier)", field: "type")
                 }
                 types.append(t)
             }
         }
         do {
-            return try types.map { t in QueryDescriptor(type: t, predicate: try predicate.map { try SamplePredicate($0, for: t) }) }
+            return try types.map { t in
+                var p = try predicate.map { try SamplePredicate($0, for: t) }
+                if !grant.read.contains(t.identifier) {
+                    let own = SamplePredicate.sources([grant.app])
+                    p = p.map { .and([$0, own]) } ?? own
+                }
+                return QueryDescriptor(type: t, predicate: p)
+            }
         } catch {
             throw APIError(error, field: "predicate")
         }

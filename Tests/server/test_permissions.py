@@ -43,7 +43,7 @@ EXPECTED = {
     "read all": {"none": 401, "unknown": 401, "revoked": 401, "other person": 403, "read only": 200,
                  "write only": 200, "steps only": 200, "full": 200},
     "read heart rate": {"none": 401, "unknown": 401, "revoked": 401, "other person": 403, "read only": 200,
-                        "write only": 403, "steps only": 403, "full": 200},
+                        "write only": 200, "steps only": 403, "full": 200},
     "stream": {"none": 401, "unknown": 401, "revoked": 401, "other person": 403, "read only": 200,
                "write only": 200, "steps only": 200, "full": 200},
     "upload steps": {"none": 401, "unknown": 401, "revoked": 401, "other person": 403, "read only": 403,
@@ -84,10 +84,25 @@ def test_rule_65_permission_matrix(server, tokens, endpoint, kind):
             assert r.headers["www-authenticate"].startswith("Bearer")
         if endpoint == "read all" and r.status_code == 200:
             got = {s["type"] for s in r.json()["samples"]}
-            readable = {"steps only": {STEPS}, "write only": set()}.get(kind, {STEPS, HEART})
-            assert got == readable and set(r.json()["types"]) == readable  # "all" lists the types it may read
+            listed = {STEPS} if kind == "steps only" else {STEPS, HEART}
+            assert set(r.json()["types"]) == listed  # "all" lists the types it may read
+            # A type it may write but not read shows its own samples only: none here.
+            assert got == (set() if kind == "write only" else listed)
         if endpoint == "read heart rate" and r.status_code == 403 and kind != "other person":
             assert r.json()["field"] == "type" and HEART in r.json()["error"]
+
+
+def test_rule_65_write_without_read_sees_only_its_own_samples(server, data):
+    full = token(data, "alice", "com.example.sync", read="all", write="all", relay=True)
+    scale = token(data, "alice", "com.example.scale", write="BodyMass")
+    with httpx.Client(timeout=WAIT) as c:
+        mine = quantity(1, 70, type_="HKQuantityTypeIdentifierBodyMass", unit="kg")
+        assert upload(c, server.url, "alice", scale, samples=[mine]).status_code == 200
+        upload(c, server.url, "alice", full, samples=[quantity(2, 71, type_="HKQuantityTypeIdentifierBodyMass", unit="kg",
+                                                               source="com.example.other"), quantity(3)])
+        read = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(scale)).json()
+        assert [s["uuid"] for s in read["samples"]] == [mine["uuid"]]
+        assert read["types"] == ["HKQuantityTypeIdentifierBodyMass"]
 
 
 def test_rule_65_a_write_is_saved_as_the_apps_source_and_other_sources_need_relay(server, data):
