@@ -26,7 +26,8 @@ public enum OHKServer {
             configuration: .init(address: .hostname(config.host, port: config.port), serverName: "ohk"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.port
-                config.log("ohk serve: listening on http://\(config.host):\(port), data in \(config.dataDirectory)")
+                config.log("ohk serve: listening on http://\(config.host):\(port), data in \(config.dataDirectory), "
+                           + "at most \(config.maxOpenStores) stores open")
             },
             logger: logger
         )

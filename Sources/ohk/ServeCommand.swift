@@ -43,8 +43,9 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds a client may take to send a request.", valueName: "seconds"))
     var requestTimeout = 30
 
-    @Option(help: ArgumentHelp("People's stores open at once.", valueName: "n"))
-    var maxOpenStores = 256
+    @Option(help: ArgumentHelp("People's stores open at once (default: what the descriptor limit allows, at most 1024).",
+                               valueName: "n"))
+    var maxOpenStores: Int?
 
     @Flag(help: "Answer uploads before they are flushed to disk (scratch data only).")
     var noSync = false
@@ -52,7 +53,7 @@ struct ServeCommand: ParsableCommand {
     func validate() throws {
         guard maxBody >= 1024 else { throw ValidationError("--max-body must be at least 1024 bytes") }
         guard requestTimeout >= 1 else { throw ValidationError("--request-timeout must be at least 1 second") }
-        guard maxOpenStores >= 1 else { throw ValidationError("--max-open-stores must be at least 1") }
+        guard (maxOpenStores ?? 1) >= 1 else { throw ValidationError("--max-open-stores must be at least 1") }
         _ = try address()
     }
 
@@ -62,6 +63,20 @@ struct ServeCommand: ParsableCommand {
             throw ValidationError("--listen takes host:port (127.0.0.1:8080), got '\(listen)'")
         }
         return (String(listen[..<colon]), port)
+    }
+
+    /// Raises the soft descriptor limit to the hard one, then allows 4
+    /// descriptors an open store, keeping 256 for connections and the rest.
+    static func storesTheDescriptorsAllow() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 64 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        let descriptors = limit.rlim_cur > 1 << 30 ? 1 << 30 : Int(limit.rlim_cur)  // RLIM_INFINITY too
+        return max(1, min(1024, (descriptors - 256) / 4))
     }
 
     func run() throws {
@@ -75,7 +90,7 @@ struct ServeCommand: ParsableCommand {
             (config.host, config.port) = try address()
             config.bodyLimit = maxBody
             config.requestTimeout = .seconds(requestTimeout)
-            config.maxOpenStores = maxOpenStores
+            config.maxOpenStores = maxOpenStores ?? Self.storesTheDescriptorsAllow()
             config.durable = !noSync
             do { try OHKServer.runBlocking(config) } catch let e as OHKError { throw e } catch {
                 throw OHKError(.storage, "ohk serve: \(error)")
