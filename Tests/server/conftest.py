@@ -50,23 +50,28 @@ class Server:
             if self.descriptors:
                 import resource
                 resource.setrlimit(resource.RLIMIT_NOFILE, (self.descriptors, self.descriptors))
-        self.lines = []
-        self._eof = False
-        self.process = subprocess.Popen([OHK, "serve", "--data", str(self.data), "--listen", "127.0.0.1:0", *self.args],
-                                        stderr=subprocess.PIPE, text=True, preexec_fn=limit)
+        with self._logged:
+            self.lines = []
+            self._eof = False
+            self.process = subprocess.Popen([OHK, "serve", "--data", str(self.data), "--listen", "127.0.0.1:0", *self.args],
+                                            stderr=subprocess.PIPE, text=True, preexec_fn=limit)
         threading.Thread(target=self._read_log, args=(self.process,), daemon=True).start()
         first = self.wait_for_log(r"listening on http://127\.0\.0\.1:(\d+)")
         self.port = int(re.search(r":(\d+),", first).group(1))
         return self
 
     def _read_log(self, process: subprocess.Popen) -> None:
+        # After a restart, an earlier process's reader must not touch the
+        # new process's log.
         for line in process.stderr:
             with self._logged:
-                self.lines.append(line.rstrip("\n"))
-                self._logged.notify_all()
+                if process is self.process:
+                    self.lines.append(line.rstrip("\n"))
+                    self._logged.notify_all()
         with self._logged:
-            self._eof = True
-            self._logged.notify_all()
+            if process is self.process:
+                self._eof = True
+                self._logged.notify_all()
 
     def wait_for_log(self, pattern: str) -> str:
         """The first log line matching `pattern`; fails if the log ends first."""
