@@ -126,8 +126,10 @@ server-deps: py-deps
 
 server-test: deps server-deps
 	$(SWIFT) build $(TRAITS) --product ohk
+	$(SWIFT) build $(TRAITS) --product phone-sync
 	Tests/server/curl_test.sh .build/debug/ohk
-	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk $(PYTHON) -m pytest -q
+	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk PHONE_SYNC_BIN=$(CURDIR)/.build/debug/phone-sync \
+	  $(PYTHON) -m pytest -q
 
 c-test: c-deps header-check lib
 	$(MAKE) -C Tests/c all
@@ -303,7 +305,7 @@ catalogue:
 # target from the seed corpus with a fixed seed, the same every time.
 FUZZ_TIME ?= 60
 FUZZ_RUNS ?= 100000
-FUZZ_TARGETS := predicate unit anchor record export
+FUZZ_TARGETS := predicate unit anchor record export upload
 FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
 fuzz-build: deps
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \

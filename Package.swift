@@ -93,10 +93,17 @@ let package = Package(
             path: "Sources/OpenHealthKitPostgres",
             linkerSettings: [.linkedLibrary("dl")]
         ),
+        // What `ohk serve` takes from a request, without HTTP: the upload
+        // decoder, grants and person names (the fuzzer reaches it alone).
+        .target(
+            name: "OpenHealthKitUpload",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON"],
+            path: "Sources/OpenHealthKitUpload"
+        ),
         // The HTTP server of `ohk serve` (docs/server.md).
         .target(
             name: "OpenHealthKitServer",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "CCrypto", "COHKSystem",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitUpload", "CCrypto", "COHKSystem",
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
@@ -110,7 +117,8 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "OpenHealthKitJSON", "OpenHealthKitPostgres",
                            .product(name: "ArgumentParser", package: "swift-argument-parser",
                                     condition: .when(traits: ["CommandLineTool"])),
-                           .target(name: "OpenHealthKitServer", condition: .when(traits: ["Server"]))],
+                           .target(name: "OpenHealthKitServer", condition: .when(traits: ["Server"])),
+                           .target(name: "OpenHealthKitUpload", condition: .when(traits: ["Server"]))],
             path: "Sources/ohk"
         ),
         // The reference workload's data and clocks, shared by the benchmarks.
@@ -143,6 +151,14 @@ let package = Package(
             path: "examples/swift6-app",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // A phone's sync to `ohk serve`, written as an iOS app is
+        // (docs/phone-sync.md); Tests/server/test_phone_sync.py runs it.
+        .executableTarget(
+            name: "phone-sync",
+            dependencies: ["OpenHealthKit"],
+            path: "examples/phone-sync",
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
         // The other process of the cross-process tests.
         .executableTarget(
             name: "ohk-test-writer",
@@ -154,7 +170,7 @@ let package = Package(
         .systemLibrary(name: "CFuzzer", path: "Fuzz/CFuzzer"),
         .executableTarget(
             name: "ohk-fuzz",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "CFuzzer"],
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "OpenHealthKitUpload", "CFuzzer"],
             path: "Fuzz/ohk-fuzz"
         ),
         // The crash and stress suite (make reliability).

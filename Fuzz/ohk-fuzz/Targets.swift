@@ -1,6 +1,9 @@
 import FoundationEssentials
+import Glibc
 @testable import OpenHealthKitCore
 @testable import OpenHealthKitImport
+import OpenHealthKitJSON
+import OpenHealthKitUpload
 
 /// What each fuzz target feeds the library, and the properties it checks
 /// beyond "no crash, no hang": what parses prints back to an equal value.
@@ -22,6 +25,10 @@ enum FuzzTarget: String, CaseIterable {
     case record
     /// Export XML through the importer's parser.
     case export
+    /// The body of an upload to `ohk serve` (`UploadDecoding`): a sample
+    /// that decodes prints (as `ohk changes` does) and decodes again to an
+    /// equal sample.
+    case upload
 
     func run(_ data: UnsafeRawBufferPointer) {
         switch self {
@@ -64,6 +71,29 @@ enum FuzzTarget: String, CaseIterable {
                     if n == 0 { break }
                 }
             } catch {}
+        case .upload:
+            guard let body = try? UploadDecoding.body(Array(data)),
+                  let samples = try? UploadDecoding.samples(body, grant: Self.grant, store: Self.store) else { return }
+            _ = try? UploadDecoding.deletions(body)
+            for s in samples {
+                let printed = "{\"samples\": [\(JSONObject.sample(s).closed)]}"
+                guard let again = try? UploadDecoding.body(Array(printed.utf8)),
+                      let back = try? UploadDecoding.samples(again, grant: Self.grant, store: Self.store) else {
+                    fatalError("a decoded sample prints as an upload that does not decode: \(escaped(printed))")
+                }
+                guard back == [s] else { fatalError("a decoded sample prints back to another: \(escaped(printed))") }
+            }
         }
     }
+
+    /// What the upload target decodes for: every type, any source.
+    static let grant = Grant(person: "fuzz", app: "org.openhealthkit.fuzz", read: .all, write: .all, relay: true)
+    /// A scratch store for the type lookups of the upload target.
+    nonisolated(unsafe) static let store: Store = {
+        var template = Array("/tmp/ohk-fuzz-XXXXXX".utf8CString)
+        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        var options = StoreOptions()
+        options.durable = false
+        return try! Store(directory: dir, options: options)
+    }()
 }

@@ -28,6 +28,12 @@ package struct JSONObject {
         text += TextForms.number(v)
     }
 
+    /// A number that reads back to exactly `v` (`TextForms.exactNumber`).
+    package mutating func add(_ k: String, exact v: Double) {
+        key(k)
+        text += TextForms.exactNumber(v)
+    }
+
     package mutating func add(_ k: String, int v: Int) {
         key(k)
         text += String(v)
@@ -92,7 +98,7 @@ extension JSONObject {
         var o = object(s.uuid, s.type, s.startDate, s.endDate)
         switch s.value {
         case .quantity(let q):
-            o.add("value", number: q)
+            o.add("value", exact: q)  // the stored value: it must read back equal
             o.add("unit", s.type.canonicalUnit?.description)
         case .category(let c):
             o.add("value", int: c)
@@ -192,7 +198,7 @@ extension JSONObject {
         for (k, v) in m.sorted(by: { $0.key < $1.key }) {
             switch v {
             case .string(let s): o.add(k, s)
-            case .number(let n): o.add(k, number: n)
+            case .number(let n): o.add(k, exact: n)
             case .bool(let b): o.add(k, bool: b)
             case .date(let d): o.add(k, TextForms.time(d))
             }

@@ -20,6 +20,16 @@ package enum TextForms {
         return String(whole.dropLast()) + "." + shown + "Z"
     }
 
+    /// The shortest text that reads back to exactly `x`: what a stored
+    /// value prints as where it must read back equal (JSON's canonical
+    /// `value` and metadata numbers, which an upload to `ohk serve` or a
+    /// replica reads): 1.0166666666666666, 62.
+    package static func exactNumber(_ x: Double) -> String {
+        guard x.isFinite else { return "\(x)" }
+        if x == x.rounded(), abs(x) < 9.007199254740992e15 { return String(Int64(x)) }
+        return "\(x)"
+    }
+
     /// The shortest text that reads back to the same double once rounded
     /// to 15 significant digits: a stored 62 count/min, 1.0333… count/s,
     /// prints as 62, not 61.99999999999999.

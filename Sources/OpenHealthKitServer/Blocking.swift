@@ -1,4 +1,5 @@
 import NIOPosix
+import OpenHealthKitUpload
 
 /// Runs store calls, which block on LMDB and fsync, on NIO's thread pool,
 /// never on the event loops or Swift's cooperative threads.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
+import OpenHealthKitUpload
 
 /// `GET /v1/people/{person}/changes`: an anchored query of the types the
 /// request names (or every type the token may read), answered as

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
+import OpenHealthKitUpload
 
 /// `POST /v1/people/{person}/changes`: a phone's anchored-query results
 /// applied in one transaction (rule 63), all or nothing; sending it again

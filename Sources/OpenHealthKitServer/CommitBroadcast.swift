@@ -1,5 +1,6 @@
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitUpload
 
 /// Wakes the requests waiting for a store's next commit (long polls and
 /// event streams) from one `CommitListener`, so that no thread is held

@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import OpenHealthKitCore
+import OpenHealthKitUpload
 
 /// `GET /v1/people/{person}/changes` with `Accept: text/event-stream`:
 /// the changes from the anchor on, then each change as it is committed by

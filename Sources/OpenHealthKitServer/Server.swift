@@ -6,6 +6,7 @@ import NIOCore
 import OpenHealthKitCore
 import OpenHealthKitJSON
 import ServiceLifecycle
+import OpenHealthKitUpload
 
 /// `ohk serve`: every person's store over HTTP/1.1 and JSON
 /// (docs/server.md). Runs until SIGTERM or SIGINT, then lets the requests

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitUpload
 
 /// The people's stores this server has open: at most `capacity` at once
 /// (each holds 4 descriptors and its map), opened on demand and closed

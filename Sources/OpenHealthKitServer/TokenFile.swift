@@ -3,6 +3,7 @@ import COHKSystem
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitUpload
 
 /// One token as the data directory keeps it: its hash, never the token.
 public struct TokenRecord: Codable, Sendable, Equatable {

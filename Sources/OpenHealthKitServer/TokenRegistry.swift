@@ -1,5 +1,6 @@
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitUpload
 
 /// The server's view of the token file: read again whenever the file
 /// changed (a `stat` a request), so that `ohk token revoke` takes effect

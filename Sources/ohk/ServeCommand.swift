@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
 import OpenHealthKitServer
+import OpenHealthKitUpload
 
 /// `ohk serve`: every person's store on the network (docs/server.md).
 struct ServeCommand: ParsableCommand {

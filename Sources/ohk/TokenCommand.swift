@@ -5,6 +5,7 @@ import Glibc
 import OpenHealthKitCore
 import OpenHealthKitJSON
 import OpenHealthKitServer
+import OpenHealthKitUpload
 
 /// `ohk token`: the bearer tokens of `ohk serve` (docs/server.md).
 struct TokenCommand: ParsableCommand {

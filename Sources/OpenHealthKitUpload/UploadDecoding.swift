@@ -6,25 +6,25 @@ import OpenHealthKitCore
 /// (`{"uuid", "type", "start", "end", "value", "unit", "source", …}`);
 /// deletions are UUIDs, as text or as objects with a `uuid` (the deleted
 /// objects `ohk changes` prints, whose other fields are not needed).
-struct UploadBody: Decodable {
-    var samples: [UploadedSample] = []
-    var deleted: [UploadedDeletion] = []
+public struct UploadBody: Decodable, Sendable {
+    public var samples: [UploadedSample] = []
+    public var deleted: [UploadedDeletion] = []
 
     enum CodingKeys: String, CodingKey { case samples, deleted }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         samples = try c.decodeIfPresent([UploadedSample].self, forKey: .samples) ?? []
         deleted = try c.decodeIfPresent([UploadedDeletion].self, forKey: .deleted) ?? []
     }
 }
 
-struct UploadedDeletion: Decodable {
-    var uuid: String
+public struct UploadedDeletion: Decodable, Sendable {
+    public var uuid: String
 
     enum CodingKeys: String, CodingKey { case uuid }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         if let text = try? decoder.singleValueContainer().decode(String.self) {
             uuid = text
         } else {
@@ -35,17 +35,17 @@ struct UploadedDeletion: Decodable {
 
 /// A metadata value: text, a number or a Boolean (a date travels as ISO
 /// 8601 text, as `ohk changes` prints it, and is kept as text).
-enum UploadedMetadataValue: Decodable {
+public enum UploadedMetadataValue: Decodable, Sendable {
     case string(String), number(Double), bool(Bool)
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
         if let b = try? c.decode(Bool.self) { self = .bool(b) }
         else if let n = try? c.decode(Double.self) { self = .number(n) }
         else { self = .string(try c.decode(String.self)) }
     }
 
-    var value: MetadataValue {
+    public var value: MetadataValue {
         switch self {
         case .string(let s): .string(s)
         case .number(let n): .number(n)
@@ -54,28 +54,28 @@ enum UploadedMetadataValue: Decodable {
     }
 }
 
-struct UploadedSample: Decodable {
-    var uuid: String
-    var type: String
-    var start: String
-    var end: String
-    var value: Double?
-    var valueName: String?
-    var unit: String?
-    var source: String?
-    var sourceName: String?
-    var sourceVersion: String?
-    var creationDate: String?
-    var utcOffset: Int?
-    var device: [String: String]?
-    var metadata: [String: UploadedMetadataValue]?
+public struct UploadedSample: Decodable, Sendable {
+    public var uuid: String
+    public var type: String
+    public var start: String
+    public var end: String
+    public var value: Double?
+    public var valueName: String?
+    public var unit: String?
+    public var source: String?
+    public var sourceName: String?
+    public var sourceVersion: String?
+    public var creationDate: String?
+    public var utcOffset: Int?
+    public var device: [String: String]?
+    public var metadata: [String: UploadedMetadataValue]?
 }
 
 /// Turns a decoded upload into samples and UUIDs, naming the field of
 /// each problem (`samples[3].unit`).
-enum UploadDecoding {
+public enum UploadDecoding {
     /// The JSON body, or a 400 naming where it is wrong.
-    static func body(_ bytes: [UInt8]) throws(APIError) -> UploadBody {
+    public static func body(_ bytes: [UInt8]) throws(APIError) -> UploadBody {
         do {
             return try JSONDecoder().decode(UploadBody.self, from: Data(bytes))
         } catch let e as DecodingError {
@@ -87,7 +87,7 @@ enum UploadDecoding {
 
     /// The samples, for `grant`: each type must be one it may write, and
     /// each source its own app unless it relays.
-    static func samples(_ body: UploadBody, grant: Grant, store: Store) throws(APIError) -> [Sample] {
+    public static func samples(_ body: UploadBody, grant: Grant, store: Store) throws(APIError) -> [Sample] {
         var out: [Sample] = []
         out.reserveCapacity(body.samples.count)
         for (i, u) in body.samples.enumerated() {
@@ -96,7 +96,7 @@ enum UploadDecoding {
         return out
     }
 
-    static func deletions(_ body: UploadBody) throws(APIError) -> [UUID] {
+    public static func deletions(_ body: UploadBody) throws(APIError) -> [UUID] {
         var out: [UUID] = []
         for (i, d) in body.deleted.enumerated() {
             guard let u = UUID(uuidString: d.uuid) else {
@@ -197,7 +197,7 @@ enum UploadDecoding {
     }
 
     /// A decoding error as a 400 naming the field (`samples[3].value`).
-    static func describe(_ e: DecodingError) -> APIError {
+    public static func describe(_ e: DecodingError) -> APIError {
         func path(_ keys: [any CodingKey]) -> String {
             var out = ""
             for k in keys {
