@@ -76,6 +76,13 @@ public enum OHKServer {
             state.metrics.samplesOut(count)
             return json(answer)
         }
+        router.get("/v1/people/:person/statistics") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let query = try StatisticsRequest(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            return json(try await state.withStore(person, create: false) { lease throws(APIError) in
+                try query.read(lease.store, grant)
+            })
+        }
     }
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {

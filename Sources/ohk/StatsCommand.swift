@@ -100,7 +100,10 @@ struct StatsCommand: ParsableCommand {
         try reportingErrors {
             let store = try location.open()
             defer { store.close() }
-            if let type { return try intervals(type, store) }
+            if let type {
+                // The time arguments' errors are usage errors (exit 64), as before they moved.
+                do { return try intervals(type, store) } catch let e as StatsTimeError { throw ValidationError(e.message) }
+            }
             let s = try store.statistics()
             if format == .csv {
                 // One row per type, as the table has it.
@@ -165,14 +168,14 @@ struct StatsCommand: ParsableCommand {
     private func intervals(_ name: String, _ store: Store) throws {
         let t = try sampleType(name, in: store)
         if t == TypeCatalogue.workoutType {
-            return try WorkoutStats(interval: try Self.interval(by), from: from, to: to, time: try statsTime(),
+            return try WorkoutStats(interval: try StatsTime.interval(by), from: from, to: to, time: try statsTime(),
                                     format: json ? .json : format).run(store)
         }
         if case .category = t.kind {
             guard !(sum || average || min || max || mostRecent || bySource) else {
                 throw ValidationError("\(TypeCatalogue.shortName(t)) is a category type: its statistics are the time each value covers")
             }
-            return try CategoryStats(type: t, interval: try Self.interval(by), from: from, to: to, time: try statsTime(),
+            return try CategoryStats(type: t, interval: try StatsTime.interval(by), from: from, to: to, time: try statsTime(),
                                      format: json ? .json : format).run(store)
         }
         guard case .quantity(_, let style) = t.kind else {
@@ -191,7 +194,7 @@ struct StatsCommand: ParsableCommand {
         if let u, !u.isCompatible(with: t.canonicalUnit!) {
             throw ValidationError("unit '\(u)' does not measure \(TypeCatalogue.shortName(t)) (\(t.canonicalUnit!))")
         }
-        try StatsByInterval(type: t, options: options, interval: try Self.interval(by), from: from, to: to,
+        try StatsByInterval(type: t, options: options, interval: try StatsTime.interval(by), from: from, to: to,
                             time: try statsTime(), unit: u, format: json ? .json : format).run(store)
     }
 
@@ -203,37 +206,9 @@ struct StatsCommand: ParsableCommand {
 
     /// The time intervals are counted in, from --tz, --utc-offset and --local-time.
     private func statsTime() throws -> StatsTime {
-        if tz != nil, utcOffset != nil { throw ValidationError("give --tz or --utc-offset, not both") }
-        if tz != nil, localTime { throw ValidationError("--local-time counts each sample in its own offset; it takes no --tz") }
-        let offset = try utcOffset.map(Self.offset) ?? 0
-        if localTime { return .sampleLocal(offset) }
-        if utcOffset != nil { return .offset(offset) }
-        guard let tz else { return StatsTime.machineZone().map(StatsTime.zone) ?? .offset(0) }
-        do { return .zone(try ZoneRules(tz)) } catch let e as OHKError { throw ValidationError("--tz: \(e.message)") }
-    }
-
-    static func interval(_ text: String) throws -> StatisticsInterval {
-        let digits = text.prefix { $0.isNumber }
-        let count = digits.isEmpty ? 1 : Int(digits) ?? 0
-        let units: [String: StatisticsInterval.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week,
-                                                        "month": .month, "year": .year]
-        guard count > 0, let unit = units[String(text.dropFirst(digits.count))] else {
-            throw ValidationError("--by takes minute, hour, day, week, month or year, or a count before one (2day), not '\(text)'")
+        try StatsTime.make(tz: tz, utcOffset: utcOffset, localTime: localTime) {
+            StatsTime.machineZone().map(StatsTime.zone) ?? .offset(0)
         }
-        return StatisticsInterval(count, unit)
-    }
-
-    /// `+01:00`, `-0800`, `Z`: seconds east of UTC.
-    static func offset(_ text: String) throws -> Int {
-        if text == "Z" || text == "0" { return 0 }
-        let b = Array(text.utf8)
-        let digits = b.dropFirst().filter { $0 != 58 }
-        guard b.count >= 3, b[0] == 43 || b[0] == 45, digits.count == 4, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-              let h = Int(String(decoding: digits.prefix(2), as: UTF8.self)),
-              let m = Int(String(decoding: digits.suffix(2), as: UTF8.self)), h <= 18, m < 60 else {
-            throw ValidationError("--utc-offset takes +HH:MM or -HH:MM (up to 18 hours), not '\(text)'")
-        }
-        return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
     }
 }
 

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 import uuid
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import httpx
@@ -129,7 +130,7 @@ def auth(tok: str | None) -> dict[str, str]:
 
 def quantity(minute: int, value: float = 1, *, type_: str = STEPS, unit: str = "count", source: str | None = None,
              uid: str | None = None, metadata: dict | None = None) -> dict:
-    start = f"2024-03-01T{minute // 60:02d}:{minute % 60:02d}:00Z"
+    start = (datetime(2024, 3, 1, tzinfo=timezone.utc) + timedelta(minutes=minute)).strftime("%Y-%m-%dT%H:%M:%SZ")
     s = {"uuid": uid or str(uuid.uuid4()).upper(), "type": type_, "start": start, "end": start, "value": value, "unit": unit}
     if source:
         s["source"] = source

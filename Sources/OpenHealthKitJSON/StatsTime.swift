@@ -1,11 +1,17 @@
-import ArgumentParser
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
 
-/// The time `ohk stats` counts its intervals in, and how it reads
-/// `--from`/`--to` and prints dates (rule 28 of docs/semantics.md).
-enum StatsTime {
+/// A statistics argument that does not read (`ohk stats` shows it as a
+/// usage error, `ohk serve` as a 400).
+package struct StatsTimeError: Error {
+    package let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// The time `ohk stats` and `ohk serve` count intervals in, and how they
+/// read `from`/`to` and print dates (rule 28 of docs/semantics.md).
+package enum StatsTime {
     /// A named zone's calendar: intervals are instants, printed with the
     /// offset in force at each.
     case zone(ZoneRules)
@@ -18,7 +24,7 @@ enum StatsTime {
     /// The machine's zone, as `date` uses it: `TZ` when it names a zone,
     /// else the zone `/etc/localtime` links to, else `/etc/timezone`'s;
     /// nil when none reads (the caller then counts in UTC).
-    static func machineZone() -> ZoneRules? {
+    package static func machineZone() -> ZoneRules? {
         if let tz = getenv("TZ").map({ String(cString: $0) }), !tz.isEmpty {
             let name = tz.hasPrefix(":") ? String(tz.dropFirst()) : tz
             return try? ZoneRules(name)
@@ -42,25 +48,25 @@ enum StatsTime {
     }
 
     /// The offset the core reads wall-clock arguments in, and the zone it counts in.
-    var utcOffset: Int {
+    package var utcOffset: Int {
         switch self {
         case .zone: 0
         case .offset(let o), .sampleLocal(let o): o
         }
     }
-    var zone: ZoneRules? {
+    package var zone: ZoneRules? {
         if case .zone(let z) = self { return z }
         return nil
     }
     /// Whether each sample counts in its own offset (`--local-time`).
-    var isSampleLocal: Bool {
+    package var isSampleLocal: Bool {
         if case .sampleLocal = self { return true }
         return false
     }
 
     /// The instant (Unix seconds) of a wall-clock time (Unix seconds read
     /// as a wall clock), as the core reads a date it is given.
-    func instant(ofWall wall: Double) -> Double {
+    package func instant(ofWall wall: Double) -> Double {
         switch self {
         case .zone(let z): z.instant(ofLocal: wall)
         case .offset(let o), .sampleLocal(let o): wall - Double(o)
@@ -68,7 +74,7 @@ enum StatsTime {
     }
 
     /// The wall-clock time (Unix seconds) of an instant.
-    func wall(ofInstant t: Double) -> Double {
+    package func wall(ofInstant t: Double) -> Double {
         switch self {
         case .zone(let z): t + Double(z.offset(atUnix: t))
         case .offset(let o), .sampleLocal(let o): t + Double(o)
@@ -77,14 +83,14 @@ enum StatsTime {
 
     /// `2020-11-02T10:00:00+01:00` for an instant, in the offset in force;
     /// `2020-11-02T10:00:00` for a wall-clock time (`.sampleLocal`).
-    func label(_ d: Date) -> String {
+    package func label(_ d: Date) -> String {
         let offset: Int
         switch self {
-        case .sampleLocal: return String(OutputText.time(d).dropLast())  // the core's wall clock, written as UTC
+        case .sampleLocal: return String(TextForms.time(d).dropLast())  // the core's wall clock, written as UTC
         case .zone(let z): offset = z.offset(atUnix: d.timeIntervalSince1970)
         case .offset(let o): offset = o
         }
-        let local = OutputText.time(d.addingTimeInterval(Double(offset)))  // "…Z"
+        let local = TextForms.time(d.addingTimeInterval(Double(offset)))  // "…Z"
         guard offset != 0 else { return local }
         let sign = offset < 0 ? "-" : "+", m = abs(offset) / 60
         let pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
@@ -96,7 +102,7 @@ enum StatsTime {
     /// it; a date-time with `Z` or an offset is that instant, and one
     /// without is a wall-clock time in this time; `--to`'s instant is
     /// excluded. Nil when absent.
-    func date(_ text: String?, _ what: String, isEnd: Bool) throws -> Date? {
+    package func date(_ text: String?, _ what: String, isEnd: Bool) throws -> Date? {
         guard let text else { return nil }
         let isDay = text.utf8.count == 10
         let hasZone = text.hasSuffix("Z") || text.dropFirst(19).contains("+") || text.dropFirst(19).contains("-")
@@ -109,8 +115,8 @@ enum StatsTime {
         return Date(timeIntervalSince1970: instant(ofWall: w))
     }
 
-    private static func notADate(_ text: String, _ what: String) -> ValidationError {
-        ValidationError("\(what) '\(text)' is neither a day (2020-11-01) nor an ISO 8601 date-time "
+    private static func notADate(_ text: String, _ what: String) -> StatsTimeError {
+        StatsTimeError("\(what) '\(text)' is neither a day (2020-11-01) nor an ISO 8601 date-time "
                         + "(2020-11-01T08:00:00, with Z or +01:00 for an instant)")
     }
 
@@ -121,7 +127,7 @@ enum StatsTime {
     /// else at the boundary before the span. `wallShift` moves the given
     /// dates and that boundary on the wall clock: nights start at the noon
     /// before the day they are filed under.
-    func span(from: String?, to: String?, unit: StatisticsInterval.Unit, wallShift: Double = 0,
+    package func span(from: String?, to: String?, unit: StatisticsInterval.Unit, wallShift: Double = 0,
               whole: () throws -> (start: Date, end: Date)?) throws -> (from: Date, to: Date, anchor: Date)? {
         let shifted = { (d: Date) -> Date in
             guard wallShift != 0 else { return d }
@@ -136,7 +142,7 @@ enum StatsTime {
         // Just past the last end, so that an instant there has its interval.
         let lo = given.from ?? all!.start, hi = given.to ?? all!.end.addingTimeInterval(0.001)
         if given.from != nil, given.to != nil, lo >= hi {
-            throw ValidationError("--from '\(from!)' is not before the end of --to '\(to!)'")
+            throw StatsTimeError("--from '\(from!)' is not before the end of --to '\(to!)'")
         }
         let anchor = given.from ?? shifted(self.anchor(unit, before: lo.addingTimeInterval(-wallShift)))
         return (lo, hi, anchor)
@@ -145,7 +151,7 @@ enum StatsTime {
     /// Where intervals start, at or before the instant `d` in this time:
     /// the minute or hour, else midnight; a week's Monday, a month's first
     /// day, a year's first of January.
-    func anchor(_ unit: StatisticsInterval.Unit, before d: Date) -> Date {
+    package func anchor(_ unit: StatisticsInterval.Unit, before d: Date) -> Date {
         let wall = wall(ofInstant: d.timeIntervalSince1970)
         func at(_ w: Double) -> Date { Date(timeIntervalSince1970: instant(ofWall: w)) }
         switch unit {
@@ -162,5 +168,42 @@ enum StatsTime {
             return at(Double(ISODate.daysFromCivil(y, unit == .year ? 1 : m, 1)) * 86_400)
         default: return at(Double(day) * 86_400)
         }
+    }
+
+    /// The time of `--tz`, `--utc-offset` and `--local-time` (at most one
+    /// of the first two); without either, `fallback`.
+    package static func make(tz: String?, utcOffset: String?, localTime: Bool, fallback: () -> StatsTime) throws -> StatsTime {
+        if tz != nil, utcOffset != nil { throw StatsTimeError("give --tz or --utc-offset, not both") }
+        if tz != nil, localTime { throw StatsTimeError("--local-time counts each sample in its own offset; it takes no --tz") }
+        let offset = try utcOffset.map(Self.offset) ?? 0
+        if localTime { return .sampleLocal(offset) }
+        if utcOffset != nil { return .offset(offset) }
+        guard let tz else { return fallback() }
+        do { return .zone(try ZoneRules(tz)) } catch let e as OHKError { throw StatsTimeError("--tz: \(e.message)") }
+    }
+
+    /// `day`, `hour`, `2day`: the interval of `--by`.
+    package static func interval(_ text: String) throws -> StatisticsInterval {
+        let digits = text.prefix { $0.isNumber }
+        let count = digits.isEmpty ? 1 : Int(digits) ?? 0
+        let units: [String: StatisticsInterval.Unit] = ["minute": .minute, "hour": .hour, "day": .day, "week": .week,
+                                                        "month": .month, "year": .year]
+        guard count > 0, let unit = units[String(text.dropFirst(digits.count))] else {
+            throw StatsTimeError("--by takes minute, hour, day, week, month or year, or a count before one (2day), not '\(text)'")
+        }
+        return StatisticsInterval(count, unit)
+    }
+
+    /// `+01:00`, `-0800`, `Z`: seconds east of UTC.
+    package static func offset(_ text: String) throws -> Int {
+        if text == "Z" || text == "0" { return 0 }
+        let b = Array(text.utf8)
+        let digits = b.dropFirst().filter { $0 != 58 }
+        guard b.count >= 3, b[0] == 43 || b[0] == 45, digits.count == 4, digits.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+              let h = Int(String(decoding: digits.prefix(2), as: UTF8.self)),
+              let m = Int(String(decoding: digits.suffix(2), as: UTF8.self)), h <= 18, m < 60 else {
+            throw StatsTimeError("--utc-offset takes +HH:MM or -HH:MM (up to 18 hours), not '\(text)'")
+        }
+        return (h * 3600 + m * 60) * (b[0] == 45 ? -1 : 1)
     }
 }

@@ -1,0 +1,86 @@
+import FoundationEssentials
+import OpenHealthKitCore
+import OpenHealthKitJSON
+import OpenHealthKitUpload
+
+/// `GET /v1/people/{person}/statistics?type=…&interval=day&from=…&to=…&tz=…`:
+/// a quantity type's statistics collection, sources merged by priority
+/// (rules 25–29), as `ohk stats TYPE --by … --format json` prints it.
+/// `options` picks the figures (sum, average, min, max, mostRecent,
+/// duration; default: the type's own), `bySource=true` adds each
+/// source's rows, `unit` converts. Times are read and printed in `tz` (a
+/// zone), else `utcOffset`, else UTC; `localTime=true` counts each sample
+/// in its own offset.
+struct StatisticsRequest: Sendable {
+    let type: String
+    let interval: String
+    let from: String?
+    let to: String?
+    let tz: String?
+    let utcOffset: String?
+    let localTime: Bool
+    let bySource: Bool
+    let options: [String]
+    let unit: String?
+
+    init(query: [(String, String)]) throws(APIError) {
+        func value(_ name: String) -> String? { query.last { $0.0 == name }?.1 }
+        guard let type = value("type") else { throw APIError(.badRequest, "name the type: type=StepCount", field: "type") }
+        self.type = type
+        interval = value("interval") ?? "day"
+        from = value("from")
+        to = value("to")
+        tz = value("tz")
+        utcOffset = value("utcOffset")
+        localTime = value("localTime") == "true"
+        bySource = value("bySource") == "true"
+        options = value("options").map { $0.split(separator: ",").map(String.init) } ?? []
+        unit = value("unit")
+    }
+
+    func read(_ store: Store, _ grant: Grant) throws(APIError) -> String {
+        let t: SampleType
+        do { t = try store.sampleType(type) } catch { throw APIError(.badRequest, "unknown type '\(type)'", field: "type") }
+        guard grant.read.contains(t.identifier) else {
+            throw APIError(.forbidden, "this token may not read \(t.identifier)", field: "type")
+        }
+        guard case .quantity(let canonical, let style) = t.kind else {
+            throw APIError(.badRequest, "\(t.identifier) is not a quantity type: statistics here are of quantity types", field: "type")
+        }
+        var chosen: StatisticsOptions = []
+        let names: [String: StatisticsOptions] = ["sum": .cumulativeSum, "average": .discreteAverage, "min": .discreteMin,
+                                                  "max": .discreteMax, "mostRecent": .mostRecent, "duration": .duration]
+        for name in options {
+            guard let o = names[name] else {
+                throw APIError(.badRequest, "options are \(names.keys.sorted().joined(separator: ", ")), not '\(name)'", field: "options")
+            }
+            chosen.insert(o)
+        }
+        if chosen.isEmpty { chosen = style == .cumulative ? .cumulativeSum : .discreteAverage }
+        if bySource { chosen.insert(.separateBySource) }
+        let shown: HealthUnit?
+        do { shown = try unit.map { try HealthUnit($0) } } catch { throw APIError(.badRequest, "'\(unit!)' is not a unit", field: "unit") }
+        if let shown, !shown.isCompatible(with: canonical) {
+            throw APIError(.badRequest, "unit '\(shown)' does not measure \(t.identifier) (\(canonical))", field: "unit")
+        }
+        let time: StatsTime, by: StatisticsInterval
+        do {
+            time = try StatsTime.make(tz: tz, utcOffset: utcOffset, localTime: localTime) { .offset(0) }
+            by = try StatsTime.interval(interval)
+        } catch let e as StatsTimeError {
+            throw APIError(.badRequest, e.message.replacing("--by", with: "interval").replacing("--", with: ""),
+                           field: ["tz", "utcOffset", "localTime", "interval"].first { e.message.contains($0) } ?? "interval")
+        } catch {
+            throw APIError(error)
+        }
+        do {
+            let rows = try StatisticsRows.compute(store, type: t, options: chosen, interval: by, from: from, to: to,
+                                                  time: time, unit: shown)
+            return rows?.json ?? "[]"
+        } catch let e as StatsTimeError {
+            throw APIError(.badRequest, e.message.replacing("--", with: ""), field: e.message.contains("--to") ? "to" : "from")
+        } catch {
+            throw APIError(error)
+        }
+    }
+}
