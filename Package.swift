@@ -97,8 +97,10 @@ let package = Package(
         // decoder, grants and person names (the fuzzer reaches it alone).
         .target(
             name: "OpenHealthKitUpload",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON"],
-            path: "Sources/OpenHealthKitUpload"
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "CCrypto"],
+            path: "Sources/OpenHealthKitUpload",
+            // SHA-256 for the content UUIDs of Health Auto Export's points.
+            linkerSettings: [.linkedLibrary("crypto")]
         ),
         // The HTTP server of `ohk serve` (docs/server.md).
         .target(

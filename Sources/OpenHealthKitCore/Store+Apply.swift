@@ -44,7 +44,11 @@ extension Store {
     /// deletion that would change the store, with its index and the stored
     /// sample (nil for a UUID the store never held); what it throws aborts
     /// the whole call (a server lets an app delete only its own samples).
-    public func apply(samples: [Sample], deletions: [UUID],
+    /// With `uuidsNameContent`, the samples' UUIDs were derived from their
+    /// content (an importer's, a receiver's of data without UUIDs), so a
+    /// stored UUID counts as already stored without comparing the rest: a
+    /// sample sent again then differs at most in its sync version.
+    public func apply(samples: [Sample], deletions: [UUID], uuidsNameContent: Bool = false,
                       checkDeletion: ((_ index: Int, _ stored: Sample?) throws -> Void)? = nil) throws -> ApplyOutcome {
         var seen = Set<UUID>(minimumCapacity: samples.count)
         for (i, s) in samples.enumerated() where !seen.insert(s.uuid).inserted {
@@ -66,7 +70,7 @@ extension Store {
                 if let (typeID, _, record) = try storedRecord(s.uuid, &w) {
                     if record.isTombstone {
                         outcome.deletedBefore += 1
-                    } else if try storedSample(record, typeID, w) == s {
+                    } else if try uuidsNameContent || storedSample(record, typeID, w) == s {
                         outcome.alreadyStored += 1
                     } else {
                         throw OHKError(.duplicateUUID, "samples[\(i)]: the store holds sample \(s.uuid) with other content; "

@@ -24,6 +24,12 @@ enum ChangesUpload {
             let field = e.message.hasPrefix("samples[") ? e.message.split(separator: ":").first.map(String.init) : nil
             throw APIError(e, field: field)
         }
+        return (answer(outcome).closed, samples.count)
+    }
+
+    /// The counts of an apply, and the store's anchor after it, as an
+    /// object the caller may add to.
+    static func answer(_ outcome: ApplyOutcome) -> JSONObject {
         var o = JSONObject()
         o.add("added", int: outcome.added)
         o.add("alreadyStored", int: outcome.alreadyStored)
@@ -34,7 +40,7 @@ enum ChangesUpload {
         o.add("alreadyDeleted", int: outcome.alreadyDeleted)
         o.add("deletedBeforeArrival", int: outcome.deletedBeforeArrival)
         o.add("anchor", outcome.anchor.base64)
-        return (o.closed, samples.count)
+        return o
     }
 
     /// An app deletes only its own samples of types it may write, as in

@@ -65,6 +65,15 @@ public enum OHKServer {
             state.metrics.samplesIn(count + body.deleted.count)
             return json(answer)
         }
+        router.post("/v1/people/:person/health-auto-export") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let bytes = try await state.body(request)
+            let (answer, count) = try await state.withStore(person, create: true) { lease throws(APIError) in
+                try HealthAutoExportUpload.apply(bytes, grant: grant, store: lease.store)
+            }
+            state.metrics.samplesIn(count)
+            return json(answer)
+        }
         router.get("/v1/people/:person/changes") { request, context -> Response in
             let (person, grant) = try state.authorize(request, context)
             let query = try ChangesRequest(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) },

@@ -24,6 +24,7 @@ struct ServeCommand: ParsableCommand {
           POST /v1/people/{person}/changes   upload samples and deletions
           GET  /v1/people/{person}/changes   an anchored query; wait=S long-polls;
                                              Accept: text/event-stream streams
+          POST /v1/people/{person}/health-auto-export   the Health Auto Export app's payload
           GET  /v1/people/{person}/statistics   a quantity type's statistics
           GET  /v1/health, GET /metrics
 

@@ -49,6 +49,24 @@ import Testing
         #expect(try store.apply(samples: [late], deletions: []).added == 1)
     }
 
+    @Test func rule63_contentUUIDsCountAStoredUUIDAsStoredWhateverItsVersion() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let u = UUID()
+        let first = try stepSample(10, metadata: synced("bucket", 1), uuid: u)
+        #expect(try store.apply(samples: [first], deletions: []).added == 1)
+        // Sent again later: the same content UUID, a newer arrival version.
+        let again = try stepSample(10, metadata: synced("bucket", 2), uuid: u)
+        #expect(throws: OHKError.self) { try store.apply(samples: [again], deletions: []) }
+        let outcome = try store.apply(samples: [again], deletions: [], uuidsNameContent: true)
+        #expect(outcome.alreadyStored == 1 && outcome.added == 0)
+        // The bucket grown (another value, so another UUID) replaces it.
+        let grown = try stepSample(12, metadata: synced("bucket", 3))
+        let replaced = try store.apply(samples: [grown], deletions: [], uuidsNameContent: true)
+        #expect(replaced.added == 1 && replaced.replaced == 1)
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).sampleUUIDs == [grown.uuid])
+    }
+
     @Test func rule63_otherContentUnderAStoredUUIDFailsTheWholeBatch() throws {
         let store = try makeStore()
         defer { store.close() }
