@@ -18,16 +18,17 @@ dir=$(mktemp -d /tmp/ohk-serve-bench-XXXXXX)
 server=
 trap '[ -n "$server" ] && kill $server 2>/dev/null; rm -rf "$dir"' EXIT
 mkdir "$dir/data"
-for p in 0 1 2 3 4 5 6 7; do
+for p in 0 1 2 3 4 5 6 7 8; do
   echo "p$p $("$ohk" token create --data "$dir/data" --person p$p --app org.example.bench --read all --write all --relay 2>/dev/null)"
-done > "$dir/tokens.txt"
+done > "$dir/all-tokens.txt"
+head -8 "$dir/all-tokens.txt" > "$dir/tokens.txt"  # p8 is the event stream's
 "$ohk" serve --data "$dir/data" --listen 127.0.0.1:0 2>"$dir/log" &
 server=$!
 for _ in $(seq 300); do grep -q "listening on" "$dir/log" && break; sleep 0.1; done
 base=$(grep -o 'http://127.0.0.1:[0-9]*' "$dir/log" | head -1)
 
 echo "== uploads: 1,000-sample batches, 64 connections, 8 people, ${seconds}s"
-out=$(TOKENS=$dir/tokens.txt SAMPLES=1000 wrk -t2 -c64 -d"${seconds}s" --timeout 30s -s Benchmarks/serve/upload.lua "$base")
+out=$(RUN=1 TOKENS=$dir/tokens.txt SAMPLES=1000 wrk -t2 -c64 -d"${seconds}s" --timeout 30s -s Benchmarks/serve/upload.lua "$base")
 echo "$out" | grep -E "Requests/sec|Latency|requests in"
 rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
 echo "uploads: $(python3 -c "print(f'{$rps * 1000:,.0f}')") samples/s"
@@ -65,8 +66,10 @@ rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
 echo "reads: $(python3 -c "print(f'{$rps * 10000:,.0f}')") samples/s"
 
 echo "== 10-sample uploads at about 500 requests/s (10 connections, 20 ms apart)"
-out=$(TOKENS=$dir/tokens.txt SAMPLES=10 DELAY_MS=20 wrk -t2 -c10 -d"${seconds}s" --latency -s Benchmarks/serve/upload.lua "$base")
+out=$(RUN=2 TOKENS=$dir/tokens.txt SAMPLES=10 DELAY_MS=20 wrk -t2 -c10 -d"${seconds}s" --latency -s Benchmarks/serve/upload.lua "$base")
 echo "$out" | grep -E "Requests/sec|^ +(50|75|90|99)%"
 
 echo "== commit -> event"
-python3 Benchmarks/serve/sse_lag.py "$base" p1 "$(awk '$1 == "p1" {print $2}' "$dir/tokens.txt")" "$dir/data/p1" 500
+token8=$(awk '$1 == "p8" {print $2}' "$dir/all-tokens.txt")
+curl -sf -X POST -H "Authorization: Bearer $token8" "$base/v1/people/p8/changes" -d '{"samples":[]}' >/dev/null  # makes the store
+PYTHONPATH=bindings/python python3 Benchmarks/serve/sse_lag.py "$base" p8 "$token8" "$dir/data/p8" 500

@@ -24,7 +24,9 @@ function init(args)
   end
 end
 
-local template = '{"uuid":"%08X-%04X-4000-8000-%012X","type":"HKQuantityTypeIdentifierStepCount",' ..
+-- RUN (0-4095) keeps the UUIDs of two runs into one store apart.
+local run = tonumber(os.getenv("RUN") or "0")
+local template = '{"uuid":"%08X-%04X-4000-8%03X-%012X","type":"HKQuantityTypeIdentifierStepCount",' ..
   '"start":"2024-03-01T%02d:%02d:00Z","end":"2024-03-01T%02d:%02d:00Z","value":%d,"unit":"count"}'
 
 function request()
@@ -33,7 +35,7 @@ function request()
   local parts = {}
   for i = 1, samples do
     local m = (counter * samples + i) % 1440
-    parts[i] = template:format(thread_id, counter % 65536, counter * 100000 + i,
+    parts[i] = template:format(thread_id, counter % 65536, run, counter * 100000 + i,
                                math.floor(m / 60), m % 60, math.floor(m / 60), m % 60, i % 500)
   end
   local body = '{"samples":[' .. table.concat(parts, ",") .. '],"deleted":[]}'

@@ -1,3 +1,5 @@
+import OpenHealthKitCore
+
 /// Counters for `GET /metrics`, in Prometheus's text format: requests and
 /// their latencies by endpoint, samples in and out, stores open.
 final class ServerMetrics: @unchecked Sendable {

@@ -36,25 +36,3 @@ final class TokenRegistry: @unchecked Sendable {
         return byID
     }
 }
-
-/// A value under a mutex (the core's is internal to it).
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t> = .allocate(capacity: 1)
-
-    init(_ value: Value) {
-        self.value = value
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-}
