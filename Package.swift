@@ -106,10 +106,14 @@ let package = Package(
         .target(
             name: "OpenHealthKitServer",
             dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitUpload", "CCrypto", "COHKSystem",
-                           .product(name: "Hummingbird", package: "hummingbird"),
-                           .product(name: "NIOCore", package: "swift-nio"),
-                           .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                           // Under the trait, so that a package using the
+                           // libraries never fetches them (its sources are
+                           // empty without the trait).
+                           .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
+                           .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Server"])),
+                           .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Server"])),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle",
+                                    condition: .when(traits: ["Server"]))],
             path: "Sources/OpenHealthKitServer",
             linkerSettings: [.linkedLibrary("crypto")]
         ),

@@ -7,10 +7,6 @@
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* pthread_timedjoin_np */
-#endif
-
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -101,16 +97,20 @@ static inline int64_t ohk_round_half_away(double x) {
     return t > -9223372036854775808.0 && t < 9223372036854775808.0 ? (int64_t)t : INT64_MIN;
 }
 
-/* Waits up to `ms` milliseconds for `thread` to end, and joins it.
- * Returns 0 when joined, ETIMEDOUT when it still runs. (glibc's
- * pthread_timedjoin_np, which Swift's Glibc module does not declare.) */
+/* glibc 2.34's, declared here: its header shows it only under _GNU_SOURCE,
+ * which must not be defined in this module (Swift's Glibc module is built
+ * without it, and the two would disagree on fd_set). */
+extern int pthread_clockjoin_np(pthread_t thread, void **result, clockid_t clock, const struct timespec *deadline);
+
+/* Waits up to `ms` milliseconds (on the monotonic clock) for `thread` to
+ * end, and joins it. Returns 0 when joined, ETIMEDOUT when it still runs. */
 static inline int ohk_join_within_ms(pthread_t thread, long ms) {
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_nsec += ms * 1000000L;
     deadline.tv_sec += deadline.tv_nsec / 1000000000L;
     deadline.tv_nsec %= 1000000000L;
-    return pthread_timedjoin_np(thread, NULL, &deadline);
+    return pthread_clockjoin_np(thread, NULL, CLOCK_MONOTONIC, &deadline);
 }
 
 #endif

@@ -1,3 +1,4 @@
+#if Server
 import Hummingbird
 import OpenHealthKitUpload
 
@@ -12,3 +13,4 @@ extension APIError: HTTPResponseError {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body + "\n")))
     }
 }
+#endif

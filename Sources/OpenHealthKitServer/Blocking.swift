@@ -1,3 +1,4 @@
+#if Server
 import NIOPosix
 import OpenHealthKitUpload
 
@@ -6,3 +7,4 @@ import OpenHealthKitUpload
 func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await NIOThreadPool.singleton.runIfActive(body)
 }
+#endif

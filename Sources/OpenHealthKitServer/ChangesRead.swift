@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -19,7 +20,9 @@ struct ChangesRequest: Sendable {
 
     init(query: [(String, String)], lastEventID: String?) throws(APIError) {
         func values(_ name: String) -> [String] { query.filter { $0.0 == name }.map(\.1) }
-        let anchorText = values("anchor").last ?? lastEventID
+        // An EventSource reconnecting sends the last id it saw, to the same
+        // URL: the id is where it stopped, past the URL's anchor.
+        let anchorText = lastEventID ?? values("anchor").last
         if let text = anchorText, text != "none", !text.isEmpty {
             do { anchor = try QueryAnchor(base64: text) } catch {
                 throw APIError(.badRequest, "'\(text)' is not an anchor (the text answers give, or none)", field: "anchor")
@@ -107,3 +110,4 @@ struct ChangesRequest: Sendable {
         return o.closed
     }
 }
+#endif

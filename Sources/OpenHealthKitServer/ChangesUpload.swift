@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -61,3 +62,4 @@ enum ChangesUpload {
         }
     }
 }
+#endif

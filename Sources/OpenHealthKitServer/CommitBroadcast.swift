@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitUpload
@@ -70,3 +71,4 @@ final class CommitBroadcast: @unchecked Sendable {
         w?.resume()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -25,3 +26,4 @@ enum HealthAutoExportUpload {
         return (o.closed, mapped.points)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import Glibc
 import Hummingbird
@@ -59,7 +60,7 @@ public enum OHKServer {
             let (person, grant) = try state.authorize(request, context)
             let bytes = try await state.body(request)
             let body = try UploadDecoding.body(bytes)
-            let (answer, count) = try await state.withStore(person, create: true) { lease throws(APIError) in
+            let (answer, count) = try await state.withStore(person, create: !grant.write.isEmpty) { lease throws(APIError) in
                 try ChangesUpload.apply(body, grant: grant, store: lease.store)
             }
             state.metrics.samplesIn(count + body.deleted.count)
@@ -68,7 +69,7 @@ public enum OHKServer {
         router.post("/v1/people/:person/health-auto-export") { request, context -> Response in
             let (person, grant) = try state.authorize(request, context)
             let bytes = try await state.body(request)
-            let (answer, count) = try await state.withStore(person, create: true) { lease throws(APIError) in
+            let (answer, count) = try await state.withStore(person, create: !grant.write.isEmpty) { lease throws(APIError) in
                 try HealthAutoExportUpload.apply(bytes, grant: grant, store: lease.store)
             }
             state.metrics.samplesIn(count)
@@ -79,9 +80,10 @@ public enum OHKServer {
             let query = try ChangesRequest(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) },
                                            lastEventID: request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value)
             if request.headers[.accept]?.contains("text/event-stream") == true {
-                return try await EventStream.response(person: person, grant: grant, query: query, state: state)
+                return try await EventStream.response(person: person, grant: grant, authorization: request.headers[.authorization],
+                                                      query: query, state: state, connection: context.channel)
             }
-            let (answer, count) = try await state.read(person, grant, query)
+            let (answer, count) = try await state.read(person, grant, request.headers[.authorization], query)
             state.metrics.samplesOut(count)
             return json(answer)
         }
@@ -105,10 +107,13 @@ public enum OHKServer {
 struct ServeContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    /// The connection: an event stream ends as soon as it closes.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 
@@ -175,16 +180,22 @@ final class ServerState: Sendable {
 
     /// A read, waiting up to `query.wait` seconds for a change when there
     /// is none yet.
-    func read(_ person: String, _ grant: Grant, _ query: ChangesRequest) async throws -> (String, Int) {
+    func read(_ person: String, _ grant: Grant, _ authorization: String?, _ query: ChangesRequest) async throws -> (String, Int) {
         let lease = try await blocking { [pool] in try pool.acquire(person, create: false) }
         defer { lease.release() }
         if query.wait > 0 { try await blocking { try lease.listenForCommits() } }
         let deadline = ContinuousClock.now + .milliseconds(Int64(query.wait * 1000))
+        var waited = false
         while true {
             let seen = lease.commits.generation
+            // A token revoked during the wait gets nothing more.
+            if waited, !tokens.stillGrants(grant, authorization) {
+                throw APIError(.unauthorized, "the token is unknown or revoked")
+            }
             let (answer, count, _) = try await blocking { try query.read(lease.store, grant) }
             let left = deadline - .now
             if count > 0 || left <= .zero || isStopping { return (answer, count) }
+            waited = true
             _ = await lease.commits.wait(after: seen, timeout: left)
         }
     }
@@ -202,7 +213,10 @@ struct AccessLog: RouterMiddleware {
             let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
                 + Double((ContinuousClock.now - start).components.seconds)
             let endpoint = context.endpointPath ?? "unmatched"
-            state.metrics.request(endpoint: endpoint, method: request.method.rawValue, status: status, seconds: seconds)
+            // Methods a client makes up would grow the metrics without bound.
+            let known: Set = ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"]
+            let method = known.contains(request.method.rawValue) ? request.method.rawValue : "other"
+            state.metrics.request(endpoint: endpoint, method: method, status: status, seconds: seconds)
             let client = context.remoteAddress?.ipAddress ?? "-"
             state.config.log("\(TextForms.time(.now)) \(client) \(request.method.rawValue) \(request.uri.path) \(status) "
                              + "\(Int(seconds * 1e6))us")
@@ -211,9 +225,18 @@ struct AccessLog: RouterMiddleware {
             let response = try await next(request, context)
             status = response.status.code
             return response
+        } catch let e as APIError {
+            status = e.httpStatus.code
+            if let detail = e.logged { state.config.log("ohk serve: \(request.method.rawValue) \(request.uri.path): \(detail)") }
+            throw e
         } catch let e as any HTTPResponseError {
             status = e.status.code
             throw e
+        } catch {
+            // Anything else is the server's failure: logged, answered as JSON.
+            status = 500
+            state.config.log("ohk serve: \(request.method.rawValue) \(request.uri.path): \(error)")
+            throw APIError(.internalServerError, "the server failed; its log says why")
         }
     }
 }
@@ -248,3 +271,4 @@ extension OHKServer {
         try outcome.withLock { $0 }?.get()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 /// How `ohk serve` runs (docs/server.md).
 public struct ServerConfiguration: Sendable {
     /// The data folder: one store per person, `DIR/<person>/`, and the
@@ -22,3 +23,4 @@ public struct ServerConfiguration: Sendable {
         self.log = log
     }
 }
+#endif

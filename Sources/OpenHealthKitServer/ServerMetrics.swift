@@ -1,3 +1,4 @@
+#if Server
 import OpenHealthKitCore
 
 /// Counters for `GET /metrics`, in Prometheus's text format: requests and
@@ -63,3 +64,4 @@ final class ServerMetrics: @unchecked Sendable {
         }
     }
 }
+#endif

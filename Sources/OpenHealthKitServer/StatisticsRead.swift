@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -84,3 +85,4 @@ struct StatisticsRequest: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Server
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
@@ -21,6 +22,9 @@ final class StorePool: @unchecked Sendable {
         var users = 0
         var lastUse: UInt64 = 0
         var listener: CommitListener?
+        /// Held while the listener starts, so that a second caller waits
+        /// for it to run rather than returning before it does.
+        let starting = Locked(())
         init(store: Store) { self.store = store }
     }
 
@@ -87,14 +91,14 @@ final class StorePool: @unchecked Sendable {
 
     /// Starts the store's commit listener for waiters (once per open store).
     fileprivate func listen(_ person: String) throws {
-        let entry = state.withLock { s -> Entry? in
-            guard let e = s.open[person], e.listener == nil else { return nil }
-            let commits = e.commits
-            e.listener = CommitListener { commits.committed() }
-            return e
+        guard let entry = state.withLock({ $0.open[person] }) else { return }
+        try entry.starting.withLock { _ in
+            guard state.withLock({ _ in entry.listener == nil }) else { return }
+            let commits = entry.commits
+            let listener = CommitListener { commits.committed() }
+            try entry.store.execute(listener)  // published only once it runs
+            state.withLock { _ in entry.listener = listener }
         }
-        guard let entry, let listener = entry.listener else { return }
-        try entry.store.execute(listener)
     }
 
     /// Closes idle stores, least recently used first, until one more fits.
@@ -148,3 +152,4 @@ struct Lease: Sendable {
     /// Makes sure commits wake `commits` (for long polls and streams).
     func listenForCommits() throws { try pool.listen(person) }
 }
+#endif

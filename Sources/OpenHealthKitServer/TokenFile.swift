@@ -1,3 +1,4 @@
+#if Server
 import CCrypto
 import COHKSystem
 import FoundationEssentials
@@ -133,7 +134,9 @@ public struct TokenFile: Sendable {
     /// new contents, never a part (mode 0600: hashes only, but private).
     private static func writeFileAtomically(_ path: String, _ text: String) throws {
         let temporary = path + ".new"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A new file, never one left there or a link planted in its place.
+        unlink(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw OHKError(.storage, "cannot write \(temporary): \(String(cString: strerror(errno)))") }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
@@ -141,6 +144,13 @@ public struct TokenFile: Sendable {
         Glibc.close(fd)
         guard written == bytes.count, synced, rename(temporary, path) == 0 else {
             throw OHKError(.storage, "cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        // The rename itself on disk: a revocation survives a crash.
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directory = open(folder.isEmpty ? "/" : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            Glibc.close(directory)
         }
     }
 }
@@ -150,3 +160,4 @@ extension String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
+#endif

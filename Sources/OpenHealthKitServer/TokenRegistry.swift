@@ -1,3 +1,4 @@
+#if Server
 import Glibc
 import OpenHealthKitCore
 import OpenHealthKitUpload
@@ -19,11 +20,20 @@ final class TokenRegistry: @unchecked Sendable {
             throw APIError(.unauthorized, "no bearer token: send Authorization: Bearer <token> (ohk token create makes one)")
         }
         let records: [String: TokenRecord]
-        do { records = try current() } catch { throw APIError(.internalServerError, "cannot read the tokens: \(error)") }
+        do { records = try current() } catch {
+            // The detail (a path) is for the log, not for a client.
+            throw APIError(.internalServerError, "the server cannot read its tokens", logged: "\(error)")
+        }
         guard let grant = TokenFile.verify(header.dropFirst("Bearer ".count), in: records) else {
             throw APIError(.unauthorized, "the token is unknown or revoked")
         }
         return grant
+    }
+
+    /// Whether the token of `authorization` still gives `grant` (long polls
+    /// and streams ask again as they go: a revoked token ends them).
+    func stillGrants(_ grant: Grant, _ authorization: String?) -> Bool {
+        (try? self.grant(authorization: authorization)) == grant
     }
 
     private func current() throws -> [String: TokenRecord] {
@@ -36,3 +46,4 @@ final class TokenRegistry: @unchecked Sendable {
         return byID
     }
 }
+#endif

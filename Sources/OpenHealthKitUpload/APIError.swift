@@ -24,11 +24,15 @@ public struct APIError: Error, CustomStringConvertible {
     public let httpStatus: HTTPStatus
     public let message: String
     public let field: String?
+    /// What the server's log says beside the answer (a server failure's
+    /// detail, which may name its files), never sent to the client.
+    public let logged: String?
 
-    public init(_ status: HTTPStatus, _ message: String, field: String? = nil) {
+    public init(_ status: HTTPStatus, _ message: String, field: String? = nil, logged: String? = nil) {
         httpStatus = status
         self.message = message
         self.field = field
+        self.logged = logged
     }
 
     /// An error of a store call: a client error where it is the request's
@@ -39,13 +43,14 @@ public struct APIError: Error, CustomStringConvertible {
             return
         }
         let e = ohkError(error)
-        let status: HTTPStatus = switch e.code {
-        case .storage, .storeCorrupt, .closed, .storeFormatTooNew, .storeFormatTooOld: .internalServerError
-        case .readOnly: .forbidden
-        case .anchorExpired: .gone  // read again from no anchor
-        default: .badRequest
+        switch e.code {
+        case .storage, .storeCorrupt, .closed, .storeFormatTooNew, .storeFormatTooOld:
+            // The store's own failure: its message names server paths.
+            self.init(.internalServerError, "the server failed to use the store; its log says why", logged: e.message)
+        case .readOnly: self.init(.forbidden, e.message, field: field)
+        case .anchorExpired: self.init(.gone, e.message, field: field)  // read again from no anchor
+        default: self.init(.badRequest, e.message, field: field)
         }
-        self.init(status, e.message, field: field)
     }
 
     public var description: String { "\(httpStatus.code) \(message)" }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+import time
 import uuid
 
 import httpx
@@ -159,3 +160,44 @@ def test_health_and_metrics(server, data):
     assert "ohk_samples_received_total 3" in metrics and "ohk_samples_sent_total 3" in metrics
     assert "ohk_open_stores 1" in metrics
     assert 'ohk_http_request_duration_seconds_count{endpoint="/v1/people/{person}/changes",method="POST"} 1' in metrics
+
+
+def test_rule_66_last_event_id_resumes_past_the_urls_anchor(server, data):
+    phone = token(data, "alice", "com.example.sync", read="all", write="all")
+    with httpx.Client(timeout=WAIT) as c:
+        upload(c, server.url, "alice", phone, samples=[quantity(0)])
+        first = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(phone)).json()["anchor"]
+        later = quantity(1)
+        upload(c, server.url, "alice", phone, samples=[later])
+        # An EventSource reconnects to the same URL (anchor=none) with the
+        # id it saw last: the stream starts there.
+        headers = {**auth(phone), "Last-Event-ID": first}
+        with connect_sse(c, "GET", f"{server.url}/v1/people/alice/changes", headers=headers,
+                         params={"anchor": "none"}) as source:
+            event = next(source.iter_sse())
+        assert [s["uuid"] for s in json.loads(event.data)["samples"]] == [later["uuid"]]
+
+
+def test_rule_66_when_every_open_store_is_in_use_another_is_503(data):
+    server = Server(data, "--no-sync", "--max-open-stores", "1").start()
+    try:
+        alice = token(data, "alice", "com.example.sync", read="all", write="all")
+        bob = token(data, "bob", "com.example.sync", read="all", write="all")
+        with httpx.Client(timeout=WAIT) as c:
+            upload(c, server.url, "alice", alice, samples=[quantity(0)])
+            assert upload(c, server.url, "bob", bob, samples=[quantity(0)]).status_code == 200  # alice's closed for it
+            with connect_sse(c, "GET", f"{server.url}/v1/people/alice/changes", headers=auth(alice)) as source:
+                next(source.iter_sse())  # alice's store is in use as long as the stream is
+                with httpx.Client(timeout=WAIT) as other:
+                    r = upload(other, server.url, "bob", bob, samples=[quantity(1)])
+                    assert r.status_code == 503 and "in use" in r.json()["error"]
+            # The client gone, its stream ends by its next keep-alive (5 s) at
+            # the latest: retried as a client retries a 503, bob's store opens.
+            start = time.monotonic()
+            with httpx.Client(timeout=WAIT) as other:
+                while (r := upload(other, server.url, "bob", bob, samples=[quantity(1)])).status_code == 503:
+                    assert time.monotonic() - start < WAIT
+                    time.sleep(0.01)
+            assert r.status_code == 200 and time.monotonic() - start < 10
+    finally:
+        server.stop()

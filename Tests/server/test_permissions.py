@@ -7,8 +7,11 @@ from __future__ import annotations
 import http.client
 import json
 
+import threading
+
 import httpx
 import pytest
+from httpx_sse import connect_sse
 
 from conftest import HEART, STEPS, WAIT, auth, ohk, quantity, token, upload
 
@@ -132,9 +135,10 @@ def test_rule_65_person_names_are_plain_identifiers(server, data):
         r = conn.getresponse()
         assert r.status == 400 and json.loads(r.read())["field"] == "person", bad
         conn.close()
-    with pytest.raises(Exception):
-        token(data, "../etc", "com.example.sync", read="all")
-    assert not (data.parent / "etc").exists()
+    refused = ohk("token", "create", "--data", str(data), "--person", "../etc", "--app", "com.example.sync",
+                  "--read", "all", check=False)
+    assert refused.returncode != 0 and "--person" in refused.stderr
+    assert "../etc" not in (data / ".ohk-tokens").read_text()
 
 
 def test_rule_65_tokens_are_kept_as_hashes_listed_and_revoked_on_a_running_server(server, data):
@@ -152,3 +156,32 @@ def test_rule_65_tokens_are_kept_as_hashes_listed_and_revoked_on_a_running_serve
         forged = tok[:-1] + ("0" if tok[-1] != "0" else "1")
         assert c.get(f"{server.url}/v1/people/alice/changes", headers=auth(forged)).status_code == 401
     assert ohk("token", "revoke", "--data", str(data), listed[0]["id"], check=False).returncode == 1
+
+
+def test_rule_65_a_revoked_token_ends_its_stream_and_its_long_poll(server, data):
+    writer = token(data, "alice", "com.example.sync", read="all", write="all")
+    reader = token(data, "alice", "org.example.dash", read="all")
+    reader_id = reader.split("_")[1]
+    with httpx.Client(timeout=WAIT) as c:
+        upload(c, server.url, "alice", writer, samples=[quantity(0)])
+        anchor = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(reader)).json()["anchor"]
+        polled = {}
+        poll = threading.Thread(target=lambda: polled.update(r=c.get(
+            f"{server.url}/v1/people/alice/changes", params={"anchor": anchor, "wait": WAIT}, headers=auth(reader))))
+        with connect_sse(c, "GET", f"{server.url}/v1/people/alice/changes", headers=auth(reader)) as source:
+            events = source.iter_sse()
+            next(events)  # the first answer
+            poll.start()
+            ohk("token", "revoke", "--data", str(data), reader_id)
+            # The next commit wakes both; neither gives it to the revoked token.
+            upload(c, server.url, "alice", writer, samples=[quantity(1)])
+            assert list(events) == []
+        poll.join(WAIT)
+        assert polled["r"].status_code == 401
+
+
+def test_rule_65_a_refused_write_makes_no_store(server, data):
+    reader = token(data, "alice", "org.example.dash", read="all")
+    with httpx.Client(timeout=WAIT) as c:
+        assert upload(c, server.url, "alice", reader, samples=[quantity(0)]).status_code == 404
+    assert not (data / "alice").exists()

@@ -70,7 +70,7 @@ final class PhoneSync: @unchecked Sendable {
         while true {
             let (status, text) = send(request)
             if status == 200 { break }
-            if (400..<500).contains(status) {  // the server refuses it: retrying will not help
+            if (400..<500).contains(status) && status != 408 {  // refused: retrying will not help
                 print("upload refused (\(status)): \(text)")
                 exit(1)
             }

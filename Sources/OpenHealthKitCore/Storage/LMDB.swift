@@ -140,11 +140,12 @@ final class Environment: @unchecked Sendable {
         }
     }
 
-    /// Whether this process may open (or create) the lock file for writing.
-    /// Called before LMDB opens it, so closing the probe's descriptor drops
-    /// no lock of this process.
+    /// Whether this process may open the lock file for writing (a missing
+    /// one is not made: a read-only open creates nothing). Called before
+    /// LMDB opens it, so closing the probe's descriptor drops no lock of
+    /// this process.
     private static func lockFileWritable(_ path: String) -> Bool {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CLOEXEC)
         guard fd >= 0 else { return false }
         Glibc.close(fd)
         return true
