@@ -51,7 +51,7 @@ def test_rule_66_a_server_killed_100_times_loses_and_repeats_nothing(data):
     tok = token(data, "alice", "com.example.sync", read="all", write="all", relay=True)
     rng = random.Random(66)
     batches, live = [], {}
-    for b in range(400):
+    for b in range(1500):  # long enough that 100 kills land while it runs
         samples = [quantity(b % 1440, b * 10 + i) for i in range(10)]
         deleted = [rng.choice(list(live))] if b % 4 == 3 and live else []
         for s in samples:
