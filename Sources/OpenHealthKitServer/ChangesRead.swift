@@ -53,7 +53,7 @@ struct ChangesRequest: Sendable {
         var types: [SampleType] = []
         if typeNames.isEmpty {
             let stored: [SampleType]
-            do { stored = try store.statistics().types.map(\.type) } catch { throw APIError(error) }
+            do { stored = try store.storedSampleTypes() } catch { throw APIError(error) }
             types = stored.filter(mayRead)
         } else {
             for name in typeNames {

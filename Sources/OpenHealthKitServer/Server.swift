@@ -210,8 +210,8 @@ struct AccessLog: RouterMiddleware {
         let start = ContinuousClock.now
         var status = 500
         defer {
-            let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
-                + Double((ContinuousClock.now - start).components.seconds)
+            let elapsed = (ContinuousClock.now - start).components
+            let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
             let endpoint = context.endpointPath ?? "unmatched"
             // Methods a client makes up would grow the metrics without bound.
             let known: Set = ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"]

@@ -72,4 +72,17 @@ import Testing
         #expect(later.count == 1 && later.positions[0] > whole.newAnchor.position)
         #expect(throws: OHKError.self) { try store.changes(after: nil, limit: -1) }
     }
+
+    @Test func storedSampleTypesNamesEveryTypeHeldDeletedOnesIncluded() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        #expect(try store.storedSampleTypes().isEmpty)
+        let mood = try store.registerCustomType("org.example.mood", kind: .category(values: ["low": 0, "high": 1]))
+        let gone = try stepSample(1)
+        try store.save([gone, try Sample.category(mood, value: 1, start: t0, end: t0, source: appA)])
+        try store.delete(uuids: [gone.uuid])  // its type is still held: its deletion is a change to read
+        #expect(Set(try store.storedSampleTypes().map(\.identifier)) == [steps.identifier, "org.example.mood"])
+        #expect(Set(try store.storedSampleTypes().map(\.identifier))
+                == Set(try store.statistics().types.map(\.type.identifier)))
+    }
 }

@@ -99,6 +99,17 @@ extension Store {
         }
     }
 
+    /// Every type the store has held a sample of, deleted ones included,
+    /// from its table of types: no walk of the samples (`statistics()`
+    /// counts them). What a read of "every type" names.
+    public func storedSampleTypes() throws -> [SampleType] {
+        try readRetryingTrees { txn in
+            var out: [SampleType] = []
+            try txn.forEachType(trees) { identifier, _ in out.append(try storedType(identifier, txn)) }
+            return out
+        }
+    }
+
     /// The type a stored identifier names: HealthKit's, or the store's
     /// own from its definition.
     func storedType(_ identifier: String, _ txn: Txn) throws -> SampleType {
