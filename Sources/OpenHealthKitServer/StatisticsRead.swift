@@ -6,7 +6,8 @@ import OpenHealthKitUpload
 
 /// `GET /v1/people/{person}/statistics?type=…&interval=day&from=…&to=…&tz=…`:
 /// a quantity type's statistics collection, sources merged by priority
-/// (rules 25–29), as `ohk stats TYPE --by … --format json` prints it.
+/// (rules 25–29), or the hours each value of a category type covers
+/// (rule 59), as `ohk stats TYPE --by … --format json` prints them.
 /// `options` picks the figures (sum, average, min, max, mostRecent,
 /// duration; default: the type's own), `bySource=true` adds each
 /// source's rows, `unit` converts. Times are read and printed in `tz` (a
@@ -45,8 +46,10 @@ struct StatisticsRequest: Sendable {
         guard grant.read.contains(t.identifier) else {
             throw APIError(.forbidden, "this token may not read \(t.identifier)", field: "type")
         }
+        if case .category = t.kind { return try categories(store, t) }
         guard case .quantity(let canonical, let style) = t.kind else {
-            throw APIError(.badRequest, "\(t.identifier) is not a quantity type: statistics here are of quantity types", field: "type")
+            throw APIError(.badRequest, "\(t.identifier) is a \(t.kindName) type: statistics are of quantity and category types",
+                           field: "type")
         }
         var chosen: StatisticsOptions = []
         let names: [String: StatisticsOptions] = ["sum": .cumulativeSum, "average": .discreteAverage, "min": .discreteMin,
@@ -64,25 +67,49 @@ struct StatisticsRequest: Sendable {
         if let shown, !shown.isCompatible(with: canonical) {
             throw APIError(.badRequest, "unit '\(shown)' does not measure \(t.identifier) (\(canonical))", field: "unit")
         }
-        let time: StatsTime, by: StatisticsInterval
+        let (time, by) = try timeAndInterval()
         do {
-            time = try StatsTime.make(tz: tz, utcOffset: utcOffset, localTime: localTime) { .offset(0) }
-            by = try StatsTime.interval(interval)
+            let rows = try StatisticsRows.compute(store, type: t, options: chosen, interval: by, from: from, to: to,
+                                                  time: time, unit: shown)
+            return rows?.json ?? "[]"
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    /// The time each value covers per interval, in hours (rule 59), as
+    /// `ohk stats SleepAnalysis --by day --format json` prints it.
+    private func categories(_ store: Store, _ t: SampleType) throws(APIError) -> String {
+        guard options.isEmpty, !bySource, unit == nil else {
+            throw APIError(.badRequest, "\(t.identifier) is a category type: its statistics are the hours each value covers "
+                           + "(no options, bySource or unit)", field: "type")
+        }
+        let (time, by) = try timeAndInterval()
+        do {
+            return try CategoryRows.compute(store, type: t, interval: by, from: from, to: to, time: time)?.json ?? "[]"
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    private func timeAndInterval() throws(APIError) -> (StatsTime, StatisticsInterval) {
+        do {
+            return (try StatsTime.make(tz: tz, utcOffset: utcOffset, localTime: localTime) { .offset(0) },
+                    try StatsTime.interval(interval))
         } catch let e as StatsTimeError {
             throw APIError(.badRequest, e.message.replacing("--by", with: "interval").replacing("--", with: ""),
                            field: ["tz", "utcOffset", "localTime", "interval"].first { e.message.contains($0) } ?? "interval")
         } catch {
             throw APIError(error)
         }
-        do {
-            let rows = try StatisticsRows.compute(store, type: t, options: chosen, interval: by, from: from, to: to,
-                                                  time: time, unit: shown)
-            return rows?.json ?? "[]"
-        } catch let e as StatsTimeError {
-            throw APIError(.badRequest, e.message.replacing("--", with: ""), field: e.message.contains("--to") ? "to" : "from")
-        } catch {
-            throw APIError(error)
+    }
+
+    /// A from/to that does not read is the request's fault; the rest the store's.
+    private static func refusal(_ error: any Error) -> APIError {
+        if let e = error as? StatsTimeError {
+            return APIError(.badRequest, e.message.replacing("--", with: ""), field: e.message.contains("--to") ? "to" : "from")
         }
+        return APIError(error)
     }
 }
 #endif

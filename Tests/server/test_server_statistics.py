@@ -17,6 +17,11 @@ def test_rule_66_statistics_are_what_ohk_stats_prints(server, data):
         samples = [quantity(m * 90, 100 + m, source="com.example.pedometer" if m % 2 else "com.apple.health.watch")
                    for m in range(40)]  # every 90 minutes over about two days and a half
         samples += [quantity(m * 60, 60 + m, type_=HEART, unit="count/min") for m in range(20)]
+        for night, (start, end, stage) in enumerate([("2024-02-29T23:00:00Z", "2024-03-01T01:30:00Z", "AsleepCore"),
+                                                       ("2024-03-01T01:30:00Z", "2024-03-01T02:15:00Z", "AsleepDeep"),
+                                                       ("2024-03-01T22:40:00Z", "2024-03-02T05:10:00Z", "AsleepREM")]):
+            samples.append({"uuid": f"5{night}000000-0000-4000-8000-000000000000", "type": "HKCategoryTypeIdentifierSleepAnalysis",
+                            "start": start, "end": end, "valueName": stage})
         assert upload(c, server.url, "alice", phone, samples=samples).status_code == 200
         url = f"{server.url}/v1/people/alice/statistics"
         for params, args in [
@@ -26,6 +31,8 @@ def test_rule_66_statistics_are_what_ohk_stats_prints(server, data):
             ({"type": "StepCount", "bySource": "true"}, ["StepCount", "--by", "day", "--utc-offset", "Z", "--by-source"]),
             ({"type": "HeartRate", "interval": "hour", "options": "min,max,average", "unit": "count/min"},
              ["HeartRate", "--by", "hour", "--utc-offset", "Z", "--min", "--max", "--average", "--unit", "count/min"]),
+            # A category type: hours per value, sleep by night (rule 59).
+            ({"type": "SleepAnalysis", "tz": "Europe/Paris"}, ["SleepAnalysis", "--by", "day", "--tz", "Europe/Paris"]),
         ]:
             r = c.get(url, params=params, headers=auth(phone))
             assert r.status_code == 200, r.text
@@ -37,7 +44,8 @@ def test_rule_66_statistics_are_what_ohk_stats_prints(server, data):
                                       ({"type": "StepCount", "tz": "Mars/Olympus"}, 400, "tz"),
                                       ({"type": "StepCount", "unit": "kg"}, 400, "unit"),
                                       ({"type": "StepCount", "options": "median"}, 400, "options"),
-                                      ({"type": "SleepAnalysis"}, 400, "type")]:
+                                      ({"type": "SleepAnalysis", "bySource": "true"}, 400, "type"),
+                                      ({"type": "Workout"}, 400, "type")]:
             r = c.get(url, params=params, headers=auth(phone))
             assert (r.status_code, r.json().get("field")) == (status, field), (params, r.text)
         r = c.get(url, params={"type": "HeartRate"}, headers=auth(steps_only))
