@@ -97,15 +97,14 @@ let package = Package(
         // decoder, grants and person names (the fuzzer reaches it alone).
         .target(
             name: "OpenHealthKitUpload",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "CCrypto"],
-            path: "Sources/OpenHealthKitUpload",
-            // SHA-256 for the content UUIDs of Health Auto Export's points.
-            linkerSettings: [.linkedLibrary("crypto")]
+            // The importer's content UUIDs, for Health Auto Export's points.
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitImport"],
+            path: "Sources/OpenHealthKitUpload"
         ),
         // The HTTP server of `ohk serve` (docs/server.md).
         .target(
             name: "OpenHealthKitServer",
-            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitUpload", "CCrypto", "COHKSystem",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitUpload", "OpenHealthKitImport", "COHKSystem",
                            // Under the trait, so that a package using the
                            // libraries never fetches them (its sources are
                            // empty without the trait).
@@ -114,8 +113,7 @@ let package = Package(
                            .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["Server"])),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle",
                                     condition: .when(traits: ["Server"]))],
-            path: "Sources/OpenHealthKitServer",
-            linkerSettings: [.linkedLibrary("crypto")]
+            path: "Sources/OpenHealthKitServer"
         ),
         // The command-line tool.
         .executableTarget(

@@ -42,7 +42,7 @@ public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
 extension OHKError {
     /// Any error as an `OHKError` (the core only throws `OHKError`; anything
     /// else is reported as a storage failure with its description).
-    init(_ error: any Error) {
+    package init(_ error: any Error) {
         self = error as? OHKError ?? OHKError(.storage, "\(error)")
     }
 }

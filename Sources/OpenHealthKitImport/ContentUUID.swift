@@ -9,14 +9,18 @@ import FoundationEssentials
 /// Time first keeps an import's inserts into the store's UUID index close
 /// together (exports run in time order per type); random UUIDs would touch
 /// every page of that index in every batch, and grow slower as it grows.
-final class ContentUUID {
+package final class ContentUUID {
     /// The namespace of Apple Health export records (a fixed random UUID).
-    static let namespace: [UInt8] = [0x6f, 0x0e, 0x3c, 0x52, 0x8a, 0x41, 0x4d, 0x27,
-                                     0x9b, 0x5e, 0x21, 0xd4, 0x70, 0xc3, 0x1a, 0x88]
+    package static let namespace: [UInt8] = [0x6f, 0x0e, 0x3c, 0x52, 0x8a, 0x41, 0x4d, 0x27,
+                                             0x9b, 0x5e, 0x21, 0xd4, 0x70, 0xc3, 0x1a, 0x88]
     private let md: OpaquePointer
     private let ctx: OpaquePointer
+    /// The namespace hashed before every name: records of one origin.
+    private let namespace: [UInt8]
 
-    init() {
+    /// Not thread-safe: one a thread (or a call) at a time.
+    package init(namespace: [UInt8] = ContentUUID.namespace) {
+        self.namespace = namespace
         // SHA-1 is part of OpenSSL's default provider; its absence is a broken install.
         guard let md = EVP_MD_fetch(nil, "SHA1", nil), let ctx = EVP_MD_CTX_new() else {
             fatalError("libcrypto has no SHA-1")
@@ -44,14 +48,14 @@ final class ContentUUID {
     func prefix(_ bytes: [UInt8]) -> Prefix {
         guard let p = EVP_MD_CTX_new() else { fatalError("libcrypto is out of memory") }
         EVP_DigestInit_ex2(p, md, nil)
-        Self.namespace.withUnsafeBytes { _ = EVP_DigestUpdate(p, $0.baseAddress, 16) }
+        namespace.withUnsafeBytes { _ = EVP_DigestUpdate(p, $0.baseAddress, $0.count) }
         bytes.withUnsafeBytes { _ = EVP_DigestUpdate(p, $0.baseAddress, $0.count) }
         return Prefix(p)
     }
 
     /// The UUID of `name` (the record's canonical bytes) for a sample
     /// starting at `start` (seconds since 1970; before 1970 counts as 1970).
-    func uuid(of name: [UInt8], start: Double) -> UUID {
+    package func uuid(of name: [UInt8], start: Double) -> UUID {
         uuid(after: prefix([]), of: name, start: start)
     }
 
@@ -72,5 +76,25 @@ final class ContentUUID {
             b[8] = (b[8] & 0x3f) | 0x80  // RFC variant
         }
         return UUID(uuid: d)
+    }
+}
+
+extension ContentUUID {
+    /// SHA-256 of `bytes` in hex, through the same lazily opened libcrypto
+    /// (`ohk token` keeps tokens' hashes so).
+    package static func sha256Hex(_ bytes: [UInt8]) -> String {
+        guard let md = EVP_MD_fetch(nil, "SHA256", nil), let ctx = EVP_MD_CTX_new() else {
+            fatalError("libcrypto has no SHA-256")
+        }
+        defer {
+            EVP_MD_CTX_free(ctx)
+            EVP_MD_free(md)
+        }
+        var digest = [UInt8](repeating: 0, count: 64)  // EVP_MAX_MD_SIZE
+        var length: UInt32 = 0
+        EVP_DigestInit_ex2(ctx, md, nil)
+        bytes.withUnsafeBytes { _ = EVP_DigestUpdate(ctx, $0.baseAddress, $0.count) }
+        EVP_DigestFinal_ex(ctx, &digest, &length)
+        return digest.prefix(Int(length)).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 }

@@ -20,7 +20,7 @@ enum ChangesUpload {
         } catch let e as APIError {
             throw e
         } catch {
-            let e = ohkError(error)
+            let e = OHKError(error)
             // apply names the sample: "samples[3]: …".
             let field = e.message.hasPrefix("samples[") ? e.message.split(separator: ":").first.map(String.init) : nil
             throw APIError(e, field: field)

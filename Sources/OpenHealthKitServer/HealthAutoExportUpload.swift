@@ -10,7 +10,7 @@ enum HealthAutoExportUpload {
     /// The answer: apply's counts and anchor, the points received, and the
     /// points not saved by metric name.
     static func apply(_ bytes: [UInt8], grant: Grant, store: Store) throws(APIError) -> (json: String, points: Int) {
-        let mapped = try HealthAutoExport.map(bytes, grant: grant, store: store, receivedAt: .now)
+        let mapped = try HealthAutoExport.map(bytes, grant: grant, receivedAt: .now)
         // A payload may repeat a metric (batched requests): one sample a UUID.
         var seen = Set<UUID>()
         let samples = mapped.samples.filter { seen.insert($0.uuid).inserted }

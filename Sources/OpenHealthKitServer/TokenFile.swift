@@ -1,9 +1,9 @@
 #if Server
-import CCrypto
 import COHKSystem
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitImport
 import OpenHealthKitUpload
 
 /// One token as the data directory keeps it: its hash, never the token.
@@ -101,11 +101,7 @@ public struct TokenFile: Sendable {
     }
 
     static func sha256Hex(_ text: String) -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let bytes = Array(text.utf8)
-        _ = EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
-        return digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        ContentUUID.sha256Hex(Array(text.utf8))
     }
 
     private static func randomHex(_ count: Int) throws -> String {

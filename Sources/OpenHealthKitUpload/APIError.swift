@@ -42,7 +42,7 @@ public struct APIError: Error, CustomStringConvertible {
             self = e
             return
         }
-        let e = ohkError(error)
+        let e = OHKError(error)
         switch e.code {
         case .storage, .storeCorrupt, .closed, .storeFormatTooNew, .storeFormatTooOld:
             // The store's own failure: its message names server paths.
@@ -62,9 +62,4 @@ public struct APIError: Error, CustomStringConvertible {
         o.add("field", field)
         return o.closed
     }
-}
-
-/// Any error as the core's (its calls throw nothing else).
-public func ohkError(_ error: any Error) -> OHKError {
-    error as? OHKError ?? OHKError(.storage, "\(error)")
 }

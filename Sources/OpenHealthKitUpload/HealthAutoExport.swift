@@ -1,6 +1,6 @@
-import CCrypto
 import FoundationEssentials
 import OpenHealthKitCore
+import OpenHealthKitImport
 
 /// The Health Auto Export app's REST payload (`POST …/health-auto-export`;
 /// docs/semantics.md, rule 67): `{"data": {"metrics": [{"name", "units",
@@ -8,7 +8,8 @@ import OpenHealthKitCore
 ///
 /// - Each point has a date, no end and no UUID: it becomes a sample at that
 ///   instant, with a UUID derived from its content (metric, source, date,
-///   values), so that a re-sent or overlapping window adds nothing.
+///   values; the importer's `ContentUUID` in a namespace of this app's),
+///   so that a re-sent or overlapping window adds nothing.
 /// - It also gets a sync identifier of its metric, source and date, and a
 ///   version of when it was received: a point the app sends again with
 ///   another value (a bucket that grew) replaces the one stored (rule 14).
@@ -71,7 +72,7 @@ public enum HealthAutoExport {
     }
 
     /// The payload's samples for `grant`, saved as its app's.
-    public static func map(_ bytes: [UInt8], grant: Grant, store: Store, receivedAt: Date) throws(APIError) -> Mapped {
+    public static func map(_ bytes: [UInt8], grant: Grant, receivedAt: Date) throws(APIError) -> Mapped {
         let payload: Payload
         do {
             payload = try JSONDecoder().decode(Payload.self, from: Data(bytes))
@@ -81,12 +82,13 @@ public enum HealthAutoExport {
             throw APIError(.badRequest, "the body is not JSON: \(error)")
         }
         var out = Mapped()
+        let hasher = ContentUUID(namespace: namespace)
         let version = MetadataValue.number((receivedAt.timeIntervalSince1970 * 1000).rounded())
         for (m, metric) in (payload.data.metrics ?? []).enumerated() {
             let path = "data.metrics[\(m)]"
             out.points += metric.data.count
             if metric.name == "sleep_analysis" {
-                try sleep(metric, path, grant, store, version, &out)
+                try sleep(metric, path, grant, hasher, version, &out)
                 continue
             }
             guard let suffix = HealthAutoExportNames.quantities[metric.name] else {
@@ -95,7 +97,7 @@ public enum HealthAutoExport {
             }
             let unitText = metric.units.map { HealthAutoExportNames.units[$0] ?? $0 } ?? ""
             for (p, point) in metric.data.enumerated() {
-                try quantities(metric.name, suffix, unitText, point, "\(path).data[\(p)]", grant, store, version, &out)
+                try quantities(metric.name, suffix, unitText, point, "\(path).data[\(p)]", grant, hasher, version, &out)
             }
         }
         if let w = payload.data.workouts, !w.isEmpty { out.unmapped["workouts (not mapped yet)", default: 0] += w.count }
@@ -103,7 +105,7 @@ public enum HealthAutoExport {
     }
 
     private static func quantities(_ name: String, _ suffix: String, _ unitText: String, _ point: Point, _ path: String,
-                                   _ grant: Grant, _ store: Store, _ version: MetadataValue, _ out: inout Mapped) throws(APIError) {
+                                   _ grant: Grant, _ hasher: ContentUUID, _ version: MetadataValue, _ out: inout Mapped) throws(APIError) {
         guard let dateText = point.date else { throw APIError(.badRequest, "a point needs its date", field: path + ".date") }
         let date = try self.date(dateText, path + ".date")
         // (type suffix, value, unit, metadata) of each sample the point makes.
@@ -154,7 +156,8 @@ public enum HealthAutoExport {
             do {
                 out.samples.append(try Sample.quantity(type, value: value, unit: unit, start: date, end: date,
                                                        source: source(grant, point.source), metadata: metadata,
-                                                       uuid: uuid(key + "/\(value)/\(unit)", date)))
+                                                       uuid: hasher.uuid(of: Array((key + "/\(value)/\(unit)").utf8),
+                                                                                   start: date.timeIntervalSince1970)))
             } catch {
                 throw APIError(error, field: path)
             }
@@ -164,7 +167,7 @@ public enum HealthAutoExport {
     /// Unaggregated sleep (a point a stage, with its start and end) maps to
     /// SleepAnalysis samples; a night's aggregated totals cannot be placed
     /// in time, and are counted as unmapped.
-    private static func sleep(_ metric: Metric, _ path: String, _ grant: Grant, _ store: Store, _ version: MetadataValue,
+    private static func sleep(_ metric: Metric, _ path: String, _ grant: Grant, _ hasher: ContentUUID, _ version: MetadataValue,
                               _ out: inout Mapped) throws(APIError) {
         let type = try! SampleType.named("HKCategoryTypeIdentifierSleepAnalysis")
         for (p, point) in metric.data.enumerated() {
@@ -186,7 +189,8 @@ public enum HealthAutoExport {
                 out.samples.append(try Sample.category(type, value: value, start: start, end: end, source: source(grant, point.source),
                                                        metadata: [MetadataKey.syncIdentifier: .string("hae:" + key + "/\(name)"),
                                                                   MetadataKey.syncVersion: version],
-                                                       uuid: uuid(key + "/\(name)/\(end.timeIntervalSince1970)", start)))
+                                                       uuid: hasher.uuid(of: Array((key + "/\(name)/\(end.timeIntervalSince1970)").utf8),
+                                                                         start: start.timeIntervalSince1970)))
             } catch {
                 throw APIError(error, field: at)
             }
@@ -226,19 +230,7 @@ public enum HealthAutoExport {
         return d
     }
 
-    /// A version-8 UUID: 48 bits of the start in milliseconds (as version 7,
-    /// so that a window's samples sit together in the UUID index), the rest
-    /// from SHA-256 of a namespace of this payload and the point's content.
-    static func uuid(_ content: String, _ start: Date) -> UUID {
-        var digest = [UInt8](repeating: 0, count: 32)
-        var length: UInt32 = 0
-        let bytes = Array("org.openhealthkit.health-auto-export\n".utf8) + Array(content.utf8)
-        _ = EVP_Digest(bytes, bytes.count, &digest, &length, EVP_sha256(), nil)
-        let ms = UInt64(max(0, min(start.timeIntervalSince1970 * 1000, Double(1 << 48 - 1))))
-        for i in 0..<6 { digest[i] = UInt8(truncatingIfNeeded: ms >> (40 - 8 * UInt64(i))) }
-        digest[6] = (digest[6] & 0x0f) | 0x80  // version 8
-        digest[8] = (digest[8] & 0x3f) | 0x80  // RFC variant
-        return UUID(uuid: (digest[0], digest[1], digest[2], digest[3], digest[4], digest[5], digest[6], digest[7],
-                           digest[8], digest[9], digest[10], digest[11], digest[12], digest[13], digest[14], digest[15]))
-    }
+    /// The namespace of Health Auto Export points (a fixed random UUID).
+    static let namespace: [UInt8] = [0x3b, 0x91, 0x5c, 0x07, 0xe2, 0x4f, 0x4a, 0x61,
+                                     0xa8, 0x33, 0x7d, 0x10, 0xc6, 0x9e, 0x52, 0xf4]
 }
