@@ -119,8 +119,9 @@ test: deps pg-deps
 # ohk serve on loopback, through real clients: httpx and httpx-sse from
 # Python (Tests/server), curl from a shell script.
 server-deps: py-deps
-	@$(PYTHON) -c "import httpx, httpx_sse" 2>/dev/null || { \
-	  echo "installing httpx and httpx-sse"; $(PYTHON) -m pip install -q httpx httpx-sse; }
+	@$(PYTHON) -c "import httpx, httpx_sse, openapi_spec_validator" 2>/dev/null || { \
+	  echo "installing httpx, httpx-sse and openapi-spec-validator"; \
+	  $(PYTHON) -m pip install -q httpx httpx-sse openapi-spec-validator; }
 	@{ command -v curl && command -v jq; } >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq >/dev/null; }
 

@@ -203,6 +203,13 @@ let package = Package(
             dependencies: ["OpenHealthKitPostgres", "OpenHealthKitCore", "ohk", "TestSupport"],
             path: "Tests/OpenHealthKitPostgresTests"
         ),
+        // The upload decoder of `ohk serve` without HTTP: every kind's JSON
+        // read back equal (the server's own tests are in Tests/server).
+        .testTarget(
+            name: "OpenHealthKitUploadTests",
+            dependencies: ["OpenHealthKitUpload", "OpenHealthKitJSON", "OpenHealthKitCore", "TestSupport"],
+            path: "Tests/OpenHealthKitUploadTests"
+        ),
         // The seeds' Swift code, compiled against OpenHealthKit, and the
         // API's own tests (Swift 5 mode: the seeds are Swift 5 code).
         .testTarget(

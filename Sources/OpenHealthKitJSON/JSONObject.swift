@@ -113,7 +113,7 @@ extension JSONObject {
             if let name = s.type.categoryValueName(c) { o.add("valueName", name) }
         case .workout(let w):
             // The duration is a workout's value, as through C and Python.
-            o.add("value", number: w.duration)
+            o.add("value", exact: w.duration)
             o.add("unit", "s")
             o.add("workout", object: workout(w))
         case .route(let r):
@@ -129,13 +129,13 @@ extension JSONObject {
             o.add("value", int: a.points.count)
             o.add("sensitivityPoints", raw: array(a.points.map { p in
                 var q = JSONObject()
-                q.add("frequencyHz", number: p.frequency)
+                q.add("frequencyHz", exact: p.frequency)
                 for (side, ear) in [("left", p.left), ("right", p.right)] {
                     guard let ear else { continue }
-                    q.add(side + "EarDBHL", number: ear.sensitivity)
+                    q.add(side + "EarDBHL", exact: ear.sensitivity)
                     if let m = ear.masked { q.add(side + "EarMasked", bool: m) }
-                    if let lower = ear.clampingRange?.lowerBound { q.add(side + "EarClampingLowerBoundDBHL", number: lower) }
-                    if let upper = ear.clampingRange?.upperBound { q.add(side + "EarClampingUpperBoundDBHL", number: upper) }
+                    if let lower = ear.clampingRange?.lowerBound { q.add(side + "EarClampingLowerBoundDBHL", exact: lower) }
+                    if let upper = ear.clampingRange?.upperBound { q.add(side + "EarClampingUpperBoundDBHL", exact: upper) }
                 }
                 return q.closed
             }))
@@ -145,10 +145,10 @@ extension JSONObject {
             var ecg = JSONObject()
             ecg.add("classification", "\(e.classification)")
             ecg.add("symptomsStatus", "\(e.symptomsStatus)")
-            if let hr = e.averageHeartRate { ecg.add("averageHeartRateBPM", number: hr) }
-            if let f = e.samplingFrequency { ecg.add("samplingFrequencyHz", number: f) }
+            if let hr = e.averageHeartRate { ecg.add("averageHeartRateBPM", exact: hr) }
+            if let f = e.samplingFrequency { ecg.add("samplingFrequencyHz", exact: f) }
             ecg.add("lead", "\(e.lead)")
-            ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(TextForms.number)))
+            ecg.add("voltagesMicrovolts", raw: array(e.voltages.map(TextForms.exactNumber)))
             o.add("electrocardiogram", object: ecg)
         case .clinicalRecord(let c):
             // The resource's JSON as it came, as a string: its bytes are
@@ -165,7 +165,7 @@ extension JSONObject {
         case .heartbeats(let h):
             // Each beat `[seconds since the start, preceded by a gap]`.
             o.add("value", int: h.beats.count)
-            o.add("beats", raw: array(h.beats.map { "[\(TextForms.number($0.timeSinceStart)),\($0.precededByGap)]" }))
+            o.add("beats", raw: array(h.beats.map { "[\(TextForms.exactNumber($0.timeSinceStart)),\($0.precededByGap)]" }))
         }
         o.add("source", s.source.bundleIdentifier)
         o.add("sourceName", s.source.name == s.source.bundleIdentifier ? nil : s.source.name)

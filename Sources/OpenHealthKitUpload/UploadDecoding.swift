@@ -69,6 +69,25 @@ public struct UploadedSample: Decodable, Sendable {
     public var utcOffset: Int?
     public var device: [String: String]?
     public var metadata: [String: UploadedMetadataValue]?
+    // The fields of the other kinds (UploadedKinds.swift).
+    public var workout: UploadedWorkout?
+    public var route: UploadedRoute?
+    public var members: [String]?
+    public var beats: [UploadedBeat]?
+    public var sensitivityPoints: [UploadedAudiogramPoint]?
+    public var electrocardiogram: UploadedElectrocardiogram?
+    public var clinicalRecord: UploadedClinicalRecord?
+}
+
+/// What every uploaded sample has, checked, beside its kind's value.
+struct Envelope {
+    var uuid: UUID
+    var start: Date, end: Date
+    var source: Source
+    var device: Device?
+    var metadata: [String: MetadataValue]
+    var creationDate: Date?
+    var utcOffset: Int?
 }
 
 /// Turns a decoded upload into samples and UUIDs, naming the field of
@@ -141,7 +160,8 @@ public enum UploadDecoding {
             }
             device = d
         }
-        let metadata = (u.metadata ?? [:]).mapValues(\.value)
+        let e = Envelope(uuid: uuid, start: start, end: end, source: source, device: device,
+                         metadata: (u.metadata ?? [:]).mapValues(\.value), creationDate: creation, utcOffset: u.utcOffset)
         do {
             switch type.kind {
             case .quantity:
@@ -155,7 +175,7 @@ public enum UploadDecoding {
                     throw APIError(.badRequest, "'\(unitText)' is not a unit", field: path + ".unit")
                 }
                 return try Sample.quantity(type, value: value, unit: unit, start: start, end: end, source: source,
-                                           device: device, metadata: metadata, uuid: uuid, creationDate: creation,
+                                           device: device, metadata: e.metadata, uuid: uuid, creationDate: creation,
                                            utcOffset: u.utcOffset)
             case .category:
                 let value: Int
@@ -170,10 +190,9 @@ public enum UploadDecoding {
                     throw APIError(.badRequest, "a category sample needs a value (an integer) or a valueName", field: path + ".value")
                 }
                 return try Sample.category(type, value: value, start: start, end: end, source: source, device: device,
-                                           metadata: metadata, uuid: uuid, creationDate: creation, utcOffset: u.utcOffset)
+                                           metadata: e.metadata, uuid: uuid, creationDate: creation, utcOffset: u.utcOffset)
             default:
-                throw APIError(.badRequest, "\(type.identifier) samples cannot be uploaded yet: quantity and category samples only",
-                               field: path + ".type")
+                return try kindSample(u, type, e, at: path, store: store)
             }
         } catch let e as APIError {
             throw e
@@ -186,7 +205,7 @@ public enum UploadDecoding {
     /// (the C API's range of times).
     private static let years = -62_135_596_800.0 ... 253_402_300_799.0
 
-    private static func date(_ text: String, _ field: String) throws(APIError) -> Date {
+    static func date(_ text: String, _ field: String) throws(APIError) -> Date {
         guard let d = ISODate.parse(Substring(text)) else {
             throw APIError(.badRequest, "'\(text)' is not an ISO 8601 date-time with its offset (2024-03-01T08:00:00Z)", field: field)
         }

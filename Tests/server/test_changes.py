@@ -13,7 +13,7 @@ import httpx
 import pytest
 from httpx_sse import connect_sse
 
-from conftest import HEART, SLEEP, STEPS, WAIT, Server, auth, ohk, quantity, token, upload
+from conftest import HEART, ROOT, SLEEP, STEPS, WAIT, Server, auth, ohk, quantity, token, upload
 
 
 def test_rule_66_an_upload_is_applied_once_and_read_back_as_sent(server, data):
@@ -40,6 +40,29 @@ def test_rule_66_an_upload_is_applied_once_and_read_back_as_sent(server, data):
         # What a read gives can be uploaded again unchanged: the same samples.
         echo = upload(c, server.url, "alice", phone, samples=read["samples"]).json()
         assert (echo["added"], echo["alreadyStored"]) == (0, 3)
+
+
+def test_rule_66_a_store_of_every_kind_read_from_one_person_uploads_to_another_unchanged(server, data):
+    # Two real export excerpts: quantities, a category, workouts with
+    # events and statistics, a heartbeat series and an audiogram.
+    for export in ("export-small-a.xml", "export-small-b.xml"):
+        ohk("import", "--store", str(data / "alice"), str(ROOT / "Tests" / "Fixtures" / export))
+    relay = token(data, "alice", "com.example.sync", read="all", relay=True)
+    copier = token(data, "bob", "com.example.sync", read="all", write="all", relay=True)
+    with httpx.Client(timeout=WAIT) as c:
+        read = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(relay)).json()
+        kinds = {s["type"] for s in read["samples"]}
+        assert {"HKWorkoutTypeIdentifier", "HKDataTypeIdentifierHeartbeatSeries", "HKDataTypeIdentifierAudiogram"} <= kinds
+        assert any("events" in s.get("workout", {}) for s in read["samples"])
+        sent = upload(c, server.url, "bob", copier, samples=read["samples"])
+        assert sent.status_code == 200, sent.text
+        assert sent.json()["added"] == len(read["samples"])
+        copied = c.get(f"{server.url}/v1/people/bob/changes", headers=auth(copier)).json()
+        def by_uuid(samples):
+            return {s["uuid"]: s for s in samples}
+        assert by_uuid(copied["samples"]) == by_uuid(read["samples"])
+        again = upload(c, server.url, "bob", copier, samples=copied["samples"]).json()
+        assert (again["added"], again["alreadyStored"]) == (0, len(read["samples"]))
 
 
 def test_rule_66_deletions_replacements_and_deletions_ahead_of_their_samples(server, data):
