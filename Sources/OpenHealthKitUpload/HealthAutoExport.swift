@@ -16,8 +16,9 @@ import OpenHealthKitImport
 /// - Its `%` is a percentage (97), HealthKit's a fraction (0.97): divided
 ///   by 100. Other units are HealthKit's own strings, as the app writes
 ///   them (`count/min`, `kJ`, `mi`, `degF`).
-/// - Metrics, shapes and workouts it cannot map are counted by name in the
-///   answer, never dropped silently.
+/// - Workouts, with their routes, are read in HealthAutoExportWorkouts.swift.
+/// - Metrics and shapes it cannot map are counted by name in the answer,
+///   never dropped silently.
 public enum HealthAutoExport {
     public struct Mapped {
         public var samples: [Sample] = []
@@ -29,7 +30,7 @@ public enum HealthAutoExport {
     struct Payload: Decodable {
         struct Body: Decodable {
             var metrics: [Metric]?
-            var workouts: [Ignored]?
+            var workouts: [WorkoutPayload]?
         }
         var data: Body
     }
@@ -38,11 +39,6 @@ public enum HealthAutoExport {
         var name: String
         var units: String?
         var data: [Point]
-    }
-
-    /// Anything, counted only (workouts, for now).
-    struct Ignored: Decodable {
-        init(from decoder: any Decoder) throws {}
     }
 
     struct Point: Decodable {
@@ -100,7 +96,7 @@ public enum HealthAutoExport {
                 try quantities(metric.name, suffix, unitText, point, "\(path).data[\(p)]", grant, hasher, version, &out)
             }
         }
-        if let w = payload.data.workouts, !w.isEmpty { out.unmapped["workouts (not mapped yet)", default: 0] += w.count }
+        try workouts(payload.data.workouts ?? [], grant, hasher, version, &out)
         return out
     }
 

@@ -56,15 +56,15 @@ def test_rule_67_health_auto_export_points_become_samples_once(server, data):
         first = post(c, server.url, tok, payload())
         assert first.status_code == 200, first.text
         a = first.json()
-        # 3 steps, SpO2, heart rate, 2 blood pressure, energy, mass, 3 sleep stages.
-        assert (a["added"], a["points"]) == (12, 14), json.dumps(a)
-        assert a["unmapped"] == {"mystery_metric": 2, "sleep_analysis (aggregated: turn off Summarize Data for sleep)": 1,
-                                 "workouts (not mapped yet)": 1}
+        # 3 steps, SpO2, heart rate, 2 blood pressure, energy, mass, 3 sleep stages, a workout.
+        assert (a["added"], a["points"]) == (13, 15), json.dumps(a)
+        assert a["unmapped"] == {"mystery_metric": 2, "sleep_analysis (aggregated: turn off Summarize Data for sleep)": 1}
         # The same window again, and an overlapping one, add nothing twice.
         again = post(c, server.url, tok, payload()).json()
-        assert (again["added"], again["alreadyStored"], again["anchor"]) == (0, 12, a["anchor"])
+        assert (again["added"], again["alreadyStored"], again["anchor"]) == (0, 13, a["anchor"])
         later = payload()
         later["data"]["metrics"] = [later["data"]["metrics"][0]]
+        del later["data"]["workouts"]
         later["data"]["metrics"][0]["data"].append({"qty": 50, "date": "2024-03-01 21:00:00 +0100", "source": "iPhone"})
         r = post(c, server.url, tok, later).json()
         assert (r["added"], r["alreadyStored"]) == (1, 3)
@@ -93,6 +93,61 @@ def test_rule_67_health_auto_export_points_become_samples_once(server, data):
     assert by_type["StepCount"][0]["sourceName"] == "Alice's Apple Watch|iPhone"
 
 
+def run() -> dict:
+    """A Version 2 workout as the app sends it, with its route and a series."""
+    return {"id": "8B0A6F0E-3C1D-4D8A-9F5B-2E7C4A1B9D10", "name": "Outdoor Run",
+            "start": "2024-03-02 07:00:00 +0100", "end": "2024-03-02 07:30:00 +0100", "duration": 1750.5,
+            "location": "Outdoor", "isIndoor": False,
+            "activeEnergyBurned": {"qty": 310.5, "units": "kcal"}, "distance": {"qty": 5.2, "units": "km"},
+            "elevationUp": {"qty": 42, "units": "m"}, "intensity": {"qty": 9.1, "units": "MET"},
+            "heartRate": {"min": {"qty": 98, "units": "bpm"}, "avg": {"qty": 150, "units": "bpm"},
+                          "max": {"qty": 171, "units": "bpm"}},
+            "heartRateData": [{"date": "2024-03-02 07:01:00 +0100", "Min": 120, "Avg": 130, "Max": 140, "units": "bpm"}],
+            "route": [
+                {"latitude": 48.8566, "longitude": 2.3522, "altitude": 35.2, "course": 90, "horizontalAccuracy": 4.5,
+                 "verticalAccuracy": 3, "speed": 3.1, "timestamp": "2024-03-02 07:00:00 +0100"},
+                {"latitude": 48.8570, "longitude": 2.3530, "altitude": 35.9, "course": -1, "horizontalAccuracy": 5,
+                 "verticalAccuracy": -1, "speed": -1, "timestamp": "2024-03-02 07:00:05 +0100"},
+                {"latitude": 48.8575, "longitude": 2.3540, "timestamp": "2024-03-02 07:00:10 +0100"}]}
+
+
+def test_rule_67_workouts_with_routes_become_a_workout_and_its_route(server, data):
+    tok = token(data, "alice", "com.healthexport.app", read="all", write="all")
+    with httpx.Client(timeout=WAIT) as c:
+        body = {"data": {"workouts": [run(), {**run(), "id": "other", "name": "Underwater Basket Weaving", "route": []}]}}
+        first = post(c, server.url, tok, body)
+        assert first.status_code == 200, first.text
+        a = first.json()
+        assert (a["added"], a["points"]) == (3, 2), json.dumps(a)
+        assert a["unmapped"] == {"workouts.heartRateData (sent as metrics too)": 2}
+        again = post(c, server.url, tok, body).json()
+        assert (again["added"], again["alreadyStored"]) == (0, 3)
+        read = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(tok)).json()["samples"]
+        workouts = {s["workout"]["activityType"]: s for s in read if s["type"] == "HKWorkoutTypeIdentifier"}
+        (route,) = [s for s in read if s["type"] == "HKWorkoutRouteTypeIdentifier"]
+        w = workouts["Running"]
+        assert w["value"] == 1750.5 and w["start"] == "2024-03-02T06:00:00Z" and w["end"] == "2024-03-02T06:30:00Z"
+        assert w["workout"]["totalEnergyBurnedKcal"] == 310.5 and math.isclose(w["workout"]["totalDistanceM"], 5200)
+        (hr,) = w["workout"]["statistics"]
+        assert hr["type"] == "HKQuantityTypeIdentifierHeartRate" and hr["unit"] == "count/s"
+        assert [math.isclose(hr[k], v / 60) for k, v in (("average", 150), ("minimum", 98), ("maximum", 171))] == [True] * 3
+        assert w["metadata"]["HKIndoorWorkout"] is False and w["metadata"]["HKElevationAscended"] == "4200 cm"
+        assert workouts["Other"]["metadata"]["HealthAutoExportName"] == "Underwater Basket Weaving"
+        # The route belongs to its workout; CoreLocation's negative "unknown"s are null.
+        assert route["route"]["workout"] == w["uuid"] and route["value"] == 3
+        assert route["route"]["locations"][1] == [1709359205, 48.857, 2.353, 35.9, 5, None, None, None]
+        assert route["route"]["locations"][2][3:] == [None] * 5
+        # Sent again with more in it (the energy finished later): both replaced.
+        more = {"data": {"workouts": [{**run(), "activeEnergyBurned": {"qty": 1300, "units": "kJ"}}]}}
+        r = post(c, server.url, tok, more).json()
+        assert (r["added"], r["replaced"]) == (2, 2), json.dumps(r)
+        now = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(tok)).json()["samples"]
+        runs = [s for s in now if s.get("workout", {}).get("activityType") == "Running"]
+        (route,) = [s for s in now if s["type"] == "HKWorkoutRouteTypeIdentifier"]
+        assert len(runs) == 1 and math.isclose(runs[0]["workout"]["totalEnergyBurnedKcal"], 1300 / 4.184)
+        assert route["route"]["workout"] == runs[0]["uuid"]
+
+
 def test_rule_67_refusals_name_the_field_and_write_nothing(server, data):
     tok = token(data, "alice", "com.healthexport.app", read="all", write="StepCount")
     full = token(data, "alice", "com.example.sync", read="all", write="all")
@@ -107,6 +162,13 @@ def test_rule_67_refusals_name_the_field_and_write_nothing(server, data):
         del bad["data"]["metrics"][2]["data"][0]["Avg"]
         r = post(c, server.url, full, bad)
         assert r.status_code == 400 and r.json()["field"] == "data.metrics[2].data[0].Avg", r.text
+        bad = {"data": {"workouts": [{**run(), "start": "dawn"}]}}
+        r = post(c, server.url, full, bad)
+        assert r.status_code == 400 and r.json()["field"] == "data.workouts[0].start", r.text
+        bad = {"data": {"workouts": [run()]}}
+        bad["data"]["workouts"][0]["route"][1]["latitude"] = 91
+        r = post(c, server.url, full, bad)
+        assert r.status_code == 400 and r.json()["field"] == "data.workouts[0].route", r.text
         r = c.post(f"{server.url}/v1/people/alice/health-auto-export", headers=auth(full), content=b'{"metrics": []}')
         assert r.status_code == 400 and r.json()["field"] == "data", r.text
         assert not (data / "alice" / "data.mdb").exists() or \
