@@ -81,7 +81,7 @@ struct ChangesRequest: Sendable {
 
     /// The answer's JSON, how many samples and deletions it holds, and
     /// its anchor.
-    func read(_ store: Store, _ grant: Grant) throws(APIError) -> (json: String, count: Int, anchor: QueryAnchor) {
+    func read(_ store: Store, _ grant: Grant) throws(APIError) -> (json: [UInt8], count: Int, anchor: QueryAnchor) {
         let descriptors = try descriptors(store, grant)
         let result: AnchoredQueryResult
         do {
@@ -89,25 +89,39 @@ struct ChangesRequest: Sendable {
                 // Nothing to read (yet): the head, so that later reads start there.
                 let head = try store.currentAnchor()
                 if let anchor { _ = try store.changes(after: anchor, limit: 1) }  // checks the anchor
-                return (Self.json(samples: [], deleted: [], anchor: head, types: []), 0, head)
+                return (Self.json(samples: [Sample](), deleted: [DeletedObject](), anchor: head, types: []), 0, head)
             }
             result = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
         } catch {
             throw APIError(error, field: "anchor")
         }
-        let samples = result.samples.map { JSONObject.sample($0).closed }
-        let deleted = result.deletedObjects.map { JSONObject.deleted($0).closed }
-        return (Self.json(samples: samples, deleted: deleted, anchor: result.newAnchor, types: descriptors.map(\.type.identifier)),
-                samples.count + deleted.count, result.newAnchor)
+        return (Self.json(samples: result.samples, deleted: result.deletedObjects, anchor: result.newAnchor,
+                          types: descriptors.map(\.type.identifier)),
+                result.samples.count + result.deletedObjects.count, result.newAnchor)
     }
 
-    static func json(samples: [String], deleted: [String], anchor: QueryAnchor, types: [String]) -> String {
-        var o = JSONObject()
-        o.add("samples", raw: JSONObject.array(samples))
-        o.add("deleted", raw: JSONObject.array(deleted))
-        o.add("anchor", anchor.base64)
-        o.add("types", raw: JSONObject.array(types.map(JSONObject.quoted)))
-        return o.closed
+    /// `{"samples": […], "deleted": […], "anchor": "…", "types": […]}`,
+    /// each sample written straight into the page's bytes.
+    static func json(samples: some Collection<Sample>, deleted: some Collection<DeletedObject>, anchor: QueryAnchor,
+                     types: [String]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + samples.count * 256)
+        out.append(contentsOf: #"{"samples":["#.utf8)
+        for (i, s) in samples.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONObject.append(sample: s, to: &out)
+        }
+        out.append(contentsOf: #"],"deleted":["#.utf8)
+        for (i, d) in deleted.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            JSONObject.deleted(d).appendClosed(to: &out)
+        }
+        out.append(contentsOf: #"],"anchor":"#.utf8)
+        JSONObject.append(string: anchor.base64, to: &out)
+        out.append(contentsOf: #","types":"#.utf8)
+        out.append(contentsOf: JSONObject.array(types.map(JSONObject.quoted)).utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 }
 #endif

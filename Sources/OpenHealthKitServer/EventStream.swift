@@ -45,7 +45,10 @@ enum EventStream {
                 if count > 0 || first {
                     first = false
                     state.metrics.samplesOut(count)
-                    try await writer.write(ByteBuffer(string: "id: \(anchor.base64)\nevent: changes\ndata: \(json)\n\n"))
+                    var event = ByteBuffer(string: "id: \(anchor.base64)\nevent: changes\ndata: ")
+                    event.writeBytes(json)
+                    event.writeString("\n\n")
+                    try await writer.write(event)
                     if count > 0 { continue }  // there may be another page
                 }
                 if await !lease.commits.wait(after: seen, timeout: keepAlive), !state.isStopping, connection.isActive,

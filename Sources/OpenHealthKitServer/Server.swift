@@ -97,9 +97,22 @@ public enum OHKServer {
     }
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        json(bytes: ByteBuffer(string: text + "\n"), status: status)
+    }
+
+    /// A page's JSON bytes, as they were written.
+    static func json(_ bytes: [UInt8]) -> Response {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(bytes.count + 1)
+        buffer.writeBytes(bytes)
+        buffer.writeInteger(UInt8(ascii: "\n"))
+        return json(bytes: buffer, status: .ok)
+    }
+
+    private static func json(bytes: ByteBuffer, status: HTTPResponse.Status) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: bytes))
     }
 }
 
@@ -180,7 +193,7 @@ final class ServerState: Sendable {
 
     /// A read, waiting up to `query.wait` seconds for a change when there
     /// is none yet.
-    func read(_ person: String, _ grant: Grant, _ authorization: String?, _ query: ChangesRequest) async throws -> (String, Int) {
+    func read(_ person: String, _ grant: Grant, _ authorization: String?, _ query: ChangesRequest) async throws -> ([UInt8], Int) {
         let lease = try await blocking { [pool] in try pool.acquire(person, create: false) }
         defer { lease.release() }
         if query.wait > 0 { try await blocking { try lease.listenForCommits() } }

@@ -47,7 +47,11 @@ public final class SampleType: Hashable, Sendable, CustomStringConvertible {
         self.identifier = identifier
         self.kind = kind
         self.catalogueIndex = catalogueIndex
+        if case .quantity(let u, _) = kind { canonicalUnitText = u.description } else { canonicalUnitText = nil }
     }
+
+    /// `canonicalUnit`'s text, kept: every sample printed names it.
+    public let canonicalUnitText: String?
 
     public var canonicalUnit: HealthUnit? {
         if case .quantity(let u, _) = kind { return u }
