@@ -6,31 +6,18 @@ import OpenHealthKitCore
 /// (`{"uuid", "type", "start", "end", "value", "unit", "source", …}`);
 /// deletions are UUIDs, as text or as objects with a `uuid` (the deleted
 /// objects `ohk changes` prints, whose other fields are not needed).
-public struct UploadBody: Decodable, Sendable {
+/// Read by `UploadReader`.
+public struct UploadBody: Sendable {
     public var samples: [UploadedSample] = []
     public var deleted: [UploadedDeletion] = []
 
-    enum CodingKeys: String, CodingKey { case samples, deleted }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        samples = try c.decodeIfPresent([UploadedSample].self, forKey: .samples) ?? []
-        deleted = try c.decodeIfPresent([UploadedDeletion].self, forKey: .deleted) ?? []
-    }
+    init() {}
 }
 
-public struct UploadedDeletion: Decodable, Sendable {
+public struct UploadedDeletion: Sendable {
     public var uuid: String
 
-    enum CodingKeys: String, CodingKey { case uuid }
-
-    public init(from decoder: any Decoder) throws {
-        if let text = try? decoder.singleValueContainer().decode(String.self) {
-            uuid = text
-        } else {
-            uuid = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .uuid)
-        }
-    }
+    init(uuid: String) { self.uuid = uuid }
 }
 
 /// A metadata value: text, a number or a Boolean (a date travels as ISO
@@ -54,7 +41,7 @@ public enum UploadedMetadataValue: Decodable, Sendable {
     }
 }
 
-public struct UploadedSample: Decodable, Sendable {
+public struct UploadedSample: Sendable {
     public var uuid: String
     public var type: String
     public var start: String
@@ -95,13 +82,7 @@ struct Envelope {
 public enum UploadDecoding {
     /// The JSON body, or a 400 naming where it is wrong.
     public static func body(_ bytes: [UInt8]) throws(APIError) -> UploadBody {
-        do {
-            return try JSONDecoder().decode(UploadBody.self, from: Data(bytes))
-        } catch let e as DecodingError {
-            throw describe(e)
-        } catch {
-            throw APIError(.badRequest, "the body is not JSON: \(error)")
-        }
+        try UploadReader.body(bytes)
     }
 
     /// The samples, for `grant`: each type must be one it may write, and

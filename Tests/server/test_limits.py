@@ -44,7 +44,10 @@ CASES = [
     ("a value out of its type's range", {"samples": [GOOD, bad(type=HEART, unit="count/min", value=1e300)]}, 400,
      "samples[1]"),
     ("a number past a double", b'{"samples": [{"uuid": "A0000000-0000-4000-8000-000000000000", "type": "' + STEPS.encode()
-     + b'", "start": "2024-03-01T00:00:00Z", "end": "2024-03-01T00:00:00Z", "value": 1e999, "unit": "count"}]}', 400, None),
+     + b'", "start": "2024-03-01T00:00:00Z", "end": "2024-03-01T00:00:00Z", "value": 1e999, "unit": "count"}]}', 400,
+     "samples[0].value"),
+    ("text after the body", b'{"samples": []} []', 400, None),
+    ("a raw control character in text", b'{"samples": [{"uuid": "a\x01b"}]}', 400, None),
     ("a UUID that is not one", {"samples": [GOOD, bad(uuid="nope")]}, 400, "samples[1].uuid"),
     ("a UUID twice", {"samples": [GOOD, dict(GOOD)]}, 400, "samples[1]"),
     ("a category value outside its type", {"samples": [GOOD, {"uuid": "B0000000-0000-4000-8000-000000000000", "type": SLEEP,
