@@ -14,6 +14,12 @@ import OpenHealthKitUpload
 /// in flight finish, ends the event streams and closes the stores.
 public enum OHKServer {
     public static func run(_ config: ServerConfiguration) async throws {
+        // Store calls block on fsync more than on the CPU: with a thread a
+        // core, two people's commits waiting on the disk held up everyone.
+        // (NIO's own variable, when set, decides.)
+        if getenv("NIO_SINGLETON_BLOCKING_POOL_THREAD_COUNT") == nil {
+            NIOSingletons.blockingPoolThreadCountSuggestion = 16
+        }
         let state = ServerState(config)
         let router = Router(context: ServeContext.self)
         router.middlewares.add(AccessLog(state: state))

@@ -47,9 +47,10 @@ struct StatisticsRequest: Sendable {
             throw APIError(.forbidden, "this token may not read \(t.identifier)", field: "type")
         }
         if case .category = t.kind { return try categories(store, t) }
+        if case .workout = t.kind { return try workouts(store, t) }
         guard case .quantity(let canonical, let style) = t.kind else {
-            throw APIError(.badRequest, "\(t.identifier) is a \(t.kindName) type: statistics are of quantity and category types",
-                           field: "type")
+            throw APIError(.badRequest, "\(t.identifier) is a \(t.kindName) type: statistics are of quantity, category "
+                           + "and workout types", field: "type")
         }
         var chosen: StatisticsOptions = []
         let names: [String: StatisticsOptions] = ["sum": .cumulativeSum, "average": .discreteAverage, "min": .discreteMin,
@@ -87,6 +88,21 @@ struct StatisticsRequest: Sendable {
         let (time, by) = try timeAndInterval()
         do {
             return try CategoryRows.compute(store, type: t, interval: by, from: from, to: to, time: time)?.json ?? "[]"
+        } catch {
+            throw Self.refusal(error)
+        }
+    }
+
+    /// Workouts per interval, each counted once (rule 57), as `ohk stats
+    /// Workout --format json` prints them.
+    private func workouts(_ store: Store, _ t: SampleType) throws(APIError) -> String {
+        guard options.isEmpty, !bySource, unit == nil else {
+            throw APIError(.badRequest, "\(t.identifier)'s statistics are workouts, minutes, kilometres and kilocalories "
+                           + "per interval (no options, bySource or unit)", field: "type")
+        }
+        let (time, by) = try timeAndInterval()
+        do {
+            return try WorkoutRows.compute(store, interval: by, from: from, to: to, time: time)?.json ?? "[]"
         } catch {
             throw Self.refusal(error)
         }

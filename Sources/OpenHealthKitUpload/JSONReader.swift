@@ -20,10 +20,11 @@ struct JSONReader {
 
     /// Runs `read`; a failure in it gets `part` (`samples`, `[3]`,
     /// `.value`) in front of its path.
-    static func within<T>(_ part: String, _ read: () throws(Failure) -> T) throws(Failure) -> T {
+    /// (The part is made only on a failure: most reads have none.)
+    static func within<T>(_ part: @autoclosure () -> String, _ read: () throws(Failure) -> T) throws(Failure) -> T {
         do { return try read() } catch {
             var e = error
-            e.path.insert(part, at: 0)
+            e.path.insert(part(), at: 0)
             throw e
         }
     }

@@ -27,7 +27,7 @@ extension UploadDecoding {
             guard let texts = u.members else { throw missing("members", "a list of the members' UUIDs") }
             var members: [UUID] = []
             for (i, text) in texts.enumerated() {
-                guard let m = UUID(uuidString: text) else {
+                guard let m = UploadDecoding.uuid(text) else {
                     throw APIError(.badRequest, "'\(text)' is not a UUID", field: path + ".members[\(i)]")
                 }
                 members.append(m)
@@ -93,7 +93,7 @@ extension UploadDecoding {
         var activities: [WorkoutActivity] = []
         for (i, a) in (w.activities ?? []).enumerated() {
             let at = path + ".activities[\(i)]"
-            guard let uuid = UUID(uuidString: a.uuid) else { throw APIError(.badRequest, "'\(a.uuid)' is not a UUID", field: at + ".uuid") }
+            guard let uuid = UploadDecoding.uuid(a.uuid) else { throw APIError(.badRequest, "'\(a.uuid)' is not a UUID", field: at + ".uuid") }
             let end = try a.end.map { text throws(APIError) in try date(text, at + ".end") }
             activities.append(WorkoutActivity(
                 uuid: uuid, activityType: try activityType(a.activityType, nil, at: at + ".activityType"),
@@ -136,7 +136,7 @@ extension UploadDecoding {
     private static func route(_ r: UploadedRoute, at path: String) throws(APIError) -> WorkoutRoute {
         var workout: UUID?
         if let text = r.workout {
-            guard let u = UUID(uuidString: text) else { throw APIError(.badRequest, "'\(text)' is not a UUID", field: path + ".workout") }
+            guard let u = UploadDecoding.uuid(text) else { throw APIError(.badRequest, "'\(text)' is not a UUID", field: path + ".workout") }
             workout = u
         }
         let locations = r.locations.map { l in

@@ -58,3 +58,18 @@ import OpenHealthKitCore
         }
     }
 }
+
+/// The upload's UUID parser reads what `UUID(uuidString:)` reads.
+@Suite struct UploadUUIDTests {
+    @Test func uuidsParseAsFoundationParsesThem() {
+        for _ in 0..<1000 {
+            let u = RandomUUID.make()
+            #expect(UploadDecoding.uuid(u.uuidString) == u && UploadDecoding.uuid(u.uuidString.lowercased()) == u)
+        }
+        for bad in ["", "nope", "A0000000-0000-4000-8000-00000000000", "A0000000-0000-4000-8000-0000000000000",
+                    "A0000000+0000-4000-8000-000000000000", "G0000000-0000-4000-8000-000000000000",
+                    "A00000000000-4000-8000-0000-00000000"] {
+            #expect(UploadDecoding.uuid(bad) == nil && UUID(uuidString: bad) == nil, "\(bad)")
+        }
+    }
+}

@@ -125,6 +125,7 @@ def test_every_answer_matches_the_openapi_description(server, data):
         for params in ({"type": STEPS, "from": "2024-03-01", "to": "2024-03-02"},
                        {"type": STEPS, "from": "2024-03-01", "to": "2024-03-02", "bySource": "true", "options": "sum,min,max"},
                        {"type": "SleepAnalysis", "from": "2024-03-01", "to": "2024-03-02"},
+                       {"type": "Workout", "interval": "year"},
                        {"type": "NoSuchType"}):
             conforms(c.get(f"{people}/bob/statistics", headers=auth(bob), params=params), stats, "get")
         conforms(c.get(f"{server.url}/v1/health"), "/v1/health", "get")
