@@ -122,12 +122,18 @@ extension HealthAutoExport {
     }
 
     /// `q` in `canonical`, from the app's unit (`bpm`, `kmph` as HealthKit
-    /// spells them); nil when the unit is not one of that dimension.
-    private static func value(_ q: Quantity?, in canonical: HealthUnit, default unit: String) -> Double? {
-        guard let q, q.qty.isFinite else { return nil }
+    /// spells them); nil when absent. A figure that is not a finite number
+    /// of that dimension is counted in `unmapped` under `field`.
+    private static func value(_ q: Quantity?, in canonical: HealthUnit, default unit: String, _ field: String,
+                              _ out: inout Mapped) -> Double? {
+        guard let q else { return nil }
         let text = q.units.map { HealthAutoExportNames.units[$0] ?? $0 } ?? unit
-        guard let u = try? HealthUnit(text), u.isCompatible(with: canonical) else { return nil }
-        return try? u.convert(q.qty, to: canonical)
+        guard q.qty.isFinite, let u = try? HealthUnit(text), u.isCompatible(with: canonical),
+              let v = try? u.convert(q.qty, to: canonical) else {
+            out.unmapped["workouts.\(field) (unit \(q.units ?? unit))", default: 0] += 1
+            return nil
+        }
+        return v
     }
 
     static func workouts(_ list: [WorkoutPayload], _ grant: Grant, _ hasher: ContentUUID, _ version: MetadataValue,
@@ -149,7 +155,7 @@ extension HealthAutoExport {
             if w.location == "Pool" { metadata["HKSwimmingLocationType"] = .number(1) }
             if w.location == "Open Water" { metadata["HKSwimmingLocationType"] = .number(2) }
             // Quantities in metadata are text with their unit, as exports write them.
-            if let cm = value(w.elevationUp, in: try! HealthUnit("cm"), default: "m") {
+            if let cm = value(w.elevationUp, in: try! HealthUnit("cm"), default: "m", "elevationUp", &out) {
                 metadata["HKElevationAscended"] = .string("\(TextForms.exactNumber(cm)) cm")
             }
             if let t = w.temperature, t.qty.isFinite, let u = t.units {
@@ -158,18 +164,19 @@ extension HealthAutoExport {
             if let m = w.intensity, m.qty.isFinite { metadata["HKAverageMETs"] = .string("\(TextForms.exactNumber(m.qty)) kcal/hr·kg") }
             let heart = try! SampleType.named("HKQuantityTypeIdentifierHeartRate")
             let perSecond = heart.canonicalUnit!
-            let average = value(w.heartRate?.avg ?? w.avgHeartRate, in: perSecond, default: "count/min")
-            let maximum = value(w.heartRate?.max ?? w.maxHeartRate, in: perSecond, default: "count/min")
-            let minimum = value(w.heartRate?.min, in: perSecond, default: "count/min")
+            let average = value(w.heartRate?.avg ?? w.avgHeartRate, in: perSecond, default: "count/min", "heartRate", &out)
+            let maximum = value(w.heartRate?.max ?? w.maxHeartRate, in: perSecond, default: "count/min", "heartRate", &out)
+            let minimum = value(w.heartRate?.min, in: perSecond, default: "count/min", "heartRate", &out)
             let statistics = [average, maximum, minimum].allSatisfy({ $0 == nil }) ? [] :
                 [WorkoutStatistics(type: heart, start: start, end: end, average: average, minimum: minimum, maximum: maximum)]
-            let workout = Workout(
-                activityType: type ?? 3000, duration: w.duration ?? end.timeIntervalSince(start),
-                totalEnergyBurned: value(w.activeEnergyBurned, in: try! HealthUnit("kcal"), default: "kcal"),
-                totalDistance: value(w.distance, in: try! HealthUnit("m"), default: "km"),
-                totalSwimmingStrokeCount: value(w.totalSwimmingStrokeCount, in: try! HealthUnit("count"), default: "count"),
-                totalFlightsClimbed: value(w.flightsClimbed, in: try! HealthUnit("count"), default: "count"),
-                statistics: statistics)
+            let count = try! HealthUnit("count")
+            let energy = value(w.activeEnergyBurned, in: try! HealthUnit("kcal"), default: "kcal", "activeEnergyBurned", &out)
+            let distance = value(w.distance, in: try! HealthUnit("m"), default: "km", "distance", &out)
+            let strokes = value(w.totalSwimmingStrokeCount, in: count, default: "count", "totalSwimmingStrokeCount", &out)
+            let flights = value(w.flightsClimbed, in: count, default: "count", "flightsClimbed", &out)
+            let workout = Workout(activityType: type ?? 3000, duration: w.duration ?? end.timeIntervalSince(start),
+                                  totalEnergyBurned: energy, totalDistance: distance, totalSwimmingStrokeCount: strokes,
+                                  totalFlightsClimbed: flights, statistics: statistics)
             let source = Source(bundleIdentifier: grant.app, name: grant.app)
             let saved: Sample
             do {

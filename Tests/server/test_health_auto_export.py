@@ -114,12 +114,14 @@ def run() -> dict:
 def test_rule_67_workouts_with_routes_become_a_workout_and_its_route(server, data):
     tok = token(data, "alice", "com.healthexport.app", read="all", write="all")
     with httpx.Client(timeout=WAIT) as c:
-        body = {"data": {"workouts": [run(), {**run(), "id": "other", "name": "Underwater Basket Weaving", "route": []}]}}
+        body = {"data": {"workouts": [run(), {**run(), "id": "other", "name": "Underwater Basket Weaving", "route": [],
+                                               "distance": {"qty": 3, "units": "kcal"}}]}}
         first = post(c, server.url, tok, body)
         assert first.status_code == 200, first.text
         a = first.json()
         assert (a["added"], a["points"]) == (3, 2), json.dumps(a)
-        assert a["unmapped"] == {"workouts.heartRateData (sent as metrics too)": 2}
+        # A figure in a unit of another dimension is counted, not dropped silently.
+        assert a["unmapped"] == {"workouts.heartRateData (sent as metrics too)": 2, "workouts.distance (unit kcal)": 1}
         again = post(c, server.url, tok, body).json()
         assert (again["added"], again["alreadyStored"]) == (0, 3)
         read = c.get(f"{server.url}/v1/people/alice/changes", headers=auth(tok)).json()["samples"]
@@ -133,6 +135,7 @@ def test_rule_67_workouts_with_routes_become_a_workout_and_its_route(server, dat
         assert [math.isclose(hr[k], v / 60) for k, v in (("average", 150), ("minimum", 98), ("maximum", 171))] == [True] * 3
         assert w["metadata"]["HKIndoorWorkout"] is False and w["metadata"]["HKElevationAscended"] == "4200 cm"
         assert workouts["Other"]["metadata"]["HealthAutoExportName"] == "Underwater Basket Weaving"
+        assert "totalDistanceM" not in workouts["Other"]["workout"]
         # The route belongs to its workout; CoreLocation's negative "unknown"s are null.
         assert route["route"]["workout"] == w["uuid"] and route["value"] == 3
         assert route["route"]["locations"][1] == [1709359205, 48.857, 2.353, 35.9, 5, None, None, None]
