@@ -68,7 +68,7 @@ extension JSONObject {
         if let v = s.average { o.add("average", exact: v) }
         if let v = s.minimum { o.add("minimum", exact: v) }
         if let v = s.maximum { o.add("maximum", exact: v) }
-        o.add("unit", s.type.canonicalUnit?.description)
+        o.add("unit", s.type.canonicalUnitText)
         return o
     }
 }

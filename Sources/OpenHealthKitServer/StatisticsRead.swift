@@ -81,28 +81,29 @@ struct StatisticsRequest: Sendable {
     /// The time each value covers per interval, in hours (rule 59), as
     /// `ohk stats SleepAnalysis --by day --format json` prints it.
     private func categories(_ store: Store, _ t: SampleType) throws(APIError) -> String {
-        guard options.isEmpty, !bySource, unit == nil else {
-            throw APIError(.badRequest, "\(t.identifier) is a category type: its statistics are the hours each value covers "
-                           + "(no options, bySource or unit)", field: "type")
-        }
-        let (time, by) = try timeAndInterval()
-        do {
-            return try CategoryRows.compute(store, type: t, interval: by, from: from, to: to, time: time)?.json ?? "[]"
-        } catch {
-            throw Self.refusal(error)
+        try rows(t, "the hours each value covers") { time, by in
+            try CategoryRows.compute(store, type: t, interval: by, from: from, to: to, time: time)?.json
         }
     }
 
     /// Workouts per interval, each counted once (rule 57), as `ohk stats
     /// Workout --format json` prints them.
     private func workouts(_ store: Store, _ t: SampleType) throws(APIError) -> String {
+        try rows(t, "workouts, minutes, kilometres and kilocalories per interval") { time, by in
+            try WorkoutRows.compute(store, interval: by, from: from, to: to, time: time)?.json
+        }
+    }
+
+    /// Rows of a type whose statistics take no options, bySource or unit
+    /// (`what` says what they are); `[]` when the store has nothing to count.
+    private func rows(_ t: SampleType, _ what: String,
+                      _ compute: (StatsTime, StatisticsInterval) throws -> String?) throws(APIError) -> String {
         guard options.isEmpty, !bySource, unit == nil else {
-            throw APIError(.badRequest, "\(t.identifier)'s statistics are workouts, minutes, kilometres and kilocalories "
-                           + "per interval (no options, bySource or unit)", field: "type")
+            throw APIError(.badRequest, "\(t.identifier)'s statistics are \(what) (no options, bySource or unit)", field: "type")
         }
         let (time, by) = try timeAndInterval()
         do {
-            return try WorkoutRows.compute(store, interval: by, from: from, to: to, time: time)?.json ?? "[]"
+            return try compute(time, by) ?? "[]"
         } catch {
             throw Self.refusal(error)
         }

@@ -30,7 +30,7 @@ public enum HealthAutoExport {
     struct Payload: Decodable {
         struct Body: Decodable {
             var metrics: [Metric]?
-            var workouts: [WorkoutPayload]?
+            var workouts: [WorkoutEntry]?
         }
         var data: Body
     }

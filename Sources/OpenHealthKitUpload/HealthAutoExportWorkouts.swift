@@ -59,15 +59,14 @@ extension HealthAutoExport {
         var avgHeartRate: Quantity?
         var maxHeartRate: Quantity?
         var route: [Location]?
-        /// The names of the series the workout carries (counted, not saved).
-        var series: [String] = []
+    }
 
-        enum CodingKeys: String, CodingKey {
-            case id, name, start, end, duration, location, isIndoor, activeEnergyBurned, distance, flightsClimbed,
-                 totalSwimmingStrokeCount, intensity, elevationUp, temperature, heartRate, avgHeartRate, maxHeartRate, route
-        }
+    /// A workout as the app sent it, and the names of the per-minute
+    /// series it carries with "Include Workout Metrics" (counted, not saved).
+    struct WorkoutEntry: Decodable {
+        var workout: WorkoutPayload
+        var series: [String]
 
-        /// The per-minute series a workout may carry with "Include Workout Metrics".
         static let seriesNames = ["heartRateData", "heartRateRecovery", "activeEnergy", "basalEnergy", "stepCount",
                                   "walkingAndRunningDistance", "cyclingCadence", "cyclingDistance", "cyclingPower",
                                   "cyclingSpeed", "swimDistance", "swimStroke"]
@@ -80,27 +79,9 @@ extension HealthAutoExport {
         }
 
         init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            id = try c.decode(String.self, forKey: .id)
-            name = try c.decode(String.self, forKey: .name)
-            start = try c.decode(String.self, forKey: .start)
-            end = try c.decode(String.self, forKey: .end)
-            duration = try c.decodeIfPresent(Double.self, forKey: .duration)
-            location = try c.decodeIfPresent(String.self, forKey: .location)
-            isIndoor = try c.decodeIfPresent(Bool.self, forKey: .isIndoor)
-            activeEnergyBurned = try c.decodeIfPresent(Quantity.self, forKey: .activeEnergyBurned)
-            distance = try c.decodeIfPresent(Quantity.self, forKey: .distance)
-            flightsClimbed = try c.decodeIfPresent(Quantity.self, forKey: .flightsClimbed)
-            totalSwimmingStrokeCount = try c.decodeIfPresent(Quantity.self, forKey: .totalSwimmingStrokeCount)
-            intensity = try c.decodeIfPresent(Quantity.self, forKey: .intensity)
-            elevationUp = try c.decodeIfPresent(Quantity.self, forKey: .elevationUp)
-            temperature = try c.decodeIfPresent(Quantity.self, forKey: .temperature)
-            heartRate = try c.decodeIfPresent(HeartRate.self, forKey: .heartRate)
-            avgHeartRate = try c.decodeIfPresent(Quantity.self, forKey: .avgHeartRate)
-            maxHeartRate = try c.decodeIfPresent(Quantity.self, forKey: .maxHeartRate)
-            route = try c.decodeIfPresent([Location].self, forKey: .route)
-            let all = try decoder.container(keyedBy: AnyKey.self)
-            series = Self.seriesNames.filter { all.contains(AnyKey(stringValue: $0)) }
+            workout = try WorkoutPayload(from: decoder)
+            let keys = try decoder.container(keyedBy: AnyKey.self)
+            series = Self.seriesNames.filter { keys.contains(AnyKey(stringValue: $0)) }
         }
     }
 
@@ -136,11 +117,11 @@ extension HealthAutoExport {
         return v
     }
 
-    static func workouts(_ list: [WorkoutPayload], _ grant: Grant, _ hasher: ContentUUID, _ version: MetadataValue,
+    static func workouts(_ list: [WorkoutEntry], _ grant: Grant, _ hasher: ContentUUID, _ version: MetadataValue,
                          _ out: inout Mapped) throws(APIError) {
         let workoutType = TypeCatalogue.workoutType, routeType = TypeCatalogue.routeType
-        for (i, w) in list.enumerated() {
-            let path = "data.workouts[\(i)]"
+        for (i, entry) in list.enumerated() {
+            let w = entry.workout, path = "data.workouts[\(i)]"
             out.points += 1
             guard grant.write.contains(workoutType.identifier) else {
                 throw APIError(.forbidden, "this token may not write \(workoutType.identifier)", field: path)
@@ -187,7 +168,7 @@ extension HealthAutoExport {
                 throw APIError(error, field: path)
             }
             out.samples.append(saved)
-            for name in w.series { out.unmapped["workouts.\(name) (sent as metrics too)", default: 0] += 1 }
+            for name in entry.series { out.unmapped["workouts.\(name) (sent as metrics too)", default: 0] += 1 }
             guard let points = w.route, !points.isEmpty else { continue }
             guard grant.write.contains(routeType.identifier) else {
                 throw APIError(.forbidden, "this token may not write \(routeType.identifier)", field: path + ".route")
