@@ -26,6 +26,13 @@ public struct OHKError: Error, Equatable, Sendable, CustomStringConvertible {
         /// A write through a store opened read-only (21 to 29 are the C
         /// API's own codes).
         case readOnly = 30
+        /// A replication's checkpoint does not fit its source: another
+        /// store at the same place, pruned past, or behind it, or other
+        /// types (rule 69); `--from-scratch` starts again.
+        case syncCheckpoint = 31
+        /// Another sync of the same name into the same store moved the
+        /// checkpoint while this one ran; nothing of the batch was written.
+        case syncBusy = 32
     }
 
     public let code: Code

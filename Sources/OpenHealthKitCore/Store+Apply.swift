@@ -21,6 +21,10 @@ public struct ApplyOutcome: Sendable, Equatable {
     /// Deletions of UUIDs the store never held: kept, so that a late
     /// upload of the sample is ignored.
     public var deletedBeforeArrival = 0
+    /// Samples whose UUID the store holds with other content, by index,
+    /// when the caller asked to have them counted instead of failing the
+    /// batch (a replication, rule 70); never saved.
+    public var conflicts: [Int] = []
     /// The store's anchor after the call.
     public var anchor: QueryAnchor
 
@@ -55,59 +59,92 @@ extension Store {
             throw OHKError(.invalidArgument, "samples[\(i)]: UUID \(s.uuid) is listed twice in one batch")
         }
         return try write { w in
-            var outcome = ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0))
-            for (i, s) in samples.enumerated() {
-                do {
-                    try validateType(s.type)
-                    try s.validate()
-                } catch let e as OHKError {
-                    throw OHKError(e.code, "samples[\(i)]: \(e.message)")
-                }
-                if try w.txn.get(trees.earlyDeletions, uuidKey(s.uuid)) != nil {
-                    outcome.deletedBefore += 1
-                    continue
-                }
-                if let (typeID, _, record) = try storedRecord(s.uuid, &w) {
-                    if record.isTombstone {
-                        outcome.deletedBefore += 1
-                    } else if try uuidsNameContent || storedSample(record, typeID, w) == s {
-                        outcome.alreadyStored += 1
-                    } else {
-                        throw OHKError(.duplicateUUID, "samples[\(i)]: the store holds sample \(s.uuid) with other content; "
-                                       + "a UUID names one sample for good")
-                    }
-                    continue
-                }
-                if case .correlation(let c) = s.value { try checkMembers(s, c, &w) }
-                switch try save(s, &w) {
-                case .saved: outcome.added += 1
-                case .replaced: outcome.added += 1; outcome.replaced += 1
-                case .notSavedOlderVersion: outcome.olderVersions += 1
-                }
+            try apply(samples: samples, deletions: deletions, uuidsNameContent: uuidsNameContent,
+                      checkDeletion: checkDeletion, countConflicts: false, &w)
+        }
+    }
+
+    /// `apply` inside a transaction the caller holds (a replication writes
+    /// its checkpoint in the same one). With `countConflicts`, a sample
+    /// whose UUID the store holds with other content is listed in
+    /// `conflicts` and skipped instead of failing the call.
+    /// `deletedObjects`, given by a replication, holds each deletion's
+    /// deleted object as its source keeps it: a deletion of a UUID this
+    /// store never held becomes a deleted object of its own, which its
+    /// change feed relays, instead of an entry of `early_deletions`.
+    func apply(samples: [Sample], deletions: [UUID], uuidsNameContent: Bool = false,
+               checkDeletion: ((_ index: Int, _ stored: Sample?) throws -> Void)? = nil,
+               countConflicts: Bool, deletedObjects: [ForeignTombstone]? = nil,
+               _ w: inout WriteContext) throws -> ApplyOutcome {
+        var outcome = ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0))
+        for (i, s) in samples.enumerated() {
+            do {
+                try validateType(s.type)
+                try s.validate()
+            } catch let e as OHKError {
+                throw OHKError(e.code, "samples[\(i)]: \(e.message)")
             }
-            var once = Set<UUID>()
-            for (i, u) in deletions.enumerated() where once.insert(u).inserted {
-                if let (typeID, seq, record) = try storedRecord(u, &w) {
-                    if record.isTombstone {
-                        outcome.alreadyDeleted += 1
-                    } else {
-                        if let checkDeletion { try checkDeletion(i, try storedSample(record, typeID, w)) }
-                        _ = try w.tombstone(typeID: typeID, seq: seq)
-                        outcome.deleted += 1
-                    }
-                } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
+            if try w.txn.get(trees.earlyDeletions, uuidKey(s.uuid)) != nil {
+                outcome.deletedBefore += 1
+                continue
+            }
+            if let (typeID, _, record) = try storedRecord(s.uuid, &w) {
+                if record.isTombstone {
+                    outcome.deletedBefore += 1
+                } else if try uuidsNameContent || storedSample(record, typeID, w) == s {
+                    outcome.alreadyStored += 1
+                } else if countConflicts {
+                    outcome.conflicts.append(i)
+                } else {
+                    throw OHKError(.duplicateUUID, "samples[\(i)]: the store holds sample \(s.uuid) with other content; "
+                                   + "a UUID names one sample for good")
+                }
+                continue
+            }
+            if case .correlation(let c) = s.value { try checkMembers(s, c, &w) }
+            switch try save(s, &w) {
+            case .saved: outcome.added += 1
+            case .replaced: outcome.added += 1; outcome.replaced += 1
+            case .notSavedOlderVersion:
+                outcome.olderVersions += 1
+                // A replica keeps it as deleted: superseded here, it is deleted where it came from, sooner or later.
+                if deletedObjects != nil { try w.insertTombstone(of: s) }
+            }
+        }
+        var once = Set<UUID>()
+        for (i, u) in deletions.enumerated() where once.insert(u).inserted {
+            if let (typeID, seq, record) = try storedRecord(u, &w) {
+                if record.isTombstone {
                     outcome.alreadyDeleted += 1
                 } else {
-                    if let checkDeletion { try checkDeletion(i, nil) }
-                    _ = try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
-                        try uuidKey(u).withUnsafeBytes { k in try w.txn.put(trees.earlyDeletions, k, v) }
-                    }
-                    outcome.deletedBeforeArrival += 1
+                    if let checkDeletion { try checkDeletion(i, try storedSample(record, typeID, w)) }
+                    _ = try w.tombstone(typeID: typeID, seq: seq)
+                    outcome.deleted += 1
                 }
+            } else if let origin = deletedObjects?[i] {
+                // Kept as a deleted object, to be relayed; one kept by UUID alone goes.
+                _ = try w.txn.delete(trees.earlyDeletions, uuidKey(u))
+                try origin.record.withUnsafeBytes { try w.insertTombstone(copying: RecordView(bytes: $0), type: origin.type, source: origin.source) }
+                outcome.deletedBeforeArrival += 1
+            } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
+                outcome.alreadyDeleted += 1
+            } else {
+                if let checkDeletion { try checkDeletion(i, nil) }
+                _ = try withUnsafeBytes(of: w.now.timeIntervalSinceReferenceDate.bitPattern.littleEndian) { v in
+                    try uuidKey(u).withUnsafeBytes { k in try w.txn.put(trees.earlyDeletions, k, v) }
+                }
+                outcome.deletedBeforeArrival += 1
             }
-            outcome.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
-            return outcome
         }
+        outcome.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
+        return outcome
+    }
+
+    /// Another store's deleted object: its record's bytes, type and source.
+    struct ForeignTombstone {
+        let record: [UInt8]
+        let type: SampleType
+        let source: Source
     }
 
     private func uuidKey(_ u: UUID) -> [UInt8] { withUnsafeBytes(of: u.uuid) { Array($0) } }

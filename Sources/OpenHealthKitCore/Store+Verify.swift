@@ -185,6 +185,7 @@ extension Store {
         defer { records.close() }
         var entry = try records.first()
         var deleted = 0
+        var digest = LiveDigest()
         while let (seq, raw) = entry {
             entry = try records.next()
             let at = "\(identifier) record \(seq)"
@@ -203,10 +204,17 @@ extension Store {
             reached.append(PendingUUID(r.uuid, value: Schema.pack(type: id, seq: seq)))
             expectedStarts.append(StartEntry(bucket: Schema.startBucketKey(r.start), seq: seq))
             if !r.isTombstone && r.hasMetadata && r.metadataValue(MetadataKey.syncIdentifier) != nil { synced += 1 }
+            if !r.isTombstone { digest.add(r.uuid, version: LiveDigest.version(r)) }
             if !r.start.isNaN && seq <= mapped {
                 let b = ZoneMap.block(of: seq)
                 blocks[b] = blocks[b].map { min($0.lowerBound, r.start)...max($0.upperBound, r.start) } ?? r.start...r.start
             }
+        }
+        // Rule 70: the digest kept by each write is the one the records give.
+        if let kept = try? DigestTable.read(txn, trees, typeID: id) {
+            if kept != digest { report.problem("\(identifier)'s live digest says \(kept), its records give \(digest)") }
+        } else {
+            report.problem("\(identifier)'s live digest does not decode")
         }
         for (b, starts) in blocks {
             let zone = try ZoneMap.key(type: id, block: b).withUnsafeBytes { try txn.get(trees.zones, $0) }

@@ -150,7 +150,8 @@ extension Store {
                 guard let raw = try w.txn.get(dbi, u64: seq) else { throw OHKError(.storage, "sync entry points at a missing record") }
                 let existing = try RecordView(stored: raw)
                 let existingUUID = existing.uuid
-                guard case .number(let old)? = existing.metadataValue(MetadataKey.syncVersion), sync.version > old else {
+                guard case .number(let old)? = existing.metadataValue(MetadataKey.syncVersion),
+                      sync.version > old || (w.equalVersionsByUUID && sync.version == old && s.uuid.uuidString < existingUUID.uuidString) else {
                     return .notSavedOlderVersion(existing: existingUUID)
                 }
                 _ = try w.tombstone(typeID: typeID, seq: seq)
@@ -168,6 +169,7 @@ extension Store {
                            + "a sample holds at most \(RecordCodec.maxSize >> 20) MB")
         }
         try w.append(w.encoded.bytes, typeID: typeID, typeTrees, start: s.startDate.timeIntervalSinceReferenceDate, seq: seq)
+        w.digests[typeID, default: LiveDigest()].add(s.uuid, version: sync?.version ?? 0)
         if case .quantity(_, let style) = s.type.kind, case .quantity(let value) = s.value {
             w.statistics.add(type: typeID, style: style, sourceID: sourceID, start: s.startDate.timeIntervalSinceReferenceDate,
                              end: s.endDate.timeIntervalSinceReferenceDate, value: value, offset: s.utcOffset, order: seq)

@@ -321,6 +321,7 @@ public final class Store: @unchecked Sendable {
         // Statistics that miss changes (format 8 had none) are built again,
         // and so are those without checks (format 15).
         if try format < 15 || txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
+        if format < 17 { try DigestTable.build(txn, trees, cache) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }
 

@@ -101,7 +101,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 16)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         let late = try stepSample(2, minute: 1)
         #expect(try store.apply(samples: [], deletions: [late.uuid]).deletedBeforeArrival == 1)
         #expect(try store.apply(samples: [late], deletions: []).deletedBefore == 1)

@@ -108,11 +108,13 @@ enum RecordCodec {
     /// A tombstone keeps uuid, dates, source, deletion date, and the sync
     /// identifier and version (rule 8); nothing else (no creation date or
     /// UTC offset).
-    static func encodeTombstone(of record: RecordView, deletionDate: Date) -> [UInt8] {
+    /// `sourceID`: the source's id in the store the tombstone goes to,
+    /// when the record comes from another store (a replica's, rule 70).
+    static func encodeTombstone(of record: RecordView, deletionDate: Date, sourceID: UInt32? = nil) -> [UInt8] {
         var w = ByteWriter()
         w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: record.bytes[0..<32]))
         w.f64(deletionDate.timeIntervalSinceReferenceDate)
-        w.u32(record.sourceID)
+        w.u32(sourceID ?? record.sourceID)
         var sync: [String: MetadataValue] = [:]
         if let id = record.metadataValue(MetadataKey.syncIdentifier) { sync[MetadataKey.syncIdentifier] = id }
         if let v = record.metadataValue(MetadataKey.syncVersion) { sync[MetadataKey.syncVersion] = v }

@@ -19,6 +19,15 @@ public struct ChangeBatch: Sendable {
     /// The store's head when the batch was read (past `newAnchor` when
     /// the limit stopped the read).
     public let head: UInt64
+    /// For each deletion, the position its sample was saved at; nil for a
+    /// save, and for a deletion made before store format 17, which did not
+    /// keep it. A replica that read up to a position knows from it
+    /// whether it received the sample (rule 68).
+    let savedPositions: [Int: UInt64]
+    /// Each type's live digest (rule 68) at `head`, in the snapshot the
+    /// batch was read from, by type identifier: what a replica that read
+    /// every change up to `head` should have rebuilt.
+    public let digests: [String: LiveDigest]
     /// The types the changes refer to.
     public var types: [SampleType] { names.types }
     public var count: Int { positions.count }
@@ -34,6 +43,13 @@ public struct ChangeBatch: Sendable {
             }
         }
     }
+
+    /// Where the sample deleted by change `i` was saved; nil for a save,
+    /// or when the deletion was made before store format 17.
+    public func savedPosition(at i: Int) -> UInt64? { savedPositions[i] }
+
+    /// Change `i`'s type.
+    public func type(at i: Int) -> SampleType { types[Int(typeIndex[i])] }
 
     /// Change `i` as a `Sample`; nil for a deletion.
     public func sample(at i: Int) -> Sample? {
@@ -62,7 +78,8 @@ extension Store {
     /// was deleted since is not there (its deletion is), as in an anchored
     /// query. Throws as an anchored query does for an anchor of another
     /// store, from the future, or expired.
-    public func changes(after anchor: QueryAnchor?, limit: Int = 0) throws -> ChangeBatch {
+    /// With `types`, only changes of those types (by identifier).
+    public func changes(after anchor: QueryAnchor?, limit: Int = 0, types only: Set<String>? = nil) throws -> ChangeBatch {
         guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
         return try readRetryingTrees { txn in
             let (head, horizon) = try position(txn)
@@ -71,14 +88,19 @@ extension Store {
             var types: [SampleType] = []
             var cursors: [Cursor] = []
             defer { for c in cursors { c.close() } }
+            var digests: [String: LiveDigest] = [:]
+            let kept = try DigestTable.all(txn, trees)
             try txn.forEachType(trees) { identifier, id in
+                if let only, !only.contains(identifier) { return }
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
                 types.append(try storedType(identifier, txn))
                 cursors.append(try txn.cursor(t.records))
+                digests[identifier] = kept[id] ?? LiveDigest()
             }
             var heads = try cursors.map { try $0.seek(atLeast: from) }
             var builder = SampleBatchBuilder(multiType: false, expected: limit > 0 ? min(limit, 1 << 16) : 1024)
             var typeIndex: [UInt16] = [], positions: [UInt64] = []
+            var savedPositions: [Int: UInt64] = [:]
             while limit == 0 || positions.count < limit {
                 // The next change of any type: the least position among the heads.
                 var pick = -1
@@ -86,7 +108,11 @@ extension Store {
                     if let (seq, _) = heads[i], pick < 0 || seq < heads[pick]!.0 { pick = i }
                 }
                 guard pick >= 0, let (seq, raw) = heads[pick], seq <= head else { break }
-                try builder.append(try RecordView(stored: raw), typeIndex: 0)
+                let record = try RecordView(stored: raw)
+                try builder.append(record, typeIndex: 0)
+                if record.isTombstone, let t = try txn.get(trees.tombs, u64: seq), t.count >= 18 {
+                    savedPositions[positions.count] = UInt64(littleEndian: t.loadUnaligned(fromByteOffset: 10, as: UInt64.self))
+                }
                 typeIndex.append(UInt16(pick))
                 positions.append(seq)
                 heads[pick] = try cursors[pick].next()
@@ -95,7 +121,8 @@ extension Store {
             let batch = try builder.build(types: types, names: names)
             return ChangeBatch(records: batch.records, typeIndex: typeIndex, names: batch.names, positions: positions,
                                newAnchor: QueryAnchor(storeID: storeID, position: stopped ? positions.last! : head,
-                                                      horizon: horizon), head: head)
+                                                      horizon: horizon), head: head,
+                               savedPositions: savedPositions, digests: digests)
         }
     }
 

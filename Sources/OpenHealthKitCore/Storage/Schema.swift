@@ -15,7 +15,7 @@ import FoundationEssentials
 /// | `uuid_hashes` | bucket of the uuid's hash    | hash bits · type id · sequence (duplicates; `UUIDIndex`) |
 /// | `uuid_runs`   | run id · first uuid          | a chunk of a sorted run of the UUID index |
 /// | `uuid_gone`   | uuid                         | empty: a pruned UUID that a run still holds |
-/// | `tombs`       | change sequence              | type id, deletion date (for pruning)   |
+/// | `tombs`       | change sequence              | type id, deletion date (for pruning), the position the sample was saved at (format 17 on) |
 /// | `sources`     | source id                    | bundle id, name, version               |
 /// | `source_keys` | encoded source               | source id                              |
 /// | `devices`     | device id                    | the eight device fields                |
@@ -28,6 +28,9 @@ import FoundationEssentials
 /// | `stat_overlaps` | type · UTC hour            | an `EntryCheck` alone: two samples there may overlap |
 /// | `workout_samples` | workout uuid · first sample uuid | sorted sample uuid · type id items: a chunk of the samples associated with the workout (rule 36; `WorkoutLinks`), with an `EntryCheck` |
 /// | `early_deletions` | uuid                       | deletion date: a deletion of a UUID the store never held (`apply`, rule 63) |
+/// | `digests`     | type id                      | the type's live digest (`LiveDigest`, rule 68) |
+/// | `sync_checkpoints` | source store id · name  | a replication's checkpoint (`SyncCheckpoint`, rule 69) |
+/// | `sync_conflicts` | uuid                      | source store id, its position: a UUID whose content differs there (rule 70) |
 enum Schema {
     /// 2: head and horizon in one `position` value, the `subs` tree, the
     /// start indexes. 3: the zone map, built when a format-2 store is
@@ -81,11 +84,19 @@ enum Schema {
     /// so that `apply` skips the sample should it come later; a format-15
     /// library would save it, so it refuses the store. The tree starts
     /// empty: nothing is rewritten on upgrade.
+    /// 17: each type's live digest (`digests`, rule 68), computed from the
+    /// records when an older store is opened, and kept by every write; a
+    /// format-16 library would not keep it, so it refuses the store. A
+    /// deletion's entry in `tombs` also names the position its sample was
+    /// saved at (older entries do not: they read as unknown), and
+    /// replications keep their checkpoints and conflicts in the store
+    /// (`sync_checkpoints`, `sync_conflicts`), which start empty.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 16
+    static let format: UInt32 = 17
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
-                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions"]
+                             "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions",
+                             "digests", "sync_checkpoints", "sync_conflicts"]
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
@@ -169,7 +180,8 @@ struct TypeTrees: Sendable {
 /// Handles of the fixed trees, opened once at store open.
 struct FixedTrees: Sendable {
     let meta, types, custom, uuidHashes, uuidGone, uuidRuns, tombs, sources, sourceKeys, devices, deviceKeys, sync, subs,
-        zones, priorities, workoutLinks, activity, earlyDeletions: MDB_dbi
+        zones, priorities, workoutLinks, activity, earlyDeletions,
+        digests, syncCheckpoints, syncConflicts: MDB_dbi
     let statistics: StatisticsTrees
 
     init(_ dbis: [String: MDB_dbi]) {
@@ -191,6 +203,9 @@ struct FixedTrees: Sendable {
         workoutLinks = dbis["workout_samples"]!
         activity = dbis["activity"]!
         earlyDeletions = dbis["early_deletions"]!
+        digests = dbis["digests"]!
+        syncCheckpoints = dbis["sync_checkpoints"]!
+        syncConflicts = dbis["sync_conflicts"]!
         statistics = StatisticsTrees(buckets: dbis["stat_buckets"]!, cover: dbis["stat_cover"]!,
                                      overlaps: dbis["stat_overlaps"]!)
     }

@@ -34,6 +34,14 @@ struct WriteContext {
     var uuidIndex: UUIDIndex
     /// The maintained statistics' changes, written by `finish`.
     var statistics = PendingStatistics()
+    /// Set by a replication (rule 70): of two samples of one sync
+    /// identifier at one version, saved in two stores, the one with the
+    /// lesser UUID is kept in both, so that they converge. A local save of
+    /// an equal version is refused (rule 14).
+    var equalVersionsByUUID = false
+    /// What this transaction added to and removed from each type's live
+    /// digest (rule 68), written by `finish`.
+    var digests: [UInt16: LiveDigest] = [:]
     /// The small tables this transaction changes (`touch`), and those of
     /// them whose checks held before it: only those are carried forward.
     private var touched: TableChecks.Tables = .meta
@@ -92,6 +100,9 @@ struct WriteContext {
             for id in statistics.typesToRecompute { records[id] = try tree(id: id) }
             try statistics.flush(txn, trees.statistics, records: records)
             if head != startHead { try txn.setMetaU64(trees, .statisticsHead, head) }
+        }
+        for (id, change) in digests where !change.isEmpty {
+            try DigestTable.write(txn, trees, typeID: id, try DigestTable.read(txn, trees, typeID: id) + change)
         }
         try txn.setPosition(trees, head: head, horizon: horizon)
         #if DEBUG
@@ -275,6 +286,7 @@ struct WriteContext {
         if let type, case .quantity(_, let style) = type.kind {
             statistics.remove(type: typeID, style: style, start: start, end: record.end, offset: record.utcOffset)
         }
+        digests[typeID, default: LiveDigest()].remove(uuid, version: LiveDigest.version(record))
         try txn.delete(dbi, u64: seq)
         let newSeq = nextSeq()
         try Self.deleteStart(txn, t, start: start, seq: seq)
@@ -283,8 +295,44 @@ struct WriteContext {
         var w = ByteWriter()
         w.u16(typeID)
         w.f64(now.timeIntervalSinceReferenceDate)
+        // Where the sample was saved: a replica asks whether it received it (rule 68).
+        w.u64(seq)
         try txn.put(trees.tombs, u64: newSeq, w.bytes, append: true)
         return uuid
+    }
+
+    /// Writes a deleted object for a sample this store never held, copied
+    /// from another store's (`tomb`, a tombstone record of that store, whose
+    /// source is `source` there): a replica relays the deletion and refuses
+    /// the sample should it come later (rule 70). Its saved position is its
+    /// own, since no reader of this store can have seen the sample.
+    mutating func insertTombstone(copying tomb: RecordView, type: SampleType, source: Source) throws {
+        try insertTombstone(of: tomb, type: type, sourceID: try sourceID(source), deleted: tomb.deletionDate)
+    }
+
+    /// Writes a deleted object for a sample a replica received but does
+    /// not keep, as a higher version of its sync identifier is here (rule
+    /// 70): the deletion it would later receive is then known already.
+    mutating func insertTombstone(of s: Sample) throws {
+        let id = try sourceID(s.source)
+        var record = ByteWriter(capacity: 256)
+        RecordCodec.encodeSample(s, sourceID: id, deviceID: 0, into: &record)
+        try record.bytes.withUnsafeBytes {
+            try insertTombstone(of: RecordView(bytes: $0), type: s.type, sourceID: id, deleted: now.timeIntervalSinceReferenceDate)
+        }
+    }
+
+    private mutating func insertTombstone(of r: RecordView, type: SampleType, sourceID: UInt32, deleted: Double) throws {
+        let (typeID, t) = try tree(for: type)
+        let seq = nextSeq()
+        let record = RecordCodec.encodeTombstone(of: r, deletionDate: Date(timeIntervalSinceReferenceDate: deleted), sourceID: sourceID)
+        try append(record, typeID: typeID, t, start: r.start, seq: seq)
+        addUUID(r.uuid, typeID: typeID, seq: seq)
+        var w = ByteWriter()
+        w.u16(typeID)
+        w.f64(deleted)
+        w.u64(seq)
+        try txn.put(trees.tombs, u64: seq, w.bytes, append: true)
     }
 
     /// Makes room for the index entries of `count` samples at once.
