@@ -197,7 +197,8 @@ let package = Package(
             dependencies: ["OpenHealthKitImport", "OpenHealthKitCore", "ohk", "TestSupport"],
             path: "Tests/OpenHealthKitImportTests"
         ),
-        // The PostgreSQL sink against a throwaway cluster (scripts/pg_cluster.sh).
+        // The commands that feed other stores, as processes: the PostgreSQL
+        // sink against a throwaway cluster (scripts/pg_cluster.sh), and `ohk sync`.
         .testTarget(
             name: "OpenHealthKitPostgresTests",
             dependencies: ["OpenHealthKitPostgres", "OpenHealthKitCore", "ohk", "TestSupport"],

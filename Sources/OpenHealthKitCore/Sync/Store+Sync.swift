@@ -23,7 +23,9 @@ public struct SyncOptions: Sendable {
 public struct SyncProgress: Sendable {
     /// Changes read in this run so far.
     public var changesRead: Int
-    /// The source position applied up to, and the source's head.
+    /// The source position the run started after, the one applied up
+    /// to, and the source's head.
+    public var startPosition: UInt64
     public var position: UInt64
     public var sourceHead: UInt64
 }
@@ -104,6 +106,7 @@ extension Store {
             cp = SyncCheckpoint(sourceStoreID: source.storeID, name: options.name, types: types, location: location)
         }
         var expected = stored.map(\.position)
+        let startPosition = cp.position
         let only = types.map(Set.init)
         var report = SyncReport(checkpoint: cp, applied: ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0)),
                                 verification: .verified(LiveDigest()))
@@ -134,7 +137,8 @@ extension Store {
             report.changesRead += batch.count
             report.applied.add(outcome)
             report.newConflicts += conflicts
-            progress?(SyncProgress(changesRead: report.changesRead, position: cp.position, sourceHead: batch.head))
+            progress?(SyncProgress(changesRead: report.changesRead, startPosition: startPosition, position: cp.position,
+                                   sourceHead: batch.head))
         } while batch.newAnchor.position < batch.head
         report.checkpoint = cp
         report.verification = Self.verify(cp.received.byType, against: batch.digests)
