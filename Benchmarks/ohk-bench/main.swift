@@ -1,6 +1,7 @@
 // ohk-bench: the reference workload (docs/benchmarks.md) on the
 // core's Swift API, phases 1, 1b and 2-8, one JSON line per phase.
 //   ohk-bench --n 1000000 --dir /path/to/fresh/dir [--phases 1,1b,2,3,4,5,6,7,8] [--keep-bulk]
+// (`--phases 1b,sync` also copies phase 1b's store by `Store.sync`.)
 // (`--keep-bulk` leaves phase 1b's store in DIR-bulk, to time `ohk check` on it.)
 // (`--writer DIR START COUNT` is the second process of phase 7.)
 import FoundationEssentials
@@ -111,6 +112,7 @@ if phases.contains("1b") {
     let bytes = dirBytes(bulkDir)
     emit("bulk_ingest", "\"per_s\":\(Int(Double(n) / secs)),\"seconds\":\(secs),\"bytes_per_sample\":\(f1(Double(bytes) / Double(n)))",
          ok: fp == expected)
+    if phases.contains("sync") { try syncPhase(source: bulk, dir: dir, n: n, options: options) }
     bulk.close()
     if !keepBulk { system("rm -rf '\(bulkDir)'") }
 }

@@ -77,6 +77,17 @@ extension Store {
                countConflicts: Bool, deletedObjects: [ForeignTombstone]? = nil,
                _ w: inout WriteContext) throws -> ApplyOutcome {
         var outcome = ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0))
+        // Many samples' UUIDs are looked up in one sorted walk of the index
+        // (as `saveNew` does): a replica's first copy is mostly new ones.
+        // The batch's UUIDs are distinct, so none is among this
+        // transaction's pending entries, which the walk does not see.
+        w.expectSamples(samples.count)
+        var held: Set<UUID>?
+        if samples.count >= Self.samplesForSortedLookup {
+            held = try w.heldUUIDs(samples.map(\.uuid))
+            w.pendingUUIDsAreNew = true
+        }
+        let anyEarly = w.txn.entries(trees.earlyDeletions) > 0
         for (i, s) in samples.enumerated() {
             do {
                 try validateType(s.type)
@@ -84,11 +95,11 @@ extension Store {
             } catch let e as OHKError {
                 throw OHKError(e.code, "samples[\(i)]: \(e.message)")
             }
-            if try w.txn.get(trees.earlyDeletions, uuidKey(s.uuid)) != nil {
+            if anyEarly, try w.txn.get(trees.earlyDeletions, uuidKey(s.uuid)) != nil {
                 outcome.deletedBefore += 1
                 continue
             }
-            if let (typeID, _, record) = try storedRecord(s.uuid, &w) {
+            if held?.contains(s.uuid) ?? true, let (typeID, _, record) = try storedRecord(s.uuid, &w) {
                 if record.isTombstone {
                     outcome.deletedBefore += 1
                 } else if try uuidsNameContent || storedSample(record, typeID, w) == s {

@@ -102,6 +102,15 @@ import Testing
         #expect(r3.changesRead == 2 && r3.applied.added == 1 && r3.applied.deleted == 1 && r3.converged)
         if case .differs(let d) = r3.verification { Issue.record("not verified: \(d)") }
         #expect(try a.liveDigests() == b.liveDigests())
+        // Batches large enough to look their UUIDs up in one sorted walk,
+        // into a store that holds some of them already.
+        let c = try makeStore()
+        defer { c.close() }
+        let held = try a.anchoredQuery(type: steps, anchor: nil).samples.map { $0 }.prefix(20)
+        try c.save(Array(held))
+        o.batchSize = 100
+        let r4 = try c.sync(from: a, o)
+        #expect(r4.applied.alreadyStored == 20 && r4.applied.added == 50 - 2 + 1 - 20 + 1 && r4.converged)
     }
 
     @Test func rule69_theCheckpointIsWrittenWithTheChangesItCovers() throws {
