@@ -1225,6 +1225,56 @@ int32_t ohk_sink_get_progress(ohk_sink_progress *out_progress, ohk_sink *sink);
  */
 void ohk_sink_free(ohk_sink *sink);
 
+/* ---- Replication between stores */
+
+/**
+ * Fills `options` with the defaults of ohk_store_sync: the name
+ * "default", every type, from the checkpoint, 20,000 changes per
+ * transaction. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options
+ * is NULL. Any thread; never blocks.
+ */
+int32_t ohk_sync_options_init(ohk_sync_options *options);
+
+/**
+ * Copies every change of `source` since `dest`'s checkpoint for it into
+ * `dest` (rule 69; docs/sync.md): in transactions of batch_size changes,
+ * each writing the checkpoint with the changes it covers, up to the
+ * source's head. Run it again, or both ways, to keep the stores alike
+ * (rule 70: a deletion wins, the higher sync version wins, a UUID with
+ * other content is a conflict left alone and counted). `options` may be
+ * NULL for the defaults. *out_report (may be NULL) receives the counts
+ * and whether the received changes rebuild the source's live digest
+ * (`verified`). Returns OHK_OK; OHK_ERR_SYNC_CHECKPOINT when the
+ * checkpoint does not fit the source (another store now at its place,
+ * deletions pruned past it, a source behind it, other types): set
+ * from_scratch to copy the source in full; OHK_ERR_SYNC_BUSY when another
+ * sync of the same name moved the checkpoint meanwhile; OHK_ERR_INVALID_ARGUMENT
+ * (the same store twice, or a copy of its directory; a NULL; options of an
+ * unknown version); OHK_ERR_UNKNOWN_TYPE; the errors of ohk_store_apply,
+ * after which the batches before the failing one stay applied. Any
+ * thread; blocks for the reads and write transactions.
+ */
+int32_t ohk_store_sync(ohk_sync_report *out_report, ohk_store *dest, ohk_store *source, const ohk_sync_options *options);
+
+/**
+ * The store's live digest (rule 68) of `type` (an identifier or short
+ * name), or of every type summed when `type` is NULL, into *out_digest.
+ * Two stores with equal digests hold the same live samples. Returns
+ * OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_digest); OHK_ERR_UNKNOWN_TYPE.
+ * Any thread; a read, never blocked by writers.
+ */
+int32_t ohk_store_live_digest(ohk_live_digest *out_digest, ohk_store *store, const char *type);
+
+/**
+ * The UUIDs a sync found with other content in this store than in its
+ * source (rule 70), 16 bytes each, into `uuids` (room for `capacity`
+ * UUIDs; may be NULL with capacity 0). *out_count receives how many
+ * there are. Returns OHK_OK; OHK_ERR_BUFFER_TOO_SMALL when they do not
+ * fit (*out_count says how many to make room for); OHK_ERR_INVALID_ARGUMENT
+ * (NULL out_count). Any thread.
+ */
+int32_t ohk_store_sync_conflicts(uint64_t *out_count, ohk_store *store, uint8_t *uuids, uint64_t capacity);
+
 #ifdef __cplusplus
 }
 #endif

@@ -64,7 +64,9 @@ enum {
     OHK_ERR_SINK_FENCED = -27,        /* a newer sink of the same name and person took over */
     OHK_ERR_SINK_REFUSED = -28,       /* the sink's server refused a statement or a row; the batch was rolled back */
     OHK_ERR_SINK_CHECKPOINT = -29,    /* the sink's checkpoint does not fit this store (another store, pruned past, ahead) */
-    OHK_ERR_READ_ONLY = -30           /* a write through a store opened read-only (ohk_store_options.read_only) */
+    OHK_ERR_READ_ONLY = -30,          /* a write through a store opened read-only (ohk_store_options.read_only) */
+    OHK_ERR_SYNC_CHECKPOINT = -31,    /* a sync's checkpoint does not fit its source (another store, pruned past, ahead, other types): sync from scratch */
+    OHK_ERR_SYNC_BUSY = -32           /* another sync of the same name moved the checkpoint; nothing of the batch was written */
 };
 
 /* ---- enums (int32_t fields and parameters) */
@@ -649,6 +651,38 @@ typedef struct ohk_sink_progress {
     uint64_t head;                /* the store's head when last read */
     uint64_t start_position;      /* the position it started from */
 } ohk_sink_progress;
+
+/* How ohk_store_sync runs (rule 69). Fill it with ohk_sync_options_init. */
+#define OHK_SYNC_OPTIONS_VERSION 1
+typedef struct ohk_sync_options {
+    uint32_t version;             /* OHK_SYNC_OPTIONS_VERSION */
+    const char *name;             /* the replication's name; NULL: "default" */
+    const char *const *types;     /* type identifiers or short names to copy; NULL (with type_count 0): every type */
+    uint64_t type_count;
+    bool from_scratch;            /* forget the checkpoint and copy every change the source retains */
+    uint64_t batch_size;          /* changes per transaction of the destination; 0: 20,000 */
+} ohk_sync_options;
+
+/* A store's live digest (rule 68): how many live samples, and the 128-bit
+ * sum of a hash of each one's UUID and sync version. Equal digests: the
+ * same live samples (ohk_store_live_digest). */
+typedef struct ohk_live_digest {
+    int64_t count;
+    uint64_t low;
+    uint64_t high;
+} ohk_live_digest;
+
+/* What one ohk_store_sync did (rules 69 and 70). */
+typedef struct ohk_sync_report {
+    ohk_apply_outcome applied;    /* what the destination did with the changes, summed; anchor: its anchor after */
+    uint64_t changes_read;        /* changes read from the source in this run */
+    uint64_t position;            /* the source position the checkpoint now stands at */
+    uint64_t new_conflicts;       /* UUIDs found with other content in the destination (ohk_store_sync_conflicts) */
+    bool verified;                /* the changes received rebuild the source's live digest at position */
+    bool converged;               /* the destination's live digests equal the source's, and no conflict stands */
+    ohk_live_digest source_digest;   /* the source's, over the types synced, at position */
+    ohk_live_digest received_digest; /* the one the received changes rebuild */
+} ohk_sync_report;
 
 /* ---- callbacks. user_data is what the caller registered. */
 

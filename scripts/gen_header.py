@@ -45,6 +45,7 @@ FILES = [
     ("CategoryDurationsAPI.swift", "Category durations (sleep)"),
     ("ImportAPI.swift", "Importing Apple Health exports"),
     ("SinkAPI.swift", "Delivering changes into PostgreSQL"),
+    ("SyncAPI.swift", "Replication between stores"),
 ]
 
 PROLOGUE = """\

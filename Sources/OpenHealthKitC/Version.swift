@@ -36,6 +36,7 @@ private let statusNames: [Int32: String] = [
     -22: "OHK_ERR_IMPORT_DAMAGED", -23: "OHK_ERR_UNAVAILABLE", -24: "OHK_ERR_CANCELLED",
     -25: "OHK_ERR_SINK_CONNECT", -26: "OHK_ERR_SINK_CONNECTION_LOST", -27: "OHK_ERR_SINK_FENCED",
     -28: "OHK_ERR_SINK_REFUSED", -29: "OHK_ERR_SINK_CHECKPOINT", -30: "OHK_ERR_READ_ONLY",
+    -31: "OHK_ERR_SYNC_CHECKPOINT", -32: "OHK_ERR_SYNC_BUSY",
 ]
 
 /// Frees a string the library returned as owned (ohk_predicate_to_text,

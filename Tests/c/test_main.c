@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, eleven groups. */
+/* The C API tests (cmocka): one executable, twelve groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -10,6 +10,7 @@ int run_statistics(void);
 int run_workouts(void);
 int run_clinical(void);
 int run_sink(void);
+int run_sync(void);
 
 int main(void)
 {
@@ -24,5 +25,6 @@ int main(void)
     failed += run_workouts();
     failed += run_clinical();
     failed += run_sink();
+    failed += run_sync();
     return failed != 0;
 }

@@ -42,6 +42,7 @@ from .workouts import (
 from .workout_list import WorkoutList
 from .sink import PostgresSink, SinkProgress
 from .receiving import ApplyResult
+from .replication import LiveDigest, SyncReport
 from .subscriptions import SubscriptionStatus
 from .sleep import SleepNight, SleepNights
 from .summary import StoreSummary, TypeSummary
@@ -50,7 +51,7 @@ from .summary import StoreSummary, TypeSummary
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "ActivityMoveMode", "ActivitySummary", "ApplyResult", "ActivitySummaryList", "ActivitySummaryUpdate",
+    "ActivityMoveMode", "ActivitySummary", "ApplyResult", "LiveDigest", "SyncReport", "ActivitySummaryList", "ActivitySummaryUpdate",
     "Audiogram", "AudiogramSample", "ClampingRange", "SensitivityPoint",
     "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
     "Electrocardiogram", "ElectrocardiogramSample",

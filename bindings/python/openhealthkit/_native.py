@@ -316,6 +316,21 @@ class ohk_apply_outcome(Structure):
                 ("already_deleted", c_uint64), ("deleted_before_arrival", c_uint64), ("anchor", ohk_anchor)]
 
 
+class ohk_sync_options(Structure):
+    _fields_ = [("version", c_uint32), ("name", c_char_p), ("types", POINTER(c_char_p)), ("type_count", c_uint64),
+                ("from_scratch", c_bool), ("batch_size", c_uint64)]
+
+
+class ohk_live_digest(Structure):
+    _fields_ = [("count", c_int64), ("low", c_uint64), ("high", c_uint64)]
+
+
+class ohk_sync_report(Structure):
+    _fields_ = [("applied", ohk_apply_outcome), ("changes_read", c_uint64), ("position", c_uint64),
+                ("new_conflicts", c_uint64), ("verified", c_bool), ("converged", c_bool),
+                ("source_digest", ohk_live_digest), ("received_digest", ohk_live_digest)]
+
+
 class ohk_subscription_status(Structure):
     _fields_ = [("name", c_char_p), ("types", POINTER(c_char_p)), ("type_count", c_uint64), ("frequency", c_int32),
                 ("acknowledged", ohk_anchor), ("position", c_uint64), ("head", c_uint64),
@@ -472,6 +487,10 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
     "ohk_store_apply": (c_int32, [P(ohk_apply_outcome), P(ohk_store), P(ohk_sample_input), c_uint64, c_char_p,
                                   c_uint64]),
+    "ohk_sync_options_init": (c_int32, [P(ohk_sync_options)]),
+    "ohk_store_sync": (c_int32, [P(ohk_sync_report), P(ohk_store), P(ohk_store), P(ohk_sync_options)]),
+    "ohk_store_live_digest": (c_int32, [P(ohk_live_digest), P(ohk_store), c_char_p]),
+    "ohk_store_sync_conflicts": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, c_uint64]),
     "ohk_store_register_subscription": (c_int32, [P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32,
                                                   P(ohk_anchor)]),
     "ohk_store_subscriptions": (c_int32, [P(P(ohk_subscription_status)), P(c_uint64), P(ohk_store)]),

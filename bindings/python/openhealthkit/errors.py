@@ -21,7 +21,7 @@ __all__ = [
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
     "ImportDamagedError", "UnavailableError", "CancelledError", "ArgumentTypeError",
     "SinkError", "SinkConnectError", "SinkConnectionLostError", "SinkFencedError", "SinkRefusedError",
-    "SinkCheckpointError", "ReadOnlyError",
+    "SinkCheckpointError", "ReadOnlyError", "SyncError", "SyncCheckpointError", "SyncBusyError",
 ]
 
 
@@ -59,6 +59,8 @@ class Status(IntEnum):
     ERR_SINK_REFUSED = -28
     ERR_SINK_CHECKPOINT = -29
     ERR_READ_ONLY = -30
+    ERR_SYNC_CHECKPOINT = -31
+    ERR_SYNC_BUSY = -32
 
 
 class OpenHealthKitError(Exception):
@@ -260,6 +262,23 @@ class ReadOnlyError(OpenHealthKitError, PermissionError):
     status, status_name = Status.ERR_READ_ONLY, "OHK_ERR_READ_ONLY"
 
 
+class SyncError(OpenHealthKitError):
+    """Base of the errors of ``HealthStore.sync_from`` (rule 69)."""
+
+
+class SyncCheckpointError(SyncError, ValueError):
+    """The sync's checkpoint does not fit its source: another store now at
+    its place, deletions pruned past it, a source behind it, or other
+    types. ``from_scratch=True`` copies the source in full."""
+    status, status_name = Status.ERR_SYNC_CHECKPOINT, "OHK_ERR_SYNC_CHECKPOINT"
+
+
+class SyncBusyError(SyncError):
+    """Another sync of the same name moved the checkpoint while this one
+    ran; nothing of its batch was written. Run it again."""
+    status, status_name = Status.ERR_SYNC_BUSY, "OHK_ERR_SYNC_BUSY"
+
+
 class CallbackError(OpenHealthKitError):
     """A query's callback raised; the query stopped. ``__cause__`` is what it raised."""
 
@@ -274,7 +293,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
         ImportInputError, ImportDamagedError, UnavailableError, CancelledError,
         SinkConnectError, SinkConnectionLostError, SinkFencedError, SinkRefusedError, SinkCheckpointError,
-        ReadOnlyError,
+        ReadOnlyError, SyncCheckpointError, SyncBusyError,
     )
 }
 

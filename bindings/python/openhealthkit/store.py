@@ -32,13 +32,14 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .receiving import ApplyResult
+from .replication import LiveDigest, SyncReport
 from .subscriptions import SubscriptionStatus
 from .workout_list import WorkoutList
 from . import sleep as _sleep
 from .sleep import SleepNights
 from . import summary as _summary
 from .summary import StoreSummary
-from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
+from .errors import ArgumentTypeError, BufferTooSmallError, InvalidArgumentError, InvalidValueError
 from .workouts import (
     AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
     Electrocardiogram, HeartbeatsLike, LocationsLike, SensitivityPoint, Workout,
@@ -688,6 +689,61 @@ class HealthStore:
         outcome = n.ohk_apply_outcome()
         n.lib.ohk_store_apply(ctypes.byref(outcome), self._handle, inputs, len(batch), packed, len(gone))
         return ApplyResult._from(outcome)
+
+    def sync_from(self, source: HealthStore, *, name: str = "default",
+                  types: str | SampleType | Iterable[str | SampleType] | None = None,
+                  from_scratch: bool = False, batch_size: int = 20_000) -> SyncReport:
+        """Copies every change of ``source`` since this store's checkpoint
+        for it (its store id and ``name``) into this store, up to the
+        source's head (rule 69, docs/sync.md): each batch of ``batch_size``
+        changes is one transaction that also writes the checkpoint, so a
+        sync stopped at any moment resumes where it stood. Run it again, or
+        both ways, to keep stores alike (rule 70: a deletion wins, the
+        higher sync version wins, a UUID with other content is a conflict
+        left alone). ``types`` limits it to those types (a checkpoint keeps
+        the types it started with). ``SyncCheckpointError`` when the
+        checkpoint no longer fits the source (``from_scratch=True`` copies
+        it in full); ``SyncBusyError`` when another sync of the same name
+        ran meanwhile; ``InvalidArgumentError`` for the same store twice."""
+        if not isinstance(source, HealthStore):
+            raise ArgumentTypeError(f"source must be a HealthStore, not {type(source).__name__}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
+        options = n.ohk_sync_options()
+        n.lib.ohk_sync_options_init(ctypes.byref(options))
+        options.name = n.encode(name, "name")
+        names = [] if types is None else [source.sample_type(t).identifier
+                                          for t in as_list(types, "types", (str, SampleType), "a type")]
+        array = (ctypes.c_char_p * max(1, len(names)))(*[n.encode(t, "type") for t in names])
+        if types is not None:
+            options.types = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
+            options.type_count = len(names)
+        options.from_scratch = bool(from_scratch)
+        options.batch_size = batch_size
+        report = n.ohk_sync_report()
+        n.lib.ohk_store_sync(ctypes.byref(report), self._handle, source._handle, ctypes.byref(options))
+        return SyncReport._from(report)
+
+    def live_digest(self, type: str | SampleType | None = None) -> LiveDigest:
+        """The live digest (rule 68) of ``type``, or of every type summed:
+        two stores with equal digests hold the same live samples."""
+        digest = n.ohk_live_digest()
+        n.lib.ohk_store_live_digest(ctypes.byref(digest), self._handle,
+                                    None if type is None else n.encode(self.sample_type(type).identifier, "type"))
+        return LiveDigest._from(digest)
+
+    def sync_conflicts(self) -> list[uuid_module.UUID]:
+        """The UUIDs a sync found with other content here than in its source (rule 70)."""
+        count = ctypes.c_uint64()
+        try:
+            n.lib.ohk_store_sync_conflicts(ctypes.byref(count), self._handle, None, 0)
+            return []
+        except BufferTooSmallError:
+            pass
+        room = count.value
+        buffer = ctypes.create_string_buffer(16 * room)
+        n.lib.ohk_store_sync_conflicts(ctypes.byref(count), self._handle, buffer, room)
+        return [uuid_module.UUID(bytes=buffer.raw[16 * i:16 * i + 16]) for i in range(count.value)]
 
     def associate(self, workout: Sample | uuid_module.UUID | str,
                   samples: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> None:

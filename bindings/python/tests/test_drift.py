@@ -144,6 +144,7 @@ STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
            "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
            "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary", "ohk_store_type_count",
            "ohk_sink_progress", "ohk_subscription_status", "ohk_apply_outcome",
+           "ohk_sync_options", "ohk_live_digest", "ohk_sync_report",
            "ohk_category_duration", "ohk_category_interval", "ohk_category_durations_result"]
 
 

@@ -71,10 +71,12 @@ def test_every_exception_class_is_reachable_with_a_message(store, tmp_path):
     # The other four need a store set up first: the tests below. The fifth
     # needs a machine without libarchive (ohk_import_export then names it).
     # The sink's five need a PostgreSQL server: test_sink.py reaches each.
+    # A sync's checkpoint error needs two stores synced: test_sync.py; its
+    # busy error, a second sync between two batches: SyncTests.swift.
     expired_and_formats = {ohk.AnchorExpiredError, ohk.StoreFormatTooNewError, ohk.StoreFormatTooOldError,
                            ohk.StoreCorruptError, ohk.UnavailableError, ohk.SinkConnectError,
                            ohk.SinkConnectionLostError, ohk.SinkFencedError, ohk.SinkRefusedError,
-                           ohk.SinkCheckpointError}
+                           ohk.SinkCheckpointError, ohk.SyncCheckpointError, ohk.SyncBusyError}
     assert seen | expired_and_formats == set(errors._BY_STATUS.values())
 
 
