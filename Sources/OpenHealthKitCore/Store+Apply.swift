@@ -74,7 +74,7 @@ extension Store {
     /// change feed relays, instead of an entry of `early_deletions`.
     func apply(samples: [Sample], deletions: [UUID], uuidsNameContent: Bool = false,
                checkDeletion: ((_ index: Int, _ stored: Sample?) throws -> Void)? = nil,
-               countConflicts: Bool, deletedObjects: [ForeignTombstone]? = nil,
+               countConflicts: Bool, deletedObjects: [ReplicaDeletion]? = nil,
                _ w: inout WriteContext) throws -> ApplyOutcome {
         var outcome = ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0))
         // Many samples' UUIDs are looked up in one sorted walk of the index
@@ -135,7 +135,7 @@ extension Store {
             } else if let origin = deletedObjects?[i] {
                 // Kept as a deleted object, to be relayed; one kept by UUID alone goes.
                 _ = try w.txn.delete(trees.earlyDeletions, uuidKey(u))
-                try origin.record.withUnsafeBytes { try w.insertTombstone(copying: RecordView(bytes: $0), type: origin.type, source: origin.source) }
+                try w.insertTombstone(copying: origin)
                 outcome.deletedBeforeArrival += 1
             } else if try w.txn.get(trees.earlyDeletions, uuidKey(u)) != nil {
                 outcome.alreadyDeleted += 1
@@ -149,13 +149,6 @@ extension Store {
         }
         outcome.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
         return outcome
-    }
-
-    /// Another store's deleted object: its record's bytes, type and source.
-    struct ForeignTombstone {
-        let record: [UInt8]
-        let type: SampleType
-        let source: Source
     }
 
     private func uuidKey(_ u: UUID) -> [UInt8] { withUnsafeBytes(of: u.uuid) { Array($0) } }

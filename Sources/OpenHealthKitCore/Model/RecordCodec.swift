@@ -111,13 +111,23 @@ enum RecordCodec {
     /// `sourceID`: the source's id in the store the tombstone goes to,
     /// when the record comes from another store (a replica's, rule 70).
     static func encodeTombstone(of record: RecordView, deletionDate: Date, sourceID: UInt32? = nil) -> [UInt8] {
-        var w = ByteWriter()
-        w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: record.bytes[0..<32]))
-        w.f64(deletionDate.timeIntervalSinceReferenceDate)
-        w.u32(sourceID ?? record.sourceID)
         var sync: [String: MetadataValue] = [:]
         if let id = record.metadataValue(MetadataKey.syncIdentifier) { sync[MetadataKey.syncIdentifier] = id }
         if let v = record.metadataValue(MetadataKey.syncVersion) { sync[MetadataKey.syncVersion] = v }
+        return encodeTombstone(uuid: record.uuid, start: record.start, end: record.end, deleted: deletionDate.timeIntervalSinceReferenceDate,
+                               sourceID: sourceID ?? record.sourceID, sync: sync)
+    }
+
+    /// A tombstone from its fields: `sync` holds the sync identifier and
+    /// version, when the sample had them.
+    static func encodeTombstone(uuid: UUID, start: Double, end: Double, deleted: Double, sourceID: UInt32,
+                                sync: [String: MetadataValue]) -> [UInt8] {
+        var w = ByteWriter()
+        w.uuid(uuid)
+        w.f64(start)
+        w.f64(end)
+        w.f64(deleted)
+        w.u32(sourceID)
         w.u32(flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
         if !sync.isEmpty { encodeMetadata(sync, into: &w) }
         appendCheck(&w, from: 0)

@@ -302,12 +302,15 @@ struct WriteContext {
     }
 
     /// Writes a deleted object for a sample this store never held, copied
-    /// from another store's (`tomb`, a tombstone record of that store, whose
-    /// source is `source` there): a replica relays the deletion and refuses
+    /// from another store's (`d`): a replica relays the deletion and refuses
     /// the sample should it come later (rule 70). Its saved position is its
     /// own, since no reader of this store can have seen the sample.
-    mutating func insertTombstone(copying tomb: RecordView, type: SampleType, source: Source) throws {
-        try insertTombstone(of: tomb, type: type, sourceID: try sourceID(source), deleted: tomb.deletionDate)
+    mutating func insertTombstone(copying d: ReplicaDeletion) throws {
+        let record = RecordCodec.encodeTombstone(uuid: d.uuid, start: d.start, end: d.end, deleted: d.deleted,
+                                                 sourceID: try sourceID(d.source), sync: d.syncMetadata)
+        try record.withUnsafeBytes {
+            try insertTombstone(of: RecordView(bytes: $0), type: d.type, sourceID: RecordView(bytes: $0).sourceID, deleted: d.deleted)
+        }
     }
 
     /// Writes a deleted object for a sample a replica received but does

@@ -62,7 +62,46 @@ public struct SyncDigestPair: Sendable, Equatable {
     public var received: LiveDigest
 }
 
-extension Store {
+/// Where a sync reads: a store in this process, or one over HTTP.
+public protocol SyncSource {
+    var syncStoreID: UUID { get }
+    /// A type's identifier, from an identifier or a short name.
+    func syncTypeIdentifier(_ name: String) throws -> String
+    func replicaBatch(after anchor: QueryAnchor?, limit: Int, types: Set<String>?) throws -> ReplicaBatch
+}
+
+/// Where a sync writes: a store in this process, or one over HTTP.
+public protocol SyncDestination {
+    var syncStoreID: UUID { get }
+    func syncCheckpoints() throws -> [SyncCheckpoint]
+    /// Applies `batch` with the checkpoint that covers it, in one
+    /// transaction (rule 69); see `Store.receive`.
+    func receive(_ batch: ReplicaBatch, name: String, location: String, types: [String]?, expectedPosition: UInt64?,
+                 restart: Bool) throws -> SyncReceipt
+    func liveDigests() throws -> [String: LiveDigest]
+    /// How many recorded conflicts came from `source` (rule 70).
+    func syncConflictCount(source: UUID) throws -> Int
+}
+
+/// What the destination did with one batch.
+public struct SyncReceipt: Sendable {
+    public var checkpoint: SyncCheckpoint
+    public var outcome: ApplyOutcome
+    /// The UUIDs of the batch found in conflict.
+    public var conflicts: [UUID]
+
+    public init(checkpoint: SyncCheckpoint, outcome: ApplyOutcome, conflicts: [UUID]) {
+        self.checkpoint = checkpoint
+        self.outcome = outcome
+        self.conflicts = conflicts
+    }
+}
+
+extension Store: SyncSource, SyncDestination {
+    public var syncStoreID: UUID { storeID }
+    public func syncTypeIdentifier(_ name: String) throws -> String { try sampleType(name).identifier }
+    public func syncConflictCount(source: UUID) throws -> Int { try syncConflicts().filter { $0.source == source }.count }
+
     /// Copies every change of `source` since this store's checkpoint for it
     /// (rule 69) into this store, in transactions of `options.batchSize`
     /// changes, each writing the checkpoint with the changes it covers. It
@@ -70,114 +109,59 @@ extension Store {
     /// for the source's commits) to follow. See docs/sync.md.
     public func sync(from source: Store, _ options: SyncOptions = SyncOptions(),
                      progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
-        guard source.storeID != storeID else {
-            throw OHKError(.invalidArgument, "the source and the destination are the same store (\(storeID)), "
-                           + "or one is a copy of the other's directory, whose positions are the same")
-        }
-        guard options.batchSize > 0 else {
-            throw OHKError(.invalidArgument, "the batch size must be positive, got \(options.batchSize)")
-        }
-        guard !options.name.isEmpty, options.name.utf8.count <= 200 else {
-            throw OHKError(.invalidArgument, "a sync name is 1 to 200 bytes, got \(options.name.utf8.count)")
-        }
-        try refuseIfReadOnly()
-        let types = try options.types.map { names in
-            Array(Set(try names.map { try source.sampleType($0).identifier })).sorted()
-        }
-        let location = options.sourceLocation ?? source.directory
-        let stored = try operation { try env.read { try checkpoint($0, source: source.storeID, name: options.name) } }
-        var cp: SyncCheckpoint
-        if let stored, !options.fromScratch {
-            guard stored.types == types else {
-                throw OHKError(.syncCheckpoint, "sync '\(options.name)' from \(location) copies "
-                               + (stored.types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
+        var o = options
+        if o.sourceLocation == nil { o.sourceLocation = source.directory }
+        return try synchronize(from: source, into: self, o, progress: progress)
+    }
+
+    /// Applies a replica's batch and moves its checkpoint, in one
+    /// transaction (rules 69 and 70). The checkpoint of `batch`'s source
+    /// and `name` must stand at `expectedPosition` (nil: none yet), else
+    /// `.syncBusy`: another sync of the name moved it. `restart` starts a
+    /// new checkpoint from nothing (the first batch of a sync from
+    /// scratch); `location` and `types` are kept with a new one.
+    public func receive(_ batch: ReplicaBatch, name: String, location: String, types: [String]?, expectedPosition: UInt64?,
+                        restart: Bool) throws -> SyncReceipt {
+        try write { w in
+            let current = try checkpoint(w.txn, source: batch.sourceStoreID, name: name)
+            guard current?.position == expectedPosition else {
+                throw OHKError(.syncBusy, "another sync named '\(name)' from \(location) moved the checkpoint "
+                               + "(to position \(current?.position ?? 0)) while this one ran; nothing of this batch was written")
+            }
+            var base = restart ? nil : current
+            if let b = base, b.types != types {
+                throw OHKError(.syncCheckpoint, "sync '\(name)' from \(location) copies "
+                               + (b.types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
                                + "; ask for the same types, give another --name, or start again with --from-scratch")
             }
-            cp = stored
-            cp.location = location
-        } else {
-            if !options.fromScratch, let other = try syncCheckpoints().first(where: {
-                $0.name == options.name && $0.location == location && $0.sourceStoreID != source.storeID
-            }) {
-                throw OHKError(.syncCheckpoint, "the store at \(location) is now store \(source.storeID), but sync '\(options.name)' "
-                               + "copied store \(other.sourceStoreID) from there up to its position \(other.position): to copy "
-                               + "the new store in full, run again with --from-scratch (or give another --name)")
-            }
-            cp = SyncCheckpoint(sourceStoreID: source.storeID, name: options.name, types: types, location: location)
+            if base == nil { base = SyncCheckpoint(sourceStoreID: batch.sourceStoreID, name: name, types: types, location: location) }
+            base!.location = location
+            return try applyBatch(batch, checkpoint: base!, &w)
         }
-        var expected = stored.map(\.position)
-        let startPosition = cp.position
-        let only = types.map(Set.init)
-        var report = SyncReport(checkpoint: cp, applied: ApplyOutcome(anchor: QueryAnchor(storeID: storeID, position: 0, horizon: 0)),
-                                verification: .verified(LiveDigest()))
-        var batch: ChangeBatch
-        repeat {
-            do {
-                batch = try source.changes(after: cp.anchor, limit: options.batchSize, types: only)
-            } catch let e as OHKError where [.anchorExpired, .anchorFromFuture].contains(e.code) {
-                throw OHKError(.syncCheckpoint, e.code == .anchorExpired
-                    ? "\(location) pruned deletions after sync '\(options.name)''s position \(cp.position), so this store "
-                      + "cannot learn of them: run again with --from-scratch to copy the source in full"
-                    : "sync '\(options.name)' copied \(location) up to position \(cp.position), past its head: the store there "
-                      + "is older than what was copied (restored from a backup?); run again with --from-scratch")
-            }
-            let newPosition = batch.newAnchor.position
-            guard batch.count > 0 || newPosition != cp.position || expected == nil else { break }
-            let before = cp
-            let (next, outcome, conflicts) = try write { w -> (SyncCheckpoint, ApplyOutcome, [UUID]) in
-                let current = try checkpoint(w.txn, source: source.storeID, name: options.name)
-                guard current?.position == expected else {
-                    throw OHKError(.syncBusy, "another sync named '\(options.name)' from \(location) moved the checkpoint "
-                                   + "(to position \(current?.position ?? 0)) while this one ran; nothing of this batch was written")
-                }
-                return try applyBatch(batch, checkpoint: before, newPosition: newPosition, &w)
-            }
-            cp = next
-            expected = cp.position
-            report.changesRead += batch.count
-            report.applied.add(outcome)
-            report.newConflicts += conflicts
-            progress?(SyncProgress(changesRead: report.changesRead, startPosition: startPosition, position: cp.position,
-                                   sourceHead: batch.head))
-        } while batch.newAnchor.position < batch.head
-        report.checkpoint = cp
-        report.verification = Self.verify(cp.received.byType, against: batch.digests)
-        report.applied.anchor = try currentAnchor()
-        let here = try liveDigests().filter { only?.contains($0.key) ?? true }
-        // The digests hash (UUID, version): a conflict's two contents agree there.
-        report.converged = try Set(here.keys).union(batch.digests.keys).allSatisfy {
-            here[$0] ?? LiveDigest() == batch.digests[$0] ?? LiveDigest()
-        } && !syncConflicts().contains { $0.source == source.storeID }
-        return report
     }
 
     /// One batch of changes applied, with the checkpoint that covers it.
-    private func applyBatch(_ batch: ChangeBatch, checkpoint before: SyncCheckpoint, newPosition: UInt64,
-                            _ w: inout WriteContext) throws -> (SyncCheckpoint, ApplyOutcome, [UUID]) {
+    private func applyBatch(_ batch: ReplicaBatch, checkpoint before: SyncCheckpoint,
+                            _ w: inout WriteContext) throws -> SyncReceipt {
+        guard batch.positions.count == batch.changes.count, batch.newPosition >= before.position,
+              batch.head >= batch.newPosition, batch.positions.allSatisfy({ $0 > before.position && $0 <= batch.newPosition }) else {
+            throw OHKError(.invalidArgument, "the batch's positions do not follow the checkpoint's (\(before.position))")
+        }
         var samples: [Sample] = [], samplePositions: [UInt64] = [], deletions: [UUID] = []
-        var tombstones: [ForeignTombstone] = []
-        samples.reserveCapacity(batch.count)
+        var tombstones: [ReplicaDeletion] = []
+        samples.reserveCapacity(batch.changes.count)
         var cp = before
-        try withExtendedLifetime(batch.records) {
-            for i in 0..<batch.count {
-                let r = RecordView(bytes: batch.records.record(i))
-                let type = batch.types[Int(batch.typeIndex[i])].identifier
-                if r.isTombstone {
-                    deletions.append(r.uuid)
-                    guard let source = batch.names.source(r.sourceID) else {
-                        throw OHKError(.storage, "deletion \(batch.positions[i]) names a source the store does not have")
-                    }
-                    tombstones.append(ForeignTombstone(record: Array(batch.records.record(i)),
-                                                       type: batch.types[Int(batch.typeIndex[i])], source: source))
-                    if cp.received.wasReceived(saved: batch.savedPosition(at: i), deletedAt: batch.positions[i],
-                                               readUpTo: before.position) {
-                        cp.received.byType[type, default: LiveDigest()].remove(r.uuid, version: LiveDigest.version(r))
-                    }
-                } else {
-                    guard let s = batch.sample(at: i) else { throw OHKError(.storage, "change \(batch.positions[i]) does not decode") }
-                    samples.append(s)
-                    samplePositions.append(batch.positions[i])
-                    cp.received.byType[type, default: LiveDigest()].add(r.uuid, version: LiveDigest.version(r))
+        for (change, position) in zip(batch.changes, batch.positions) {
+            switch change {
+            case .save(let s):
+                samples.append(s)
+                samplePositions.append(position)
+                cp.received.byType[s.type.identifier, default: LiveDigest()].add(s.uuid, version: (try s.syncInfo())?.version ?? 0)
+            case .deletion(let d):
+                deletions.append(d.uuid)
+                tombstones.append(d)
+                if cp.received.wasReceived(saved: d.savedPosition, deletedAt: position, readUpTo: before.position) {
+                    cp.received.byType[d.type.identifier, default: LiveDigest()].remove(d.uuid, version: d.syncVersion ?? 0)
                 }
             }
         }
@@ -190,26 +174,27 @@ extension Store {
             value.u64(samplePositions[i])
             _ = try w.txn.put(trees.syncConflicts, key.bytes, value.bytes)
         }
-        cp.received.covered(upTo: newPosition, snapshot: batch.head)
-        cp.position = newPosition
-        cp.horizon = batch.newAnchor.horizon
+        cp.received.covered(upTo: batch.newPosition, snapshot: batch.head)
+        cp.position = batch.newPosition
+        cp.horizon = batch.horizon
         cp.samplesReceived += UInt64(samples.count)
         cp.deletionsReceived += UInt64(deletions.count)
         cp.conflicts += UInt64(outcome.conflicts.count)
         cp.lastRun = w.now.timeIntervalSinceReferenceDate
-        // The source's other-named checkpoint for a store replaced at the same place goes with the new one.
-        let replaced = try syncCheckpointsIn(w.txn).filter {
-            $0.name == cp.name && $0.location == cp.location && $0.sourceStoreID != cp.sourceStoreID
+        // A checkpoint of the same name for another store that was at the
+        // same place goes: that store was replaced (the sync was told so).
+        var replaced: [[UInt8]] = []
+        try w.txn.forEach(trees.syncCheckpoints) { k, v in
+            let other = try SyncCheckpoint(key: k, value: v)
+            if other.name == cp.name && other.location == cp.location && other.sourceStoreID != cp.sourceStoreID {
+                replaced.append(Array(k))
+            }
         }
-        for old in replaced { _ = try w.txn.delete(trees.syncCheckpoints, old.key) }
+        for k in replaced { _ = try w.txn.delete(trees.syncCheckpoints, k) }
         _ = try w.txn.put(trees.syncCheckpoints, cp.key, cp.encoded)
-        return (cp, outcome, outcome.conflicts.map { samples[$0].uuid })
-    }
-
-    private func syncCheckpointsIn(_ txn: Txn) throws -> [SyncCheckpoint] {
-        var out: [SyncCheckpoint] = []
-        try txn.forEach(trees.syncCheckpoints) { k, v in out.append(try SyncCheckpoint(key: k, value: v)) }
-        return out
+        var o = outcome
+        o.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
+        return SyncReceipt(checkpoint: cp, outcome: o, conflicts: outcome.conflicts.map { samples[$0].uuid })
     }
 
     static func verify(_ received: [String: LiveDigest], against source: [String: LiveDigest]) -> SyncVerification {
@@ -222,6 +207,84 @@ extension Store {
         }
         return differ.isEmpty ? .verified(total) : .differs(differ)
     }
+}
+
+/// Copies every change of `source` since `dest`'s checkpoint for it into
+/// `dest` (rule 69), up to the source's head: the engine of `ohk sync`
+/// for stores in this process and over HTTP.
+public func synchronize(from source: any SyncSource, into dest: any SyncDestination, _ options: SyncOptions,
+                        progress: ((SyncProgress) -> Void)? = nil) throws -> SyncReport {
+    guard source.syncStoreID != dest.syncStoreID else {
+        throw OHKError(.invalidArgument, "the source and the destination are the same store (\(dest.syncStoreID)), "
+                       + "or one is a copy of the other's directory, whose positions are the same")
+    }
+    guard options.batchSize > 0 else {
+        throw OHKError(.invalidArgument, "the batch size must be positive, got \(options.batchSize)")
+    }
+    guard !options.name.isEmpty, options.name.utf8.count <= 200 else {
+        throw OHKError(.invalidArgument, "a sync name is 1 to 200 bytes, got \(options.name.utf8.count)")
+    }
+    let types = try options.types.map { names in Array(Set(try names.map { try source.syncTypeIdentifier($0) })).sorted() }
+    let location = options.sourceLocation ?? "\(source.syncStoreID)"
+    let name = options.name
+    let checkpoints = try dest.syncCheckpoints()
+    let stored = checkpoints.first { $0.sourceStoreID == source.syncStoreID && $0.name == name }
+    var cp: SyncCheckpoint
+    if let stored, !options.fromScratch {
+        guard stored.types == types else {
+            throw OHKError(.syncCheckpoint, "sync '\(name)' from \(location) copies "
+                           + (stored.types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
+                           + "; ask for the same types, give another --name, or start again with --from-scratch")
+        }
+        cp = stored
+    } else {
+        if !options.fromScratch, let other = checkpoints.first(where: {
+            $0.name == name && $0.location == location && $0.sourceStoreID != source.syncStoreID
+        }) {
+            throw OHKError(.syncCheckpoint, "the store at \(location) is now store \(source.syncStoreID), but sync '\(name)' "
+                           + "copied store \(other.sourceStoreID) from there up to its position \(other.position): to copy "
+                           + "the new store in full, run again with --from-scratch (or give another --name)")
+        }
+        cp = SyncCheckpoint(sourceStoreID: source.syncStoreID, name: name, types: types, location: location)
+    }
+    var expected = stored.map(\.position)
+    var restart = options.fromScratch || stored == nil
+    let startPosition = cp.position
+    let only = types.map(Set.init)
+    var report = SyncReport(checkpoint: cp, applied: ApplyOutcome(anchor: QueryAnchor(storeID: dest.syncStoreID, position: 0, horizon: 0)),
+                            verification: .verified(LiveDigest()))
+    var batch: ReplicaBatch
+    repeat {
+        do {
+            batch = try source.replicaBatch(after: cp.anchor, limit: options.batchSize, types: only)
+        } catch let e as OHKError where [.anchorExpired, .anchorFromFuture].contains(e.code) {
+            throw OHKError(.syncCheckpoint, e.code == .anchorExpired
+                ? "\(location) pruned deletions after sync '\(name)''s position \(cp.position), so this store "
+                  + "cannot learn of them: run again with --from-scratch to copy the source in full"
+                : "sync '\(name)' copied \(location) up to position \(cp.position), past its head: the store there "
+                  + "is older than what was copied (restored from a backup?); run again with --from-scratch")
+        }
+        guard !batch.changes.isEmpty || batch.newPosition != cp.position || restart else { break }
+        let receipt = try dest.receive(batch, name: name, location: location, types: types, expectedPosition: expected,
+                                       restart: restart)
+        cp = receipt.checkpoint
+        expected = cp.position
+        restart = false
+        report.changesRead += batch.changes.count
+        report.applied.add(receipt.outcome)
+        report.applied.anchor = receipt.outcome.anchor
+        report.newConflicts += receipt.conflicts
+        progress?(SyncProgress(changesRead: report.changesRead, startPosition: startPosition, position: cp.position,
+                               sourceHead: batch.head))
+    } while batch.isPartial
+    report.checkpoint = cp
+    report.verification = Store.verify(cp.received.byType, against: batch.digests)
+    let here = try dest.liveDigests().filter { only?.contains($0.key) ?? true }
+    // The digests hash (UUID, version): a conflict's two contents agree there.
+    report.converged = try Set(here.keys).union(batch.digests.keys).allSatisfy {
+        here[$0] ?? LiveDigest() == batch.digests[$0] ?? LiveDigest()
+    } && dest.syncConflictCount(source: source.syncStoreID) == 0
+    return report
 }
 
 extension ApplyOutcome {
