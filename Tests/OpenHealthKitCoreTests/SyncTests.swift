@@ -337,3 +337,43 @@ enum SyncTestsSupport {
         return out
     }
 }
+
+/// Replica batches as bytes (docs/sync.md, "Over HTTP").
+@Suite struct ReplicaWireTests {
+    @Test func rule69_aBatchReadsBackExactlyFromItsBytes() throws {
+        let a = try makeStore()
+        defer { a.close() }
+        let watch = Device(name: "Watch", manufacturer: "Apple Inc.", model: "Watch7,1")
+        let oddTime = Date(timeIntervalSinceReferenceDate: 700_000_000.123456789)  // below the microsecond
+        let rich = try Sample.quantity(heartRate, value: 61.000000000000014, unit: HealthUnit("count/min"), start: oddTime,
+                                       end: oddTime.addingTimeInterval(0.5), source: appB, device: watch,
+                                       metadata: ["when": .date(oddTime), "n": .number(1e-300), "ok": .bool(true)],
+                                       creationDate: oddTime, utcOffset: -3600)
+        let gone = try stepSample(2, minute: 1, metadata: synced("s", 4))
+        try a.save([rich, try stepSample(1), gone, try Sample.category(sleep, value: 2, start: t0, end: t0.addingTimeInterval(60), source: appA)])
+        try a.delete(uuids: [gone.uuid])
+        let batch = try a.replicaBatch(after: nil, limit: 0)
+        let bytes = try batch.wireBytes()
+        let back = try ReplicaBatch(wire: bytes) { try a.sampleType($0) }
+        #expect(back.changes == batch.changes && back.positions == batch.positions)
+        #expect(back.digests == batch.digests && back.sourceStoreID == a.storeID)
+        #expect((back.newPosition, back.horizon, back.head) == (batch.newPosition, batch.horizon, batch.head))
+        guard case .save(let s)? = back.changes.first(where: { $0.uuid == rich.uuid }) else { Issue.record("no sample"); return }
+        #expect(s == rich)
+        // Every cut and a flipped byte in a record are errors, never a crash.
+        for n in stride(from: 0, to: bytes.count, by: 7) {
+            #expect(errorCode { _ = try ReplicaBatch(wire: Array(bytes[..<n])) { try a.sampleType($0) } } == .invalidArgument)
+        }
+        var flipped = bytes
+        flipped[bytes.count - 10] ^= 0x40
+        #expect(errorCode { _ = try ReplicaBatch(wire: flipped) { try a.sampleType($0) } } == .invalidArgument)
+        let checkpoint = try #require(try { () throws -> SyncCheckpoint? in
+            let b = try makeStore()
+            defer { b.close() }
+            _ = try b.sync(from: a)
+            return try b.syncCheckpoints().first
+        }())
+        #expect(try SyncCheckpoint(wire: checkpoint.wireBytes) == checkpoint)
+        #expect(errorCode { _ = try SyncCheckpoint(wire: Array(checkpoint.wireBytes.dropLast(3))) } == .invalidArgument)
+    }
+}

@@ -98,6 +98,34 @@ public struct SyncCheckpoint: Sendable, Equatable {
     }
 }
 
+extension SyncCheckpoint {
+    /// The checkpoint as bytes, for a sync over HTTP: its key, then its value.
+    public var wireBytes: [UInt8] {
+        var w = ByteWriter()
+        let k = key
+        w.u32(UInt32(k.count))
+        w.bytes += k
+        w.bytes += encoded
+        return w.bytes
+    }
+
+    /// Reads `wireBytes`; malformed bytes are `.invalidArgument`.
+    public init(wire bytes: [UInt8]) throws {
+        do {
+            self = try bytes.withUnsafeBytes { raw in
+                var r = ByteReader(raw)
+                let n = Int(try r.u32())
+                guard n <= r.remaining else { throw OHKError(.invalidArgument, "a sync checkpoint cut short") }
+                let at = r.offset
+                return try SyncCheckpoint(key: UnsafeRawBufferPointer(rebasing: raw[at..<at + n]),
+                                          value: UnsafeRawBufferPointer(rebasing: raw[(at + n)...]))
+            }
+        } catch let e as OHKError where e.code != .invalidArgument {
+            throw OHKError(.invalidArgument, "a malformed sync checkpoint: \(e.message)")
+        }
+    }
+}
+
 extension Store {
     /// The checkpoints of the replications into this store, every source
     /// and name.
