@@ -37,11 +37,11 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
 # the tz database for statistics in named time zones.
 deps:
-	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto \
+	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto libcurl \
 	   && test -f /usr/share/zoneinfo/Europe/Paris; } 2>/dev/null || { \
-	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev, pkg-config and tzdata"; \
+	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev, libcurl4-openssl-dev, pkg-config and tzdata"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev pkg-config tzdata >/dev/null; }
+	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev libcurl4-openssl-dev pkg-config tzdata >/dev/null; }
 
 # What the C tests need: cmocka and valgrind.
 c-deps: deps

@@ -101,6 +101,19 @@ let package = Package(
             dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON", "OpenHealthKitImport"],
             path: "Sources/OpenHealthKitUpload"
         ),
+        // libcurl for `ohk sync` over HTTP, opened with dlopen on the first
+        // request (headers only: Debian's libcurl4-openssl-dev).
+        .target(
+            name: "CHTTPClient",
+            path: "Sources/CHTTPClient",
+            linkerSettings: [.linkedLibrary("dl")]
+        ),
+        // A store of `ohk serve` as a sync's source or destination (docs/sync.md).
+        .target(
+            name: "OpenHealthKitRemote",
+            dependencies: ["OpenHealthKitCore", "CHTTPClient"],
+            path: "Sources/OpenHealthKitRemote"
+        ),
         // The HTTP server of `ohk serve` (docs/server.md).
         .target(
             name: "OpenHealthKitServer",
@@ -119,6 +132,7 @@ let package = Package(
         .executableTarget(
             name: "ohk",
             dependencies: ["OpenHealthKitCore", "OpenHealthKitImport", "OpenHealthKitJSON", "OpenHealthKitPostgres",
+                           "OpenHealthKitRemote",
                            .product(name: "ArgumentParser", package: "swift-argument-parser",
                                     condition: .when(traits: ["CommandLineTool"])),
                            .target(name: "OpenHealthKitServer", condition: .when(traits: ["Server"])),

@@ -28,7 +28,7 @@ public struct ApplyOutcome: Sendable, Equatable {
     /// The store's anchor after the call.
     public var anchor: QueryAnchor
 
-    init(anchor: QueryAnchor) { self.anchor = anchor }
+    public init(anchor: QueryAnchor) { self.anchor = anchor }
 }
 
 extension Store {

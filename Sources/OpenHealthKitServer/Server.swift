@@ -93,6 +93,28 @@ public enum OHKServer {
             state.metrics.samplesOut(count)
             return json(answer)
         }
+        router.get("/v1/people/:person/replication") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+            let bytes = try await state.withStore(person, create: false) { lease throws(APIError) in
+                try Replication.read(query, lease.store, grant)
+            }
+            return octets(bytes)
+        }
+        router.get("/v1/people/:person/replication/checkpoints") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            return json(try await state.withStore(person, create: !grant.write.isEmpty) { lease throws(APIError) in
+                try Replication.checkpoints(lease.store, grant)
+            })
+        }
+        router.post("/v1/people/:person/replication") { request, context -> Response in
+            let (person, grant) = try state.authorize(request, context)
+            let query = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+            let bytes = try await state.body(request)
+            return json(try await state.withStore(person, create: !grant.write.isEmpty) { lease throws(APIError) in
+                try Replication.receive(query, bytes, lease.store, grant)
+            })
+        }
         router.get("/v1/people/:person/statistics") { request, context -> Response in
             let (person, grant) = try state.authorize(request, context)
             let query = try StatisticsRequest(query: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
@@ -104,6 +126,15 @@ public enum OHKServer {
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         json(bytes: ByteBuffer(string: text + "\n"), status: status)
+    }
+
+    /// Bytes of a replica batch (docs/sync.md).
+    static func octets(_ bytes: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/octet-stream"
+        var buffer = ByteBuffer()
+        buffer.writeBytes(bytes)
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: buffer))
     }
 
     /// A page's JSON bytes, as they were written.

@@ -11,6 +11,7 @@ public struct HTTPStatus: Equatable, Sendable {
     public static let forbidden = HTTPStatus(403)
     public static let notFound = HTTPStatus(404)
     public static let requestTimeout = HTTPStatus(408)
+    public static let conflict = HTTPStatus(409)
     public static let gone = HTTPStatus(410)
     public static let contentTooLarge = HTTPStatus(413)
     public static let internalServerError = HTTPStatus(500)
@@ -49,6 +50,9 @@ public struct APIError: Error, CustomStringConvertible {
             self.init(.internalServerError, "the server failed to use the store; its log says why", logged: e.message)
         case .readOnly: self.init(.forbidden, e.message, field: field)
         case .anchorExpired: self.init(.gone, e.message, field: field)  // read again from no anchor
+        // A sync's checkpoint that does not fit, or moved by another sync (rule 69).
+        case .syncCheckpoint: self.init(.conflict, e.message, field: "checkpoint")
+        case .syncBusy: self.init(.conflict, e.message, field: "expected")
         default: self.init(.badRequest, e.message, field: field)
         }
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitRemote
 
 /// `ohk sync SOURCE DEST`: replication between two stores (docs/sync.md).
 struct SyncCommand: ParsableCommand {
@@ -26,18 +27,27 @@ struct SyncCommand: ParsableCommand {
         deletions pruned past it, or a SOURCE older than what was copied) is
         an error; --from-scratch copies SOURCE in full again.
 
+        Either side may be a person's store on `ohk serve`,
+        http(s)://HOST:PORT/v1/people/PERSON, with --token (or $OHK_TOKEN): a
+        token that reads every type copied from it, and a --relay token that
+        writes every type copied into it. libcurl is opened for it.
+
         Examples:
           ohk sync ~/health/laptop /srv/health/backup
           ohk sync site-a central --name study-7 --types StepCount,HeartRate
-          ohk sync phone-store server-store --follow
+          ohk sync ~/health/laptop http://127.0.0.1:8080/v1/people/p-0042 --token "$TOKEN" --follow
         """
     )
 
-    @Argument(help: ArgumentHelp("The store to copy from (a store directory).", valueName: "source"))
+    @Argument(help: ArgumentHelp("The store to copy from: a store directory, or a URL of ohk serve.", valueName: "source"))
     var source: String
 
-    @Argument(help: ArgumentHelp("The store to copy into (a store directory, created when missing).", valueName: "dest"))
+    @Argument(help: ArgumentHelp("The store to copy into: a store directory (created when missing), or a URL of ohk serve.",
+                                 valueName: "dest"))
     var dest: String
+
+    @Option(help: ArgumentHelp("The bearer token for the side that is a URL (default: $OHK_TOKEN).", valueName: "token"))
+    var token: String?
 
     @Option(help: "Names the replication; DEST keeps one checkpoint per SOURCE and name.")
     var name = "default"
@@ -60,9 +70,6 @@ struct SyncCommand: ParsableCommand {
     func validate() throws {
         guard batch > 0 else { throw ValidationError("--batch must be positive") }
         guard !name.isEmpty else { throw ValidationError("--name must not be empty") }
-        for side in [source, dest] where side.hasPrefix("http://") || side.hasPrefix("https://") {
-            throw ValidationError("\(side): this version syncs store directories; a URL of `ohk serve` is not supported yet")
-        }
         if let types, types.split(separator: ",", omittingEmptySubsequences: false).contains(where: { $0.allSatisfy(\.isWhitespace) }) {
             throw ValidationError("--types: an empty type name in '\(types)'")
         }
@@ -70,22 +77,18 @@ struct SyncCommand: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let sourcePath = expandingTilde(source), destPath = expandingTilde(dest)
-            guard access(sourcePath + "/data.mdb", F_OK) == 0 else {
-                throw OHKError(.invalidArgument, "\(source): no store there (no data.mdb)")
+            let token = self.token ?? getenv("OHK_TOKEN").map { String(cString: $0) }
+            let from = try side(source, isSource: true, token: token)
+            let into = try side(dest, isSource: false, token: token)
+            if case .local(let a) = from, case .local(let b) = into, a.directory == b.directory {
+                throw OHKError(.invalidArgument, "SOURCE and DEST are the same directory, \(source)")
             }
-            if let a = realpath(sourcePath, nil), let b = realpath(destPath, nil) {
-                defer { free(a); free(b) }
-                if strcmp(a, b) == 0 { throw OHKError(.invalidArgument, "SOURCE and DEST are the same directory, \(source)") }
-            }
-            let from = try Store(directory: sourcePath)
-            let into = try Store(directory: destPath)
             var options = SyncOptions()
             options.name = name
             options.types = types.map { $0.split(separator: ",").map { String($0.filter { !$0.isWhitespace }) } }
             options.fromScratch = fromScratch
             options.batchSize = batch
-            options.sourceLocation = realpath(sourcePath, nil).map { p in defer { free(p) }; return String(cString: p) } ?? sourcePath
+            options.sourceLocation = from.location
             var verified = try runOnce(from, into, options)
             guard follow else {
                 if !verified { throw Exit.refused }
@@ -93,14 +96,24 @@ struct SyncCommand: ParsableCommand {
             }
             options.fromScratch = false
             StopSignal.install()
-            let waiter = CommitWaiter()
-            try from.execute(waiter)
-            defer { waiter.stop() }
             printError("ohk: following \(source) into \(dest) as sync '\(name)'")
-            while !StopSignal.requested() {
-                // A commit between the run and the wait is not missed: the waiter counts it.
-                guard waiter.wait(seconds: 1) else { continue }
-                verified = try runOnce(from, into, options) && verified
+            switch from {
+            case .local(let store):
+                let waiter = CommitWaiter()
+                try store.execute(waiter)
+                defer { waiter.stop() }
+                while !StopSignal.requested() {
+                    // A commit between the run and the wait is not missed: the waiter counts it.
+                    guard waiter.wait(seconds: 1) else { continue }
+                    verified = try runOnce(from, into, options) && verified
+                }
+            case .remote(let remote):
+                while !StopSignal.requested() {
+                    // A long poll of the server's changes, a few seconds at a time so that a signal is noticed.
+                    let at = try into.destination.syncCheckpoints().first { $0.sourceStoreID == remote.syncStoreID && $0.name == name }
+                    try remote.waitForChange(after: at?.anchor, seconds: 2)
+                    verified = try runOnce(from, into, options) && verified
+                }
             }
             if !verified { throw Exit.refused }
         }
@@ -108,10 +121,10 @@ struct SyncCommand: ParsableCommand {
 
     /// One run up to SOURCE's head, with its progress bar and summary;
     /// false when the digests differ.
-    private func runOnce(_ from: Store, _ into: Store, _ options: SyncOptions) throws -> Bool {
+    private func runOnce(_ from: Side, _ into: Side, _ options: SyncOptions) throws -> Bool {
         let bar = ProgressBar(enabled: !quiet, rateUnit: "k changes/s", rateScale: 1e3)
         let started = ContinuousClock.now
-        let report = try into.sync(from: from, options) { p in
+        let report = try synchronize(from: from.source, into: into.destination, options) { p in
             bar.update(done: Int64(p.position - p.startPosition), total: Int64(p.sourceHead - p.startPosition),
                        detail: "\(p.changesRead) changes")
         }
@@ -129,6 +142,18 @@ struct SyncCommand: ParsableCommand {
             return false
         }
         return true
+    }
+
+    /// A side: a store directory (SOURCE must hold a store), or a URL.
+    private func side(_ text: String, isSource: Bool, token: String?) throws -> Side {
+        if text.hasPrefix("http://") || text.hasPrefix("https://") {
+            return .remote(try RemoteStore(url: text, token: token))
+        }
+        let path = expandingTilde(text)
+        if isSource, access(path + "/data.mdb", F_OK) != 0 {
+            throw OHKError(.invalidArgument, "\(text): no store there (no data.mdb)")
+        }
+        return .local(try Store(directory: path))
     }
 
     /// The closing line: what the run moved, how fast, and the check.
@@ -152,5 +177,33 @@ struct SyncCommand: ParsableCommand {
     private func elapsed(since start: ContinuousClock.Instant) -> Double {
         let d = ContinuousClock.now - start
         return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+}
+
+/// One side of a sync: a store in this process, or a person's store on `ohk serve`.
+enum Side {
+    case local(Store)
+    case remote(RemoteStore)
+
+    var source: any SyncSource {
+        switch self {
+        case .local(let s): s
+        case .remote(let r): r
+        }
+    }
+
+    var destination: any SyncDestination {
+        switch self {
+        case .local(let s): s
+        case .remote(let r): r
+        }
+    }
+
+    /// Where it is, for the checkpoint: the directory's real path, or the URL.
+    var location: String {
+        switch self {
+        case .local(let s): realpath(s.directory, nil).map { p in defer { free(p) }; return String(cString: p) } ?? s.directory
+        case .remote(let r): r.url
+        }
     }
 }

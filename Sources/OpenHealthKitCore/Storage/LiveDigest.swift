@@ -89,6 +89,15 @@ public struct LiveDigest: Sendable, Hashable, CustomStringConvertible {
         return w.bytes
     }
 
+    /// `encoded`, for a sync over HTTP.
+    public var wireBytes: [UInt8] { encoded }
+
+    public init(wire bytes: [UInt8]) throws {
+        self = try bytes.withUnsafeBytes { raw in
+            do { return try LiveDigest(encoded: raw) } catch { throw OHKError(.invalidArgument, "a live digest of \(raw.count) bytes, not 24") }
+        }
+    }
+
     init(encoded raw: UnsafeRawBufferPointer) throws {
         guard raw.count == 24 else { throw OHKError(.storeCorrupt, "a live digest of \(raw.count) bytes, not 24") }
         var r = ByteReader(raw)

@@ -37,7 +37,7 @@ public struct SyncCheckpoint: Sendable, Equatable {
     }
 
     /// The anchor the next read of the source starts after; nil for the first.
-    var anchor: QueryAnchor? {
+    public var anchor: QueryAnchor? {
         position == 0 ? nil : QueryAnchor(storeID: sourceStoreID, position: position, horizon: horizon)
     }
 
