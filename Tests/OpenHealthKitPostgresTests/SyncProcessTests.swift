@@ -27,7 +27,8 @@ import TestSupport
         let cases: [([String], Int32, String)] = [
             (["sync", a.directory, a.directory], 1, "same directory"),
             (["sync", a.directory + "-missing", b], 1, "no store there"),
-            (["sync", "http://127.0.0.1:9/v1/people/p", b], 64, "not supported yet"),
+            (["sync", "http://127.0.0.1:9/v1/people/p", b], 1, "onnect"),
+            (["sync", "http://127.0.0.1:9/v1/p", b], 1, "not a store of ohk serve"),
             (["sync", a.directory, b, "--types", "StepCount"], 1, "--from-scratch"),
             (["sync", a.directory, b, "--types", "NoSuchType"], 1, "unknown sample type"),
             (["sync", a.directory, b, "--batch", "0"], 64, "--batch must be positive"),
@@ -54,13 +55,47 @@ import TestSupport
     /// the destination sees each change of the source once, and at the
     /// end the destination holds the source's live set, verified.
     @Test func rule69_killedAtRandomMomentsItNeitherLosesNorRepeatsAChange() throws {
-        let a = try makeStore(), bDir = storeDirectory()
+        let bDir = storeDirectory()
+        try killLoop(dest: bDir, extra: [], destDirectory: bDir, killFrom: 0)
+    }
+
+    /// The same with the destination on `ohk serve`, over HTTP.
+    @Test func rule69_killedAtRandomMomentsOverHTTPItNeitherLosesNorRepeatsAChange() throws {
+        let data = temporaryDirectory()
+        let made = run(ohkPath, ["token", "create", "--data", data, "--person", "p", "--app", "org.example.sync",
+                                 "--read", "all", "--write", "all", "--relay"])
+        let token = String(made.output.split(separator: "\n").last ?? "")
+        guard made.status == 0, !token.isEmpty, let (pid, out) = spawnWithOutput(
+            ohkPath, ["serve", "--data", data, "--listen", "127.0.0.1:0", "--no-sync"], mergeStderr: true) else {
+            Issue.record("cannot start ohk serve: \(made.output)")
+            return
+        }
+        defer { kill(pid, SIGKILL); waitpid(pid, nil, 0); close(out) }
+        // The port it chose, from its first line.
+        var log = ""
+        var chunk = [UInt8](repeating: 0, count: 512)
+        while !log.contains("listening on http://127.0.0.1:") || !log.contains(", data") {
+            let k = read(out, &chunk, chunk.count)
+            guard k > 0 else { Issue.record("ohk serve ended: \(log)"); return }
+            log += String(decoding: chunk[0..<k], as: UTF8.self)
+        }
+        let port = log.split(separator: "127.0.0.1:")[1].prefix { $0.isNumber }
+        // A run spends its first half starting and asking for the checkpoints:
+        // the kills are drawn in its second half, where batches commit.
+        try killLoop(dest: "http://127.0.0.1:\(port)/v1/people/p", extra: ["--token", token], destDirectory: data + "/p",
+                     killFrom: 0.5)
+    }
+
+    /// `killFrom`: the earliest kill, as a fraction of a run's duration.
+    private func killLoop(dest: String, extra: [String], destDirectory: String, killFrom: Double) throws {
+        let a = try makeStore()
         defer { a.close() }
         var maker = ChangeMaker(seed: 11)
         var rng = Rng(state: 5)
         for _ in 0..<5 { try maker.commit(a) }
-        _ = run(ohkPath, ["sync", a.directory, bDir, "--quiet"])
-        let b = try Store(directory: bDir)
+        let first = run(ohkPath, ["sync", a.directory, dest, "--quiet"] + extra, mergeStderr: true)
+        #expect(first.status == 0, "\(first.output)")
+        let b = try Store(directory: destDirectory)
         defer { b.close() }
         // The reader: every save and deletion of b's feed, once.
         var anchor: QueryAnchor?
@@ -83,7 +118,7 @@ import TestSupport
         while killedInside < 100 && round < 1_000 {
             round += 1
             let before = try position()
-            guard let (pid, out) = spawnWithOutput(ohkPath, ["sync", a.directory, bDir, "--batch", "2", "--quiet"],
+            guard let (pid, out) = spawnWithOutput(ohkPath, ["sync", a.directory, dest, "--batch", "2", "--quiet"] + extra,
                                                    mergeStderr: true) else {
                 Issue.record("cannot start ohk")
                 return
@@ -91,7 +126,8 @@ import TestSupport
             var started = timespec()
             clock_gettime(CLOCK_MONOTONIC, &started)
             for _ in 0..<4 { try maker.commit(a) }
-            usleep(UInt32(rng.int(max(1, Int(runMicroseconds * 1.1)))))  // the kill's moment, not a wait for anything
+            let from = Int(runMicroseconds * killFrom)
+            usleep(UInt32(from + rng.int(max(1, Int(runMicroseconds * 1.1) - from))))  // the kill's moment, not a wait for anything
             kill(pid, SIGKILL)
             var status: Int32 = 0
             waitpid(pid, &status, 0)
@@ -109,7 +145,7 @@ import TestSupport
             try read()
         }
         #expect(killedInside == 100, "\(killedInside) kills inside a run in \(round) rounds")
-        let last = run(ohkPath, ["sync", a.directory, bDir, "--quiet"], mergeStderr: true)
+        let last = run(ohkPath, ["sync", a.directory, dest, "--quiet"] + extra, mergeStderr: true)
         #expect(last.status == 0 && last.output.contains("stores alike"), "\(last.output)")
         try read()
         #expect(repeats.isEmpty, "\(repeats.prefix(5))")
