@@ -128,5 +128,19 @@ def test_every_answer_matches_the_openapi_description(server, data):
                        {"type": "Workout", "interval": "year"},
                        {"type": "NoSuchType"}):
             conforms(c.get(f"{people}/bob/statistics", headers=auth(bob), params=params), stats, "get")
+        # Replication (ohk sync): a batch read from alice, applied to carol, the checkpoints, refusals.
+        rep, cps = "/v1/people/{person}/replication", "/v1/people/{person}/replication/checkpoints"
+        carol = token(data, "carol", "com.example.sync", read="all", write="all", relay=True)
+        batch = c.get(f"{people}/alice/replication", headers=auth(alice), params={"after": "none"})
+        conforms(batch, rep, "get")
+        conforms(c.get(f"{people}/carol/replication/checkpoints", headers=auth(carol)), cps, "get")  # 404: no store yet
+        applied = c.post(f"{people}/carol/replication", headers=auth(carol), content=batch.content,
+                         params={"name": "copy", "location": "alice", "expected": "none"})
+        conforms(applied, rep, "post")
+        assert applied.status_code == 200 and applied.json()["added"] > 0, applied.text
+        conforms(c.get(f"{people}/carol/replication/checkpoints", headers=auth(carol)), cps, "get")
+        conforms(c.post(f"{people}/carol/replication", headers=auth(carol), content=batch.content,
+                        params={"name": "copy", "location": "alice", "expected": "none"}), rep, "post")  # 409
+        conforms(c.get(f"{people}/alice/replication", headers=auth(alice), params={"after": "x"}), rep, "get")  # 400
         conforms(c.get(f"{server.url}/v1/health"), "/v1/health", "get")
         conforms(c.get(f"{server.url}/metrics"), "/metrics", "get")
