@@ -50,7 +50,8 @@ let package = Package(
         // The C API: @c entry points over the core.
         .target(
             name: "OpenHealthKitC",
-            dependencies: ["OpenHealthKitCore", "COpenHealthKit", "OpenHealthKitImport", "OpenHealthKitPostgres"],
+            dependencies: ["OpenHealthKitCore", "COpenHealthKit", "OpenHealthKitImport", "OpenHealthKitPostgres",
+                           "OpenHealthKitRemote"],
             path: "Sources/OpenHealthKitC"
         ),
         // What the importer reads with: expat (XML), libarchive (zip),

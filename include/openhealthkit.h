@@ -1257,6 +1257,20 @@ int32_t ohk_sync_options_init(ohk_sync_options *options);
 int32_t ohk_store_sync(ohk_sync_report *out_report, ohk_store *dest, ohk_store *source, const ohk_sync_options *options);
 
 /**
+ * `ohk sync SOURCE DEST`: ohk_store_sync where each side is a store
+ * directory (DEST is created when missing; SOURCE must hold a store) or
+ * a person's store on `ohk serve`, `http(s)://HOST:PORT/v1/people/PERSON`,
+ * reached with the bearer `token` (NULL: none). libcurl is opened for a
+ * URL (OHK_ERR_INVALID_ARGUMENT naming it when it is not installed).
+ * Returns what ohk_store_sync returns, and OHK_ERR_INVALID_ARGUMENT for a
+ * SOURCE directory without a store, a URL that is not a store of ohk
+ * serve, a server that cannot be reached or refuses the token (the
+ * message gives the server's words); OHK_ERR_STORAGE for a server
+ * failure. Any thread; blocks for the requests and transactions.
+ */
+int32_t ohk_sync(ohk_sync_report *out_report, const char *source, const char *dest, const char *token, const ohk_sync_options *options);
+
+/**
  * The store's live digest (rule 68) of `type` (an identifier or short
  * name), or of every type summed when `type` is NULL, into *out_digest.
  * Two stores with equal digests hold the same live samples. Returns

@@ -1,6 +1,7 @@
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore
+import OpenHealthKitRemote
 
 /// Fills `options` with the defaults of ohk_store_sync: the name
 /// "default", every type, from the checkpoint, 20,000 changes per
@@ -37,44 +38,94 @@ import OpenHealthKitCore
                               _ options: UnsafePointer<ohk_sync_options>?) -> Int32 {
     cCall {
         let into = try StoreHandle.get(dest), from = try StoreHandle.get(source)
-        var o = SyncOptions()
-        if let c = options?.pointee {
-            guard c.version == UInt32(OHK_SYNC_OPTIONS_VERSION) else {
-                throw CError(.invalidArgument, "options.version is \(c.version), not \(OHK_SYNC_OPTIONS_VERSION): "
-                             + "fill the options with ohk_sync_options_init")
-            }
-            if let name = try optionalString(c.name, "options.name") { o.name = name }
-            if c.type_count > 0 || c.types != nil {
-                o.types = try buffer(c.types, c.type_count, "options.types").enumerated().map { i, p in
-                    try string(p, "options.types[\(i)]")
-                }
-            }
-            o.fromScratch = c.from_scratch
-            if c.batch_size > 0 {
-                guard c.batch_size <= UInt64(Int32.max) else { throw CError(.invalidArgument, "options.batch_size is too large") }
-                o.batchSize = Int(c.batch_size)
-            }
+        let r = try into.sync(from: from, try syncOptions(options))
+        out_report?.pointee = r.c
+    }
+}
+
+/// The options a C caller passed (NULL: the defaults).
+private func syncOptions(_ options: UnsafePointer<ohk_sync_options>?) throws -> SyncOptions {
+    var o = SyncOptions()
+    guard let c = options?.pointee else { return o }
+    guard c.version == UInt32(OHK_SYNC_OPTIONS_VERSION) else {
+        throw CError(.invalidArgument, "options.version is \(c.version), not \(OHK_SYNC_OPTIONS_VERSION): "
+                     + "fill the options with ohk_sync_options_init")
+    }
+    if let name = try optionalString(c.name, "options.name") { o.name = name }
+    if c.type_count > 0 || c.types != nil {
+        o.types = try buffer(c.types, c.type_count, "options.types").enumerated().map { i, p in
+            try string(p, "options.types[\(i)]")
         }
-        let r = try into.sync(from: from, o)
-        guard let out_report else { return }
-        let a = r.applied
+    }
+    o.fromScratch = c.from_scratch
+    if c.batch_size > 0 {
+        guard c.batch_size <= UInt64(Int32.max) else { throw CError(.invalidArgument, "options.batch_size is too large") }
+        o.batchSize = Int(c.batch_size)
+    }
+    return o
+}
+
+extension SyncReport {
+    /// The report as C reads it.
+    var c: ohk_sync_report {
+        let a = applied
         let (source, received): (LiveDigest, LiveDigest)
-        switch r.verification {
+        switch verification {
         case .verified(let d): (source, received) = (d, d)
         case .differs(let types):
             source = types.values.map(\.source).reduce(LiveDigest(), +)
             received = types.values.map(\.received).reduce(LiveDigest(), +)
         }
-        out_report.pointee = ohk_sync_report(
+        return ohk_sync_report(
             applied: ohk_apply_outcome(
                 added: UInt64(a.added), replaced: UInt64(a.replaced), already_stored: UInt64(a.alreadyStored),
                 older_versions: UInt64(a.olderVersions), deleted_before: UInt64(a.deletedBefore), deleted: UInt64(a.deleted),
                 already_deleted: UInt64(a.alreadyDeleted), deleted_before_arrival: UInt64(a.deletedBeforeArrival),
                 anchor: AnchorValue.make(a.anchor)),
-            changes_read: UInt64(r.changesRead), position: r.checkpoint.position,
-            new_conflicts: UInt64(r.newConflicts.count),
-            verified: r.verification.isVerified, converged: r.converged,
+            changes_read: UInt64(changesRead), position: checkpoint.position,
+            new_conflicts: UInt64(newConflicts.count),
+            verified: verification.isVerified, converged: converged,
             source_digest: source.c, received_digest: received.c)
+    }
+}
+
+/// `ohk sync SOURCE DEST`: ohk_store_sync where each side is a store
+/// directory (DEST is created when missing; SOURCE must hold a store) or
+/// a person's store on `ohk serve`, `http(s)://HOST:PORT/v1/people/PERSON`,
+/// reached with the bearer `token` (NULL: none). libcurl is opened for a
+/// URL (OHK_ERR_INVALID_ARGUMENT naming it when it is not installed).
+/// Returns what ohk_store_sync returns, and OHK_ERR_INVALID_ARGUMENT for a
+/// SOURCE directory without a store, a URL that is not a store of ohk
+/// serve, a server that cannot be reached or refuses the token (the
+/// message gives the server's words); OHK_ERR_STORAGE for a server
+/// failure. Any thread; blocks for the requests and transactions.
+@c public func ohk_sync(_ out_report: UnsafeMutablePointer<ohk_sync_report>?, _ source: UnsafePointer<CChar>?,
+                        _ dest: UnsafePointer<CChar>?, _ token: UnsafePointer<CChar>?,
+                        _ options: UnsafePointer<ohk_sync_options>?) -> Int32 {
+    cCall {
+        let from = try string(source, "source"), into = try string(dest, "dest")
+        let bearer = try optionalString(token, "token")
+        var o = try syncOptions(options)
+        func remote(_ text: String) -> Bool { text.hasPrefix("http://") || text.hasPrefix("https://") }
+        var opened: [Store] = []
+        defer { for s in opened { s.close() } }
+        let s: any SyncSource
+        if remote(from) {
+            s = try RemoteStore(url: from, token: bearer)
+        } else {
+            guard access(from + "/data.mdb", F_OK) == 0 else { throw CError(.invalidArgument, "\(from): no store there (no data.mdb)") }
+            let store = try Store(directory: from)
+            opened.append(store)
+            s = store
+        }
+        let d: any SyncDestination = remote(into) ? try RemoteStore(url: into, token: bearer) : try {
+            let store = try Store(directory: into)
+            opened.append(store)
+            return store
+        }()
+        o.sourceLocation = remote(from) ? from : (realpath(from, nil).map { p in defer { free(p) }; return String(cString: p) } ?? from)
+        let r = try synchronize(from: s, into: d, o)
+        out_report?.pointee = r.c
     }
 }
 

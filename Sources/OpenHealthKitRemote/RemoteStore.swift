@@ -121,7 +121,8 @@ public final class RemoteStore: SyncSource, SyncDestination {
         }
         guard status == 0 else {
             let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw OHKError(status == -2 ? .invalidArgument : .storage, "\(url): \(text)")
+            // Unreachable, refused, timed out, or no libcurl: the URL given cannot be used.
+            throw OHKError(.invalidArgument, "\(url): \(text)")
         }
         defer { ohk_http_response_free(&response) }
         let bytes = response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.length)) } ?? []

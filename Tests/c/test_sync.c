@@ -67,6 +67,26 @@ static void rule69_a_sync_from_c_copies_resumes_and_verifies(void **state)
     ohk_store_close(dest);
 }
 
+static void rule69_a_sync_by_paths_and_urls_from_c(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 5));
+    char dir[64];
+    strcpy(dir, "/tmp/ohk-ctest-sync-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    ohk_sync_report r;
+    /* The source is open here too: the call shares its environment. */
+    OK(ohk_sync(&r, f->dir, dir, NULL, NULL));
+    assert_int_equal(r.applied.added, 5);
+    assert_true(r.verified && r.converged);
+    OK(ohk_sync(&r, f->dir, dir, NULL, NULL));
+    assert_int_equal(r.changes_read, 0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync(&r, "/tmp/ohk-no-such-store", dir, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync(&r, f->dir, "http://127.0.0.1:1/v1/people/p", "t", NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync(&r, f->dir, "http://127.0.0.1:1/v1/p", "t", NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync(&r, NULL, dir, NULL, NULL));
+}
+
 static void rule70_conflicts_and_bad_arguments_from_c(void **state)
 {
     fixture *f = *state;
@@ -104,6 +124,7 @@ int run_sync(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(rule69_a_sync_from_c_copies_resumes_and_verifies, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule69_a_sync_by_paths_and_urls_from_c, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule70_conflicts_and_bad_arguments_from_c, open_fixture, close_fixture),
     };
     return cmocka_run_group_tests_name("sync", tests, NULL, NULL);

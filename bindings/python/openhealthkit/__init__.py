@@ -42,7 +42,7 @@ from .workouts import (
 from .workout_list import WorkoutList
 from .sink import PostgresSink, SinkProgress
 from .receiving import ApplyResult
-from .replication import LiveDigest, SyncReport
+from .replication import LiveDigest, SyncReport, sync
 from .subscriptions import SubscriptionStatus
 from .sleep import SleepNight, SleepNights
 from .summary import StoreSummary, TypeSummary
@@ -51,7 +51,7 @@ from .summary import StoreSummary, TypeSummary
 __version__: str = _native.lib.ohk_version_string().decode("ascii")
 
 __all__ = [
-    "ActivityMoveMode", "ActivitySummary", "ApplyResult", "LiveDigest", "SyncReport", "ActivitySummaryList", "ActivitySummaryUpdate",
+    "ActivityMoveMode", "ActivitySummary", "ApplyResult", "LiveDigest", "SyncReport", "sync", "ActivitySummaryList", "ActivitySummaryUpdate",
     "Audiogram", "AudiogramSample", "ClampingRange", "SensitivityPoint",
     "ClinicalRecord", "ClinicalRecordSample", "ECGClassification", "ECGLead", "ECGSymptomsStatus",
     "Electrocardiogram", "ElectrocardiogramSample",

@@ -490,6 +490,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_sync_options_init": (c_int32, [P(ohk_sync_options)]),
     "ohk_store_sync": (c_int32, [P(ohk_sync_report), P(ohk_store), P(ohk_store), P(ohk_sync_options)]),
     "ohk_store_live_digest": (c_int32, [P(ohk_live_digest), P(ohk_store), c_char_p]),
+    "ohk_sync": (c_int32, [P(ohk_sync_report), c_char_p, c_char_p, c_char_p, P(ohk_sync_options)]),
     "ohk_store_sync_conflicts": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, c_uint64]),
     "ohk_store_register_subscription": (c_int32, [P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32,
                                                   P(ohk_anchor)]),

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import _native as n
+from .errors import InvalidArgumentError
 from .receiving import ApplyResult
 
 
@@ -46,3 +50,30 @@ class SyncReport:
     def _from(cls, r: n.ohk_sync_report) -> SyncReport:
         return cls(ApplyResult._from(r.applied), r.changes_read, r.position, r.new_conflicts, bool(r.verified),
                    bool(r.converged), LiveDigest._from(r.source_digest), LiveDigest._from(r.received_digest))
+
+
+def sync(source: str | os.PathLike[str], dest: str | os.PathLike[str], *, token: str | None = None,
+         name: str = "default", types: Iterable[str] | None = None, from_scratch: bool = False,
+         batch_size: int = 20_000) -> SyncReport:
+    """``ohk sync SOURCE DEST`` (rule 69, docs/sync.md): each side a store
+    directory (``dest`` is created when missing) or a person's store on
+    ``ohk serve``, ``http(s)://HOST:PORT/v1/people/PERSON``, reached with
+    the bearer ``token``. As ``HealthStore.sync_from`` otherwise; a server
+    that cannot be reached or refuses the token is ``InvalidArgumentError``
+    with the server's words."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+        raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
+    options = n.ohk_sync_options()
+    n.lib.ohk_sync_options_init(ctypes.byref(options))
+    options.name = n.encode(name, "name")
+    names = [] if types is None else [n.encode(t, "type") for t in ([types] if isinstance(types, str) else types)]
+    array = (ctypes.c_char_p * max(1, len(names)))(*names)
+    if types is not None:
+        options.types = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
+        options.type_count = len(names)
+    options.from_scratch = bool(from_scratch)
+    options.batch_size = batch_size
+    report = n.ohk_sync_report()
+    n.lib.ohk_sync(ctypes.byref(report), n.encode(os.fspath(source), "source"), n.encode(os.fspath(dest), "dest"),
+                   None if token is None else n.encode(token, "token"), ctypes.byref(options))
+    return SyncReport._from(report)

@@ -70,3 +70,17 @@ def test_rule_70_python_conflicts_are_listed_and_overwrite_nothing(store, other)
     assert other.sync_conflicts() == [mine.uuid]
     assert store.sync_conflicts() == []
     assert other.query(STEPS).samples[0].value == 2
+
+
+def test_rule_69_python_sync_by_paths(tmp_path):
+    """``ohk.sync`` takes directories (or URLs of ohk serve, tested in Tests/server)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    with ohk.HealthStore(a, durable=False) as store:
+        store.save([steps(i) for i in range(5)])
+    report = ohk.sync(a, b, name="paths", batch_size=2)
+    assert (report.changes_read, report.applied.added) == (5, 5) and report.verified and report.converged
+    assert ohk.sync(str(a), str(b), name="paths").changes_read == 0
+    with pytest.raises(ohk.InvalidArgumentError, match="no store there"):
+        ohk.sync(tmp_path / "nowhere", b)
+    with pytest.raises(ohk.InvalidArgumentError, match="onnect"):
+        ohk.sync(a, "http://127.0.0.1:1/v1/people/p", token="t")
