@@ -29,28 +29,17 @@ import TestSupport
             round += 1
             let before = fence()
             // The writer commits while the sink runs.
-            guard let (pid, out) = spawnWithOutput(ohkPath, ["sink", "postgres", "--store", store.directory, "--url", db,
-                                                             "--person", "p-k", "--batch", "2", "--quiet"], mergeStderr: true) else {
+            let args = ["sink", "postgres", "--store", store.directory, "--url", db, "--person", "p-k", "--batch", "2", "--quiet"]
+            guard let r = try killRound(args, rng: &rng, runMicroseconds: &runMicroseconds, write: {
+                for _ in 0..<4 { try maker.commit(store) }
+            }) else {
                 Issue.record("cannot start ohk")
                 return
             }
-            var started = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &started)
-            for _ in 0..<4 { try maker.commit(store) }
-            usleep(UInt32(rng.int(max(1, Int(runMicroseconds * 1.1)))))  // the kill's moment, not a wait for anything
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            let text = readToEnd(out)
-            close(out)
-            if status & 0x7f == SIGKILL {
+            if r.killed {
                 if fence() > before { killedInside += 1 }
             } else {
-                #expect((status >> 8) & 0xff == 0, "round \(round): \(text)")
-                var ended = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &ended)
-                let took = Double(ended.tv_sec - started.tv_sec) * 1e6 + Double(ended.tv_nsec - started.tv_nsec) / 1e3
-                runMicroseconds = 0.7 * runMicroseconds + 0.3 * took
+                #expect(r.status == 0, "round \(round): \(r.output)")
             }
         }
         #expect(killedInside == 100, "\(killedInside) kills after the fence in \(round) rounds")

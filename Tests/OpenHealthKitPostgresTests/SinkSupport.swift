@@ -130,3 +130,29 @@ func eventually(seconds: Double = 60, _ condition: () throws -> Bool) rethrows -
     }
     return try condition()
 }
+
+/// One round of a kill loop: starts `ohk args`, lets `write` commit,
+/// then SIGKILLs it at a moment drawn between `from` and 1.1 of the
+/// time a run takes (`runMicroseconds`, updated from the runs that end
+/// by themselves). Nil when ohk cannot start; else whether the kill
+/// came first, and otherwise its exit status and output.
+func killRound(_ args: [String], rng: inout Rng, runMicroseconds: inout Double, from: Double = 0,
+               write: () throws -> Void) rethrows -> (killed: Bool, status: Int32, output: String)? {
+    guard let (pid, out) = spawnWithOutput(ohkPath, args, mergeStderr: true) else { return nil }
+    var started = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &started)
+    try write()
+    let earliest = Int(runMicroseconds * from)
+    usleep(UInt32(earliest + rng.int(max(1, Int(runMicroseconds * 1.1) - earliest))))  // the kill's moment, not a wait for anything
+    kill(pid, SIGKILL)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    let text = readToEnd(out)
+    close(out)
+    if status & 0x7f == SIGKILL { return (true, 0, text) }
+    var ended = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ended)
+    let took = Double(ended.tv_sec - started.tv_sec) * 1e6 + Double(ended.tv_nsec - started.tv_nsec) / 1e3
+    runMicroseconds = 0.7 * runMicroseconds + 0.3 * took
+    return (false, (status >> 8) & 0xff, text)
+}

@@ -118,29 +118,17 @@ import TestSupport
         while killedInside < 100 && round < 1_000 {
             round += 1
             let before = try position()
-            guard let (pid, out) = spawnWithOutput(ohkPath, ["sync", a.directory, dest, "--batch", "2", "--quiet"] + extra,
-                                                   mergeStderr: true) else {
+            guard let r = try killRound(["sync", a.directory, dest, "--batch", "2", "--quiet"] + extra, rng: &rng,
+                                        runMicroseconds: &runMicroseconds, from: killFrom, write: {
+                for _ in 0..<4 { try maker.commit(a) }
+            }) else {
                 Issue.record("cannot start ohk")
                 return
             }
-            var started = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &started)
-            for _ in 0..<4 { try maker.commit(a) }
-            let from = Int(runMicroseconds * killFrom)
-            usleep(UInt32(from + rng.int(max(1, Int(runMicroseconds * 1.1) - from))))  // the kill's moment, not a wait for anything
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-            let text = readToEnd(out)
-            close(out)
-            if status & 0x7f == SIGKILL {
+            if r.killed {
                 if try position() > before { killedInside += 1 }
             } else {
-                #expect((status >> 8) & 0xff == 0, "round \(round): \(text)")
-                var ended = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &ended)
-                let took = Double(ended.tv_sec - started.tv_sec) * 1e6 + Double(ended.tv_nsec - started.tv_nsec) / 1e3
-                runMicroseconds = 0.7 * runMicroseconds + 0.3 * took
+                #expect(r.status == 0, "round \(round): \(r.output)")
             }
             try read()
         }

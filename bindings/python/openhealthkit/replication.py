@@ -61,19 +61,27 @@ def sync(source: str | os.PathLike[str], dest: str | os.PathLike[str], *, token:
     the bearer ``token``. As ``HealthStore.sync_from`` otherwise; a server
     that cannot be reached or refuses the token is ``InvalidArgumentError``
     with the server's words."""
+    names = None if types is None else [types] if isinstance(types, str) else list(types)
+    options, _keep = sync_options(name, names, from_scratch, batch_size)
+    report = n.ohk_sync_report()
+    n.lib.ohk_sync(ctypes.byref(report), n.encode(os.fspath(source), "source"), n.encode(os.fspath(dest), "dest"),
+                   None if token is None else n.encode(token, "token"), ctypes.byref(options))
+    return SyncReport._from(report)
+
+
+def sync_options(name: str, types: list[str] | None, from_scratch: bool,
+                 batch_size: int) -> tuple[n.ohk_sync_options, object]:
+    """The C options of a sync, and what must live as long as they do."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
         raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
     options = n.ohk_sync_options()
     n.lib.ohk_sync_options_init(ctypes.byref(options))
     options.name = n.encode(name, "name")
-    names = [] if types is None else [n.encode(t, "type") for t in ([types] if isinstance(types, str) else types)]
+    names = [n.encode(t, "type") for t in types or []]
     array = (ctypes.c_char_p * max(1, len(names)))(*names)
     if types is not None:
         options.types = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
         options.type_count = len(names)
     options.from_scratch = bool(from_scratch)
     options.batch_size = batch_size
-    report = n.ohk_sync_report()
-    n.lib.ohk_sync(ctypes.byref(report), n.encode(os.fspath(source), "source"), n.encode(os.fspath(dest), "dest"),
-                   None if token is None else n.encode(token, "token"), ctypes.byref(options))
-    return SyncReport._from(report)
+    return options, array

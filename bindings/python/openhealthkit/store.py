@@ -32,7 +32,7 @@ from .queries import (ActivitySummaryQuery, Query, StatisticsQuery, Subscription
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, Source
 from .statistics import Statistics, StatisticsList, StatisticsOptions, StatisticsUpdate
 from .receiving import ApplyResult
-from .replication import LiveDigest, SyncReport
+from .replication import LiveDigest, SyncReport, sync_options
 from .subscriptions import SubscriptionStatus
 from .workout_list import WorkoutList
 from . import sleep as _sleep
@@ -707,19 +707,9 @@ class HealthStore:
         ran meanwhile; ``InvalidArgumentError`` for the same store twice."""
         if not isinstance(source, HealthStore):
             raise ArgumentTypeError(f"source must be a HealthStore, not {type(source).__name__}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
-        options = n.ohk_sync_options()
-        n.lib.ohk_sync_options_init(ctypes.byref(options))
-        options.name = n.encode(name, "name")
-        names = [] if types is None else [source.sample_type(t).identifier
-                                          for t in as_list(types, "types", (str, SampleType), "a type")]
-        array = (ctypes.c_char_p * max(1, len(names)))(*[n.encode(t, "type") for t in names])
-        if types is not None:
-            options.types = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
-            options.type_count = len(names)
-        options.from_scratch = bool(from_scratch)
-        options.batch_size = batch_size
+        names = None if types is None else [source.sample_type(t).identifier
+                                            for t in as_list(types, "types", (str, SampleType), "a type")]
+        options, _keep = sync_options(name, names, from_scratch, batch_size)
         report = n.ohk_sync_report()
         n.lib.ohk_store_sync(ctypes.byref(report), self._handle, source._handle, ctypes.byref(options))
         return SyncReport._from(report)
