@@ -30,7 +30,7 @@ extern "C" {
  * library's. Bindings refuse a library whose version differs. */
 #define OHK_ABI_VERSION 3
 /* The library version this header belongs to; ohk_version_string() returns it. */
-#define OHK_VERSION_STRING "0.21.0"
+#define OHK_VERSION_STRING "0.22.0"
 
 /* ---- status codes: 0 is success, failures are negative and stable. */
 enum {
