@@ -35,7 +35,8 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
-# the tz database for statistics in named time zones.
+# libcurl's headers for ohk sync over HTTP; the tz database for
+# statistics in named time zones.
 deps:
 	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto libcurl \
 	   && test -f /usr/share/zoneinfo/Europe/Paris; } 2>/dev/null || { \

@@ -101,6 +101,8 @@ public final class RemoteStore: SyncSource, SyncDestination {
         }
     }
 
+    /// As of the last look at the checkpoints: `synchronize` asks for the
+    /// live digests, which look again, just before.
     public func syncConflictCount(source: UUID) throws -> Int {
         lastLook.conflicts[source.uuidString] ?? 0
     }

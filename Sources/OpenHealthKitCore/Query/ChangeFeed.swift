@@ -19,15 +19,17 @@ public struct ChangeBatch: Sendable {
     /// The store's head when the batch was read (past `newAnchor` when
     /// the limit stopped the read).
     public let head: UInt64
-    /// For each deletion, the position its sample was saved at; nil for a
-    /// save, and for a deletion made before store format 17, which did not
-    /// keep it. A replica that read up to a position knows from it
-    /// whether it received the sample (rule 68).
+    /// Read for a replica only (`forReplica`), else empty. For each
+    /// deletion, the position its sample was saved at; nil for a save, and
+    /// for a deletion made before store format 17, which did not keep it.
+    /// A replica that read up to a position knows from it whether it
+    /// received the sample (rule 68).
     let savedPositions: [Int: UInt64]
-    /// Each type's live digest (rule 68) at `head`, in the snapshot the
-    /// batch was read from, by type identifier: what a replica that read
-    /// every change up to `head` should have rebuilt.
-    public let digests: [String: LiveDigest]
+    /// Read for a replica only, else empty: each type's live digest (rule
+    /// 68) at `head`, in the snapshot the batch was read from, by type
+    /// identifier: what a replica that read every change up to `head`
+    /// should have rebuilt.
+    let digests: [String: LiveDigest]
     /// The types the changes refer to.
     public var types: [SampleType] { names.types }
     public var count: Int { positions.count }
@@ -44,9 +46,8 @@ public struct ChangeBatch: Sendable {
         }
     }
 
-    /// Where the sample deleted by change `i` was saved; nil for a save,
-    /// or when the deletion was made before store format 17.
-    public func savedPosition(at i: Int) -> UInt64? { savedPositions[i] }
+    /// Where the sample deleted by change `i` was saved (`savedPositions`).
+    func savedPosition(at i: Int) -> UInt64? { savedPositions[i] }
 
     /// Change `i`'s type.
     public func type(at i: Int) -> SampleType { types[Int(typeIndex[i])] }
@@ -80,6 +81,12 @@ extension Store {
     /// store, from the future, or expired.
     /// With `types`, only changes of those types (by identifier).
     public func changes(after anchor: QueryAnchor?, limit: Int = 0, types only: Set<String>? = nil) throws -> ChangeBatch {
+        try changes(after: anchor, limit: limit, types: only, forReplica: false)
+    }
+
+    /// `changes`, and with `forReplica` what a replica needs besides: the
+    /// digests of the snapshot and each deletion's saved position.
+    func changes(after anchor: QueryAnchor?, limit: Int, types only: Set<String>?, forReplica: Bool) throws -> ChangeBatch {
         guard limit >= 0 else { throw OHKError(.invalidArgument, "limit must be 0 (no limit) or positive, got \(limit)") }
         return try readRetryingTrees { txn in
             let (head, horizon) = try position(txn)
@@ -89,13 +96,13 @@ extension Store {
             var cursors: [Cursor] = []
             defer { for c in cursors { c.close() } }
             var digests: [String: LiveDigest] = [:]
-            let kept = try DigestTable.all(txn, trees)
+            let kept = forReplica ? try DigestTable.all(txn, trees) : [:]
             try txn.forEachType(trees) { identifier, id in
                 if let only, !only.contains(identifier) { return }
                 guard let t = cache.withLock({ $0.typeTrees[id] }) else { throw NeedTree(typeID: id) }
                 types.append(try storedType(identifier, txn))
                 cursors.append(try txn.cursor(t.records))
-                digests[identifier] = kept[id] ?? LiveDigest()
+                if forReplica { digests[identifier] = kept[id] ?? LiveDigest() }
             }
             var heads = try cursors.map { try $0.seek(atLeast: from) }
             var builder = SampleBatchBuilder(multiType: false, expected: limit > 0 ? min(limit, 1 << 16) : 1024)
@@ -110,7 +117,7 @@ extension Store {
                 guard pick >= 0, let (seq, raw) = heads[pick], seq <= head else { break }
                 let record = try RecordView(stored: raw)
                 try builder.append(record, typeIndex: 0)
-                if record.isTombstone, let t = try txn.get(trees.tombs, u64: seq), t.count >= 18 {
+                if forReplica, record.isTombstone, let t = try txn.get(trees.tombs, u64: seq), t.count >= 18 {
                     savedPositions[positions.count] = UInt64(littleEndian: t.loadUnaligned(fromByteOffset: 10, as: UInt64.self))
                 }
                 typeIndex.append(UInt16(pick))

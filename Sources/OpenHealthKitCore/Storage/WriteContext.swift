@@ -292,12 +292,7 @@ struct WriteContext {
         try Self.deleteStart(txn, t, start: start, seq: seq)
         try append(tomb, typeID: typeID, t, start: start, seq: newSeq)
         try uuidIndex.move(PendingUUID(uuid), from: Schema.pack(type: typeID, seq: seq), to: Schema.pack(type: typeID, seq: newSeq))
-        var w = ByteWriter()
-        w.u16(typeID)
-        w.f64(now.timeIntervalSinceReferenceDate)
-        // Where the sample was saved: a replica asks whether it received it (rule 68).
-        w.u64(seq)
-        try txn.put(trees.tombs, u64: newSeq, w.bytes, append: true)
+        try listDeletion(at: newSeq, typeID: typeID, deleted: now.timeIntervalSinceReferenceDate, saved: seq)
         return uuid
     }
 
@@ -308,33 +303,39 @@ struct WriteContext {
     mutating func insertTombstone(copying d: ReplicaDeletion) throws {
         let record = RecordCodec.encodeTombstone(uuid: d.uuid, start: d.start, end: d.end, deleted: d.deleted,
                                                  sourceID: try sourceID(d.source), sync: d.syncMetadata)
-        try record.withUnsafeBytes {
-            try insertTombstone(of: RecordView(bytes: $0), type: d.type, sourceID: RecordView(bytes: $0).sourceID, deleted: d.deleted)
-        }
+        try appendTombstone(record, uuid: d.uuid, start: d.start, type: d.type, deleted: d.deleted)
     }
 
     /// Writes a deleted object for a sample a replica received but does
     /// not keep, as a higher version of its sync identifier is here (rule
     /// 70): the deletion it would later receive is then known already.
     mutating func insertTombstone(of s: Sample) throws {
-        let id = try sourceID(s.source)
-        var record = ByteWriter(capacity: 256)
-        RecordCodec.encodeSample(s, sourceID: id, deviceID: 0, into: &record)
-        try record.bytes.withUnsafeBytes {
-            try insertTombstone(of: RecordView(bytes: $0), type: s.type, sourceID: id, deleted: now.timeIntervalSinceReferenceDate)
-        }
+        let start = s.startDate.timeIntervalSinceReferenceDate, deleted = now.timeIntervalSinceReferenceDate
+        let sync = s.metadata.filter { $0.key == MetadataKey.syncIdentifier || $0.key == MetadataKey.syncVersion }
+        let record = RecordCodec.encodeTombstone(uuid: s.uuid, start: start, end: s.endDate.timeIntervalSinceReferenceDate,
+                                                 deleted: deleted, sourceID: try sourceID(s.source), sync: sync)
+        try appendTombstone(record, uuid: s.uuid, start: start, type: s.type, deleted: deleted)
     }
 
-    private mutating func insertTombstone(of r: RecordView, type: SampleType, sourceID: UInt32, deleted: Double) throws {
+    /// A tombstone record at a new position, indexed and listed; its
+    /// saved position is its own.
+    private mutating func appendTombstone(_ record: [UInt8], uuid: UUID, start: Double, type: SampleType,
+                                          deleted: Double) throws {
         let (typeID, t) = try tree(for: type)
         let seq = nextSeq()
-        let record = RecordCodec.encodeTombstone(of: r, deletionDate: Date(timeIntervalSinceReferenceDate: deleted), sourceID: sourceID)
-        try append(record, typeID: typeID, t, start: r.start, seq: seq)
-        addUUID(r.uuid, typeID: typeID, seq: seq)
+        try append(record, typeID: typeID, t, start: start, seq: seq)
+        addUUID(uuid, typeID: typeID, seq: seq)
+        try listDeletion(at: seq, typeID: typeID, deleted: deleted, saved: seq)
+    }
+
+    /// The deletion list's entry (`tombs`) of the deleted object at `seq`:
+    /// its type, when it was deleted (for pruning), and where its sample
+    /// was saved (a replica asks whether it received it, rule 68).
+    private func listDeletion(at seq: UInt64, typeID: UInt16, deleted: Double, saved: UInt64) throws {
         var w = ByteWriter()
         w.u16(typeID)
         w.f64(deleted)
-        w.u64(seq)
+        w.u64(saved)
         try txn.put(trees.tombs, u64: seq, w.bytes, append: true)
     }
 

@@ -76,6 +76,15 @@ public struct ReplicaDeletion: Sendable, Equatable {
         self.savedPosition = savedPosition
     }
 
+    /// A tombstone record's fields, of `type` and `source`.
+    init(tombstone r: RecordView, type: SampleType, source: Source, savedPosition: UInt64?) {
+        var syncID: String?, version: Double?
+        if case .string(let id)? = r.metadataValue(MetadataKey.syncIdentifier) { syncID = id }
+        if case .number(let v)? = r.metadataValue(MetadataKey.syncVersion) { version = v }
+        self.init(uuid: r.uuid, type: type, start: r.start, end: r.end, source: source, syncIdentifier: syncID,
+                  syncVersion: version, deleted: r.deletionDate, savedPosition: savedPosition)
+    }
+
     /// The metadata its tombstone keeps.
     var syncMetadata: [String: MetadataValue] {
         var m: [String: MetadataValue] = [:]
@@ -91,7 +100,7 @@ extension Store {
     /// receives them: the change feed (rule 60) with each deletion's
     /// fields and the digests of the snapshot.
     public func replicaBatch(after anchor: QueryAnchor?, limit: Int, types: Set<String>? = nil) throws -> ReplicaBatch {
-        let batch = try changes(after: anchor, limit: limit, types: types)
+        let batch = try changes(after: anchor, limit: limit, types: types, forReplica: true)
         var changes: [ReplicaChange] = []
         changes.reserveCapacity(batch.count)
         try withExtendedLifetime(batch.records) {
@@ -105,12 +114,8 @@ extension Store {
                 guard let source = batch.names.source(r.sourceID) else {
                     throw OHKError(.storage, "deletion \(batch.positions[i]) names a source the store does not have")
                 }
-                var syncID: String?, version: Double?
-                if case .string(let id)? = r.metadataValue(MetadataKey.syncIdentifier) { syncID = id }
-                if case .number(let v)? = r.metadataValue(MetadataKey.syncVersion) { version = v }
-                changes.append(.deletion(ReplicaDeletion(
-                    uuid: r.uuid, type: batch.type(at: i), start: r.start, end: r.end, source: source, syncIdentifier: syncID,
-                    syncVersion: version, deleted: r.deletionDate, savedPosition: batch.savedPosition(at: i))))
+                changes.append(.deletion(ReplicaDeletion(tombstone: r, type: batch.type(at: i), source: source,
+                                                         savedPosition: batch.savedPosition(at: i))))
             }
         }
         return ReplicaBatch(sourceStoreID: storeID, changes: changes, positions: batch.positions,

@@ -150,13 +150,8 @@ extension ReplicaBatch {
                     guard record.isWellFormed, record.checkMatches else { throw bad("change \(i)'s record does not match its check") }
                     guard let source = names.source(record.sourceID) else { throw bad("change \(i) names source \(record.sourceID)") }
                     if record.isTombstone {
-                        var syncID: String?, version: Double?
-                        if case .string(let id)? = record.metadataValue(MetadataKey.syncIdentifier) { syncID = id }
-                        if case .number(let v)? = record.metadataValue(MetadataKey.syncVersion) { version = v }
-                        changes.append(.deletion(ReplicaDeletion(
-                            uuid: record.uuid, type: types[t], start: record.start, end: record.end, source: source,
-                            syncIdentifier: syncID, syncVersion: version, deleted: record.deletionDate,
-                            savedPosition: saved == UInt64.max ? nil : saved)))
+                        changes.append(.deletion(ReplicaDeletion(tombstone: record, type: types[t], source: source,
+                                                                 savedPosition: saved == UInt64.max ? nil : saved)))
                     } else {
                         guard record.deviceID == 0 || names.device(record.deviceID) != nil else {
                             throw bad("change \(i) names device \(record.deviceID)")

@@ -62,6 +62,29 @@ public struct SyncDigestPair: Sendable, Equatable {
     public var received: LiveDigest
 }
 
+extension SyncVerification {
+    /// The received digests held to the source's, type by type.
+    init(received: [String: LiveDigest], source: [String: LiveDigest]) {
+        var differ: [String: SyncDigestPair] = [:]
+        var total = LiveDigest()
+        for t in Set(received.keys).union(source.keys) {
+            let s = source[t] ?? LiveDigest(), r = received[t] ?? LiveDigest()
+            if s != r { differ[t] = SyncDigestPair(source: s, received: r) }
+            total += s
+        }
+        self = differ.isEmpty ? .verified(total) : .differs(differ)
+    }
+}
+
+extension SyncCheckpoint {
+    /// The error of a sync that asks for other types than its checkpoint copies.
+    func otherTypes(from location: String) -> OHKError {
+        OHKError(.syncCheckpoint, "sync '\(name)' from \(location) copies "
+                 + (types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
+                 + "; ask for the same types, give another --name, or start again with --from-scratch")
+    }
+}
+
 /// Where a sync reads: a store in this process, or one over HTTP.
 public protocol SyncSource {
     var syncStoreID: UUID { get }
@@ -128,15 +151,16 @@ extension Store: SyncSource, SyncDestination {
                 throw OHKError(.syncBusy, "another sync named '\(name)' from \(location) moved the checkpoint "
                                + "(to position \(current?.position ?? 0)) while this one ran; nothing of this batch was written")
             }
-            var base = restart ? nil : current
-            if let b = base, b.types != types {
-                throw OHKError(.syncCheckpoint, "sync '\(name)' from \(location) copies "
-                               + (b.types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
-                               + "; ask for the same types, give another --name, or start again with --from-scratch")
+            var base: SyncCheckpoint
+            if let current, !restart {
+                guard current.types == types else { throw current.otherTypes(from: location) }
+                base = current
+            } else {
+                base = SyncCheckpoint(sourceStoreID: batch.sourceStoreID, name: name, types: types, location: location)
+                try dropReplaced(by: base, &w)
             }
-            if base == nil { base = SyncCheckpoint(sourceStoreID: batch.sourceStoreID, name: name, types: types, location: location) }
-            base!.location = location
-            return try applyBatch(batch, checkpoint: base!, &w)
+            base.location = location
+            return try applyBatch(batch, checkpoint: base, &w)
         }
     }
 
@@ -181,8 +205,16 @@ extension Store: SyncSource, SyncDestination {
         cp.deletionsReceived += UInt64(deletions.count)
         cp.conflicts += UInt64(outcome.conflicts.count)
         cp.lastRun = w.now.timeIntervalSinceReferenceDate
-        // A checkpoint of the same name for another store that was at the
-        // same place goes: that store was replaced (the sync was told so).
+        _ = try w.txn.put(trees.syncCheckpoints, cp.key, cp.encoded)
+        var o = outcome
+        o.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
+        return SyncReceipt(checkpoint: cp, outcome: o, conflicts: outcome.conflicts.map { samples[$0].uuid })
+    }
+
+    /// A new checkpoint starts: one of the same name for another store
+    /// that was at the same place goes, as that store was replaced (the
+    /// sync was told so, and asked to start from scratch).
+    private func dropReplaced(by cp: SyncCheckpoint, _ w: inout WriteContext) throws {
         var replaced: [[UInt8]] = []
         try w.txn.forEach(trees.syncCheckpoints) { k, v in
             let other = try SyncCheckpoint(key: k, value: v)
@@ -191,21 +223,6 @@ extension Store: SyncSource, SyncDestination {
             }
         }
         for k in replaced { _ = try w.txn.delete(trees.syncCheckpoints, k) }
-        _ = try w.txn.put(trees.syncCheckpoints, cp.key, cp.encoded)
-        var o = outcome
-        o.anchor = QueryAnchor(storeID: storeID, position: w.head, horizon: w.horizon)
-        return SyncReceipt(checkpoint: cp, outcome: o, conflicts: outcome.conflicts.map { samples[$0].uuid })
-    }
-
-    static func verify(_ received: [String: LiveDigest], against source: [String: LiveDigest]) -> SyncVerification {
-        var differ: [String: SyncDigestPair] = [:]
-        var total = LiveDigest()
-        for t in Set(received.keys).union(source.keys) {
-            let s = source[t] ?? LiveDigest(), r = received[t] ?? LiveDigest()
-            if s != r { differ[t] = SyncDigestPair(source: s, received: r) }
-            total += s
-        }
-        return differ.isEmpty ? .verified(total) : .differs(differ)
     }
 }
 
@@ -231,11 +248,7 @@ public func synchronize(from source: any SyncSource, into dest: any SyncDestinat
     let stored = checkpoints.first { $0.sourceStoreID == source.syncStoreID && $0.name == name }
     var cp: SyncCheckpoint
     if let stored, !options.fromScratch {
-        guard stored.types == types else {
-            throw OHKError(.syncCheckpoint, "sync '\(name)' from \(location) copies "
-                           + (stored.types.map { "the types \($0.joined(separator: ", "))" } ?? "every type")
-                           + "; ask for the same types, give another --name, or start again with --from-scratch")
-        }
+        guard stored.types == types else { throw stored.otherTypes(from: location) }
         cp = stored
     } else {
         if !options.fromScratch, let other = checkpoints.first(where: {
@@ -278,7 +291,7 @@ public func synchronize(from source: any SyncSource, into dest: any SyncDestinat
                                sourceHead: batch.head))
     } while batch.isPartial
     report.checkpoint = cp
-    report.verification = Store.verify(cp.received.byType, against: batch.digests)
+    report.verification = SyncVerification(received: cp.received.byType, source: batch.digests)
     let here = try dest.liveDigests().filter { only?.contains($0.key) ?? true }
     // The digests hash (UUID, version): a conflict's two contents agree there.
     report.converged = try Set(here.keys).union(batch.digests.keys).allSatisfy {
