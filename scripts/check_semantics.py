@@ -16,13 +16,22 @@ Python test a `def test_…`; a C test a function registered with
 
 Fails (exit 1, one line per problem) when a listed test does not exist,
 when a rule lists no test, when the rule numbers are not 1..N in order,
-or when a test named after a rule (`rule09_…`, `rules13_15_…`,
-`test_rule_9_…`, `test_rule09_…`) names a rule that does not exist.
+when a rule lacks its anchor (`<a id="rule-9"></a>` at the start of its
+text, so that `semantics.md#rule-9` links to it), when a test named after
+a rule (`rule09_…`, `rules13_15_…`, `test_rule_9_…`, `test_rule09_…`)
+names a rule that does not exist, or when a citation names one: "rule
+41", "rule 8b", "rules 65 and 66", "rules 9, 10 and 12", "rules 68 to
+70", "rules 25–29", or a link to `…#rule-41`, in README.md,
+CHANGELOG.md, docs/*.md, include/*.h, Sources/**/*.swift and
+bindings/python/openhealthkit/*.py (comments may break a citation over
+lines). A Markdown link to `#rule-N` must also point at
+docs/semantics.md from where it stands.
 Python 3 standard library only.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -30,6 +39,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "semantics.md"
 TEST_DIRS = [ROOT / "Tests", ROOT / "bindings" / "python" / "tests"]
+# Where rules are cited: (folder, glob) under ROOT.
+CITING = [(".", "README.md"), (".", "CHANGELOG.md"), ("docs", "*.md"), ("include", "*.h"),
+          ("Sources", "**/*.swift"), ("bindings/python/openhealthkit", "*.py")]
 LANGUAGES = {".swift": "Swift", ".py": "Python", ".c": "C"}
 
 # `12. text` at the start of a line: a rule; `   - 8b. text`: a sub-rule.
@@ -40,6 +52,26 @@ REFERENCE = re.compile(r"`([^`]*)`")
 # A test name that cites rules: rule09_x, rule08b_x, rules13_15_16_x,
 # test_rule_9_x, test_rule09_x.
 CITES = re.compile(r"^(?:test_?)?rules?_?(\d+[a-z]?(?:_\d+[a-z]?)*)(?=_|$)", re.IGNORECASE)
+
+# A rule's anchor at the start of its text.
+ANCHOR = re.compile(r'^<a id="rule-(\d+[a-z]?)"></a>')
+# A citation in prose: "rule 41", "Rule 8b", "rules 65 and 66", "rules 9, 10
+# and 12", "rules 68 to 70", "rules 25–29", "rules 31-33, 36". Singular
+# "rule" takes one label; "rules" a list of labels and ranges.
+_LABEL = r"\d+[a-z]?\b(?![.,]\d)"  # not 10,000 nor 1.5
+_ITEM = rf"{_LABEL}(?:\s+to\s+{_LABEL}|\s*[–-]\s*{_LABEL})?"
+_SEPARATOR = r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+and\s+|\s+or\s+)"
+CITATION = re.compile(rf"\b[Rr]ule\s+(?P<one>{_LABEL})"
+                      rf"|\b[Rr]ules\s+(?P<many>{_ITEM}(?:{_SEPARATOR}{_ITEM})*)")
+RANGE = re.compile(rf"({_LABEL})(?:\s+to\s+|\s*[–-]\s*)({_LABEL})")
+# A link to a rule's anchor: "#rule-41", and in Markdown "](path#rule-41)".
+FRAGMENT = re.compile(r"#rule-([0-9A-Za-z]+)\b")
+MARKDOWN_LINK = re.compile(r"\]\(([^()\s#]*)#rule-[0-9A-Za-z]+\)")
+# Comment leaders at the start of a line, so that a citation broken over
+# comment lines reads as one ("(rule\n/// 36)").
+COMMENT_LEADER = {".swift": re.compile(r"(?m)^[ \t]*(?:/{2,3}|/?\*+)[ \t]?"),
+                  ".h": re.compile(r"(?m)^[ \t]*(?:/{2,3}|/?\*+)[ \t]?"),
+                  ".py": re.compile(r"(?m)^[ \t]*#[ \t]?")}
 
 SWIFT_TEST = re.compile(
     r"@Test\b(?:\s*\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\))?"  # @Test or @Test(…)
@@ -111,6 +143,10 @@ def parse_rules(lines: list[str]) -> tuple[list[tuple[str, int, str]], list[str]
         if top or sub:
             label = top.group(1) if top else sub.group(1) + sub.group(2)
             rules.append([label, number, None])
+            anchor = ANCHOR.match(line[(top or sub).end():])
+            if not anchor or anchor.group(1) != label:
+                problems.append(f'docs/semantics.md:{number}: rule {label} does not start with '
+                                f'<a id="rule-{label}"></a>')
             collecting = False
             continue
         if line.startswith("#"):
@@ -205,6 +241,65 @@ def check_cited_rules(labels: set[str], files: TestFiles) -> list[str]:
     return problems
 
 
+def cited_labels(citation: re.Match) -> list[str]:
+    """The labels a citation names, a range's every rule between its ends."""
+    if citation.group("one"):
+        return [citation.group("one")]
+    labels = []
+    for item in re.split(_SEPARATOR, citation.group("many")):
+        ends = RANGE.fullmatch(item)
+        if not ends:
+            labels.append(item)
+            continue
+        first, last = ends.groups()
+        if first.isdigit() and last.isdigit() and int(first) <= int(last):
+            labels += [str(n) for n in range(int(first), int(last) + 1)]
+        else:
+            labels += [first, last]
+    return labels
+
+
+def citing_files() -> list[Path]:
+    return sorted({p for folder, pattern in CITING for p in (ROOT / folder).glob(pattern)
+                   if p.is_file()})
+
+
+def check_citations(labels: set[str]) -> tuple[list[str], int]:
+    """Citations of rules that do not exist, and links to rules that go astray."""
+    problems = []
+    count = 0
+    for path in citing_files():
+        name = path.relative_to(ROOT)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        leader = COMMENT_LEADER.get(path.suffix)
+        if leader:
+            text = leader.sub("", text)  # the newlines stay: line numbers hold
+        found = []  # (offset, label, how it was cited)
+        for citation in CITATION.finditer(text):
+            found += [(citation.start(), label, " ".join(citation.group().split()))
+                      for label in cited_labels(citation)]
+        for link in FRAGMENT.finditer(text):
+            found.append((link.start(), link.group(1), link.group()))
+        seen = set()
+        for offset, label, how in found:
+            line = text.count("\n", 0, offset) + 1
+            label = str(int(re.match(r"\d+", label).group())) + label.lstrip("0123456789")
+            count += 1
+            if label not in labels and (line, label) not in seen:
+                seen.add((line, label))
+                problems.append(f"{name}:{line}: \"{how}\" cites rule {label}, "
+                                f"which docs/semantics.md does not have")
+        if path.suffix == ".md":
+            for link in MARKDOWN_LINK.finditer(text):
+                target = (path.parent / link.group(1)).resolve() if link.group(1) else path
+                if target != DOC:
+                    line = text.count("\n", 0, link.start()) + 1
+                    problems.append(f"{name}:{line}: a link to a rule's anchor should point at "
+                                    f"{os.path.relpath(DOC, path.parent)}, not "
+                                    f"{link.group(1) or 'this page'}")
+    return problems, count
+
+
 def main() -> int:
     if not DOC.is_file():
         print(f"check_semantics: {DOC.relative_to(ROOT)} is missing", file=sys.stderr)
@@ -215,14 +310,18 @@ def main() -> int:
     files = TestFiles()
     problems += check_numbering(rules)
     problems += check_references(rules, files)
-    problems += check_cited_rules({label for label, _, _ in rules}, files)
+    labels = {label for label, _, _ in rules}
+    problems += check_cited_rules(labels, files)
+    citation_problems, citations = check_citations(labels)
+    problems += citation_problems
     if problems:
         for problem in problems:
             print(problem, file=sys.stderr)
         print(f"check_semantics: {len(problems)} problem(s)", file=sys.stderr)
         return 1
     count = sum(len(REFERENCE.findall(text)) for _, _, text in rules)
-    print(f"check_semantics: ok, {len(rules)} rules, {count} test references")
+    print(f"check_semantics: ok, {len(rules)} rules, {count} test references, "
+          f"{citations} citations of rules")
     return 0
 
 
