@@ -28,16 +28,24 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
 
-.PHONY: deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
+# `make help`: each target a user runs, with the line after its `## `.
+.DEFAULT_GOAL := help
+help: ## list the targets, one line each (this list)
+	@echo "make TARGET [VARIABLE=value ...]; the targets:"
+	@awk -F ':.*## ' '/^[a-zA-Z0-9_.-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo "variables: PREFIX=$(PREFIX) BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR)"
+	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
+
+.PHONY: help deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
-        latest-bench latest-bench-run workout-bench ecg-bench
+        latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
 # libcurl's headers for ohk sync over HTTP; the tz database for
 # statistics in named time zones.
-deps:
+deps: ## install the build's Debian packages when missing (LMDB, expat, libarchive, libssl, libcurl, tzdata)
 	@{ command -v pkg-config >/dev/null && pkg-config --exists lmdb expat libarchive libcrypto libcurl \
 	   && test -f /usr/share/zoneinfo/Europe/Paris; } 2>/dev/null || { \
 	  echo "installing liblmdb-dev, libexpat1-dev, libarchive-dev, libssl-dev, libcurl4-openssl-dev, pkg-config and tzdata"; \
@@ -45,14 +53,14 @@ deps:
 	    liblmdb-dev libexpat1-dev libarchive-dev libssl-dev libcurl4-openssl-dev pkg-config tzdata >/dev/null; }
 
 # What the C tests need: cmocka and valgrind.
-c-deps: deps
+c-deps: deps ## install cmocka and valgrind for the C tests when missing
 	@{ pkg-config --exists cmocka && command -v valgrind >/dev/null; } 2>/dev/null || { \
 	  echo "installing libcmocka-dev and valgrind"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev valgrind >/dev/null; }
 
 # PostgreSQL's server, client and libpq for the sink's tests, which start
 # a throwaway cluster of their own (scripts/pg_cluster.sh).
-pg-deps:
+pg-deps: ## install PostgreSQL for the sink's tests when missing
 	@{ ls /usr/lib/postgresql/*/bin/initdb && ldconfig -p | grep -q libpq.so.5 && command -v psql \
 	   && command -v runuser; } >/dev/null 2>&1 || { \
 	  echo "installing postgresql, postgresql-client and libpq5"; \
@@ -61,12 +69,12 @@ pg-deps:
 
 # What the Python tests need: pytest, NumPy for the columnar path, pandas
 # for statistics as a DataFrame, mypy for tests/test_typing.py.
-py-deps:
+py-deps: ## install pytest, NumPy, pandas and mypy when missing
 	@$(PYTHON) -c "import pytest, numpy, pandas, mypy" 2>/dev/null || { \
 	  echo "installing pytest, numpy, pandas and mypy"; $(PYTHON) -m pip install -q pytest numpy pandas mypy; }
 
 # libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
-lib: deps
+lib: deps ## build the C library, its links and openhealthkit.pc under build/lib
 	$(SWIFT) build $(LIB_FLAGS)
 	mkdir -p $(LIBDIR)/pkgconfig
 	strip --strip-unneeded -o $(LIB).stripped .build-lib/release/libopenhealthkit.so
@@ -75,15 +83,15 @@ lib: deps
 	ln -sf libopenhealthkit.so.$(ABI) $(LIBDIR)/libopenhealthkit.so
 
 # Regenerates include/openhealthkit.h from Sources/OpenHealthKitC.
-header: deps
+header: deps ## regenerate include/openhealthkit.h from Sources/OpenHealthKitC
 	python3 scripts/gen_header.py
 
 # Fails when the committed header is not what the sources generate.
-header-check: deps
+header-check: deps ## fail when include/openhealthkit.h is not what the sources generate
 	python3 scripts/gen_header.py --check
 
 # make install PREFIX=/opt/ohk: library, headers and openhealthkit.pc.
-install: lib
+install: lib ## install the library, headers and openhealthkit.pc under PREFIX (and DESTDIR)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	scripts/install_file.sh $(LIB) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIB))
 	ln -sf libopenhealthkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so.$(ABI)
@@ -92,7 +100,7 @@ install: lib
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/openhealthkit.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/openhealthkit.pc
 
-build: deps
+build: deps ## debug build of every product (swift build)
 	$(SWIFT) build $(TRAITS)
 
 # Every test: no reference outside the repository, the Swift suites, a
@@ -100,7 +108,7 @@ build: deps
 # the C API (header, library, C tests under valgrind and AddressSanitizer,
 # examples, an installed-copy build), then the Python package (pytest, and
 # `pip install` into a fresh venv), then the fuzz and crash smoke runs.
-test: deps pg-deps
+test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, wheel, cookbook, fuzz and crash smoke runs
 	python3 scripts/check_self_contained.py
 	python3 scripts/check_semantics.py
 	python3 scripts/gen_identifiers.py --check
@@ -119,54 +127,54 @@ test: deps pg-deps
 
 # ohk serve on loopback, through real clients: httpx and httpx-sse from
 # Python (Tests/server), curl from a shell script.
-server-deps: py-deps
+server-deps: py-deps ## install httpx, httpx-sse, openapi-spec-validator, curl and jq when missing
 	@$(PYTHON) -c "import httpx, httpx_sse, openapi_spec_validator" 2>/dev/null || { \
 	  echo "installing httpx, httpx-sse and openapi-spec-validator"; \
 	  $(PYTHON) -m pip install -q httpx httpx-sse openapi-spec-validator; }
 	@{ command -v curl && command -v jq; } >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl jq >/dev/null; }
 
-server-test: deps server-deps
+server-test: deps server-deps ## ohk serve on loopback through Python and curl clients
 	$(SWIFT) build $(TRAITS) --product ohk
 	$(SWIFT) build $(TRAITS) --product phone-sync
 	Tests/server/curl_test.sh .build/debug/ohk
 	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk PHONE_SYNC_BIN=$(CURDIR)/.build/debug/phone-sync \
 	  $(PYTHON) -m pytest -q
 
-c-test: c-deps header-check lib
+c-test: c-deps header-check lib ## the C tests: header, cmocka under valgrind and ASan, examples, installed copy
 	$(MAKE) -C Tests/c all
 
 # Places the library inside the Python package, so that the package works
 # from the source tree and `pip install ./bindings/python` ships it. Every
 # library is put in place as a new file renamed over the old one
 # (scripts/install_file.sh): a process with the old one loaded keeps it.
-python-lib: lib
+python-lib: lib ## place the library inside the Python package (bindings/python)
 	scripts/install_file.sh $(LIB) $(PYPKG)/openhealthkit/libopenhealthkit.so
 
-py-test: python-lib py-deps
+py-test: python-lib py-deps ## the Python package's tests, then a pip install into a fresh venv
 	cd $(PYPKG) && $(PYTHON) -m pytest -q
 	$(MAKE) py-install-check
 
 # A wheel that carries the library (manylinux, checked by auditwheel), for
 # `pip install` on a machine without Swift: build/wheel/openhealthkit-*.whl.
-wheel: python-lib
+wheel: python-lib ## build/wheel/openhealthkit-*.whl with the library inside (manylinux)
 	scripts/build_wheel.sh build/wheel
 
 # The wheel installed into a fresh venv and used without the toolchain.
-wheel-check: wheel
+wheel-check: wheel ## install the wheel into a fresh venv and use it without the toolchain
 	scripts/check_wheel.sh build/wheel
 
 # The Python cookbook (examples/python): every recipe on a generated
 # export (daily steps, hourly heart rate, sleep per night, workouts, what
 # changed since last time), each checked for what it shows.
-cookbook: python-lib py-deps
+cookbook: python-lib py-deps ## run the Python recipes of examples/python on a generated export
 	mkdir -p build/cookbook
 	$(PYTHON) scripts/gen_export.py build/cookbook/export.xml --size 3M --seed 48
 	cd examples/python && PYTHONPATH=$(CURDIR)/$(PYPKG) $(PYTHON) run_all.py $(CURDIR)/build/cookbook/export.xml \
 	  $(CURDIR)/build/cookbook/work
 
 # `pip install ./bindings/python` into a new venv gives a working package.
-py-install-check: python-lib
+py-install-check: python-lib ## pip install ./bindings/python into a fresh venv and import it
 	rm -rf build/venv && $(PYTHON) -m venv build/venv
 	build/venv/bin/pip install -q ./$(PYPKG)
 	cd build && env -u OPENHEALTHKIT_LIBRARY venv/bin/python -c \
@@ -175,22 +183,22 @@ py-install-check: python-lib
 # The main job: import an Apple Health export with `ohk`, summarise it, run
 # an anchored query, save a change, and query from the returned anchor.
 QUICKSTART_EXPORT ?= Tests/Fixtures/export-small-b.xml
-quickstart: deps
+quickstart: deps ## the main job: import an export with ohk, query, save, query from the anchor
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk
 	examples/quickstart.sh .build/release/ohk $(QUICKSTART_EXPORT)
 
 # A HealthKit-style app in Swift 6 mode, nested closures in every handler
 # (examples/swift6-app): it traps if a handler type is not @Sendable.
-swift6-app: deps
+swift6-app: deps ## build and run the Swift 6 HealthKit-style app (examples/swift6-app)
 	$(SWIFT) build $(TRAITS) --product swift6-app
 	dir=$$(mktemp -d) && .build/debug/swift6-app $$dir/store && rm -rf $$dir
 
 # The same story in Swift on the core (examples/swift-quickstart).
-swift-quickstart: deps
+swift-quickstart: deps ## the quickstart in Swift on the core (examples/swift-quickstart)
 	$(SWIFT) run $(TRAITS) swift-quickstart
 
 # The reference workload (docs/benchmarks.md) on the core, release build.
-bench: deps
+bench: deps ## the reference workload on the Swift core (BENCH_N, BENCH_DIR)
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk-bench
 	rm -rf $(BENCH_DIR) $(BENCH_DIR)-bulk
 	.build/release/ohk-bench --n $(BENCH_N) --dir $(BENCH_DIR)
@@ -198,7 +206,7 @@ bench: deps
 
 # Phases 2-4 through the HealthKit-shaped API (OpenHealthKit), beside the
 # core's API in the same run (docs/porting.md).
-hk-bench: deps
+hk-bench: deps ## phases 2-4 through the HealthKit API beside the core
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product hk-bench
 	rm -rf $(BENCH_DIR)-hk
 	.build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk
@@ -207,7 +215,7 @@ hk-bench: deps
 # The latest 100 heart rates by a sorted sample query (hk-bench's
 # "latest"), beside the same query on the SQLite peer's file through its
 # (type, start_ms) index, in C; three rounds, interleaved.
-latest-bench: deps
+latest-bench: deps ## the latest 100 heart rates by a sorted query, beside SQLite (needs PEERS)
 	@test -f $(PEERS)/sqlite_peer.c || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory latest-bench-run
 
 latest-bench-run:
@@ -233,7 +241,7 @@ endef
 # saved and read back through C, beside SQLite doing the same:
 # make workout-bench [WORKOUT_RUNS=50].
 WORKOUT_RUNS ?= 50
-workout-bench: lib
+workout-bench: lib ## a workout with route and heart rates through C, beside SQLite
 	$(call sqlite_bench,workout_bench)
 	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS)
 	rm -rf $(BENCH_DIR)-workout && build/bench/workout_bench $(BENCH_DIR)-workout $(WORKOUT_RUNS) --scratch
@@ -242,14 +250,14 @@ workout-bench: lib
 # make ecg-bench [ECG_READS=1000]: one 30 s ECG (15,000 voltages) read by
 # UUID through C, beside SQLite reading it from a BLOB.
 ECG_READS ?= 1000
-ecg-bench: lib
+ecg-bench: lib ## a 30 s ECG read by UUID through C, beside SQLite
 	$(call sqlite_bench,ecg_bench)
 	rm -rf $(BENCH_DIR)-ecg && build/bench/ecg_bench $(BENCH_DIR)-ecg $(ECG_READS)
 
 # The same workload through the C API, on the peers' harness (same sitting
 # as `make -C $(PEERS) run`): make c-bench BENCH_N=100000 [PHASES=1,2,4].
 PHASES ?= 1,1b,2,3,4,5,6,7,8
-c-bench: lib
+c-bench: lib ## the reference workload through the C API on the peers' harness (needs PEERS)
 	@test -f $(PEERS)/bench.c || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory c-bench-run
 
 c-bench-run:
@@ -264,7 +272,7 @@ c-bench-run:
 # make c-delta-loop [BENCH_N=100000] [LOOP_MODE=sweep:2]. For A/B runs of two
 # library builds, run build/bench/delta_loop with LD_LIBRARY_PATH at each.
 LOOP_MODE ?= hot
-c-delta-loop: lib
+c-delta-loop: lib ## the C delta query's fixed costs without the disk (LOOP_MODE)
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/delta_loop \
 	  Benchmarks/c/delta_loop.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lm
@@ -274,7 +282,7 @@ c-delta-loop: lib
 
 # Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
 # sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
-py-bench: python-lib py-deps
+py-bench: python-lib py-deps ## phases 2, 3 and 7 from Python, beside the sqlite3 peer when PEERS has it
 	@pkg-config --exists sqlite3 2>/dev/null || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsqlite3-dev >/dev/null; }
 	$(PYTHON) $(PYPKG)/bench/bench.py $(BENCH_N) $(BENCH_DIR)-py
@@ -290,13 +298,13 @@ py-bench-peer:
 # Import speed and memory on generated exports, beside healthkit-to-sqlite
 # (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir].
 IMPORT_DIR ?= /work/ohk-import-bench
-import-bench: deps
+import-bench: deps ## ohk import on generated exports beside expat and healthkit-to-sqlite (IMPORT_DIR)
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
 
 # Regenerates the type catalogue from scripts/healthkit-types.md,
 # and OpenHealthKit's identifier constants from it.
-catalogue:
+catalogue: ## regenerate the type catalogue and identifier constants
 	python3 scripts/gen_catalogue.py
 	python3 scripts/gen_identifiers.py
 
@@ -309,25 +317,25 @@ FUZZ_TIME ?= 60
 FUZZ_RUNS ?= 100000
 FUZZ_TARGETS := predicate unit anchor record export upload
 FUZZ_BIN  := .build-fuzz/release/ohk-fuzz
-fuzz-build: deps
+fuzz-build: deps ## build the libFuzzer targets (.build-fuzz)
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --scratch-path .build-fuzz --product ohk-fuzz -Xswiftc -sanitize=fuzzer,address \
 	  -Xswiftc -DOHK_FUZZING -Xswiftc -enable-testing -Xswiftc -use-ld=lld
 
-fuzz: fuzz-build
+fuzz: fuzz-build ## every fuzz target for FUZZ_TIME seconds
 	scripts/fuzz.sh $(FUZZ_BIN) time $(FUZZ_TIME) $(FUZZ_TARGETS)
 
-fuzz-smoke: fuzz-build
+fuzz-smoke: fuzz-build ## every fuzz target for FUZZ_RUNS inputs with a fixed seed
 	scripts/fuzz.sh $(FUZZ_BIN) runs $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 # The seed corpus (and any crash input added to it) through each target,
 # built without the fuzzer: part of the ordinary test run.
-fuzz-replay: deps
+fuzz-replay: deps ## the seed corpus through each target, without the fuzzer
 	$(SWIFT) build $(TRAITS) --product ohk-fuzz
 	for t in $(FUZZ_TARGETS); do .build/debug/ohk-fuzz $$t Fuzz/corpus/$$t || exit 1; done
 
 # The Swift suites under ThreadSanitizer, then AddressSanitizer (each in
 # its own build folder; about 15 minutes on two cores, not part of make test).
-test-sanitize: deps
+test-sanitize: deps ## the Swift suites under ThreadSanitizer and AddressSanitizer
 	$(SWIFT) build $(TRAITS) --build-tests --scratch-path .build-tsan --sanitize=thread
 	$(SWIFT) test $(TRAITS) --skip-build --scratch-path .build-tsan --sanitize=thread
 	$(SWIFT) build $(TRAITS) --build-tests --scratch-path .build-asan --sanitize=address
@@ -340,12 +348,12 @@ test-sanitize: deps
 # (tmpfs, root), byte flips in copies of a store. One summary line.
 # `make test` runs reliability-smoke.
 RELIABILITY_ARGS ?= --writer-kills 600 --consumer-kills 400 --stress 30 --double-open 20 --disk-full 10 --byte-flips 1000
-reliability: deps
+reliability: deps ## the crash and stress suite: SIGKILLs, stress, full disks, byte flips
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk-reliability
 	.build/release/ohk-reliability $(RELIABILITY_ARGS)
 
-reliability-smoke: deps
+reliability-smoke: deps ## a short run of the crash and stress suite
 	$(MAKE) reliability RELIABILITY_ARGS="--writer-kills 60 --consumer-kills 40 --stress 5 --double-open 3 --disk-full 2 --byte-flips 20"
 
-clean:
+clean: ## remove the build folders
 	rm -rf .build .build-lib build
