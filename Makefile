@@ -355,5 +355,16 @@ reliability: deps ## the crash and stress suite: SIGKILLs, stress, full disks, b
 reliability-smoke: deps ## a short run of the crash and stress suite
 	$(MAKE) reliability RELIABILITY_ARGS="--writer-kills 60 --consumer-kills 40 --stress 5 --double-open 3 --disk-full 2 --byte-flips 20"
 
-clean: ## remove the build folders
-	rm -rf .build .build-lib build
+# Every folder a build or a test makes: SwiftPM's .build and the scratch
+# paths beside it (.build-lib for the C library, .build-fuzz, .build-tsan and
+# .build-asan here, .build-server of scripts/serve_bench.sh), build/ (the
+# library, benchmarks, venvs, wheels, the C tests' build/ctest, fuzz
+# runs), what pip and pytest leave in the Python package, the library
+# python-lib placed inside it, and Python's caches. Package.resolved
+# stays: it is not a build folder.
+clean: ## remove every build folder, Python cache and the library copied into the Python package
+	rm -rf .build .build-* build
+	rm -rf $(PYPKG)/build $(PYPKG)/openhealthkit.egg-info $(PYPKG)/.pytest_cache $(PYPKG)/.mypy_cache \
+	  $(PYPKG)/.benchmarks Tests/server/.pytest_cache
+	rm -f $(PYPKG)/openhealthkit/libopenhealthkit.so
+	find $(PYPKG) Tests examples scripts Benchmarks -name __pycache__ -type d -prune -exec rm -rf {} +
