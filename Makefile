@@ -8,7 +8,11 @@ TRAITS     := --traits CommandLineTool,Server
 # release build of its HTTP library takes minutes, and they do not need it.
 RELEASE_TRAITS := --traits CommandLineTool
 BENCH_N    ?= 1000000
-BENCH_DIR  ?= /work/ohk-bench-store
+# Benchmark stores (BENCH_DIR, and BENCH_DIR-c, -hk, -py… beside it) go
+# inside the clone by default: on the clone's disk, where durable commits
+# cost what they cost (a tmpfs /tmp would make them free), and removed by
+# make clean. BENCH_DIR=/some/dir puts them on the disk you mean to measure.
+BENCH_DIR  ?= $(CURDIR)/build/bench-store
 # The peer programs (the workload in C on SQLite and raw LMDB) are not part
 # of the repository; the comparisons skip, saying so, when they are absent.
 PEERS      ?= ../shared/bench/peers
@@ -220,8 +224,9 @@ latest-bench: deps ## the latest 100 heart rates by a sorted query, beside SQLit
 
 latest-bench-run:
 	$(MAKE) -C $(PEERS) build
+	mkdir -p build/bench $(dir $(BENCH_DIR))
 	rm -rf $(BENCH_DIR)-sqlite && $(PEERS)/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync normal --phases 1 >/dev/null
-	mkdir -p build/bench && $(CC) -O2 -Wall -o build/bench/sqlite_latest Benchmarks/c/sqlite_latest.c -lsqlite3
+	$(CC) -O2 -Wall -o build/bench/sqlite_latest Benchmarks/c/sqlite_latest.c -lsqlite3
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product hk-bench
 	for i in 1 2 3; do rm -rf $(BENCH_DIR)-hk; .build/release/hk-bench --n $(BENCH_N) --dir $(BENCH_DIR)-hk --phases latest; \
 	  build/bench/sqlite_latest $(BENCH_DIR)-sqlite/samples.sqlite; done
@@ -289,15 +294,16 @@ py-bench: python-lib py-deps ## phases 2, 3 and 7 from Python, beside the sqlite
 	@test -f $(PEERS)/py_sqlite_peer.py || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory py-bench-peer
 
 py-bench-peer:
-	mkdir -p build/bench
+	mkdir -p build/bench $(dir $(BENCH_DIR))
 	$(CC) -O2 -g -std=gnu11 -o build/bench/sqlite_peer $(PEERS)/sqlite_peer.c $(PEERS)/bench.c -lsqlite3 -lpthread
 	rm -rf $(BENCH_DIR)-sqlite && build/bench/sqlite_peer $(BENCH_N) $(BENCH_DIR)-sqlite --sync full --phases 1 >/dev/null
 	$(PYTHON) $(PEERS)/py_sqlite_peer.py $(BENCH_N) $(BENCH_DIR)-sqlite
 	rm -rf $(BENCH_DIR)-sqlite
 
 # Import speed and memory on generated exports, beside healthkit-to-sqlite
-# (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir].
-IMPORT_DIR ?= /work/ohk-import-bench
+# (PyPI) in the same sitting: make import-bench [IMPORT_DIR=/some/dir]. The
+# generated exports (over 1 GB) are kept there between runs.
+IMPORT_DIR ?= $(CURDIR)/build/import-bench
 import-bench: deps ## ohk import on generated exports beside expat and healthkit-to-sqlite (IMPORT_DIR)
 	$(SWIFT) build $(RELEASE_TRAITS) -c release --product ohk
 	scripts/import_bench.sh .build/release/ohk $(IMPORT_DIR)
@@ -358,10 +364,10 @@ reliability-smoke: deps ## a short run of the crash and stress suite
 # Every folder a build or a test makes: SwiftPM's .build and the scratch
 # paths beside it (.build-lib for the C library, .build-fuzz, .build-tsan and
 # .build-asan here, .build-server of scripts/serve_bench.sh), build/ (the
-# library, benchmarks, venvs, wheels, the C tests' build/ctest, fuzz
-# runs), what pip and pytest leave in the Python package, the library
-# python-lib placed inside it, and Python's caches. Package.resolved
-# stays: it is not a build folder.
+# library, benchmarks and the default BENCH_DIR and IMPORT_DIR, venvs,
+# wheels, the C tests' build/ctest, fuzz runs), what pip and pytest leave
+# in the Python package, the library python-lib placed inside it, and
+# Python's caches. Package.resolved stays: it is not a build folder.
 clean: ## remove every build folder, Python cache and the library copied into the Python package
 	rm -rf .build .build-* build
 	rm -rf $(PYPKG)/build $(PYPKG)/openhealthkit.egg-info $(PYPKG)/.pytest_cache $(PYPKG)/.mypy_cache \
