@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
-@testable import OpenHealthKitCore
-@testable import OpenHealthKitImport
+import OpenHealthKitCore
+import OpenHealthKitImport
 import OpenHealthKitJSON
 import OpenHealthKitUpload
 

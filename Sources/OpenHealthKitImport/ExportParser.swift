@@ -7,7 +7,7 @@ import OpenHealthKitCore
 /// and routes) and `<Correlation>`s (with their member records);
 /// everything else is counted by element name. The DTD in
 /// the export's internal subset is read but no external entity is fetched.
-final class ExportParser {
+package final class ExportParser {
     private let parser: XML_Parser
     /// Records completed since the last `takeRecords()`.
     private var records: [ExportRecord] = []
@@ -47,7 +47,7 @@ final class ExportParser {
     private var lastEvent: Int64 = 0
     private var fed: Int64 = 0
 
-    init(limits: ImportLimits = ImportLimits()) {
+    package init(limits: ImportLimits = ImportLimits()) {
         self.limits = limits
         parser = XML_ParserCreate("UTF-8")
         XML_SetUserData(parser, Unmanaged.passUnretained(self).toOpaque())
@@ -69,7 +69,7 @@ final class ExportParser {
     /// Parses `count` bytes that `fill` writes into expat's own buffer (no
     /// copy); `count` 0 ends the document. Throws `ImportError` with the
     /// line and column of malformed XML.
-    func parse(upTo capacity: Int, fill: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
+    package func parse(upTo capacity: Int, fill: (UnsafeMutableRawPointer, Int) throws -> Int) throws -> Int {
         guard let buffer = XML_GetBuffer(parser, Int32(capacity)) else {
             throw ImportError.damaged("export.xml: the XML parser ran out of memory")
         }
@@ -131,7 +131,7 @@ final class ExportParser {
     }
 
     /// The records completed so far, handed over once.
-    func takeRecords() -> [ExportRecord] {
+    package func takeRecords() -> [ExportRecord] {
         defer { records.removeAll(keepingCapacity: true) }
         return records
     }

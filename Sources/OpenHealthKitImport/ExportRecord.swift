@@ -1,6 +1,6 @@
 /// One `<Record>` (or `<Workout>`) of export.xml as written: its attributes
 /// and its `<MetadataEntry>` children, still text.
-struct ExportRecord: Sendable {
+package struct ExportRecord: Sendable {
     var type = ""
     var unit: String?
     var value: String?

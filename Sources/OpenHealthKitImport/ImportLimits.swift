@@ -1,6 +1,7 @@
 /// Bounds that keep a hostile file from taking unbounded memory or time:
 /// an export is far inside each of them.
-struct ImportLimits: Sendable {
+package struct ImportLimits: Sendable {
+    package init() {}
     /// Elements nested in each other (an export nests four deep).
     var depth = 64
     /// Bytes of XML in one stretch in which no element starts or ends:

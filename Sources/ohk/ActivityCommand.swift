@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -67,3 +68,4 @@ struct ActivityCommand: ParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import Glibc
 import OpenHealthKitCore
@@ -152,3 +153,4 @@ func writeFileAtomically(_ path: String, _ text: String) {
         Glibc.exit(1)
     }
 }
+#endif

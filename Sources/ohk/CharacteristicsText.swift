@@ -1,3 +1,4 @@
+#if CommandLineTool
 import OpenHealthKitCore
 import OpenHealthKitJSON
 
@@ -33,3 +34,4 @@ enum CharacteristicsText {
         return o
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import Glibc
 import OpenHealthKitCore
@@ -42,3 +43,4 @@ struct CheckCommand: ParsableCommand {
         }
     }
 }
+#endif

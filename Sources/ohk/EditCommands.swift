@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -187,3 +188,4 @@ private func decimalNumber(_ text: Substring) -> Double? {
     let isWhole = whole.count == digits.count
     return isWhole && n.magnitude > 9_007_199_254_740_992 ? nil : n
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -152,3 +153,4 @@ enum ImportSummary {
         return o.closed
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import OpenHealthKitCore
 
@@ -43,4 +44,5 @@ struct OHK: ParsableCommand {
 let serverCommands: [any ParsableCommand.Type] = [ServeCommand.self, TokenCommand.self]
 #else
 let serverCommands: [any ParsableCommand.Type] = []
+#endif
 #endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import Glibc
@@ -69,3 +70,4 @@ final class Counter: @unchecked Sendable {
         return left == 0
     }
 }
+#endif

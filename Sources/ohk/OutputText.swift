@@ -1,3 +1,4 @@
+#if CommandLineTool
 import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
@@ -24,3 +25,4 @@ enum OutputText {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import Glibc
 
 /// A one-line progress bar on stderr, redrawn at most ten times a second,
@@ -42,3 +43,4 @@ func format(_ v: Double) -> String {
     let tenths = Int((v * 10).rounded())
     return "\(tenths / 10).\(abs(tenths % 10))"
 }
+#endif

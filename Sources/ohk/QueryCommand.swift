@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -216,3 +217,4 @@ struct QueryCommand: ParsableCommand {
 
     private func shortName(_ t: SampleType) -> String { TypeCatalogue.shortName(t) }
 }
+#endif

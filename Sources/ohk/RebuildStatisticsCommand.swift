@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import OpenHealthKitCore
 
@@ -28,3 +29,4 @@ struct RebuildStatisticsCommand: ParsableCommand {
         }
     }
 }
+#endif

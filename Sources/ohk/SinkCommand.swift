@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import Glibc
@@ -123,3 +124,4 @@ enum StopSignal {
 
     @Sendable static func requested() -> Bool { flag != 0 }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -43,3 +44,4 @@ struct StatsByInterval {
         s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacing("\"", with: "\"\"") + "\"" : s
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -233,3 +234,4 @@ struct TypeSpan {
         sources = Array(Set(names.values)).sorted()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import Glibc
@@ -101,3 +102,4 @@ func parseDate(_ text: String?, _ what: String) throws -> Date? {
     }
     return d
 }
+#endif

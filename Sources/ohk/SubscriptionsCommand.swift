@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -76,3 +77,4 @@ struct SubscriptionsCommand: ParsableCommand {
         }
     }
 }
+#endif

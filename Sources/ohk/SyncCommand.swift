@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import Glibc
@@ -207,3 +208,4 @@ enum Side {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import OpenHealthKitCore
 import OpenHealthKitJSON
@@ -58,3 +59,4 @@ struct TypesCommand: ParsableCommand {
         }
     }
 }
+#endif

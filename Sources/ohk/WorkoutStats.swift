@@ -1,3 +1,4 @@
+#if CommandLineTool
 import ArgumentParser
 import FoundationEssentials
 import OpenHealthKitCore
@@ -30,3 +31,4 @@ struct WorkoutStats {
         }
     }
 }
+#endif

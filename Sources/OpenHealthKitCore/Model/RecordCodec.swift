@@ -155,10 +155,10 @@ enum RecordCodec {
 /// (Its field reads are inlinable: `SampleFields`, read once per sample by
 /// every binding, reaches them across the module boundary.)
 @usableFromInline
-struct RecordView {
+package struct RecordView {
     @usableFromInline let bytes: UnsafeRawBufferPointer
 
-    @usableFromInline init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    @usableFromInline package init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     /// A record as read from the store: one too short for its fixed fields
     /// or longer than any save writes is damage, an error rather than a
@@ -178,16 +178,16 @@ struct RecordView {
         UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
     }
 
-    @inlinable var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
-    @inlinable var start: Double { f64(16) }
-    @inlinable var end: Double { f64(24) }
-    @inlinable var quantity: Double { f64(32) }
-    @inlinable var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
+    @inlinable package var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
+    @inlinable package var start: Double { f64(16) }
+    @inlinable package var end: Double { f64(24) }
+    @inlinable package var quantity: Double { f64(32) }
+    @inlinable package var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
     var deletionDate: Double { f64(32) }
-    @inlinable var sourceID: UInt32 { u32(40) }
+    @inlinable package var sourceID: UInt32 { u32(40) }
     @inlinable var word: UInt32 { u32(44) }
-    @inlinable var deviceID: UInt32 { word & RecordCodec.deviceMask }
-    @inlinable var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
+    @inlinable package var deviceID: UInt32 { word & RecordCodec.deviceMask }
+    @inlinable package var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
     @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
     var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
@@ -252,7 +252,7 @@ struct RecordView {
 
     /// Structural check of a record read from disk, so a corrupt store gives
     /// an error rather than a crash.
-    var isWellFormed: Bool {
+    package var isWellFormed: Bool {
         guard bytes.count >= RecordCodec.headSize,
               bytes.count >= RecordCodec.headSize + (isChecked ? RecordCheck.size : 0) else { return false }
         let body = self.body
@@ -279,7 +279,7 @@ struct RecordView {
     }
 
     /// Every metadata entry.
-    func metadata() throws -> [String: MetadataValue] {
+    package func metadata() throws -> [String: MetadataValue] {
         guard hasMetadata else { return [:] }
         var out: [String: MetadataValue] = [:]
         try forEachMetadata { k, v in out[k] = v; return false }
