@@ -22,6 +22,10 @@ NO_PEERS   := echo "no peer benchmarks at $(PEERS) (the workload's harness, SQLi
 PYTHON     ?= python3
 PYPKG      := bindings/python
 PREFIX     ?= /usr/local
+# The docs install as they sit in the clone (README.md beside docs/), so
+# that their links to one another still work.
+DOCDIR     ?= $(PREFIX)/share/doc/openhealthkit
+DOCS       := README.md CHANGELOG.md LICENSE $(sort $(wildcard docs/*.md)) docs/openapi.yaml
 # Both come from the C types header, their one home.
 ABI        := $(shell sed -n 's/^\#define OHK_ABI_VERSION \([0-9]*\)$$/\1/p' include/openhealthkit_types.h)
 VERSION    := $(shell sed -n 's/^\#define OHK_VERSION_STRING "\(.*\)"$$/\1/p' include/openhealthkit_types.h)
@@ -36,11 +40,11 @@ LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswi
 .DEFAULT_GOAL := help
 help: ## list the targets, one line each (this list)
 	@echo "make TARGET [VARIABLE=value ...]; the targets:"
-	@awk -F ':.*## ' '/^[a-zA-Z0-9_.-]+:.*## / { printf "  %-18s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
-	@echo "variables: PREFIX=$(PREFIX) BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR)"
+	@awk -F ':.*## ' '/^[a-zA-Z0-9_.-]+:.*## / { printf "  %-20s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
+	@echo "variables: PREFIX=$(PREFIX) DOCDIR=$(DOCDIR) BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR)"
 	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
 
-.PHONY: help deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
+.PHONY: help install-docs install-docs-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook
@@ -94,8 +98,9 @@ header: deps ## regenerate include/openhealthkit.h from Sources/OpenHealthKitC
 header-check: deps ## fail when include/openhealthkit.h is not what the sources generate
 	python3 scripts/gen_header.py --check
 
-# make install PREFIX=/opt/ohk: library, headers and openhealthkit.pc.
-install: lib ## install the library, headers and openhealthkit.pc under PREFIX (and DESTDIR)
+# make install PREFIX=/opt/ohk: library, headers, openhealthkit.pc, and
+# the docs under $(PREFIX)/share/doc/openhealthkit.
+install: lib install-docs ## install the library, headers, openhealthkit.pc and docs under PREFIX (and DESTDIR)
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include
 	scripts/install_file.sh $(LIB) $(DESTDIR)$(PREFIX)/lib/$(notdir $(LIB))
 	ln -sf libopenhealthkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libopenhealthkit.so.$(ABI)
@@ -103,6 +108,24 @@ install: lib ## install the library, headers and openhealthkit.pc under PREFIX (
 	install -m 644 include/openhealthkit.h include/openhealthkit_types.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' scripts/openhealthkit.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/openhealthkit.pc
+
+# The docs alone: README.md, CHANGELOG.md and LICENSE in DOCDIR, docs/*.md
+# and docs/openapi.yaml in DOCDIR/docs. Builds nothing.
+install-docs: ## install the docs (README, CHANGELOG, LICENSE, docs/) under DOCDIR alone
+	install -d $(DESTDIR)$(DOCDIR)/docs
+	install -m 644 $(filter-out docs/%,$(DOCS)) $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(filter docs/%,$(DOCS)) $(DESTDIR)$(DOCDIR)/docs/
+
+# install-docs into a scratch DESTDIR; fails unless every doc is there,
+# byte for byte. Part of make test (c-test's installed copy runs the whole
+# of make install).
+install-docs-check: ## check that make install puts every doc under DOCDIR
+	rm -rf build/install-docs-check
+	$(MAKE) --no-print-directory install-docs DESTDIR=$(CURDIR)/build/install-docs-check
+	@for f in $(DOCS); do cmp -s $$f build/install-docs-check$(DOCDIR)/$$f || { \
+	  echo "install-docs-check: $$f is not installed as $(DOCDIR)/$$f" >&2; exit 1; }; done
+	@echo "install-docs-check: $(words $(DOCS)) docs under $(DOCDIR)"
+	rm -rf build/install-docs-check
 
 build: deps ## debug build of every product (swift build)
 	$(SWIFT) build $(TRAITS)
@@ -115,6 +138,7 @@ build: deps ## debug build of every product (swift build)
 test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, wheel, cookbook, fuzz and crash smoke runs
 	python3 scripts/check_self_contained.py
 	python3 scripts/check_semantics.py
+	$(MAKE) install-docs-check
 	python3 scripts/gen_identifiers.py --check
 	$(SWIFT) build $(TRAITS) --build-tests
 	$(SWIFT) test $(TRAITS) --skip-build
