@@ -5,7 +5,8 @@ The prototypes come from the header swiftc emits for the OpenHealthKitC
 module (so their C types are the compiler's, not ours); the doc comments
 come verbatim from the `///` lines above each `@c` function in
 Sources/OpenHealthKitC (swiftc rewrites Markdown into HTML). Functions are
-grouped by source file in FILES order, in source order within a file.
+grouped by section, each a file marked with its number and title (see
+MARKER), in source order within a file.
 
     scripts/gen_header.py            build, then write include/openhealthkit.h
     scripts/gen_header.py --check    fail if the committed header differs
@@ -19,34 +20,31 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = os.path.join(ROOT, "Sources", "OpenHealthKitC")
 OUTPUT = os.path.join(ROOT, "include", "openhealthkit.h")
 
-# Source file -> section title, in header order.
-FILES = [
-    ("Version.swift", "Version, errors and strings"),
-    ("StoreAPI.swift", "Stores"),
-    ("TypesAPI.swift", "The type catalogue"),
-    ("UnitsAPI.swift", "Units"),
-    ("SaveAPI.swift", "Saving and deleting"),
-    ("ApplyAPI.swift", "Applying a receiver's batch"),
-    ("PredicateAPI.swift", "Predicates"),
-    ("QueryAPI.swift", "Anchored queries and batches"),
-    ("ColumnsAPI.swift", "Queries into columns"),
-    ("WorkoutAPI.swift", "Workouts, routes and correlations"),
-    ("HeartbeatAPI.swift", "Heartbeat series"),
-    ("AudiogramAPI.swift", "Audiograms"),
-    ("ClinicalAPI.swift", "Electrocardiograms and clinical records"),
-    ("ActivityAPI.swift", "Activity summaries"),
-    ("CharacteristicsAPI.swift", "The person's characteristics"),
-    ("AnchorAPI.swift", "Anchors"),
-    ("LiveAPI.swift", "Long-running queries, observers and durable subscriptions"),
-    ("SubscriptionsAPI.swift", "Durable subscriptions: where they start, how far behind they are"),
-    ("CommitHookAPI.swift", "Commit hooks"),
-    ("StatisticsAPI.swift", "Statistics"),
-    ("LiveStatisticsAPI.swift", "Statistics kept current"),
-    ("CategoryDurationsAPI.swift", "Category durations (sleep)"),
-    ("ImportAPI.swift", "Importing Apple Health exports"),
-    ("SinkAPI.swift", "Delivering changes into PostgreSQL"),
-    ("SyncAPI.swift", "Replication between stores"),
-]
+# Each file of @c functions starts with its section's marker line,
+#     // openhealthkit.h section 20: Stores
+# which places its functions in the header: sections in number order,
+# functions in source order within a file.
+MARKER = re.compile(r"^// openhealthkit\.h section (\d+): (.+)$", re.M)
+
+
+def sections():
+    """[(number, title, path)] of every Swift file of the C API, in header order."""
+    found = []
+    for folder, _, files in os.walk(SOURCES):
+        for f in files:
+            if not f.endswith(".swift"):
+                continue
+            path = os.path.join(folder, f)
+            text = open(path).read()
+            m = MARKER.search(text)
+            if m:
+                found.append((int(m.group(1)), m.group(2), path))
+            elif "@c public func" in text:
+                sys.exit(f"{os.path.relpath(path, ROOT)} has @c functions but no '// openhealthkit.h section N: Title' line")
+    numbers = [n for n, _, _ in found]
+    if len(set(numbers)) != len(numbers):
+        sys.exit(f"two files claim one section number: {sorted(numbers)}")
+    return sorted(found)
 
 PROLOGUE = """\
 /*
@@ -124,14 +122,10 @@ def documented_functions(path):
 
 def generate():
     protos = prototypes(raw_header())
-    listed = {f for f, _ in FILES}
-    for f in os.listdir(SOURCES):
-        if f.endswith(".swift") and f not in listed and "@c public func" in open(os.path.join(SOURCES, f)).read():
-            sys.exit(f"{f} has @c functions but is not in FILES of {__file__}")
     parts, seen = [PROLOGUE], set()
-    for file, title in FILES:
+    for _, title, path in sections():
         parts.append(f"\n/* ---- {title} */\n")
-        for name, doc in documented_functions(os.path.join(SOURCES, file)):
+        for name, doc in documented_functions(path):
             if name not in protos:
                 sys.exit(f"{name} is not in swiftc's header (is it public and @c?)")
             seen.add(name)
@@ -139,7 +133,7 @@ def generate():
             parts.append(protos[name] + "\n")
     missing = set(protos) - seen
     if missing:
-        sys.exit(f"exported but not documented in a listed file: {sorted(missing)}")
+        sys.exit(f"exported but not documented in a marked file: {sorted(missing)}")
     parts.append(EPILOGUE)
     return "".join(parts)
 

@@ -1,3 +1,4 @@
+// openhealthkit.h section 180: Durable subscriptions: where they start, how far behind they are
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

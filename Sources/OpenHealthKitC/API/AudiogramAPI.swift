@@ -1,3 +1,4 @@
+// openhealthkit.h section 120: Audiograms
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

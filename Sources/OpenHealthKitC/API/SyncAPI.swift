@@ -1,3 +1,4 @@
+// openhealthkit.h section 250: Replication between stores
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 230: Importing Apple Health exports
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 190: Commit hooks
 import COpenHealthKit
 import OpenHealthKitCore
 

@@ -1,3 +1,4 @@
+// openhealthkit.h section 200: Statistics
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

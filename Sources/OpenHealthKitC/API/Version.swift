@@ -1,3 +1,4 @@
+// openhealthkit.h section 10: Version, errors and strings
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

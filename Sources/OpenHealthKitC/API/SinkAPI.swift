@@ -1,3 +1,4 @@
+// openhealthkit.h section 240: Delivering changes into PostgreSQL
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

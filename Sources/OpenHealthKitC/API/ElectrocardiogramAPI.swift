@@ -1,3 +1,4 @@
+// openhealthkit.h section 130: Electrocardiograms and clinical records
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 220: Category durations (sleep)
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

@@ -1,3 +1,4 @@
+// openhealthkit.h section 110: Heartbeat series
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 210: Statistics kept current
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 20: Stores
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

@@ -1,3 +1,4 @@
+// openhealthkit.h section 30: The type catalogue
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

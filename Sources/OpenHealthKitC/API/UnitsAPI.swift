@@ -1,3 +1,4 @@
+// openhealthkit.h section 40: Units
 import OpenHealthKitCore
 
 /// Converts `value` from unit `from` to unit `to` (HealthKit unit strings:

@@ -1,3 +1,4 @@
+// openhealthkit.h section 150: The person's characteristics
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

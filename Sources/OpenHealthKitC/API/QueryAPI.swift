@@ -1,3 +1,4 @@
+// openhealthkit.h section 80: Anchored queries and batches
 import COpenHealthKit
 import OpenHealthKitCore
 

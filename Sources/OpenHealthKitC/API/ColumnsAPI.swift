@@ -1,3 +1,4 @@
+// openhealthkit.h section 90: Queries into columns
 import COpenHealthKit
 import OpenHealthKitCore
 

@@ -1,3 +1,4 @@
+// openhealthkit.h section 140: Activity summaries
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

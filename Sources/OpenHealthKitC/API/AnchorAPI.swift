@@ -1,3 +1,4 @@
+// openhealthkit.h section 160: Anchors
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

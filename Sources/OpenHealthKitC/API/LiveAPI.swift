@@ -1,3 +1,4 @@
+// openhealthkit.h section 170: Long-running queries, observers and durable subscriptions
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore

@@ -1,3 +1,4 @@
+// openhealthkit.h section 100: Workouts, routes and correlations
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

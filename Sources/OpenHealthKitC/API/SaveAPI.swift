@@ -1,3 +1,4 @@
+// openhealthkit.h section 50: Saving and deleting
 import COpenHealthKit
 import FoundationEssentials
 import Glibc

@@ -1,3 +1,4 @@
+// openhealthkit.h section 70: Predicates
 import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore

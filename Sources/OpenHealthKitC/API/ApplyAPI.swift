@@ -1,3 +1,4 @@
+// openhealthkit.h section 60: Applying a receiver's batch
 import COpenHealthKit
 import Glibc
 import OpenHealthKitCore
