@@ -726,7 +726,7 @@ int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *ou
  */
 int32_t ohk_batch_audiogram_clamping(const ohk_audiogram_clamping **out_clamping, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
-/* ---- Electrocardiograms and clinical records */
+/* ---- Electrocardiograms */
 
 /**
  * Saves an electrocardiogram (HKElectrocardiogram, rule 41): its
@@ -753,6 +753,8 @@ int32_t ohk_store_save_electrocardiogram(ohk_save_outcome *out_outcome, ohk_stor
  * OHK_ERR_CLOSED. Any thread.
  */
 int32_t ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_batch *batch, uint64_t sample_index);
+
+/* ---- Clinical records */
 
 /**
  * Saves a clinical record (HKClinicalRecord, rule 42) of the clinical

@@ -105,7 +105,7 @@ struct StatsCommand: ParsableCommand {
                 // The time arguments' errors are usage errors (exit 64), as before they moved.
                 do { return try intervals(type, store) } catch let e as StatsTimeError { throw ValidationError(e.message) }
             }
-            let s = try store.statistics()
+            let s = try store.counts()
             if format == .csv {
                 // One row per type, as the table has it.
                 print("type,samples,deleted,first,last,sources")

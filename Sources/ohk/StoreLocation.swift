@@ -75,7 +75,7 @@ func sampleType(_ name: String, in store: Store) throws -> SampleType {
 /// Every type a query over "everything" should name: HealthKit's and the
 /// store's custom ones that hold samples.
 func allTypes(in store: Store) throws -> [SampleType] {
-    let custom = try store.statistics().types.map(\.type).filter(\.isCustom)
+    let custom = try store.counts().types.map(\.type).filter(\.isCustom)
     return TypeCatalogue.all + custom
 }
 

@@ -83,6 +83,6 @@ import Testing
         try store.delete(uuids: [gone.uuid])  // its type is still held: its deletion is a change to read
         #expect(Set(try store.storedSampleTypes().map(\.identifier)) == [steps.identifier, "org.example.mood"])
         #expect(Set(try store.storedSampleTypes().map(\.identifier))
-                == Set(try store.statistics().types.map(\.type.identifier)))
+                == Set(try store.counts().types.map(\.type.identifier)))
     }
 }

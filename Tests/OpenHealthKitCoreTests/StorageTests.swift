@@ -43,7 +43,7 @@ import Testing
         try store.save((0..<3000).map { try stepSample(Double($0), minute: 5000 + $0) })
         try store.releaseMappedPages()
         #expect(try store.anchoredQuery(type: steps, anchor: before.newAnchor).samples.count == 3000)
-        #expect(try store.statistics().samples == 6000)
+        #expect(try store.counts().samples == 6000)
     }
 
     /// A long write reads much of the map (a large `saveNew` looks up

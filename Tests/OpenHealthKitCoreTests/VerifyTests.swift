@@ -30,7 +30,7 @@ import Testing
         defer { store.close() }
         let report = try store.verify()
         #expect(report.isClean, "\(report.problems)")
-        let stats = try store.statistics()
+        let stats = try store.counts()
         #expect(report.samples == stats.samples && report.deletedObjects == stats.deletedObjects)
         // 43 saved (one a sync replacement), 10 deleted and pruned with the
         // replaced one, then 5 deleted: 27 live and 5 deleted objects.

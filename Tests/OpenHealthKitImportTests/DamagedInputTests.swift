@@ -33,7 +33,7 @@ import OpenHealthKitCore
         #expect(rest.failure == nil)
         #expect(rest.added == 28 && rest.workoutsAdded == 0)
         #expect(rest.alreadyStored == 8 && rest.workoutsAlreadyStored == 5)
-        #expect(try store.statistics().samples == 42)  // and the audiogram
+        #expect(try store.counts().samples == 42)  // and the audiogram
     }
 
     @Test func malformedXMLStopsWithItsLineAndKeepsWhatCameBefore() throws {
@@ -125,7 +125,7 @@ import OpenHealthKitCore
         #expect(throws: ImportError.notAnExport("\(dir) holds no export XML (a file whose root is <HealthData>); it holds other.xml")) {
             _ = try importFile(dir, into: store)
         }
-        #expect(try store.statistics().samples == 0)
+        #expect(try store.counts().samples == 0)
     }
 
     @Test func aZipWithoutExportXMLIsNotAnExport() throws {
@@ -149,7 +149,7 @@ import OpenHealthKitCore
         let whole = try newStore()
         let wholeReport = try importFile(dir + "/export.zip", into: whole)
         let expected = wholeReport.added
-        let expectedSamples = try whole.statistics().samples
+        let expectedSamples = try whole.counts().samples
         whole.close()
 
         let store = try newStore()
@@ -168,7 +168,7 @@ import OpenHealthKitCore
         let rest = try importFile(dir + "/export.zip", into: store)
         #expect(rest.failure == nil)
         #expect(rest.alreadyStored == partial.added)
-        #expect(try store.statistics().samples == expectedSamples)
+        #expect(try store.counts().samples == expectedSamples)
     }
 
     /// An import killed mid-way leaves whole batches (each one transaction,
@@ -178,7 +178,7 @@ import OpenHealthKitCore
         generatedExport(dir + "/export.xml", size: "8M", seed: 7)
         let whole = try newStore()
         _ = try importFile(dir + "/export.xml", into: whole)
-        let expected = try whole.statistics().samples
+        let expected = try whole.counts().samples
         whole.close()
 
         let storeDir = dir + "/store"
@@ -201,7 +201,7 @@ import OpenHealthKitCore
         waitpid(pid, &status, 0)
         close(fd)
         observer.stop()
-        let left = try store.statistics().samples
+        let left = try store.counts().samples
         #expect(left > 0)
         #expect(left < expected)
         #expect(left % 300 == 0)  // whole batches only
@@ -211,7 +211,7 @@ import OpenHealthKitCore
         #expect(rest.alreadyStored + rest.heartbeatSeriesAlreadyStored + rest.workoutsAlreadyStored
                 + rest.audiogramsAlreadyStored + rest.correlationsAlreadyStored + rest.clinicalRecordsAlreadyStored
                 + rest.electrocardiogramsAlreadyStored == left)
-        #expect(try store.statistics().samples == expected)
+        #expect(try store.counts().samples == expected)
     }
 }
 

@@ -44,7 +44,7 @@ import OpenHealthKitCore
             "DonorTwo’s Apple\u{a0}Watch": 4, "Lose It!": 4, "MyFitnessPal": 2, "Renpho": 8, "🔜": 2, "🕛🕐🕑🕒": 1,
             "DonorOne's Apple\u{a0}Watch": 2, "Hearing Test": 1,
         ])
-        let stats = try store.statistics()
+        let stats = try store.counts()
         #expect(stats.samples == 42)  // and the five workouts and the audiogram
         #expect(stats.types.count == 17)
     }
@@ -91,7 +91,7 @@ import OpenHealthKitCore
         #expect(again.added == 0)
         #expect(again.alreadyStored == 36 && again.workoutsAlreadyStored == 5 && again.audiogramsAlreadyStored == 1)
         #expect(try store.currentAnchor() == anchor)
-        #expect(try store.statistics().samples == 42)
+        #expect(try store.counts().samples == 42)
     }
 
     /// Export A repeats two of export B's BodyMassIndex records (same
@@ -106,7 +106,7 @@ import OpenHealthKitCore
         #expect(r.alreadyStored == 2)
         let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMassIndex"), anchor: before)
         #expect(delta.samples.count == 2)
-        #expect(try store.statistics().samples == 47)  // 36 + 5 workouts + an audiogram of B, 3 + 1 + a heartbeat series of A
+        #expect(try store.counts().samples == 47)  // 36 + 5 workouts + an audiogram of B, 3 + 1 + a heartbeat series of A
     }
 
     @Test func aDeletedSampleStaysDeletedWhenTheExportIsImportedAgain() throws {

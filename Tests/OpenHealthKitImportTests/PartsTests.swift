@@ -56,7 +56,7 @@ import OpenHealthKitCore
         defer { store.close() }
         _ = try importFile(path, into: store)
         var uuids: [String] = []
-        for t in try store.statistics().types {
+        for t in try store.counts().types {
             uuids += try store.anchoredQuery(type: t.type, anchor: nil).samples.map(\.uuid.uuidString)
         }
         // FNV-1a over the sorted UUIDs.

@@ -49,7 +49,7 @@ extension Fingerprint {
     ///   priorities and every source and device the samples name.
     static func read(_ store: Store) throws -> Fingerprint {
         var f = Fingerprint()
-        let counts = try store.statistics()
+        let counts = try store.counts()
         let types = counts.types.map(\.type)
         let descriptors = types.map { QueryDescriptor(type: $0) }
         let once = try store.anchoredQuery(descriptors, anchor: nil)
@@ -92,7 +92,7 @@ extension Fingerprint {
 
     /// Each type's samples through a columns query (the leaf pages read in
     /// place), a line per row.
-    private static func readColumns(_ store: Store, _ types: [StoreStatistics.TypeCount]) throws -> [String] {
+    private static func readColumns(_ store: Store, _ types: [StoreCounts.TypeCount]) throws -> [String] {
         var out: [String] = []
         for t in types {
             let n = max(1, t.samples)

@@ -169,7 +169,7 @@ extension StoreHandle {
                                      _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
     cCall {
         let counts = try out(out_counts, "out_counts"), count = try out(out_count, "out_count")
-        let found = try StoreHandle.get(store).statistics().types
+        let found = try StoreHandle.get(store).counts().types
         let array = mallocArray(of: ohk_store_type_count.self, found.count)
         for (i, t) in found.enumerated() {
             array[i] = ohk_store_type_count(type: UnsafePointer(ownedCString(t.type.identifier)), samples: UInt64(t.samples),

@@ -69,3 +69,9 @@ __all__ = [
     "canonical_unit", "category_value", "category_value_name", "convert", "import_export", "sample_type",
     "sample_types", "units_compatible", *_error_names,
 ]
+
+
+def __getattr__(name: str) -> object:
+    # Renamed names, found for one version with a warning (see errors.py).
+    from . import errors
+    return errors.__getattr__(name)

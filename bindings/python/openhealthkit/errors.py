@@ -19,7 +19,7 @@ __all__ = [
     "AnchorFromFutureError", "AnchorExpiredError", "StoreFormatError", "StoreFormatTooNewError",
     "StoreFormatTooOldError", "StorageError", "StoreCorruptError", "ClosedError", "InvalidPredicateError",
     "InvalidMetadataError", "BufferTooSmallError", "CallbackError", "ImportInputError",
-    "ImportDamagedError", "UnavailableError", "CancelledError", "ArgumentTypeError",
+    "ImportDamagedError", "UnavailableError", "CancelledByCallerError", "ArgumentTypeError",
     "SinkError", "SinkConnectError", "SinkConnectionLostError", "SinkFencedError", "SinkRefusedError",
     "SinkCheckpointError", "ReadOnlyError", "SyncError", "SyncCheckpointError", "SyncBusyError",
 ]
@@ -214,9 +214,11 @@ class UnavailableError(OpenHealthKitError, OSError):
     status, status_name = Status.ERR_UNAVAILABLE, "OHK_ERR_UNAVAILABLE"
 
 
-class CancelledError(OpenHealthKitError):
+class CancelledByCallerError(OpenHealthKitError):
     """The caller stopped the call (an import's progress callback); what
-    was done before is kept, and ``report`` says what."""
+    was done before is kept, and ``report`` says what. (Named so as not to
+    shadow ``asyncio.CancelledError``; it was ``CancelledError`` before
+    0.23.)"""
     status, status_name = Status.ERR_CANCELLED, "OHK_ERR_CANCELLED"
     report: object = None
 
@@ -291,7 +293,7 @@ _BY_STATUS: dict[int, type[OpenHealthKitError]] = {
         AnchorWrongStoreError, AnchorCorruptError, AnchorFromFutureError, AnchorExpiredError,
         StoreFormatTooNewError, StoreFormatTooOldError, StorageError, ClosedError,
         InvalidPredicateError, InvalidMetadataError, BufferTooSmallError, StoreCorruptError,
-        ImportInputError, ImportDamagedError, UnavailableError, CancelledError,
+        ImportInputError, ImportDamagedError, UnavailableError, CancelledByCallerError,
         SinkConnectError, SinkConnectionLostError, SinkFencedError, SinkRefusedError, SinkCheckpointError,
         ReadOnlyError, SyncCheckpointError, SyncBusyError,
     )
@@ -306,3 +308,13 @@ def error_for(status: int, message: str) -> OpenHealthKitError:
         error.status = status
         return error
     return cls(message)
+
+
+def __getattr__(name: str) -> object:
+    # The old name, for one version, without putting it in __all__ (where
+    # a star import would shadow asyncio's).
+    if name == "CancelledError":
+        import warnings
+        warnings.warn("openhealthkit.CancelledError is now CancelledByCallerError", DeprecationWarning, stacklevel=2)
+        return CancelledByCallerError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

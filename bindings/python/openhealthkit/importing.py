@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import _native as n
-from .errors import ArgumentTypeError, CancelledError, ImportDamagedError, Status, error_for
+from .errors import ArgumentTypeError, CancelledByCallerError, ImportDamagedError, Status, error_for
 from .store import HealthStore
 
 
@@ -74,7 +74,7 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
     batches that are each all or nothing, so an interrupted import resumes
     by running it again. ``progress`` is called with an ``ImportProgress``
     after each chunk of XML; returning ``False`` from it stops the import
-    (``CancelledError``), and so does an exception it raises, which is then
+    (``CancelledByCallerError``), and so does an exception it raises, which is then
     raised here (Ctrl-C included). Each sample keeps the record's creation
     date and UTC offset (rule 24).
 
@@ -115,7 +115,7 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
         raise raised[0]
     if status != Status.OK:
         error = error_for(status, report.failure or n.last_error())
-        assert isinstance(error, (ImportDamagedError, CancelledError))
+        assert isinstance(error, (ImportDamagedError, CancelledByCallerError))
         error.report = report
         raise error
     return report

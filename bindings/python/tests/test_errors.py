@@ -57,7 +57,7 @@ def reach(store, tmp_path):
     cut = tmp_path / "cut.xml"
     cut.write_text("<?xml version='1.0'?><HealthData><Record")
     yield ohk.ImportDamagedError, lambda: ohk.import_export(cut, store)
-    yield ohk.CancelledError, lambda: ohk.import_export(cut, store, progress=lambda p: False)
+    yield ohk.CancelledByCallerError, lambda: ohk.import_export(cut, store, progress=lambda p: False)
     other.close()
 
 

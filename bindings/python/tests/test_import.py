@@ -48,7 +48,7 @@ def test_a_zipped_export_under_another_name_imports_like_its_xml(store, tmp_path
 
 
 def test_progress_returning_false_stops_and_a_rerun_completes(store):
-    with pytest.raises(ohk.CancelledError) as stopped:
+    with pytest.raises(ohk.CancelledByCallerError) as stopped:
         store_import(store, EXPORT_B, progress=lambda p: False)
     first = stopped.value.report.added
     assert "stopped" in stopped.value.report.failure
