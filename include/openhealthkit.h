@@ -48,7 +48,7 @@ const char *ohk_last_error_message(void);
  * The name of a status code ("OHK_ERR_UNKNOWN_TYPE"), or "OHK_ERR_UNKNOWN"
  * for a value that is not one. Returns a static string. Any thread.
  */
-const char *ohk_status_name(int32_t status);
+const char *ohk_status_name(ohk_status status);
 
 /**
  * Frees a string the library returned as owned (ohk_predicate_to_text,
@@ -64,7 +64,7 @@ void ohk_string_free(char *string);
  * Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL.
  * Any thread; never blocks.
  */
-int32_t ohk_store_options_init(ohk_store_options *options);
+ohk_status ohk_store_options_init(ohk_store_options *options);
 
 /**
  * Opens the store in directory `path`, creating the directory and the
@@ -87,7 +87,7 @@ int32_t ohk_store_options_init(ohk_store_options *options);
  * unchanged on failure. Blocks on file I/O. Any thread; a store handle may
  * be used from many threads at once.
  */
-int32_t ohk_store_open(ohk_store **out_store, const char *path, const ohk_store_options *options);
+ohk_status ohk_store_open(ohk_store **out_store, const char *path, const ohk_store_options *options);
 
 /**
  * Closes a store: stops its live queries (waiting for running callbacks,
@@ -104,7 +104,7 @@ void ohk_store_close(ohk_store *store);
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
  * Any thread; a short read transaction.
  */
-int32_t ohk_store_current_anchor(ohk_anchor *out_anchor, ohk_store *store);
+ohk_status ohk_store_current_anchor(ohk_anchor *out_anchor, ohk_store *store);
 
 /**
  * Drops the deleted objects deleted before `deleted_before` (Unix
@@ -114,14 +114,14 @@ int32_t ohk_store_current_anchor(ohk_anchor *out_anchor, ohk_store *store);
  * OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
  * blocks for a write transaction (one writer at a time, across processes).
  */
-int32_t ohk_store_prune(uint64_t *out_pruned, ohk_store *store, double deleted_before);
+ohk_status ohk_store_prune(uint64_t *out_pruned, ohk_store *store, double deleted_before);
 
 /**
  * Drops every deleted object (see ohk_store_prune).
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
  * Any thread; blocks for a write transaction.
  */
-int32_t ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
+ohk_status ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
 
 /**
  * Checks the whole store, like SQLite's `PRAGMA integrity_check`: first
@@ -138,7 +138,7 @@ int32_t ohk_store_prune_all(uint64_t *out_pruned, ohk_store *store);
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
  * one read transaction over the whole store (writers go on meanwhile).
  */
-int32_t ohk_store_verify(uint64_t *out_samples, uint64_t *out_deleted_objects, char **out_problems, ohk_store *store);
+ohk_status ohk_store_verify(uint64_t *out_samples, uint64_t *out_deleted_objects, char **out_problems, ohk_store *store);
 
 /**
  * What the store holds, per type it has held a sample of (what `ohk
@@ -148,7 +148,7 @@ int32_t ohk_store_verify(uint64_t *out_samples, uint64_t *out_deleted_objects, c
  * Returns OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any
  * thread.
  */
-int32_t ohk_store_type_counts(ohk_store_type_count **out_counts, uint64_t *out_count, ohk_store *store);
+ohk_status ohk_store_type_counts(ohk_store_type_count **out_counts, uint64_t *out_count, ohk_store *store);
 
 /**
  * Frees what ohk_store_type_counts gave (`count` entries). NULL is
@@ -169,7 +169,7 @@ uint64_t ohk_type_count(void);
  * identifier order) into *out_info. Returns OHK_OK, or
  * OHK_ERR_INVALID_ARGUMENT for NULL or an index out of range. Any thread.
  */
-int32_t ohk_type_at(ohk_type_info *out_info, uint64_t index);
+ohk_status ohk_type_at(ohk_type_info *out_info, uint64_t index);
 
 /**
  * Looks up a type by identifier ("HKQuantityTypeIdentifierHeartRate").
@@ -177,7 +177,7 @@ int32_t ohk_type_at(ohk_type_info *out_info, uint64_t index);
  * Returns OHK_OK, OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_ARGUMENT,
  * OHK_ERR_CLOSED. Any thread; may read the store.
  */
-int32_t ohk_type_lookup(ohk_type_info *out_info, ohk_store *store, const char *identifier);
+ohk_status ohk_type_lookup(ohk_type_info *out_info, ohk_store *store, const char *identifier);
 
 /**
  * The integer of a category type's named value, e.g. type
@@ -186,7 +186,7 @@ int32_t ohk_type_lookup(ohk_type_info *out_info, ohk_store *store, const char *i
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (no such name), or
  * OHK_ERR_INVALID_ARGUMENT (NULL, a quantity type). Any thread.
  */
-int32_t ohk_category_value(int64_t *out_value, const char *type, const char *name);
+ohk_status ohk_category_value(int64_t *out_value, const char *type, const char *name);
 
 /**
  * The case name of a category type's value ("AsleepREM" for type
@@ -196,7 +196,7 @@ int32_t ohk_category_value(int64_t *out_value, const char *type, const char *nam
  * value the type does not name), or OHK_ERR_INVALID_ARGUMENT (NULL, a
  * quantity type). Any thread.
  */
-int32_t ohk_category_value_name(const char **out_name, const char *type, int64_t value);
+ohk_status ohk_category_value_name(const char **out_name, const char *type, int64_t value);
 
 /**
  * Registers a quantity type of the store's own: `identifier` (1 to 255
@@ -207,14 +207,14 @@ int32_t ohk_category_value_name(const char **out_name, const char *type, int64_t
  * aggregation), OHK_ERR_INVALID_UNIT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
  * Any thread; blocks for a write transaction.
  */
-int32_t ohk_store_register_quantity_type(ohk_type_info *out_info, ohk_store *store, const char *identifier, const char *canonical_unit, int32_t aggregation);
+ohk_status ohk_store_register_quantity_type(ohk_type_info *out_info, ohk_store *store, const char *identifier, const char *canonical_unit, ohk_aggregation aggregation);
 
 /**
  * Registers a category type of the store's own with `count` named
  * values (names[i] ↦ values[i]; at least one). See
  * ohk_store_register_quantity_type for the rules and return codes.
  */
-int32_t ohk_store_register_category_type(ohk_type_info *out_info, ohk_store *store, const char *identifier, const char *const *names, const int64_t *values, uint64_t count);
+ohk_status ohk_store_register_category_type(ohk_type_info *out_info, ohk_store *store, const char *identifier, const char *const *names, const int64_t *values, uint64_t count);
 
 /* ---- Units */
 
@@ -225,7 +225,7 @@ int32_t ohk_store_register_category_type(ohk_type_info *out_info, ohk_store *sto
  * OHK_ERR_INCOMPATIBLE_UNIT (different dimensions); OHK_ERR_INVALID_VALUE
  * (NaN or infinite); OHK_ERR_INVALID_ARGUMENT. Any thread; never blocks.
  */
-int32_t ohk_unit_convert(double *out_value, double value, const char *from, const char *to);
+ohk_status ohk_unit_convert(double *out_value, double value, const char *from, const char *to);
 
 /**
  * Parses a unit and gives its canonical text ("kg·m/s^2" style input in,
@@ -233,13 +233,13 @@ int32_t ohk_unit_convert(double *out_value, double value, const char *from, cons
  * the caller: free it with ohk_string_free. Returns OHK_OK,
  * OHK_ERR_INVALID_UNIT, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_unit_canonical(char **out_text, const char *unit);
+ohk_status ohk_unit_canonical(char **out_text, const char *unit);
 
 /**
  * Whether two units measure the same dimension (*out_compatible 1 or 0).
  * Returns OHK_OK, OHK_ERR_INVALID_UNIT, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_unit_compatible(bool *out_compatible, const char *a, const char *b);
+ohk_status ohk_unit_compatible(bool *out_compatible, const char *a, const char *b);
 
 /* ---- Saving and deleting */
 
@@ -256,7 +256,7 @@ int32_t ohk_unit_compatible(bool *out_compatible, const char *a, const char *b);
  * blocks for the write transaction (one writer at a time, across
  * processes) and, on a durable store, for fsync.
  */
-int32_t ohk_store_save(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *samples, uint64_t count);
+ohk_status ohk_store_save(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *samples, uint64_t count);
 
 /**
  * Deletes the samples with these `count` UUIDs (16 bytes each, packed)
@@ -265,7 +265,7 @@ int32_t ohk_store_save(ohk_save_outcome *out_outcomes, ohk_store *store, const o
  * nothing is deleted); OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_delete_uuids(ohk_store *store, const uint8_t *uuids, uint64_t count);
+ohk_status ohk_store_delete_uuids(ohk_store *store, const uint8_t *uuids, uint64_t count);
 
 /**
  * Associates `count` stored samples (UUIDs, 16 bytes each, packed) with
@@ -277,7 +277,7 @@ int32_t ohk_store_delete_uuids(ohk_store *store, const uint8_t *uuids, uint64_t 
  * sample that is not a quantity or category sample); OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_associate(ohk_store *store, const uint8_t *workout, const uint8_t *uuids, uint64_t count);
+ohk_status ohk_store_associate(ohk_store *store, const uint8_t *workout, const uint8_t *uuids, uint64_t count);
 
 /**
  * Deletes every sample of `type` that `predicate` (NULL: all) matches, in
@@ -286,7 +286,7 @@ int32_t ohk_store_associate(ohk_store *store, const uint8_t *workout, const uint
  * OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_delete_matching(uint64_t *out_deleted, ohk_store *store, const char *type, const ohk_predicate *predicate);
+ohk_status ohk_store_delete_matching(uint64_t *out_deleted, ohk_store *store, const char *type, const ohk_predicate *predicate);
 
 /* ---- Applying a receiver's batch */
 
@@ -307,7 +307,7 @@ int32_t ohk_store_delete_matching(uint64_t *out_deleted, ohk_store *store, const
  * ohk_store_save, each naming the sample's index. Any thread; blocks for
  * the write transaction.
  */
-int32_t ohk_store_apply(ohk_apply_outcome *out_outcome, ohk_store *store, const ohk_sample_input *samples, uint64_t sample_count, const uint8_t *deleted_uuids, uint64_t deleted_count);
+ohk_status ohk_store_apply(ohk_apply_outcome *out_outcome, ohk_store *store, const ohk_sample_input *samples, uint64_t sample_count, const uint8_t *deleted_uuids, uint64_t deleted_count);
 
 /* ---- Predicates */
 
@@ -322,7 +322,7 @@ int32_t ohk_store_apply(ohk_apply_outcome *out_outcome, ohk_store *store, const 
  * OHK_ERR_INVALID_ARGUMENT (NULL, bad UTF-8, bad ohk_value);
  * OHK_ERR_INVALID_VALUE. Any thread; never blocks.
  */
-int32_t ohk_predicate_parse(ohk_predicate **out_predicate, const char *text, const ohk_value *args, uint64_t arg_count);
+ohk_status ohk_predicate_parse(ohk_predicate **out_predicate, const char *text, const ohk_value *args, uint64_t arg_count);
 
 /**
  * The predicate's canonical text, which parses back to an equal
@@ -330,7 +330,7 @@ int32_t ohk_predicate_parse(ohk_predicate **out_predicate, const char *text, con
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed
  * predicate). Any thread.
  */
-int32_t ohk_predicate_to_text(char **out_text, const ohk_predicate *predicate);
+ohk_status ohk_predicate_to_text(char **out_text, const ohk_predicate *predicate);
 
 /**
  * Frees a predicate. Queries that use it keep their own copy, so it may
@@ -346,13 +346,13 @@ void ohk_predicate_free(ohk_predicate *predicate);
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (unknown option bits),
  * OHK_ERR_INVALID_VALUE, OHK_ERR_INVALID_DATE_RANGE. Any thread.
  */
-int32_t ohk_predicate_date_range(ohk_predicate **out_predicate, const double *start, const double *end, int32_t options);
+ohk_status ohk_predicate_date_range(ohk_predicate **out_predicate, const double *start, const double *end, ohk_date_options options);
 
 /**
  * Objects whose UUID is one of `count` UUIDs (16 bytes each, packed).
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_predicate_uuids(ohk_predicate **out_predicate, const uint8_t *uuids, uint64_t count);
+ohk_status ohk_predicate_uuids(ohk_predicate **out_predicate, const uint8_t *uuids, uint64_t count);
 
 /**
  * The samples and routes associated with the workout whose UUID is the
@@ -360,50 +360,50 @@ int32_t ohk_predicate_uuids(ohk_predicate **out_predicate, const uint8_t *uuids,
  * 36), as of when a query reads: a live query gets those added later.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_predicate_workout(ohk_predicate **out_predicate, const uint8_t *workout);
+ohk_status ohk_predicate_workout(ohk_predicate **out_predicate, const uint8_t *workout);
 
 /**
  * Objects from one of `count` sources, by bundle identifier.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_predicate_sources(ohk_predicate **out_predicate, const char *const *bundle_identifiers, uint64_t count);
+ohk_status ohk_predicate_sources(ohk_predicate **out_predicate, const char *const *bundle_identifiers, uint64_t count);
 
 /**
  * Samples that have metadata key `key`.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_predicate_metadata_exists(ohk_predicate **out_predicate, const char *key);
+ohk_status ohk_predicate_metadata_exists(ohk_predicate **out_predicate, const char *key);
 
 /**
  * Samples whose metadata `key` compares with `value` (STRING, NUMBER,
  * DATE or BOOL) by `op` (OHK_CMP_...). Returns OHK_OK,
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_METADATA, OHK_ERR_INVALID_VALUE.
  */
-int32_t ohk_predicate_metadata_compare(ohk_predicate **out_predicate, const char *key, int32_t op, const ohk_value *value);
+ohk_status ohk_predicate_metadata_compare(ohk_predicate **out_predicate, const char *key, ohk_comparison op, const ohk_value *value);
 
 /**
  * Quantity samples whose quantity compares with `value` in `unit` (any
  * unit of the type's dimension) by `op`. Returns OHK_OK,
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_UNIT, OHK_ERR_INVALID_VALUE.
  */
-int32_t ohk_predicate_quantity(ohk_predicate **out_predicate, int32_t op, double value, const char *unit);
+ohk_status ohk_predicate_quantity(ohk_predicate **out_predicate, ohk_comparison op, double value, const char *unit);
 
 /**
  * Category samples whose value compares with `value` by `op`.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT.
  */
-int32_t ohk_predicate_category_value(ohk_predicate **out_predicate, int32_t op, int64_t value);
+ohk_status ohk_predicate_category_value(ohk_predicate **out_predicate, ohk_comparison op, int64_t value);
 
 /**
  * The conjunction of `count` predicates (copied: free them when you like).
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed one).
  */
-int32_t ohk_predicate_and(ohk_predicate **out_predicate, const ohk_predicate *const *predicates, uint64_t count);
+ohk_status ohk_predicate_and(ohk_predicate **out_predicate, const ohk_predicate *const *predicates, uint64_t count);
 
 /**
  * The disjunction of `count` predicates; see ohk_predicate_and.
  */
-int32_t ohk_predicate_or(ohk_predicate **out_predicate, const ohk_predicate *const *predicates, uint64_t count);
+ohk_status ohk_predicate_or(ohk_predicate **out_predicate, const ohk_predicate *const *predicates, uint64_t count);
 
 /**
  * The negation of a predicate (copied). Returns OHK_OK,
@@ -411,7 +411,7 @@ int32_t ohk_predicate_or(ohk_predicate **out_predicate, const ohk_predicate *con
  * the result would nest deeper than 128 levels (ohk_predicate_and and
  * ohk_predicate_or too).
  */
-int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *predicate);
+ohk_status ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *predicate);
 
 /* ---- Anchored queries and batches */
 
@@ -431,7 +431,7 @@ int32_t ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate *pr
  * OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * a read transaction that never waits for writers.
  */
-int32_t ohk_store_fetch(ohk_batch **out_batch, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit);
+ohk_status ohk_store_fetch(ohk_batch **out_batch, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit);
 
 /**
  * Frees a batch and everything borrowed from it. NULL is ignored, and so
@@ -444,7 +444,7 @@ void ohk_batch_free(ohk_batch *batch);
  * records (NULL when there are none), borrowed from the batch.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
  */
-int32_t ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *out_count, const ohk_batch *batch);
+ohk_status ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *out_count, const ohk_batch *batch);
 
 /**
  * Copies the records of samples `first`, `first` + 1, ... into the
@@ -458,7 +458,7 @@ int32_t ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *out_c
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
  * records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
  */
-int32_t ohk_batch_copy_samples(uint64_t *out_count, uint32_t *out_flags, ohk_sample_record *records, uint64_t capacity, const ohk_batch *batch, uint64_t first);
+ohk_status ohk_batch_copy_samples(uint64_t *out_count, uint32_t *out_flags, ohk_sample_record *records, uint64_t capacity, const ohk_batch *batch, uint64_t first);
 
 /**
  * The batch's samples as columns: writes each sample's fields into the
@@ -473,50 +473,50 @@ int32_t ohk_batch_copy_samples(uint64_t *out_count, uint32_t *out_flags, ohk_sam
  * capacity below the sample count); OHK_ERR_CLOSED (a freed batch).
  * Any thread.
  */
-int32_t ohk_batch_sample_columns(uint64_t *out_count, const ohk_sample_columns *columns, uint64_t capacity, const ohk_batch *batch);
+ohk_status ohk_batch_sample_columns(uint64_t *out_count, const ohk_sample_columns *columns, uint64_t capacity, const ohk_batch *batch);
 
 /**
  * The batch's deleted objects, like ohk_batch_samples.
  */
-int32_t ohk_batch_deleted(const ohk_deleted_record **out_records, uint64_t *out_count, const ohk_batch *batch);
+ohk_status ohk_batch_deleted(const ohk_deleted_record **out_records, uint64_t *out_count, const ohk_batch *batch);
 
 /**
  * The anchor to pass to the next query: after the last object of the
  * batch (with a limit), or the store's head when the query ran to the end.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_anchor(ohk_anchor *out_anchor, const ohk_batch *batch);
+ohk_status ohk_batch_anchor(ohk_anchor *out_anchor, const ohk_batch *batch);
 
 /**
  * *out_initial receives 1 when the batch is a long-running anchored
  * query's initial results (the snapshot HealthKit hands its results
  * handler), 0 for its later change sets and for every other batch.
  */
-int32_t ohk_batch_is_initial(int32_t *out_initial, const ohk_batch *batch);
+ohk_status ohk_batch_is_initial(int32_t *out_initial, const ohk_batch *batch);
 
 /**
  * How many entries the batch's type table has (type_index < this).
  */
-int32_t ohk_batch_type_count(uint64_t *out_count, const ohk_batch *batch);
+ohk_status ohk_batch_type_count(uint64_t *out_count, const ohk_batch *batch);
 
 /**
  * The identifier of the batch's type number `type_index` (a record's
  * type_index). *out_identifier lives as long as the process.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
  */
-int32_t ohk_batch_type(const char **out_identifier, const ohk_batch *batch, uint32_t type_index);
+ohk_status ohk_batch_type(const char **out_identifier, const ohk_batch *batch, uint32_t type_index);
 
 /**
  * How many entries the batch's source table has (source_index < this).
  */
-int32_t ohk_batch_source_count(uint64_t *out_count, const ohk_batch *batch);
+ohk_status ohk_batch_source_count(uint64_t *out_count, const ohk_batch *batch);
 
 /**
  * The batch's source number `source_index` (bundle identifier, name,
  * version or NULL), strings borrowed from the batch.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
  */
-int32_t ohk_batch_source(ohk_source *out_source, const ohk_batch *batch, uint32_t source_index);
+ohk_status ohk_batch_source(ohk_source *out_source, const ohk_batch *batch, uint32_t source_index);
 
 /**
  * The batch's whole source table in one call: *out_sources points at
@@ -524,7 +524,7 @@ int32_t ohk_batch_source(ohk_source *out_source, const ohk_batch *batch, uint32_
  * when there are none), borrowed from the batch with their strings.
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
  */
-int32_t ohk_batch_sources(const ohk_source **out_sources, uint64_t *out_count, const ohk_batch *batch);
+ohk_status ohk_batch_sources(const ohk_source **out_sources, uint64_t *out_count, const ohk_batch *batch);
 
 /**
  * Sample `sample_index`'s metadata: *out_entries points at *out_count
@@ -532,14 +532,14 @@ int32_t ohk_batch_sources(const ohk_source **out_sources, uint64_t *out_count, c
  * batch. Decoded on first access. Returns OHK_OK,
  * OHK_ERR_INVALID_ARGUMENT (index out of range), OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_metadata(const ohk_metadata_entry **out_entries, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_metadata(const ohk_metadata_entry **out_entries, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /**
  * Sample `sample_index`'s device into *out_device (strings borrowed from
  * the batch, NULL for absent fields). Returns OHK_OK; OHK_ERR_NOT_FOUND
  * when the sample has no device; OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED.
  */
-int32_t ohk_batch_device(ohk_device *out_device, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_device(ohk_device *out_device, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Queries into columns */
 
@@ -552,7 +552,7 @@ int32_t ohk_batch_device(ohk_device *out_device, const ohk_batch *batch, uint64_
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE,
  * OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count);
+ohk_status ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count);
 
 /**
  * ohk_store_fetch with the samples written straight into the caller's
@@ -571,7 +571,7 @@ int32_t ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const ohk_d
  * Returns what ohk_store_fetch returns; OHK_ERR_INVALID_ARGUMENT also for
  * NULL columns or out_count and a capacity of 0.
  */
-int32_t ohk_store_fetch_columns(ohk_batch **out_batch, uint64_t *out_count, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit, const ohk_sample_columns *columns, uint64_t capacity);
+ohk_status ohk_store_fetch_columns(ohk_batch **out_batch, uint64_t *out_count, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit, const ohk_sample_columns *columns, uint64_t capacity);
 
 /* ---- Workouts, routes and correlations */
 
@@ -588,7 +588,7 @@ int32_t ohk_store_fetch_columns(ohk_batch **out_batch, uint64_t *out_count, ohk_
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * blocks for the write transaction.
  */
-int32_t ohk_store_save_workout(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_workout *workout);
+ohk_status ohk_store_save_workout(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_workout *workout);
 
 /**
  * Saves a route (HKWorkoutRoute, rule 32): `count` locations, sorted by
@@ -602,7 +602,7 @@ int32_t ohk_store_save_workout(ohk_save_outcome *out_outcome, ohk_store *store, 
  * OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_save_route(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const uint8_t *workout, const ohk_location *locations, uint64_t count);
+ohk_status ohk_store_save_route(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const uint8_t *workout, const ohk_location *locations, uint64_t count);
 
 /**
  * Saves a correlation (HKCorrelation, rule 33) and its `member_count`
@@ -618,7 +618,7 @@ int32_t ohk_store_save_route(ohk_save_outcome *out_outcome, ohk_store *store, co
  * was deleted); the errors of ohk_store_save. Any thread; blocks for the
  * write transaction.
  */
-int32_t ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *correlation, const ohk_sample_input *members, uint64_t member_count);
+ohk_status ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *store, const ohk_sample_input *correlation, const ohk_sample_input *members, uint64_t member_count);
 
 /**
  * Saves the `count` samples the store does not hold yet and associates
@@ -631,7 +631,7 @@ int32_t ohk_store_save_correlation(ohk_save_outcome *out_outcomes, ohk_store *st
  * a sample deleted since); the errors of ohk_store_save. Any thread;
  * blocks for the write transaction.
  */
-int32_t ohk_store_add_to_workout(ohk_save_outcome *out_outcomes, ohk_store *store, const uint8_t *workout, const ohk_sample_input *samples, uint64_t count);
+ohk_status ohk_store_add_to_workout(ohk_save_outcome *out_outcomes, ohk_store *store, const uint8_t *workout, const ohk_sample_input *samples, uint64_t count);
 
 /**
  * Sample `sample_index`'s workout fields into *out_workout; its arrays
@@ -639,7 +639,7 @@ int32_t ohk_store_add_to_workout(ohk_save_outcome *out_outcomes, ohk_store *stor
  * OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that
  * is not a workout); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_workout(ohk_workout *out_workout, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_workout(ohk_workout *out_workout, const ohk_batch *batch, uint64_t sample_index);
 
 /**
  * Sample `sample_index`'s route into *out_route: its locations, one
@@ -647,7 +647,7 @@ int32_t ohk_batch_workout(ohk_workout *out_workout, const ohk_batch *batch, uint
  * first access. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of
  * range, a sample that is not a route); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t sample_index);
 
 /**
  * Sample `sample_index`'s members (a correlation's, HKCorrelation.objects):
@@ -656,7 +656,7 @@ int32_t ohk_batch_route(ohk_route *out_route, const ohk_batch *batch, uint64_t s
  * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not a
  * correlation); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Heartbeat series */
 
@@ -671,7 +671,7 @@ int32_t ohk_batch_correlation(const uint8_t **out_members, uint64_t *out_count, 
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * blocks for the write transaction.
  */
-int32_t ohk_store_save_heartbeat_series(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_heartbeat *beats, uint64_t count);
+ohk_status ohk_store_save_heartbeat_series(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_heartbeat *beats, uint64_t count);
 
 /**
  * Sample `sample_index`'s beats (a heartbeat series'): *out_beats points
@@ -680,7 +680,7 @@ int32_t ohk_store_save_heartbeat_series(ohk_save_outcome *out_outcome, ohk_store
  * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
  * a heartbeat series); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Audiograms */
 
@@ -695,7 +695,7 @@ int32_t ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_coun
  * OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, uint64_t count);
+ohk_status ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, uint64_t count);
 
 /**
  * ohk_store_save_audiogram with each point's clamping ranges: `clamping`
@@ -705,7 +705,7 @@ int32_t ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store
  * range of an ear not tested, or whose bounds are not finite or are out
  * of order. Any thread; blocks for the write transaction.
  */
-int32_t ohk_store_save_clamped_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, const ohk_audiogram_clamping *clamping, uint64_t count);
+ohk_status ohk_store_save_clamped_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, const ohk_audiogram_clamping *clamping, uint64_t count);
 
 /**
  * Sample `sample_index`'s sensitivity points (an audiogram's):
@@ -714,7 +714,7 @@ int32_t ohk_store_save_clamped_audiogram(ohk_save_outcome *out_outcome, ohk_stor
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of range, a
  * sample that is not an audiogram); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /**
  * Sample `sample_index`'s clamping ranges (an audiogram's), point for
@@ -724,7 +724,7 @@ int32_t ohk_batch_audiogram(const ohk_audiogram_point **out_points, uint64_t *ou
  * out of range, a sample that is not an audiogram); OHK_ERR_CLOSED. Any
  * thread.
  */
-int32_t ohk_batch_audiogram_clamping(const ohk_audiogram_clamping **out_clamping, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_audiogram_clamping(const ohk_audiogram_clamping **out_clamping, uint64_t *out_count, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Electrocardiograms */
 
@@ -743,7 +743,7 @@ int32_t ohk_batch_audiogram_clamping(const ohk_audiogram_clamping **out_clamping
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * blocks for the write transaction.
  */
-int32_t ohk_store_save_electrocardiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_electrocardiogram *ecg);
+ohk_status ohk_store_save_electrocardiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_electrocardiogram *ecg);
 
 /**
  * Sample `sample_index`'s recording (an electrocardiogram's): *out_ecg is
@@ -752,7 +752,7 @@ int32_t ohk_store_save_electrocardiogram(ohk_save_outcome *out_outcome, ohk_stor
  * index out of range, a sample that is not an electrocardiogram);
  * OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Clinical records */
 
@@ -768,7 +768,7 @@ int32_t ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk_ba
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * blocks for the write transaction.
  */
-int32_t ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_clinical_record *record);
+ohk_status ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_clinical_record *record);
 
 /**
  * Sample `sample_index`'s record (a clinical record's): *out_record is filled,
@@ -776,7 +776,7 @@ int32_t ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_store 
  * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
  * a clinical record); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_batch_clinical_record(ohk_clinical_record *out_record, const ohk_batch *batch, uint64_t sample_index);
+ohk_status ohk_batch_clinical_record(ohk_clinical_record *out_record, const ohk_batch *batch, uint64_t sample_index);
 
 /* ---- Activity summaries */
 
@@ -790,7 +790,7 @@ int32_t ohk_batch_clinical_record(ohk_clinical_record *out_record, const ohk_bat
  * OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread; blocks for the write
  * transaction.
  */
-int32_t ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *store, const ohk_activity_summary *summaries, uint64_t count);
+ohk_status ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *store, const ohk_activity_summary *summaries, uint64_t count);
 
 /**
  * The summaries of the days `start_day` through `end_day` (each
@@ -804,7 +804,7 @@ int32_t ohk_store_save_activity_summaries(uint64_t *out_written, ohk_store *stor
  * before the start, a sequence past the store's: another store's);
  * OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint64_t *out_count, uint64_t *out_sequence, ohk_store *store, int32_t start_day, int32_t end_day, uint64_t changed_after);
+ohk_status ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint64_t *out_count, uint64_t *out_sequence, ohk_store *store, int32_t start_day, int32_t end_day, uint64_t changed_after);
 
 /**
  * Starts an activity summary query that stays current (HKActivitySummary-
@@ -821,7 +821,7 @@ int32_t ohk_store_activity_summaries(ohk_activity_summary **out_summaries, uint6
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one,
  * an end before the start); OHK_ERR_CLOSED. Any thread.
  */
-int32_t ohk_query_activity_summaries(ohk_query **out_query, ohk_store *store, int32_t start_day, int32_t end_day, ohk_activity_summaries_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_activity_summaries(ohk_query **out_query, ohk_store *store, int32_t start_day, int32_t end_day, ohk_activity_summaries_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Frees an array from ohk_store_activity_summaries; NULL is a no-op.
@@ -836,7 +836,7 @@ void ohk_activity_summaries_free(ohk_activity_summary *summaries);
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_characteristics(ohk_characteristics *out_characteristics, ohk_store *store);
+ohk_status ohk_store_characteristics(ohk_characteristics *out_characteristics, ohk_store *store);
 
 /**
  * Replaces the store's characteristics with *characteristics, in one
@@ -846,7 +846,7 @@ int32_t ohk_store_characteristics(ohk_characteristics *out_characteristics, ohk_
  * OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any
  * thread; blocks for the write transaction.
  */
-int32_t ohk_store_set_characteristics(ohk_store *store, const ohk_characteristics *characteristics);
+ohk_status ohk_store_set_characteristics(ohk_store *store, const ohk_characteristics *characteristics);
 
 /* ---- Anchors */
 
@@ -855,7 +855,7 @@ int32_t ohk_store_set_characteristics(ohk_store *store, const ohk_characteristic
  * Returns OHK_OK; OHK_ERR_ANCHOR_CORRUPT for truncated, altered or
  * unknown bytes; OHK_ERR_INVALID_ARGUMENT for NULL. Any thread.
  */
-int32_t ohk_anchor_from_bytes(ohk_anchor *out_anchor, const uint8_t *bytes, uint64_t length);
+ohk_status ohk_anchor_from_bytes(ohk_anchor *out_anchor, const uint8_t *bytes, uint64_t length);
 
 /**
  * Writes an anchor's persistent bytes to `buffer` (capacity bytes) and
@@ -865,7 +865,7 @@ int32_t ohk_anchor_from_bytes(ohk_anchor *out_anchor, const uint8_t *bytes, uint
  * OHK_ERR_ANCHOR_CORRUPT, or OHK_ERR_BUFFER_TOO_SMALL (*out_length then
  * holds the size needed). Any thread.
  */
-int32_t ohk_anchor_to_bytes(uint8_t *buffer, uint64_t capacity, uint64_t *out_length, const ohk_anchor *anchor);
+ohk_status ohk_anchor_to_bytes(uint8_t *buffer, uint64_t capacity, uint64_t *out_length, const ohk_anchor *anchor);
 
 /**
  * Reads an anchor from its text form (ohk_anchor_to_text: base64 of its
@@ -874,7 +874,7 @@ int32_t ohk_anchor_to_bytes(uint8_t *buffer, uint64_t capacity, uint64_t *out_le
  * Returns OHK_OK, OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any
  * thread.
  */
-int32_t ohk_anchor_from_text(ohk_anchor *out_anchor, const char *text);
+ohk_status ohk_anchor_from_text(ohk_anchor *out_anchor, const char *text);
 
 /**
  * Writes an anchor's text form, NUL-terminated, to `buffer` (capacity
@@ -883,14 +883,14 @@ int32_t ohk_anchor_from_text(ohk_anchor *out_anchor, const char *text);
  * OHK_ERR_ANCHOR_CORRUPT,
  * OHK_ERR_BUFFER_TOO_SMALL. Any thread.
  */
-int32_t ohk_anchor_to_text(char *buffer, uint64_t capacity, const ohk_anchor *anchor);
+ohk_status ohk_anchor_to_text(char *buffer, uint64_t capacity, const ohk_anchor *anchor);
 
 /**
  * HealthKit's legacy integer anchor (HKQueryAnchor(fromValue:)): position
  * `value` in any store; 0 is the same as no anchor. Negative values are
  * OHK_ERR_INVALID_ARGUMENT. Any thread.
  */
-int32_t ohk_anchor_from_value(ohk_anchor *out_anchor, int64_t value);
+ohk_status ohk_anchor_from_value(ohk_anchor *out_anchor, int64_t value);
 
 /**
  * Compares two anchors of one store: *out_order is OHK_ORDER_BEFORE when a
@@ -899,7 +899,7 @@ int32_t ohk_anchor_from_value(ohk_anchor *out_anchor, int64_t value);
  * OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_ANCHOR_WRONG_STORE (anchors of two
  * stores do not compare). Any thread.
  */
-int32_t ohk_anchor_compare(int32_t *out_order, const ohk_anchor *a, const ohk_anchor *b);
+ohk_status ohk_anchor_compare(ohk_order *out_order, const ohk_anchor *a, const ohk_anchor *b);
 
 /* ---- Long-running queries, observers and durable subscriptions */
 
@@ -918,7 +918,7 @@ int32_t ohk_anchor_compare(int32_t *out_order, const ohk_anchor *a, const ohk_an
  * last callback; also when this call fails). Returns OHK_OK and the
  * errors of ohk_store_fetch. Any thread; never waits for the snapshot.
  */
-int32_t ohk_query_anchored(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_anchored(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Starts an observer query (HKObserverQuery): after each commit, by any
@@ -931,7 +931,7 @@ int32_t ohk_query_anchored(ohk_query **out_query, ohk_store *store, const ohk_de
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED,
  * OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_query_observer(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_observer_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_observer(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_observer_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Opens the durable subscription `name` (created at the store's current
@@ -946,7 +946,7 @@ int32_t ohk_query_observer(ohk_query **out_query, ohk_store *store, const ohk_de
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
  * unknown frequency), the errors of ohk_store_fetch. Any thread.
  */
-int32_t ohk_subscription_open(ohk_query **out_query, ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, int32_t frequency, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_subscription_open(ohk_query **out_query, ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_frequency frequency, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Acknowledges the subscription's latest delivery: its position is stored
@@ -955,7 +955,7 @@ int32_t ohk_subscription_open(ohk_query **out_query, ohk_store *store, const cha
  * or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
  * including the callback; blocks for a write transaction.
  */
-int32_t ohk_subscription_acknowledge(ohk_query *query);
+ohk_status ohk_subscription_acknowledge(ohk_query *query);
 
 /**
  * Removes the durable subscription `name` from the store (its position is
@@ -963,7 +963,7 @@ int32_t ohk_subscription_acknowledge(ohk_query *query);
  * OHK_ERR_NOT_FOUND, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
  * OHK_ERR_STORAGE. Any thread; blocks for a write transaction.
  */
-int32_t ohk_store_remove_subscription(ohk_store *store, const char *name);
+ohk_status ohk_store_remove_subscription(ohk_store *store, const char *name);
 
 /**
  * Stops a query: no callback of it starts after this returns. From
@@ -972,7 +972,7 @@ int32_t ohk_store_remove_subscription(ohk_store *store, const char *name);
  * stays valid until ohk_query_free. Returns OHK_OK,
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed handle).
  */
-int32_t ohk_query_stop(ohk_query *query);
+ohk_status ohk_query_stop(ohk_query *query);
 
 /**
  * Stops the query (see ohk_query_stop) and frees it; destroy(user_data)
@@ -996,7 +996,7 @@ void ohk_query_free(ohk_query *query);
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, the
  * OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_register_subscription(ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, int32_t frequency, const ohk_anchor *from);
+ohk_status ohk_store_register_subscription(ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_frequency frequency, const ohk_anchor *from);
 
 /**
  * Every durable subscription of the store and how far behind it is
@@ -1005,7 +1005,7 @@ int32_t ohk_store_register_subscription(ohk_store *store, const char *name, cons
  * change a subscription has not acknowledged. Returns OHK_OK,
  * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_subscriptions(ohk_subscription_status **out_statuses, uint64_t *out_count, ohk_store *store);
+ohk_status ohk_store_subscriptions(ohk_subscription_status **out_statuses, uint64_t *out_count, ohk_store *store);
 
 /**
  * Frees what ohk_store_subscriptions gave (`count` entries). NULL is
@@ -1035,7 +1035,7 @@ void ohk_subscription_statuses_free(ohk_subscription_status *statuses, uint64_t 
  * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (store NULL or not a store),
  * OHK_ERR_CLOSED. Any thread; never blocks on a write.
  */
-int32_t ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *user_data, ohk_destroy_fn destroy);
 
 /* ---- Statistics */
 
@@ -1050,7 +1050,7 @@ int32_t ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void *us
  * type's aggregation style or a category type; OHK_ERR_UNKNOWN_TYPE,
  * OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options);
+ohk_status ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options);
 
 /**
  * HKStatisticsCollectionQuery's results from `from` to `to` (Unix
@@ -1070,7 +1070,7 @@ int32_t ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *stor
  * OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
  * ohk_store_statistics. Any thread.
  */
-int32_t ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
+ohk_status ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
 
 /**
  * Frees a statistics result and its strings. NULL is ignored. Any thread.
@@ -1085,14 +1085,14 @@ void ohk_statistics_result_free(ohk_statistics_result *result);
  * OHK_ERR_INVALID_ARGUMENT (a source twice, an empty one),
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_set_source_priority(ohk_store *store, const char *type, const char *const *bundle_identifiers, uint64_t count);
+ohk_status ohk_store_set_source_priority(ohk_store *store, const char *type, const char *const *bundle_identifiers, uint64_t count);
 
 /**
  * The order set with ohk_store_set_source_priority: *out_list receives
  * the bundle identifiers, one per line, or NULL when none was set; free
  * it with ohk_string_free. Any thread.
  */
-int32_t ohk_store_source_priority(char **out_list, ohk_store *store, const char *type);
+ohk_status ohk_store_source_priority(char **out_list, ohk_store *store, const char *type);
 
 /**
  * The order statistics merge the type's sources in now (rule 27): the
@@ -1101,7 +1101,7 @@ int32_t ohk_store_source_priority(char **out_list, ohk_store *store, const char 
  * bundle identifiers, one per line, or NULL when there are none; free
  * it with ohk_string_free. Reads the type's samples. Any thread.
  */
-int32_t ohk_store_source_priority_in_force(char **out_list, ohk_store *store, const char *type);
+ohk_status ohk_store_source_priority_in_force(char **out_list, ohk_store *store, const char *type);
 
 /* ---- Statistics kept current */
 
@@ -1120,7 +1120,7 @@ int32_t ohk_store_source_priority_in_force(char **out_list, ohk_store *store, co
  * Returns OHK_OK and the errors of ohk_store_statistics_collection. Any
  * thread.
  */
-int32_t ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /* ---- Category durations (sleep) */
 
@@ -1138,7 +1138,7 @@ int32_t ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store,
  * zero count, an unknown unit or time zone), OHK_ERR_INVALID_DATE_RANGE,
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-int32_t ohk_store_category_durations(ohk_category_durations_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, uint32_t options, double anchor, uint32_t interval_count, int32_t interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
+ohk_status ohk_store_category_durations(ohk_category_durations_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
 
 /**
  * Frees a category durations result. NULL is ignored. Any thread.
@@ -1164,7 +1164,7 @@ void ohk_category_durations_free(ohk_category_durations_result *result);
  * when an import starts), and the store's errors, with *out_report NULL.
  * Any thread; it blocks until the import ends.
  */
-int32_t ohk_import_export(ohk_import_report **out_report, ohk_store *store, const char *path, ohk_import_progress_fn progress, void *user_data);
+ohk_status ohk_import_export(ohk_import_report **out_report, ohk_store *store, const char *path, ohk_import_progress_fn progress, void *user_data);
 
 /**
  * Frees a report of ohk_import_export, its strings and arrays. NULL is
@@ -1188,7 +1188,7 @@ void ohk_import_report_free(ohk_import_report *report);
  * store, OHK_ERR_UNAVAILABLE when libpq is not installed (it is opened
  * here, not linked). Free the sink with ohk_sink_free. Any thread.
  */
-int32_t ohk_sink_open_postgres(ohk_sink **out_sink, ohk_store *store, const char *url, const char *name, const char *person, uint64_t batch_size);
+ohk_status ohk_sink_open_postgres(ohk_sink **out_sink, ohk_store *store, const char *url, const char *name, const char *person, uint64_t batch_size);
 
 /**
  * Delivers every change up to the store's head as it is now, one
@@ -1203,7 +1203,7 @@ int32_t ohk_sink_open_postgres(ohk_sink **out_sink, ohk_store *store, const char
  * OHK_ERR_SINK_CHECKPOINT (deleted objects past the checkpoint were
  * pruned, or the checkpoint is ahead of the store). Any thread.
  */
-int32_t ohk_sink_deliver(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
+ohk_status ohk_sink_deliver(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
 
 /**
  * Delivers as commits happen, from any process, until `progress`
@@ -1213,13 +1213,13 @@ int32_t ohk_sink_deliver(ohk_sink *sink, ohk_sink_progress_fn progress, void *us
  * sink resumes from PostgreSQL's checkpoint; the other failures end it
  * as in ohk_sink_deliver. Any thread; it blocks until stopped.
  */
-int32_t ohk_sink_follow(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
+ohk_status ohk_sink_follow(ohk_sink *sink, ohk_sink_progress_fn progress, void *user_data);
 
 /**
  * Writes where `sink` stands into *out: counts since it opened, the
  * position committed in PostgreSQL and the store's head when last read.
  */
-int32_t ohk_sink_get_progress(ohk_sink_progress *out_progress, ohk_sink *sink);
+ohk_status ohk_sink_get_progress(ohk_sink_progress *out_progress, ohk_sink *sink);
 
 /**
  * Closes the sink's connection and frees it. NULL is ignored. Not while
@@ -1235,7 +1235,7 @@ void ohk_sink_free(ohk_sink *sink);
  * transaction. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options
  * is NULL. Any thread; never blocks.
  */
-int32_t ohk_sync_options_init(ohk_sync_options *options);
+ohk_status ohk_sync_options_init(ohk_sync_options *options);
 
 /**
  * Copies every change of `source` since `dest`'s checkpoint for it into
@@ -1256,7 +1256,7 @@ int32_t ohk_sync_options_init(ohk_sync_options *options);
  * after which the batches before the failing one stay applied. Any
  * thread; blocks for the reads and write transactions.
  */
-int32_t ohk_store_sync(ohk_sync_report *out_report, ohk_store *dest, ohk_store *source, const ohk_sync_options *options);
+ohk_status ohk_store_sync(ohk_sync_report *out_report, ohk_store *dest, ohk_store *source, const ohk_sync_options *options);
 
 /**
  * `ohk sync SOURCE DEST`: ohk_store_sync where each side is a store
@@ -1270,7 +1270,7 @@ int32_t ohk_store_sync(ohk_sync_report *out_report, ohk_store *dest, ohk_store *
  * message gives the server's words); OHK_ERR_STORAGE for a server
  * failure. Any thread; blocks for the requests and transactions.
  */
-int32_t ohk_sync(ohk_sync_report *out_report, const char *source, const char *dest, const char *token, const ohk_sync_options *options);
+ohk_status ohk_sync(ohk_sync_report *out_report, const char *source, const char *dest, const char *token, const ohk_sync_options *options);
 
 /**
  * The store's live digest (rule 68) of `type` (an identifier or short
@@ -1279,7 +1279,7 @@ int32_t ohk_sync(ohk_sync_report *out_report, const char *source, const char *de
  * OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_digest); OHK_ERR_UNKNOWN_TYPE.
  * Any thread; a read, never blocked by writers.
  */
-int32_t ohk_store_live_digest(ohk_live_digest *out_digest, ohk_store *store, const char *type);
+ohk_status ohk_store_live_digest(ohk_live_digest *out_digest, ohk_store *store, const char *type);
 
 /**
  * The UUIDs a sync found with other content in this store than in its
@@ -1289,7 +1289,7 @@ int32_t ohk_store_live_digest(ohk_live_digest *out_digest, ohk_store *store, con
  * fit (*out_count says how many to make room for); OHK_ERR_INVALID_ARGUMENT
  * (NULL out_count). Any thread.
  */
-int32_t ohk_store_sync_conflicts(uint64_t *out_count, ohk_store *store, uint8_t *uuids, uint64_t capacity);
+ohk_status ohk_store_sync_conflicts(uint64_t *out_count, ohk_store *store, uint8_t *uuids, uint64_t capacity);
 
 #ifdef __cplusplus
 }

@@ -10,12 +10,6 @@ extension HKObjectType {
     }
 }
 
-/// Which value fills the move ring.
-public enum HKActivityMoveMode: Int, Sendable {
-    case activeEnergy = 1
-    case appleMoveTime = 2
-}
-
 /// One day's activity rings (rule 43): not a sample, one per day, read
 /// with `HKActivitySummaryQuery`. Values a day has none of read as zero,
 /// as HealthKit's do.

@@ -1,13 +1,9 @@
 import Foundation
 import OpenHealthKitCore
 
-/// How often background delivery may call an observer, at most.
-public enum HKUpdateFrequency: Int, Sendable {
-    case immediate = 1
-    case hourly = 2
-    case daily = 3
-    case weekly = 4
-
+// HKUpdateFrequency's cases are generated (api/enums.toml): HealthKit's
+// raw values, one more than the core's.
+extension HKUpdateFrequency {
     var core: DeliveryFrequency {
         switch self {
         case .immediate: .immediate

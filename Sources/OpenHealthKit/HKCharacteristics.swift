@@ -35,22 +35,6 @@ extension HKObjectType {
     }
 }
 
-public enum HKBiologicalSex: Int, Sendable {
-    case notSet = 0, female, male, other
-}
-
-public enum HKBloodType: Int, Sendable {
-    case notSet = 0, aPositive, aNegative, bPositive, bNegative, abPositive, abNegative, oPositive, oNegative
-}
-
-public enum HKFitzpatrickSkinType: Int, Sendable {
-    case notSet = 0, I, II, III, IV, V, VI
-}
-
-public enum HKWheelchairUse: Int, Sendable {
-    case notSet = 0, no, yes
-}
-
 /// The objects HealthKit wraps each characteristic in.
 public final class HKBiologicalSexObject: NSObject, @unchecked Sendable {
     public let biologicalSex: HKBiologicalSex

@@ -22,29 +22,6 @@ extension HKObjectType {
 /// (an export's `electrocardiograms/*.csv`) and from the core's and C's
 /// saves.
 public final class HKElectrocardiogram: HKSample, @unchecked Sendable {
-    /// HealthKit's classifications, with its raw values.
-    public enum Classification: Int, Sendable {
-        case notSet = 0
-        case sinusRhythm = 1
-        case atrialFibrillation = 2
-        case inconclusiveLowHeartRate = 3
-        case inconclusiveHighHeartRate = 4
-        case inconclusivePoorReading = 5
-        case inconclusiveOther = 6
-        case unrecognized = 100
-    }
-
-    /// Whether the user said they had symptoms.
-    public enum SymptomsStatus: Int, Sendable {
-        case notSet = 0
-        case none = 1
-        case present = 2
-    }
-
-    /// The lead a voltage was measured on: Apple Watch records one.
-    public enum Lead: Int, Sendable {
-        case appleWatchSimilarToLeadI = 1
-    }
 
     /// One voltage and when it was measured.
     public struct VoltageMeasurement: Sendable {

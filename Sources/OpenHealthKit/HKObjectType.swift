@@ -119,12 +119,8 @@ public final class HKCategoryType: HKSampleType, @unchecked Sendable {
     }
 }
 
-/// HealthKit's aggregation styles, with HealthKit's raw values.
-public enum HKQuantityAggregationStyle: Int, Sendable {
-    case cumulative = 0
-    case discreteArithmetic = 1
-    case discreteTemporallyWeighted = 2
-    case discreteEquivalentContinuousLevel = 3
+// HKQuantityAggregationStyle's cases are generated (api/enums.toml).
+extension HKQuantityAggregationStyle {
     @available(*, deprecated, renamed: "discreteArithmetic")
     public static var discrete: Self { .discreteArithmetic }
 }

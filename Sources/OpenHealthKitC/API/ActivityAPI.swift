@@ -17,7 +17,7 @@ import OpenHealthKitCore
 /// transaction.
 @c public func ohk_store_save_activity_summaries(_ out_written: UnsafeMutablePointer<UInt64>?,
                                                  _ store: UnsafeMutablePointer<ohk_store>?,
-                                                 _ summaries: UnsafePointer<ohk_activity_summary>?, _ count: UInt64) -> Int32 {
+                                                 _ summaries: UnsafePointer<ohk_activity_summary>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let all = try buffer(summaries, count, "summaries").enumerated().map { k, c in
@@ -51,7 +51,7 @@ import OpenHealthKitCore
                                             _ out_count: UnsafeMutablePointer<UInt64>?,
                                             _ out_sequence: UnsafeMutablePointer<UInt64>?,
                                             _ store: UnsafeMutablePointer<ohk_store>?,
-                                            _ start_day: Int32, _ end_day: Int32, _ changed_after: UInt64) -> Int32 {
+                                            _ start_day: Int32, _ end_day: Int32, _ changed_after: UInt64) -> ohk_status {
     cCall {
         let list = try out(out_summaries, "out_summaries"), count = try out(out_count, "out_count")
         let (found, sequence) = try StoreHandle.get(store).activitySummaries(
@@ -83,7 +83,7 @@ import OpenHealthKitCore
                                             _ store: UnsafeMutablePointer<ohk_store>?,
                                             _ start_day: Int32, _ end_day: Int32,
                                             _ callback: ohk_activity_summaries_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                            _ destroy: ohk_destroy_fn?) -> Int32 {
+                                            _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { _, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let context = handle.context

@@ -42,7 +42,7 @@ enum AnchorValue {
 /// Returns OHK_OK; OHK_ERR_ANCHOR_CORRUPT for truncated, altered or
 /// unknown bytes; OHK_ERR_INVALID_ARGUMENT for NULL. Any thread.
 @c public func ohk_anchor_from_bytes(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
-                                     _ bytes: UnsafePointer<UInt8>?, _ length: UInt64) -> Int32 {
+                                     _ bytes: UnsafePointer<UInt8>?, _ length: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         let b = try buffer(bytes, length, "bytes")
@@ -58,7 +58,7 @@ enum AnchorValue {
 /// holds the size needed). Any thread.
 @c public func ohk_anchor_to_bytes(_ buffer: UnsafeMutablePointer<UInt8>?, _ capacity: UInt64,
                                    _ out_length: UnsafeMutablePointer<UInt64>?,
-                                   _ anchor: UnsafePointer<ohk_anchor>?) -> Int32 {
+                                   _ anchor: UnsafePointer<ohk_anchor>?) -> ohk_status {
     cCall {
         let length = try out(out_length, "out_length")
         let bytes = try AnchorValue.persistent(anchor, "anchor").bytes
@@ -76,7 +76,7 @@ enum AnchorValue {
 /// Returns OHK_OK, OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_INVALID_ARGUMENT. Any
 /// thread.
 @c public func ohk_anchor_from_text(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
-                                    _ text: UnsafePointer<CChar>?) -> Int32 {
+                                    _ text: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         let t = try string(text, "text")
@@ -90,7 +90,7 @@ enum AnchorValue {
 /// OHK_ERR_ANCHOR_CORRUPT,
 /// OHK_ERR_BUFFER_TOO_SMALL. Any thread.
 @c public func ohk_anchor_to_text(_ buffer: UnsafeMutablePointer<CChar>?, _ capacity: UInt64,
-                                  _ anchor: UnsafePointer<ohk_anchor>?) -> Int32 {
+                                  _ anchor: UnsafePointer<ohk_anchor>?) -> ohk_status {
     cCall {
         let b = try out(buffer, "buffer")
         let text = try AnchorValue.persistent(anchor, "anchor").base64
@@ -105,7 +105,7 @@ enum AnchorValue {
 /// HealthKit's legacy integer anchor (HKQueryAnchor(fromValue:)): position
 /// `value` in any store; 0 is the same as no anchor. Negative values are
 /// OHK_ERR_INVALID_ARGUMENT. Any thread.
-@c public func ohk_anchor_from_value(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?, _ value: Int64) -> Int32 {
+@c public func ohk_anchor_from_value(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?, _ value: Int64) -> ohk_status {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         guard value >= 0 else { throw CError(.invalidArgument, "an anchor value must be ≥ 0, got \(value)") }
@@ -118,8 +118,8 @@ enum AnchorValue {
 /// before everything. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
 /// OHK_ERR_ANCHOR_CORRUPT, OHK_ERR_ANCHOR_WRONG_STORE (anchors of two
 /// stores do not compare). Any thread.
-@c public func ohk_anchor_compare(_ out_order: UnsafeMutablePointer<Int32>?,
-                                  _ a: UnsafePointer<ohk_anchor>?, _ b: UnsafePointer<ohk_anchor>?) -> Int32 {
+@c public func ohk_anchor_compare(_ out_order: UnsafeMutablePointer<ohk_order>?,
+                                  _ a: UnsafePointer<ohk_anchor>?, _ b: UnsafePointer<ohk_anchor>?) -> ohk_status {
     cCall {
         let result = try out(out_order, "out_order")
         let x = try AnchorValue.required(a, "a"), y = try AnchorValue.required(b, "b")

@@ -21,7 +21,7 @@ import OpenHealthKitCore
 @c public func ohk_store_apply(_ out_outcome: UnsafeMutablePointer<ohk_apply_outcome>?,
                                _ store: UnsafeMutablePointer<ohk_store>?,
                                _ samples: UnsafePointer<ohk_sample_input>?, _ sample_count: UInt64,
-                               _ deleted_uuids: UnsafePointer<UInt8>?, _ deleted_count: UInt64) -> Int32 {
+                               _ deleted_uuids: UnsafePointer<UInt8>?, _ deleted_count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         var builder = SampleBuilder(store: s)

@@ -18,7 +18,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_audiogram(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                         _ store: UnsafeMutablePointer<ohk_store>?,
                                         _ sample: UnsafePointer<ohk_sample_input>?,
-                                        _ points: UnsafePointer<ohk_audiogram_point>?, _ count: UInt64) -> Int32 {
+                                        _ points: UnsafePointer<ohk_audiogram_point>?, _ count: UInt64) -> ohk_status {
     cCall { try saveAudiogram(out_outcome, store, sample, points, nil, count) }
 }
 
@@ -32,7 +32,7 @@ import OpenHealthKitCore
                                                 _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ sample: UnsafePointer<ohk_sample_input>?,
                                                 _ points: UnsafePointer<ohk_audiogram_point>?,
-                                                _ clamping: UnsafePointer<ohk_audiogram_clamping>?, _ count: UInt64) -> Int32 {
+                                                _ clamping: UnsafePointer<ohk_audiogram_clamping>?, _ count: UInt64) -> ohk_status {
     cCall { try saveAudiogram(out_outcome, store, sample, points, clamping, count) }
 }
 
@@ -76,7 +76,7 @@ private func ear(_ level: Double, _ masked: Int8, _ lower: Double, _ upper: Doub
 /// sample that is not an audiogram); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_audiogram(_ out_points: UnsafeMutablePointer<UnsafePointer<ohk_audiogram_point>?>?,
                                    _ out_count: UnsafeMutablePointer<UInt64>?,
-                                   _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                   _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let points = try out(out_points, "out_points"), count = try out(out_count, "out_count")
         guard case .audiogram(let a, _) = try BatchHandle.get(batch).part(sample_index) else {
@@ -95,7 +95,7 @@ private func ear(_ level: Double, _ masked: Int8, _ lower: Double, _ upper: Doub
 /// thread.
 @c public func ohk_batch_audiogram_clamping(_ out_clamping: UnsafeMutablePointer<UnsafePointer<ohk_audiogram_clamping>?>?,
                                             _ out_count: UnsafeMutablePointer<UInt64>?,
-                                            _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                            _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let clamping = try out(out_clamping, "out_clamping"), count = try out(out_count, "out_count")
         guard case .audiogram(_, let c) = try BatchHandle.get(batch).part(sample_index) else {

@@ -20,9 +20,9 @@ import OpenHealthKitCore
                                             _ store: UnsafeMutablePointer<ohk_store>?,
                                             _ type: UnsafePointer<CChar>?,
                                             _ predicate: UnsafePointer<ohk_predicate>?,
-                                            _ options: UInt32, _ anchor: Double, _ interval_count: UInt32,
-                                            _ interval_unit: Int32, _ from: Double, _ to: Double,
-                                            _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> Int32 {
+                                            _ options: ohk_statistics_flags, _ anchor: Double, _ interval_count: UInt32,
+                                            _ interval_unit: ohk_interval_unit, _ from: Double, _ to: Double,
+                                            _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)

@@ -10,7 +10,7 @@ import OpenHealthKitCore
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED;
 /// OHK_ERR_STORAGE. Any thread.
 @c public func ohk_store_characteristics(_ out_characteristics: UnsafeMutablePointer<ohk_characteristics>?,
-                                         _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                         _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let out = try out(out_characteristics, "out_characteristics")
         let c = try StoreHandle.get(store).characteristics()
@@ -29,7 +29,7 @@ import OpenHealthKitCore
 /// OHK_ERR_INVALID_ARGUMENT (NULL); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any
 /// thread; blocks for the write transaction.
 @c public func ohk_store_set_characteristics(_ store: UnsafeMutablePointer<ohk_store>?,
-                                             _ characteristics: UnsafePointer<ohk_characteristics>?) -> Int32 {
+                                             _ characteristics: UnsafePointer<ohk_characteristics>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         guard let c = characteristics?.pointee else { throw CError(.invalidArgument, "characteristics is NULL") }

@@ -19,7 +19,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_clinical_record(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                               _ store: UnsafeMutablePointer<ohk_store>?,
                                               _ sample: UnsafePointer<ohk_sample_input>?,
-                                              _ record: UnsafePointer<ohk_clinical_record>?) -> Int32 {
+                                              _ record: UnsafePointer<ohk_clinical_record>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let c = try input(sample, "sample", kind: .clinicalRecord)
@@ -44,7 +44,7 @@ import OpenHealthKitCore
 /// OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
 /// a clinical record); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_clinical_record(_ out_record: UnsafeMutablePointer<ohk_clinical_record>?,
-                                         _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                         _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let o = try out(out_record, "out_record")
         guard case .clinicalRecord(let r) = try BatchHandle.get(batch).part(sample_index) else {

@@ -12,7 +12,7 @@ import OpenHealthKitCore
 @c public func ohk_store_fetch_bound(_ out_bound: UnsafeMutablePointer<UInt64>?,
                                      _ store: UnsafeMutablePointer<ohk_store>?,
                                      _ descriptors: UnsafePointer<ohk_descriptor>?,
-                                     _ descriptor_count: UInt64) -> Int32 {
+                                     _ descriptor_count: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_bound, "out_bound")
         let h = try StoreHandle.handle(store)
@@ -40,7 +40,7 @@ import OpenHealthKitCore
                                        _ store: UnsafeMutablePointer<ohk_store>?,
                                        _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                        _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64,
-                                       _ columns: UnsafePointer<ohk_sample_columns>?, _ capacity: UInt64) -> Int32 {
+                                       _ columns: UnsafePointer<ohk_sample_columns>?, _ capacity: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_batch, "out_batch")
         let count = try out(out_count, "out_count")

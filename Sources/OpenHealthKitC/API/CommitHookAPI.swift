@@ -46,7 +46,7 @@ private final class CommitHookContext: @unchecked Sendable {
 /// OHK_ERR_CLOSED. Any thread; never blocks on a write.
 @c public func ohk_store_set_commit_hook(_ store: UnsafeMutablePointer<ohk_store>?, _ hook: ohk_commit_fn?,
                                          _ user_data: UnsafeMutableRawPointer?,
-                                         _ destroy: ohk_destroy_fn?) -> Int32 {
+                                         _ destroy: ohk_destroy_fn?) -> ohk_status {
     var destroyOnFailure = hook == nil ? nil : destroy
     defer { destroyOnFailure?(user_data) }
     return cCall {

@@ -22,7 +22,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_electrocardiogram(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                                 _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ sample: UnsafePointer<ohk_sample_input>?,
-                                                _ ecg: UnsafePointer<ohk_electrocardiogram>?) -> Int32 {
+                                                _ ecg: UnsafePointer<ohk_electrocardiogram>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let c = try input(sample, "sample", kind: .electrocardiogram)
@@ -54,7 +54,7 @@ import OpenHealthKitCore
 /// index out of range, a sample that is not an electrocardiogram);
 /// OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_electrocardiogram(_ out_ecg: UnsafeMutablePointer<ohk_electrocardiogram>?,
-                                           _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                           _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let o = try out(out_ecg, "out_ecg")
         guard case .electrocardiogram(let e) = try BatchHandle.get(batch).part(sample_index) else {

@@ -18,7 +18,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_heartbeat_series(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                _ sample: UnsafePointer<ohk_sample_input>?,
-                                               _ beats: UnsafePointer<ohk_heartbeat>?, _ count: UInt64) -> Int32 {
+                                               _ beats: UnsafePointer<ohk_heartbeat>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let c = try input(sample, "sample", kind: .heartbeatSeries)
@@ -39,7 +39,7 @@ import OpenHealthKitCore
 /// a heartbeat series); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_heartbeats(_ out_beats: UnsafeMutablePointer<UnsafePointer<ohk_heartbeat>?>?,
                                     _ out_count: UnsafeMutablePointer<UInt64>?,
-                                    _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                    _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let beats = try out(out_beats, "out_beats"), count = try out(out_count, "out_count")
         guard case .heartbeats(let b) = try BatchHandle.get(batch).part(sample_index) else {

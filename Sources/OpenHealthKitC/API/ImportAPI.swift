@@ -23,7 +23,7 @@ import OpenHealthKitImport
                                  _ store: UnsafeMutablePointer<ohk_store>?,
                                  _ path: UnsafePointer<CChar>?,
                                  _ progress: ohk_import_progress_fn?,
-                                 _ user_data: UnsafeMutableRawPointer?) -> Int32 {
+                                 _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
     cCall {
         let out = try out(out_report, "out_report")
         out.pointee = nil

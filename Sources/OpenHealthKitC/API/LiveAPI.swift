@@ -105,7 +105,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                                   _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                   _ anchor: UnsafePointer<ohk_anchor>?, _ max_batch_size: UInt64,
                                   _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                  _ destroy: ohk_destroy_fn?) -> Int32 {
+                                  _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
@@ -130,7 +130,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                                   _ store: UnsafeMutablePointer<ohk_store>?,
                                   _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                   _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                  _ destroy: ohk_destroy_fn?) -> Int32 {
+                                  _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
@@ -164,9 +164,9 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 @c public func ohk_subscription_open(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
                                      _ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
                                      _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                     _ frequency: Int32, _ max_batch_size: UInt64,
+                                     _ frequency: ohk_frequency, _ max_batch_size: UInt64,
                                      _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                     _ destroy: ohk_destroy_fn?) -> Int32 {
+                                     _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let n = try string(name, "name")
@@ -188,7 +188,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// OHK_OK; OHK_ERR_INVALID_ARGUMENT (not a subscription, nothing waiting,
 /// or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
 /// including the callback; blocks for a write transaction.
-@c public func ohk_subscription_acknowledge(_ query: UnsafeMutablePointer<ohk_query>?) -> Int32 {
+@c public func ohk_subscription_acknowledge(_ query: UnsafeMutablePointer<ohk_query>?) -> ohk_status {
     cCall {
         let h = try QueryHandle.get(query)
         guard h.query is DurableSubscription else {
@@ -202,7 +202,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// forgotten; tombstones it held back may then be pruned). Returns OHK_OK,
 /// OHK_ERR_NOT_FOUND, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED,
 /// OHK_ERR_STORAGE. Any thread; blocks for a write transaction.
-@c public func ohk_store_remove_subscription(_ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?) -> Int32 {
+@c public func ohk_store_remove_subscription(_ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?) -> ohk_status {
     cCall { try StoreHandle.get(store).removeSubscription(named: try string(name, "name")) }
 }
 
@@ -211,7 +211,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// the query's own callback it returns at once. Idempotent; the handle
 /// stays valid until ohk_query_free. Returns OHK_OK,
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed handle).
-@c public func ohk_query_stop(_ query: UnsafeMutablePointer<ohk_query>?) -> Int32 {
+@c public func ohk_query_stop(_ query: UnsafeMutablePointer<ohk_query>?) -> ohk_status {
     cCall { try QueryHandle.get(query).query?.stop() }
 }
 

@@ -20,11 +20,11 @@ import OpenHealthKitCore
                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                _ type: UnsafePointer<CChar>?,
                                                _ predicate: UnsafePointer<ohk_predicate>?,
-                                               _ options: UInt32, _ anchor: Double, _ interval_count: UInt32,
-                                               _ interval_unit: Int32, _ from: Double, _ to: Double,
+                                               _ options: ohk_statistics_flags, _ anchor: Double, _ interval_count: UInt32,
+                                               _ interval_unit: ohk_interval_unit, _ from: Double, _ to: Double,
                                                _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?,
                                                _ callback: ohk_statistics_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                               _ destroy: ohk_destroy_fn?) -> Int32 {
+                                               _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let context = handle.context

@@ -47,7 +47,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// OHK_ERR_INVALID_VALUE. Any thread; never blocks.
 @c public func ohk_predicate_parse(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
                                    _ text: UnsafePointer<CChar>?,
-                                   _ args: UnsafePointer<ohk_value>?, _ arg_count: UInt64) -> Int32 {
+                                   _ args: UnsafePointer<ohk_value>?, _ arg_count: UInt64) -> ohk_status {
     make(out_predicate) {
         let t = try string(text, "text")
         let values = try buffer(args, arg_count, "args").enumerated().map {
@@ -62,7 +62,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed
 /// predicate). Any thread.
 @c public func ohk_predicate_to_text(_ out_text: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                     _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
+                                     _ predicate: UnsafePointer<ohk_predicate>?) -> ohk_status {
     cCall {
         let result = try out(out_text, "out_text")
         result.pointee = ownedCString(try PredicateHandle.get(predicate).description)
@@ -83,7 +83,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// OHK_ERR_INVALID_VALUE, OHK_ERR_INVALID_DATE_RANGE. Any thread.
 @c public func ohk_predicate_date_range(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
                                         _ start: UnsafePointer<Double>?, _ end: UnsafePointer<Double>?,
-                                        _ options: Int32) -> Int32 {
+                                        _ options: ohk_date_options) -> ohk_status {
     make(out_predicate) {
         guard options & ~Int32(OHK_DATE_STRICT_START | OHK_DATE_STRICT_END) == 0 else {
             throw CError(.invalidArgument, "options \(options) has unknown bits")
@@ -97,7 +97,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// Objects whose UUID is one of `count` UUIDs (16 bytes each, packed).
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
 @c public func ohk_predicate_uuids(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                   _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
+                                   _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> ohk_status {
     make(out_predicate) {
         .uuids(Set(try UUIDBytes.array(uuids, count, "uuids")))
     }
@@ -108,7 +108,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// 36), as of when a query reads: a live query gets those added later.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
 @c public func ohk_predicate_workout(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                     _ workout: UnsafePointer<UInt8>?) -> Int32 {
+                                     _ workout: UnsafePointer<UInt8>?) -> ohk_status {
     make(out_predicate) {
         guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
         return .workout(UUIDBytes.read(workout))
@@ -119,7 +119,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
 @c public func ohk_predicate_sources(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
                                      _ bundle_identifiers: UnsafePointer<UnsafePointer<CChar>?>?,
-                                     _ count: UInt64) -> Int32 {
+                                     _ count: UInt64) -> ohk_status {
     make(out_predicate) {
         let ids = try buffer(bundle_identifiers, count, "bundle_identifiers")
         return .sources(Set(try ids.enumerated().map { try string($1, "bundle_identifiers[\($0)]") }))
@@ -129,7 +129,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// Samples that have metadata key `key`.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT. Any thread.
 @c public func ohk_predicate_metadata_exists(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                             _ key: UnsafePointer<CChar>?) -> Int32 {
+                                             _ key: UnsafePointer<CChar>?) -> ohk_status {
     make(out_predicate) { .metadataExists(try string(key, "key")) }
 }
 
@@ -137,8 +137,8 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// DATE or BOOL) by `op` (OHK_CMP_...). Returns OHK_OK,
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_METADATA, OHK_ERR_INVALID_VALUE.
 @c public func ohk_predicate_metadata_compare(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                              _ key: UnsafePointer<CChar>?, _ op: Int32,
-                                              _ value: UnsafePointer<ohk_value>?) -> Int32 {
+                                              _ key: UnsafePointer<CChar>?, _ op: ohk_comparison,
+                                              _ value: UnsafePointer<ohk_value>?) -> ohk_status {
     make(out_predicate) {
         let v = try out(UnsafeMutablePointer(mutating: value), "value").pointee
         return .metadata(try string(key, "key"), try comparison(op), try CValue.metadataValue(v, "value"))
@@ -149,7 +149,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// unit of the type's dimension) by `op`. Returns OHK_OK,
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_UNIT, OHK_ERR_INVALID_VALUE.
 @c public func ohk_predicate_quantity(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                      _ op: Int32, _ value: Double, _ unit: UnsafePointer<CChar>?) -> Int32 {
+                                      _ op: ohk_comparison, _ value: Double, _ unit: UnsafePointer<CChar>?) -> ohk_status {
     make(out_predicate) {
         guard value.isFinite else { throw CError(.invalidValue, "value must be finite, got \(value)") }
         return .quantity(try comparison(op), value, try HealthUnit(try string(unit, "unit")))
@@ -159,20 +159,20 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// Category samples whose value compares with `value` by `op`.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT.
 @c public func ohk_predicate_category_value(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                            _ op: Int32, _ value: Int64) -> Int32 {
+                                            _ op: ohk_comparison, _ value: Int64) -> ohk_status {
     make(out_predicate) { .categoryValue(try comparison(op), Int(value)) }
 }
 
 /// The conjunction of `count` predicates (copied: free them when you like).
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (a freed one).
 @c public func ohk_predicate_and(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                 _ predicates: UnsafePointer<UnsafePointer<ohk_predicate>?>?, _ count: UInt64) -> Int32 {
+                                 _ predicates: UnsafePointer<UnsafePointer<ohk_predicate>?>?, _ count: UInt64) -> ohk_status {
     make(out_predicate) { .and(try parts(predicates, count)) }
 }
 
 /// The disjunction of `count` predicates; see ohk_predicate_and.
 @c public func ohk_predicate_or(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                _ predicates: UnsafePointer<UnsafePointer<ohk_predicate>?>?, _ count: UInt64) -> Int32 {
+                                _ predicates: UnsafePointer<UnsafePointer<ohk_predicate>?>?, _ count: UInt64) -> ohk_status {
     make(out_predicate) { .or(try parts(predicates, count)) }
 }
 
@@ -181,7 +181,7 @@ private func comparison(_ op: Int32) throws -> Comparison {
 /// the result would nest deeper than 128 levels (ohk_predicate_and and
 /// ohk_predicate_or too).
 @c public func ohk_predicate_not(_ out_predicate: UnsafeMutablePointer<UnsafeMutablePointer<ohk_predicate>?>?,
-                                 _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
+                                 _ predicate: UnsafePointer<ohk_predicate>?) -> ohk_status {
     make(out_predicate) { .not(try PredicateHandle.get(predicate)) }
 }
 

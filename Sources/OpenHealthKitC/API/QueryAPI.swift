@@ -19,7 +19,7 @@ import OpenHealthKitCore
 @c public func ohk_store_fetch(_ out_batch: UnsafeMutablePointer<UnsafeMutablePointer<ohk_batch>?>?,
                                _ store: UnsafeMutablePointer<ohk_store>?,
                                _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                               _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> Int32 {
+                               _ anchor: UnsafePointer<ohk_anchor>?, _ limit: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_batch, "out_batch")
         let h = try StoreHandle.handle(store)
@@ -49,7 +49,7 @@ import OpenHealthKitCore
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
 @c public func ohk_batch_samples(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_sample_record>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,
-                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                 _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).samples } }
 }
 
@@ -66,7 +66,7 @@ import OpenHealthKitCore
 @c public func ohk_batch_copy_samples(_ out_count: UnsafeMutablePointer<UInt64>?,
                                       _ out_flags: UnsafeMutablePointer<UInt32>?,
                                       _ records: UnsafeMutablePointer<ohk_sample_record>?, _ capacity: UInt64,
-                                      _ batch: UnsafePointer<ohk_batch>?, _ first: UInt64) -> Int32 {
+                                      _ batch: UnsafePointer<ohk_batch>?, _ first: UInt64) -> ohk_status {
     cCall {
         let count = try out(out_count, "out_count")
         guard records != nil || capacity == 0 else { throw CError(.invalidArgument, "records is NULL") }
@@ -94,7 +94,7 @@ import OpenHealthKitCore
 /// Any thread.
 @c public func ohk_batch_sample_columns(_ out_count: UnsafeMutablePointer<UInt64>?,
                                         _ columns: UnsafePointer<ohk_sample_columns>?, _ capacity: UInt64,
-                                        _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                        _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall {
         let count = try out(out_count, "out_count")
         guard let columns else { throw CError(.invalidArgument, "columns is NULL") }
@@ -114,7 +114,7 @@ import OpenHealthKitCore
 /// The batch's deleted objects, like ohk_batch_samples.
 @c public func ohk_batch_deleted(_ out_records: UnsafeMutablePointer<UnsafePointer<ohk_deleted_record>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,
-                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                 _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try lend(out_records, "out_records", out_count) { try BatchHandle.get(batch).deleted } }
 }
 
@@ -122,7 +122,7 @@ import OpenHealthKitCore
 /// batch (with a limit), or the store's head when the query ran to the end.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_anchor(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
-                                _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         result.pointee = AnchorValue.make(try BatchHandle.get(batch).result.newAnchor)
@@ -133,13 +133,13 @@ import OpenHealthKitCore
 /// query's initial results (the snapshot HealthKit hands its results
 /// handler), 0 for its later change sets and for every other batch.
 @c public func ohk_batch_is_initial(_ out_initial: UnsafeMutablePointer<Int32>?,
-                                    _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                    _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try out(out_initial, "out_initial").pointee = try BatchHandle.get(batch).isInitial ? 1 : 0 }
 }
 
 /// How many entries the batch's type table has (type_index < this).
 @c public func ohk_batch_type_count(_ out_count: UnsafeMutablePointer<UInt64>?,
-                                    _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                    _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try out(out_count, "out_count").pointee = UInt64(try BatchHandle.get(batch).types.count) }
 }
 
@@ -147,7 +147,7 @@ import OpenHealthKitCore
 /// type_index). *out_identifier lives as long as the process.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
 @c public func ohk_batch_type(_ out_identifier: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
-                              _ batch: UnsafePointer<ohk_batch>?, _ type_index: UInt32) -> Int32 {
+                              _ batch: UnsafePointer<ohk_batch>?, _ type_index: UInt32) -> ohk_status {
     cCall {
         let result = try out(out_identifier, "out_identifier")
         let b = try BatchHandle.get(batch)
@@ -157,7 +157,7 @@ import OpenHealthKitCore
 
 /// How many entries the batch's source table has (source_index < this).
 @c public func ohk_batch_source_count(_ out_count: UnsafeMutablePointer<UInt64>?,
-                                      _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                      _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try out(out_count, "out_count").pointee = UInt64(try BatchHandle.get(batch).sources.count) }
 }
 
@@ -165,7 +165,7 @@ import OpenHealthKitCore
 /// version or NULL), strings borrowed from the batch.
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (out of range), OHK_ERR_CLOSED.
 @c public func ohk_batch_source(_ out_source: UnsafeMutablePointer<ohk_source>?,
-                                _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> Int32 {
+                                _ batch: UnsafePointer<ohk_batch>?, _ source_index: UInt32) -> ohk_status {
     cCall {
         let result = try out(out_source, "out_source")
         result.pointee = try entry(try BatchHandle.get(batch).sources.entries, source_index, "source_index")
@@ -178,7 +178,7 @@ import OpenHealthKitCore
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED (freed). Any thread.
 @c public func ohk_batch_sources(_ out_sources: UnsafeMutablePointer<UnsafePointer<ohk_source>?>?,
                                  _ out_count: UnsafeMutablePointer<UInt64>?,
-                                 _ batch: UnsafePointer<ohk_batch>?) -> Int32 {
+                                 _ batch: UnsafePointer<ohk_batch>?) -> ohk_status {
     cCall { try lend(out_sources, "out_sources", out_count) { try BatchHandle.get(batch).sources.entries } }
 }
 
@@ -188,7 +188,7 @@ import OpenHealthKitCore
 /// OHK_ERR_INVALID_ARGUMENT (index out of range), OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_metadata(_ out_entries: UnsafeMutablePointer<UnsafePointer<ohk_metadata_entry>?>?,
                                   _ out_count: UnsafeMutablePointer<UInt64>?,
-                                  _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                  _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall { try lend(out_entries, "out_entries", out_count) { try BatchHandle.get(batch).metadata(sample_index) } }
 }
 
@@ -196,7 +196,7 @@ import OpenHealthKitCore
 /// the batch, NULL for absent fields). Returns OHK_OK; OHK_ERR_NOT_FOUND
 /// when the sample has no device; OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED.
 @c public func ohk_batch_device(_ out_device: UnsafeMutablePointer<ohk_device>?,
-                                _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_device, "out_device")
         guard let d = try BatchHandle.get(batch).device(sample_index) else {

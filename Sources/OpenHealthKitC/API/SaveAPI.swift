@@ -131,7 +131,7 @@ struct SampleBuilder {
 /// processes) and, on a durable store, for fsync.
 @c public func ohk_store_save(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
                               _ store: UnsafeMutablePointer<ohk_store>?,
-                              _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> Int32 {
+                              _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         var builder = SampleBuilder(store: s)
@@ -182,7 +182,7 @@ func cOutcome(_ uuid: UUID, _ r: SaveOutcome?) -> ohk_save_outcome {
 /// nothing is deleted); OHK_ERR_INVALID_ARGUMENT; OHK_ERR_CLOSED;
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
 @c public func ohk_store_delete_uuids(_ store: UnsafeMutablePointer<ohk_store>?,
-                                      _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
+                                      _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         try s.delete(uuids: try UUIDBytes.array(uuids, count, "uuids"))
@@ -198,7 +198,7 @@ func cOutcome(_ uuid: UUID, _ r: SaveOutcome?) -> ohk_save_outcome {
 /// sample that is not a quantity or category sample); OHK_ERR_CLOSED;
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
 @c public func ohk_store_associate(_ store: UnsafeMutablePointer<ohk_store>?, _ workout: UnsafePointer<UInt8>?,
-                                   _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> Int32 {
+                                   _ uuids: UnsafePointer<UInt8>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
@@ -213,7 +213,7 @@ func cOutcome(_ uuid: UUID, _ r: SaveOutcome?) -> ohk_save_outcome {
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
 @c public func ohk_store_delete_matching(_ out_deleted: UnsafeMutablePointer<UInt64>?,
                                          _ store: UnsafeMutablePointer<ohk_store>?, _ type: UnsafePointer<CChar>?,
-                                         _ predicate: UnsafePointer<ohk_predicate>?) -> Int32 {
+                                         _ predicate: UnsafePointer<ohk_predicate>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let t = try sampleType(type, s)

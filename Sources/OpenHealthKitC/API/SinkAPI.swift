@@ -54,7 +54,7 @@ private func sinkCall(_ body: () throws -> Void) -> Int32 {
 @c public func ohk_sink_open_postgres(_ out_sink: UnsafeMutablePointer<UnsafeMutablePointer<ohk_sink>?>?,
                                       _ store: UnsafeMutablePointer<ohk_store>?, _ url: UnsafePointer<CChar>?,
                                       _ name: UnsafePointer<CChar>?, _ person: UnsafePointer<CChar>?,
-                                      _ batch_size: UInt64) -> Int32 {
+                                      _ batch_size: UInt64) -> ohk_status {
     sinkCall {
         let out = try out(out_sink, "out_sink")
         out.pointee = nil
@@ -83,7 +83,7 @@ private func sinkCall(_ body: () throws -> Void) -> Int32 {
 /// OHK_ERR_SINK_CHECKPOINT (deleted objects past the checkpoint were
 /// pruned, or the checkpoint is ahead of the store). Any thread.
 @c public func ohk_sink_deliver(_ sink: UnsafeMutablePointer<ohk_sink>?, _ progress: ohk_sink_progress_fn?,
-                                _ user_data: UnsafeMutableRawPointer?) -> Int32 {
+                                _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
     sinkCall {
         let h = try SinkHandle.get(sink)
         try h.lock.locked {
@@ -104,7 +104,7 @@ private func sinkCall(_ body: () throws -> Void) -> Int32 {
 /// sink resumes from PostgreSQL's checkpoint; the other failures end it
 /// as in ohk_sink_deliver. Any thread; it blocks until stopped.
 @c public func ohk_sink_follow(_ sink: UnsafeMutablePointer<ohk_sink>?, _ progress: ohk_sink_progress_fn?,
-                               _ user_data: UnsafeMutableRawPointer?) -> Int32 {
+                               _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
     sinkCall {
         guard let progress else { throw CError(.invalidArgument, "progress is NULL: nothing could stop the sink") }
         let h = try SinkHandle.get(sink)
@@ -119,7 +119,7 @@ private func sinkCall(_ body: () throws -> Void) -> Int32 {
 /// Writes where `sink` stands into *out: counts since it opened, the
 /// position committed in PostgreSQL and the store's head when last read.
 @c public func ohk_sink_get_progress(_ out_progress: UnsafeMutablePointer<ohk_sink_progress>?,
-                                     _ sink: UnsafeMutablePointer<ohk_sink>?) -> Int32 {
+                                     _ sink: UnsafeMutablePointer<ohk_sink>?) -> ohk_status {
     sinkCall {
         let out = try out(out_progress, "out_progress")
         let h = try SinkHandle.get(sink)

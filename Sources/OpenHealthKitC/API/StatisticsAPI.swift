@@ -17,7 +17,7 @@ import OpenHealthKitCore
                                     _ store: UnsafeMutablePointer<ohk_store>?,
                                     _ type: UnsafePointer<CChar>?,
                                     _ predicate: UnsafePointer<ohk_predicate>?,
-                                    _ options: UInt32) -> Int32 {
+                                    _ options: ohk_statistics_flags) -> ohk_status {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
@@ -50,9 +50,9 @@ import OpenHealthKitCore
                                                _ store: UnsafeMutablePointer<ohk_store>?,
                                                _ type: UnsafePointer<CChar>?,
                                                _ predicate: UnsafePointer<ohk_predicate>?,
-                                               _ options: UInt32, _ anchor: Double, _ interval_count: UInt32,
-                                               _ interval_unit: Int32, _ from: Double, _ to: Double,
-                                               _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> Int32 {
+                                               _ options: ohk_statistics_flags, _ anchor: Double, _ interval_count: UInt32,
+                                               _ interval_unit: ohk_interval_unit, _ from: Double, _ to: Double,
+                                               _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
@@ -124,7 +124,7 @@ struct CollectionArguments {
 @c public func ohk_store_set_source_priority(_ store: UnsafeMutablePointer<ohk_store>?,
                                              _ type: UnsafePointer<CChar>?,
                                              _ bundle_identifiers: UnsafePointer<UnsafePointer<CChar>?>?,
-                                             _ count: UInt64) -> Int32 {
+                                             _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let t = try sampleType(type, s, "type")
@@ -140,7 +140,7 @@ struct CollectionArguments {
 /// it with ohk_string_free. Any thread.
 @c public func ohk_store_source_priority(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                          _ store: UnsafeMutablePointer<ohk_store>?,
-                                         _ type: UnsafePointer<CChar>?) -> Int32 {
+                                         _ type: UnsafePointer<CChar>?) -> ohk_status {
     sourceList(out_list, store, type) { s, t in try s.sourcePriority(for: t) }
 }
 
@@ -163,7 +163,7 @@ private func sourceList(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CC
 /// it with ohk_string_free. Reads the type's samples. Any thread.
 @c public func ohk_store_source_priority_in_force(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                                   _ store: UnsafeMutablePointer<ohk_store>?,
-                                                  _ type: UnsafePointer<CChar>?) -> Int32 {
+                                                  _ type: UnsafePointer<CChar>?) -> ohk_status {
     sourceList(out_list, store, type) { s, t in try s.sourcePriorityInForce(for: t) }
 }
 

@@ -26,7 +26,7 @@ extension StoreHandle {
 /// itself), deleted objects kept 90 days, durable commits.
 /// Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL.
 /// Any thread; never blocks.
-@c public func ohk_store_options_init(_ options: UnsafeMutablePointer<ohk_store_options>?) -> Int32 {
+@c public func ohk_store_options_init(_ options: UnsafeMutablePointer<ohk_store_options>?) -> ohk_status {
     cCall {
         let d = StoreOptions()
         try out(options, "options").pointee = ohk_store_options(
@@ -56,7 +56,7 @@ extension StoreHandle {
 /// be used from many threads at once.
 @c public func ohk_store_open(_ out_store: UnsafeMutablePointer<UnsafeMutablePointer<ohk_store>?>?,
                               _ path: UnsafePointer<CChar>?,
-                              _ options: UnsafePointer<ohk_store_options>?) -> Int32 {
+                              _ options: UnsafePointer<ohk_store_options>?) -> ohk_status {
     cCall {
         let result = try out(out_store, "out_store")
         let dir = try string(path, "path")
@@ -95,7 +95,7 @@ extension StoreHandle {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
 /// Any thread; a short read transaction.
 @c public func ohk_store_current_anchor(_ out_anchor: UnsafeMutablePointer<ohk_anchor>?,
-                                        _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                        _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let result = try out(out_anchor, "out_anchor")
         result.pointee = AnchorValue.make(try StoreHandle.get(store).currentAnchor())
@@ -109,7 +109,7 @@ extension StoreHandle {
 /// OHK_ERR_INVALID_DATE_RANGE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread;
 /// blocks for a write transaction (one writer at a time, across processes).
 @c public func ohk_store_prune(_ out_pruned: UnsafeMutablePointer<UInt64>?,
-                               _ store: UnsafeMutablePointer<ohk_store>?, _ deleted_before: Double) -> Int32 {
+                               _ store: UnsafeMutablePointer<ohk_store>?, _ deleted_before: Double) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let n = try s.prune(deletedBefore: try UnixTime.date(deleted_before, "deleted_before"))
@@ -121,7 +121,7 @@ extension StoreHandle {
 /// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE.
 /// Any thread; blocks for a write transaction.
 @c public func ohk_store_prune_all(_ out_pruned: UnsafeMutablePointer<UInt64>?,
-                                   _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                   _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let n = try StoreHandle.get(store).pruneAll()
         out_pruned?.pointee = UInt64(n)
@@ -144,7 +144,7 @@ extension StoreHandle {
 @c public func ohk_store_verify(_ out_samples: UnsafeMutablePointer<UInt64>?,
                                 _ out_deleted_objects: UnsafeMutablePointer<UInt64>?,
                                 _ out_problems: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
-                                _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let report = try StoreHandle.get(store).verify()
         out_samples?.pointee = UInt64(report.samples)
@@ -166,7 +166,7 @@ extension StoreHandle {
 /// thread.
 @c public func ohk_store_type_counts(_ out_counts: UnsafeMutablePointer<UnsafeMutablePointer<ohk_store_type_count>?>?,
                                      _ out_count: UnsafeMutablePointer<UInt64>?,
-                                     _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                     _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let counts = try out(out_counts, "out_counts"), count = try out(out_count, "out_count")
         let found = try StoreHandle.get(store).counts().types

@@ -17,7 +17,7 @@ import OpenHealthKitCore
 /// OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
 @c public func ohk_store_register_subscription(_ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
                                               _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                              _ frequency: Int32, _ from: UnsafePointer<ohk_anchor>?) -> Int32 {
+                                              _ frequency: ohk_frequency, _ from: UnsafePointer<ohk_anchor>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let n = try string(name, "name")
@@ -37,7 +37,7 @@ import OpenHealthKitCore
 /// OHK_ERR_INVALID_ARGUMENT, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
 @c public func ohk_store_subscriptions(_ out_statuses: UnsafeMutablePointer<UnsafeMutablePointer<ohk_subscription_status>?>?,
                                        _ out_count: UnsafeMutablePointer<UInt64>?,
-                                       _ store: UnsafeMutablePointer<ohk_store>?) -> Int32 {
+                                       _ store: UnsafeMutablePointer<ohk_store>?) -> ohk_status {
     cCall {
         let statuses = try out(out_statuses, "out_statuses"), count = try out(out_count, "out_count")
         let found = try StoreHandle.get(store).subscriptionStatus()

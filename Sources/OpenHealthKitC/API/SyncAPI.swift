@@ -8,7 +8,7 @@ import OpenHealthKitRemote
 /// "default", every type, from the checkpoint, 20,000 changes per
 /// transaction. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options
 /// is NULL. Any thread; never blocks.
-@c public func ohk_sync_options_init(_ options: UnsafeMutablePointer<ohk_sync_options>?) -> Int32 {
+@c public func ohk_sync_options_init(_ options: UnsafeMutablePointer<ohk_sync_options>?) -> ohk_status {
     cCall {
         let d = SyncOptions()
         try out(options, "options").pointee = ohk_sync_options(
@@ -36,7 +36,7 @@ import OpenHealthKitRemote
 /// thread; blocks for the reads and write transactions.
 @c public func ohk_store_sync(_ out_report: UnsafeMutablePointer<ohk_sync_report>?,
                               _ dest: UnsafeMutablePointer<ohk_store>?, _ source: UnsafeMutablePointer<ohk_store>?,
-                              _ options: UnsafePointer<ohk_sync_options>?) -> Int32 {
+                              _ options: UnsafePointer<ohk_sync_options>?) -> ohk_status {
     cCall {
         let into = try StoreHandle.get(dest), from = try StoreHandle.get(source)
         let r = try into.sync(from: from, try syncOptions(options))
@@ -102,7 +102,7 @@ extension SyncReport {
 /// failure. Any thread; blocks for the requests and transactions.
 @c public func ohk_sync(_ out_report: UnsafeMutablePointer<ohk_sync_report>?, _ source: UnsafePointer<CChar>?,
                         _ dest: UnsafePointer<CChar>?, _ token: UnsafePointer<CChar>?,
-                        _ options: UnsafePointer<ohk_sync_options>?) -> Int32 {
+                        _ options: UnsafePointer<ohk_sync_options>?) -> ohk_status {
     cCall {
         let from = try string(source, "source"), into = try string(dest, "dest")
         let bearer = try optionalString(token, "token")
@@ -136,7 +136,7 @@ extension SyncReport {
 /// OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_digest); OHK_ERR_UNKNOWN_TYPE.
 /// Any thread; a read, never blocked by writers.
 @c public func ohk_store_live_digest(_ out_digest: UnsafeMutablePointer<ohk_live_digest>?,
-                                     _ store: UnsafeMutablePointer<ohk_store>?, _ type: UnsafePointer<CChar>?) -> Int32 {
+                                     _ store: UnsafeMutablePointer<ohk_store>?, _ type: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let result = try out(out_digest, "out_digest")
         let s = try StoreHandle.get(store)
@@ -156,7 +156,7 @@ extension SyncReport {
 /// fit (*out_count says how many to make room for); OHK_ERR_INVALID_ARGUMENT
 /// (NULL out_count). Any thread.
 @c public func ohk_store_sync_conflicts(_ out_count: UnsafeMutablePointer<UInt64>?, _ store: UnsafeMutablePointer<ohk_store>?,
-                                        _ uuids: UnsafeMutablePointer<UInt8>?, _ capacity: UInt64) -> Int32 {
+                                        _ uuids: UnsafeMutablePointer<UInt8>?, _ capacity: UInt64) -> ohk_status {
     cCall {
         let count = try out(out_count, "out_count")
         let conflicts = try StoreHandle.get(store).syncConflicts()

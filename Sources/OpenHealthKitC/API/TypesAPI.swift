@@ -75,7 +75,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
 /// The catalogue's type number `index` (0 ≤ index < ohk_type_count(), in
 /// identifier order) into *out_info. Returns OHK_OK, or
 /// OHK_ERR_INVALID_ARGUMENT for NULL or an index out of range. Any thread.
-@c public func ohk_type_at(_ out_info: UnsafeMutablePointer<ohk_type_info>?, _ index: UInt64) -> Int32 {
+@c public func ohk_type_at(_ out_info: UnsafeMutablePointer<ohk_type_info>?, _ index: UInt64) -> ohk_status {
     cCall {
         let result = try out(out_info, "out_info")
         guard index < UInt64(catalogue.count) else {
@@ -91,7 +91,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
 /// OHK_ERR_CLOSED. Any thread; may read the store.
 @c public func ohk_type_lookup(_ out_info: UnsafeMutablePointer<ohk_type_info>?,
                                _ store: UnsafeMutablePointer<ohk_store>?,
-                               _ identifier: UnsafePointer<CChar>?) -> Int32 {
+                               _ identifier: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let result = try out(out_info, "out_info")
         let s = try store.map { try StoreHandle.get($0) }
@@ -105,7 +105,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
 /// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_NOT_FOUND (no such name), or
 /// OHK_ERR_INVALID_ARGUMENT (NULL, a quantity type). Any thread.
 @c public func ohk_category_value(_ out_value: UnsafeMutablePointer<Int64>?,
-                                  _ type: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?) -> Int32 {
+                                  _ type: UnsafePointer<CChar>?, _ name: UnsafePointer<CChar>?) -> ohk_status {
     cCall {
         let result = try out(out_value, "out_value")
         let t = try sampleType(type, nil)
@@ -125,7 +125,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
 /// value the type does not name), or OHK_ERR_INVALID_ARGUMENT (NULL, a
 /// quantity type). Any thread.
 @c public func ohk_category_value_name(_ out_name: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
-                                       _ type: UnsafePointer<CChar>?, _ value: Int64) -> Int32 {
+                                       _ type: UnsafePointer<CChar>?, _ value: Int64) -> ohk_status {
     cCall {
         let result = try out(out_name, "out_name")
         let t = try sampleType(type, nil)
@@ -150,7 +150,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
                                                 _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ identifier: UnsafePointer<CChar>?,
                                                 _ canonical_unit: UnsafePointer<CChar>?,
-                                                _ aggregation: Int32) -> Int32 {
+                                                _ aggregation: ohk_aggregation) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let id = try string(identifier, "identifier")
@@ -170,7 +170,7 @@ private let lastCatalogueHit = Atomic<Int>(0)
                                                 _ store: UnsafeMutablePointer<ohk_store>?,
                                                 _ identifier: UnsafePointer<CChar>?,
                                                 _ names: UnsafePointer<UnsafePointer<CChar>?>?,
-                                                _ values: UnsafePointer<Int64>?, _ count: UInt64) -> Int32 {
+                                                _ values: UnsafePointer<Int64>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let id = try string(identifier, "identifier")

@@ -20,7 +20,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_workout(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                       _ store: UnsafeMutablePointer<ohk_store>?,
                                       _ sample: UnsafePointer<ohk_sample_input>?,
-                                      _ workout: UnsafePointer<ohk_workout>?) -> Int32 {
+                                      _ workout: UnsafePointer<ohk_workout>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let c = try input(sample, "sample", kind: .workout)
@@ -46,7 +46,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_route(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                     _ store: UnsafeMutablePointer<ohk_store>?,
                                     _ sample: UnsafePointer<ohk_sample_input>?, _ workout: UnsafePointer<UInt8>?,
-                                    _ locations: UnsafePointer<ohk_location>?, _ count: UInt64) -> Int32 {
+                                    _ locations: UnsafePointer<ohk_location>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         var c = try input(sample, "sample", kind: .route)
@@ -79,7 +79,7 @@ import OpenHealthKitCore
 @c public func ohk_store_save_correlation(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
                                           _ store: UnsafeMutablePointer<ohk_store>?,
                                           _ correlation: UnsafePointer<ohk_sample_input>?,
-                                          _ members: UnsafePointer<ohk_sample_input>?, _ member_count: UInt64) -> Int32 {
+                                          _ members: UnsafePointer<ohk_sample_input>?, _ member_count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         let c = try input(correlation, "correlation", kind: .correlation)
@@ -107,7 +107,7 @@ import OpenHealthKitCore
 /// blocks for the write transaction.
 @c public func ohk_store_add_to_workout(_ out_outcomes: UnsafeMutablePointer<ohk_save_outcome>?,
                                         _ store: UnsafeMutablePointer<ohk_store>?, _ workout: UnsafePointer<UInt8>?,
-                                        _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> Int32 {
+                                        _ samples: UnsafePointer<ohk_sample_input>?, _ count: UInt64) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
         guard let workout else { throw CError(.invalidArgument, "workout is NULL") }
@@ -137,7 +137,7 @@ import OpenHealthKitCore
 /// OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that
 /// is not a workout); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_workout(_ out_workout: UnsafeMutablePointer<ohk_workout>?,
-                                 _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                 _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let out = try out(out_workout, "out_workout")
         guard case .workout(let w) = try BatchHandle.get(batch).part(sample_index) else {
@@ -152,7 +152,7 @@ import OpenHealthKitCore
 /// first access. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (an index out of
 /// range, a sample that is not a route); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_route(_ out_route: UnsafeMutablePointer<ohk_route>?,
-                               _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                               _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let out = try out(out_route, "out_route")
         guard case .route(let r) = try BatchHandle.get(batch).part(sample_index) else {
@@ -169,7 +169,7 @@ import OpenHealthKitCore
 /// correlation); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_correlation(_ out_members: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
                                      _ out_count: UnsafeMutablePointer<UInt64>?,
-                                     _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> Int32 {
+                                     _ batch: UnsafePointer<ohk_batch>?, _ sample_index: UInt64) -> ohk_status {
     cCall {
         let members = try out(out_members, "out_members"), count = try out(out_count, "out_count")
         guard case .correlation(let m) = try BatchHandle.get(batch).part(sample_index) else {

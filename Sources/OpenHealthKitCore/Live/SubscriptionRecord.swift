@@ -1,9 +1,7 @@
 import FoundationEssentials
 
-/// How often a durable subscription may fire at most.
-public enum DeliveryFrequency: UInt8, Sendable, CaseIterable {
-    case immediate = 0, hourly, daily, weekly
-
+// DeliveryFrequency's cases are generated (api/enums.toml).
+extension DeliveryFrequency {
     var interval: Double {
         switch self {
         case .immediate: 0

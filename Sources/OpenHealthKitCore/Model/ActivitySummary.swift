@@ -53,12 +53,6 @@ public struct ActivitySummary: Hashable, Sendable {
         }
     }
 
-    /// Which value fills the move ring (`HKActivityMoveMode`).
-    public enum MoveMode: UInt8, Sendable, CaseIterable {
-        case activeEnergy = 1
-        case appleMoveTime = 2
-    }
-
     public var day: Day
     /// Kilocalories.
     public var activeEnergyBurned: Double?

@@ -6,25 +6,6 @@ import FoundationEssentials
 /// store, not samples: no change order, no deleted objects. Each enum's
 /// raw values are HealthKit's (`HKBiologicalSex.female` is 1, and so on).
 public struct Characteristics: Hashable, Sendable {
-    /// HealthKit's `HKBiologicalSex`.
-    public enum BiologicalSex: Int, CaseIterable, Sendable {
-        case notSet = 0, female, male, other
-    }
-
-    /// HealthKit's `HKBloodType`.
-    public enum BloodType: Int, CaseIterable, Sendable {
-        case notSet = 0, aPositive, aNegative, bPositive, bNegative, abPositive, abNegative, oPositive, oNegative
-    }
-
-    /// HealthKit's `HKFitzpatrickSkinType`.
-    public enum FitzpatrickSkinType: Int, CaseIterable, Sendable {
-        case notSet = 0, I, II, III, IV, V, VI
-    }
-
-    /// HealthKit's `HKWheelchairUse`.
-    public enum WheelchairUse: Int, CaseIterable, Sendable {
-        case notSet = 0, no, yes
-    }
 
     /// A calendar date of birth, as HealthKit's `dateOfBirthComponents()`
     /// gives it: year, month and day, no time and no zone.

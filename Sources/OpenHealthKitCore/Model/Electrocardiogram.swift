@@ -6,29 +6,6 @@ import FoundationEssentials
 /// rate, and the voltages of its one lead, evenly spaced at the sampling
 /// frequency from the sample's start.
 public struct Electrocardiogram: Hashable, Sendable {
-    /// HealthKit's `HKElectrocardiogram.Classification`, with its raw values.
-    public enum Classification: UInt8, CaseIterable, Sendable {
-        case notSet = 0
-        case sinusRhythm = 1
-        case atrialFibrillation = 2
-        case inconclusiveLowHeartRate = 3
-        case inconclusiveHighHeartRate = 4
-        case inconclusivePoorReading = 5
-        case inconclusiveOther = 6
-        case unrecognized = 100
-    }
-
-    /// HealthKit's `HKElectrocardiogram.SymptomsStatus`, with its raw values.
-    public enum SymptomsStatus: UInt8, CaseIterable, Sendable {
-        case notSet = 0
-        case none = 1
-        case present = 2
-    }
-
-    /// HealthKit's `HKElectrocardiogram.Lead`: Apple Watch records one lead.
-    public enum Lead: UInt8, CaseIterable, Sendable {
-        case appleWatchSimilarToLeadI = 1
-    }
 
     public var classification: Classification
     public var symptomsStatus: SymptomsStatus

@@ -1,10 +1,3 @@
-/// How a quantity type's samples combine (`HKQuantityAggregationStyle`).
-public enum AggregationStyle: Int, Sendable, Hashable {
-    case cumulative = 0
-    case discreteArithmetic = 1
-    case discreteTemporallyWeighted = 2
-    case discreteEquivalentContinuousLevel = 3
-}
 
 /// A sample type: a HealthKit identifier with what its values are.
 /// Instances are shared and compared by identifier.

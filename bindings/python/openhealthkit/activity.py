@@ -12,17 +12,11 @@ import math
 import numbers
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import IntEnum
 from typing import Any
 
+from ._enums import ActivityMoveMode as ActivityMoveMode  # defined once, in api/enums.toml
 from . import _native as n
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
-
-
-class ActivityMoveMode(IntEnum):
-    """HealthKit's ``HKActivityMoveMode``: what fills the move ring."""
-    ACTIVE_ENERGY = 1    #: active energy burned, kcal
-    APPLE_MOVE_TIME = 2  #: move time, minutes
 
 
 #: The eight values of a summary, in the C struct's order.

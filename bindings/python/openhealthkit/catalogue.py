@@ -6,20 +6,11 @@ import ctypes
 import functools
 import math
 from dataclasses import dataclass
-from enum import IntEnum
 
+from ._enums import Aggregation as Aggregation  # defined once, in api/enums.toml
 from . import _native as n
 from ._convert import finite
 from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
-
-
-class Aggregation(IntEnum):
-    """HKQuantityAggregationStyle."""
-
-    CUMULATIVE = 0
-    DISCRETE_ARITHMETIC = 1
-    DISCRETE_TEMPORALLY_WEIGHTED = 2
-    DISCRETE_EQUIVALENT_CONTINUOUS_LEVEL = 3
 
 
 @dataclass(frozen=True, slots=True)

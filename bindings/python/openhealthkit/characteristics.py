@@ -7,48 +7,9 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from enum import IntEnum
 
+from ._enums import BiologicalSex as BiologicalSex, BloodType as BloodType, FitzpatrickSkinType as FitzpatrickSkinType, WheelchairUse as WheelchairUse  # defined once, in api/enums.toml
 from . import _native as n
-
-
-class BiologicalSex(IntEnum):
-    """HealthKit's ``HKBiologicalSex``."""
-    NOT_SET = 0
-    FEMALE = 1
-    MALE = 2
-    OTHER = 3
-
-
-class BloodType(IntEnum):
-    """HealthKit's ``HKBloodType``."""
-    NOT_SET = 0
-    A_POSITIVE = 1
-    A_NEGATIVE = 2
-    B_POSITIVE = 3
-    B_NEGATIVE = 4
-    AB_POSITIVE = 5
-    AB_NEGATIVE = 6
-    O_POSITIVE = 7
-    O_NEGATIVE = 8
-
-
-class FitzpatrickSkinType(IntEnum):
-    """HealthKit's ``HKFitzpatrickSkinType``."""
-    NOT_SET = 0
-    I = 1  # noqa: E741 - the scale's own numeral
-    II = 2
-    III = 3
-    IV = 4
-    V = 5
-    VI = 6
-
-
-class WheelchairUse(IntEnum):
-    """HealthKit's ``HKWheelchairUse``."""
-    NOT_SET = 0
-    NO = 1
-    YES = 2
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ built-in exception a Python user would expect (``ValueError`` for bad input,
 
 from __future__ import annotations
 
-from enum import IntEnum
+from ._enums import Status as Status  # re-exported: the modules that check statuses take it from here
 
 __all__ = [
     "OpenHealthKitError", "InvalidArgumentError", "UnknownTypeError", "InvalidUnitError",
@@ -23,44 +23,6 @@ __all__ = [
     "SinkError", "SinkConnectError", "SinkConnectionLostError", "SinkFencedError", "SinkRefusedError",
     "SinkCheckpointError", "ReadOnlyError", "SyncError", "SyncCheckpointError", "SyncBusyError",
 ]
-
-
-class Status(IntEnum):
-    """The C library's status codes (OHK_OK, OHK_ERR_... in openhealthkit_types.h)."""
-
-    OK = 0
-    ERR_INVALID_ARGUMENT = -1
-    ERR_UNKNOWN_TYPE = -2
-    ERR_INVALID_UNIT = -3
-    ERR_INCOMPATIBLE_UNIT = -4
-    ERR_INVALID_VALUE = -5
-    ERR_INVALID_DATE_RANGE = -6
-    ERR_DUPLICATE_UUID = -7
-    ERR_NOT_FOUND = -8
-    ERR_ANCHOR_WRONG_STORE = -9
-    ERR_ANCHOR_CORRUPT = -10
-    ERR_ANCHOR_FROM_FUTURE = -11
-    ERR_ANCHOR_EXPIRED = -12
-    ERR_STORE_FORMAT_TOO_NEW = -13
-    ERR_STORAGE = -14
-    ERR_CLOSED = -15
-    ERR_INVALID_PREDICATE = -16
-    ERR_INVALID_METADATA = -17
-    ERR_STORE_FORMAT_TOO_OLD = -18
-    ERR_BUFFER_TOO_SMALL = -19
-    ERR_STORE_CORRUPT = -20
-    ERR_IMPORT_INPUT = -21
-    ERR_IMPORT_DAMAGED = -22
-    ERR_UNAVAILABLE = -23
-    ERR_CANCELLED = -24
-    ERR_SINK_CONNECT = -25
-    ERR_SINK_CONNECTION_LOST = -26
-    ERR_SINK_FENCED = -27
-    ERR_SINK_REFUSED = -28
-    ERR_SINK_CHECKPOINT = -29
-    ERR_READ_ONLY = -30
-    ERR_SYNC_CHECKPOINT = -31
-    ERR_SYNC_BUSY = -32
 
 
 class OpenHealthKitError(Exception):

@@ -13,9 +13,9 @@ import ctypes
 import math
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
-from enum import IntFlag
 from typing import TYPE_CHECKING, Any, cast
 
+from ._enums import StatisticsOptions as StatisticsOptions  # defined once, in api/enums.toml
 from . import _native as n
 from ._convert import unix_time, utc_datetime
 from .catalogue import Aggregation, SampleType, converted
@@ -25,22 +25,6 @@ from .samples import Source
 if TYPE_CHECKING:
     from .predicate import Predicate
     from .store import HealthStore
-
-
-class StatisticsOptions(IntFlag):
-    """What to compute (HKStatisticsOptions, same values)."""
-
-    SEPARATE_BY_SOURCE = 1
-    DISCRETE_AVERAGE = 2
-    DISCRETE_MIN = 4
-    DISCRETE_MAX = 8
-    CUMULATIVE_SUM = 16
-    MOST_RECENT = 32
-    DURATION = 64
-    #: Not HealthKit's: count each sample in its own UTC offset; intervals
-    #: are then wall-clock times (naive datetimes), not instants. The
-    #: ``local_time=True`` argument of ``statistics_collection`` sets it.
-    SAMPLE_LOCAL_TIME = 1 << 16
 
 
 #: An interval's unit by name, as OHK_INTERVAL_ values.

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import atexit
 import ctypes
-import enum
 import math
 import os
 import threading
@@ -15,6 +14,7 @@ from dataclasses import astuple, dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Literal, Union, cast
 
+from ._enums import Frequency as Frequency, SaveResult as SaveResult  # defined once, in api/enums.toml
 from . import _native as n, hooks
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
 from ._convert import ValueArena, as_list, int64, make_uuid, unix_time, utc_datetime, uuid_bytes
@@ -65,15 +65,6 @@ class QueryDescriptor:
 Types = Union[str, SampleType, QueryDescriptor, Iterable[Union[str, SampleType, QueryDescriptor]]]
 
 
-class SaveResult(enum.Enum):
-    """What a save did with one sample (HealthKit's sync-identifier rules)."""
-
-    SAVED = 0
-    REPLACED = 1        #: saved; ``other_uuid``, an older version, became a deleted object
-    KEPT_EXISTING = 2   #: not saved: ``other_uuid`` has the same sync identifier and a version >=
-    ALREADY_STORED = 3  #: ``add_to_workout``: stored before, only associated
-
-
 @dataclass(frozen=True, slots=True)
 class SaveOutcome:
     """What a save did with one sample: its ``uuid``, the ``result``,
@@ -83,15 +74,6 @@ class SaveOutcome:
     uuid: uuid_module.UUID
     result: SaveResult
     other_uuid: uuid_module.UUID | None
-
-
-class Frequency(enum.IntEnum):
-    """How often a durable subscription may fire (HKUpdateFrequency)."""
-
-    IMMEDIATE = 0
-    HOURLY = 1
-    DAILY = 2
-    WEEKLY = 3
 
 
 _open_stores: "weakref.WeakSet[HealthStore]" = weakref.WeakSet()

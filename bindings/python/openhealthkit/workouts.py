@@ -39,6 +39,7 @@ from datetime import datetime, timezone
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, Union
 
+from ._enums import ECGClassification as ECGClassification, ECGLead as ECGLead, ECGSymptomsStatus as ECGSymptomsStatus  # defined once, in api/enums.toml
 from . import _native as n
 from ._convert import ValueArena, finite, make_uuid, python_value, unix_time, utc_datetime, uuid_bytes
 from .catalogue import SampleType, sample_type, sample_types
@@ -746,36 +747,6 @@ def _audiogram_from_c(points: Any, ranges: Any, count: int) -> Audiogram:
 
 
 # ---- electrocardiograms (rule 41)
-
-class ECGClassification(IntEnum):
-    """HealthKit's ``HKElectrocardiogram.Classification`` (OHK_ECG_...),
-    with its raw values: what the recording's algorithm concluded."""
-
-    NOT_SET = 0
-    SINUS_RHYTHM = 1
-    ATRIAL_FIBRILLATION = 2
-    INCONCLUSIVE_LOW_HEART_RATE = 3
-    INCONCLUSIVE_HIGH_HEART_RATE = 4
-    INCONCLUSIVE_POOR_READING = 5
-    INCONCLUSIVE_OTHER = 6
-    UNRECOGNIZED = 100
-
-
-class ECGSymptomsStatus(IntEnum):
-    """HealthKit's ``HKElectrocardiogram.SymptomsStatus``
-    (OHK_ECG_SYMPTOMS_...): whether the person reported symptoms."""
-
-    NOT_SET = 0
-    NONE = 1
-    PRESENT = 2
-
-
-class ECGLead(IntEnum):
-    """HealthKit's ``HKElectrocardiogram.Lead`` (OHK_ECG_LEAD_...): Apple
-    Watch records one lead."""
-
-    APPLE_WATCH_SIMILAR_TO_LEAD_I = 1
-
 
 def _numpy(what: str) -> Any:
     try:
