@@ -59,12 +59,15 @@ void ohk_string_free(char *string);
 /* ---- Stores */
 
 /**
- * Fills `options` with the defaults: a 256 MiB initial map (it grows by
- * itself), deleted objects kept 90 days, durable commits.
- * Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL.
- * Any thread; never blocks.
+ * Fills `options` with the defaults of its `version` (pass
+ * OHK_STORE_OPTIONS_VERSION): a 256 MiB initial map (it grows by itself),
+ * deleted objects kept 90 days, durable commits, writable. Writes only
+ * the fields that version has, so a program built against an older
+ * header may pass its own smaller struct. Returns OHK_OK, or
+ * OHK_ERR_INVALID_ARGUMENT when options is NULL or the version is not
+ * 1 to OHK_STORE_OPTIONS_VERSION. Any thread; never blocks.
  */
-ohk_status ohk_store_options_init(ohk_store_options *options);
+ohk_status ohk_store_options_init(ohk_store_options *options, uint32_t version);
 
 /**
  * Opens the store in directory `path`, creating the directory and the
@@ -685,27 +688,20 @@ ohk_status ohk_batch_heartbeats(const ohk_heartbeat **out_beats, uint64_t *out_c
 /* ---- Audiograms */
 
 /**
- * Saves an audiogram (HKAudiogramSample, rule 40): `count` sensitivity
- * points, each a frequency in Hz and each ear's hearing level in dBHL
- * (NaN: that ear not tested; masked 1, 0, or -1 for not said), sorted by
- * frequency as they are saved. The input's type, value and unit are not
- * read. Returns OHK_OK; OHK_ERR_INVALID_VALUE (no point, a frequency that
- * is not positive or appears twice, a point with neither ear);
+ * Saves an audiogram (HKAudiogramSample, rule 40): its `point_count`
+ * sensitivity points, each a frequency in Hz and each ear's hearing level
+ * in dBHL (NaN: that ear not tested; masked 1, 0, or -1 for not said),
+ * sorted by frequency as they are saved, and, when `clamping` is not
+ * NULL, each point's clamping ranges (NaN: an open bound; all four NaN:
+ * no range). The input's type, value and unit are not read. Returns
+ * OHK_OK; OHK_ERR_INVALID_VALUE (no point, a frequency that is not
+ * positive or appears twice, a point with neither ear, a range of an ear
+ * not tested, or whose bounds are not finite or are out of order);
  * OHK_ERR_INVALID_ARGUMENT; OHK_ERR_INVALID_DATE_RANGE;
  * OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
  * OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
  */
-ohk_status ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, uint64_t count);
-
-/**
- * ohk_store_save_audiogram with each point's clamping ranges: `clamping`
- * holds `count` entries beside `points`, point for point (NaN: an open
- * bound; all four NaN: no range), and may be NULL for none. Returns what
- * ohk_store_save_audiogram returns; OHK_ERR_INVALID_VALUE also for a
- * range of an ear not tested, or whose bounds are not finite or are out
- * of order. Any thread; blocks for the write transaction.
- */
-ohk_status ohk_store_save_clamped_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram_point *points, const ohk_audiogram_clamping *clamping, uint64_t count);
+ohk_status ohk_store_save_audiogram(ohk_save_outcome *out_outcome, ohk_store *store, const ohk_sample_input *sample, const ohk_audiogram *audiogram);
 
 /**
  * Sample `sample_index`'s sensitivity points (an audiogram's):
@@ -809,7 +805,8 @@ ohk_status ohk_store_activity_summaries(ohk_activity_summary **out_summaries, ui
 /**
  * Starts an activity summary query that stays current (HKActivitySummary-
  * Query with its update handler; rule 43): `callback` gets every summary
- * of the days `start_day` through `end_day` (YYYYMMDD, 0: unbounded)
+ * of the days `options->start_day` through `options->end_day` (YYYYMMDD,
+ * 0: unbounded)
  * when the query starts, then, after each commit by this process or any
  * other that saved or changed summaries of those days, only those. A
  * commit that changes none makes no call. Callbacks run on a library
@@ -821,7 +818,7 @@ ohk_status ohk_store_activity_summaries(ohk_activity_summary **out_summaries, ui
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one,
  * an end before the start); OHK_ERR_CLOSED. Any thread.
  */
-ohk_status ohk_query_activity_summaries(ohk_query **out_query, ohk_store *store, int32_t start_day, int32_t end_day, ohk_activity_summaries_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_start_activity_summaries(ohk_query **out_query, ohk_store *store, const ohk_query_options *options, ohk_activity_summaries_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Frees an array from ohk_store_activity_summaries; NULL is a no-op.
@@ -904,13 +901,24 @@ ohk_status ohk_anchor_compare(ohk_order *out_order, const ohk_anchor *a, const o
 /* ---- Long-running queries, observers and durable subscriptions */
 
 /**
+ * Fills `options` with the defaults of its `version` (pass
+ * OHK_QUERY_OPTIONS_VERSION): no descriptors, no anchor, no batch bound,
+ * OHK_FREQUENCY_IMMEDIATE, every day, no statistics. Writes only the
+ * fields that version has. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT
+ * when options is NULL or the version is unknown. Any thread; never
+ * blocks.
+ */
+ohk_status ohk_query_options_init(ohk_query_options *options, uint32_t version);
+
+/**
  * Starts a long-running anchored query (HKAnchoredObjectQuery with an
- * update handler): `callback` gets the snapshot after `anchor` (NULL: all
- * live samples; ohk_batch_is_initial tells it apart), then every later change set that matches the
- * descriptors, from this process or any other, in commit order, nothing
- * skipped or repeated; each batch carries its new anchor. One transaction
- * is never split, except into batches of at most `max_batch_size` objects
- * (0: no bound). Callbacks run on a library thread, one at a time; they
+ * update handler): `callback` gets the snapshot after `options->anchor`
+ * (NULL: all live samples; ohk_batch_is_initial tells it apart), then
+ * every later change set that matches `options->descriptors`, from this
+ * process or any other, in commit order, nothing skipped or repeated;
+ * each batch carries its new anchor. One transaction is never split,
+ * except into batches of at most `options->max_batch_size` objects (0: no
+ * bound). Callbacks run on a library thread, one at a time; they
  * may call the library, including ohk_query_stop / ohk_query_free on
  * their own query. On a failure the callback gets status < 0 once and the
  * query stops. *out_query receives the query: free it with
@@ -918,35 +926,37 @@ ohk_status ohk_anchor_compare(ohk_order *out_order, const ohk_anchor *a, const o
  * last callback; also when this call fails). Returns OHK_OK and the
  * errors of ohk_store_fetch. Any thread; never waits for the snapshot.
  */
-ohk_status ohk_query_anchored(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_start_anchored(ohk_query **out_query, ohk_store *store, const ohk_query_options *options, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Starts an observer query (HKObserverQuery): after each commit, by any
- * process, that saved or deleted something the descriptors match,
+ * process, that saved or deleted something `options->descriptors` match,
  * `callback` gets the identifiers of the matching types that changed
  * (borrowed for the call). It does not fire at start, and never without
  * a matching change. Returning from the callback is HealthKit's
  * completion handler. Threads, stopping, freeing and destroy as for
- * ohk_query_anchored. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+ * ohk_query_start_anchored. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED,
  * OHK_ERR_STORAGE. Any thread.
  */
-ohk_status ohk_query_observer(ohk_query **out_query, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_observer_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_start_observer(ohk_query **out_query, ohk_store *store, const ohk_query_options *options, ohk_observer_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
- * Opens the durable subscription `name` (created at the store's current
- * position if new): `callback` gets every matching change after the
- * subscription's acknowledged position, from any process. Acknowledge a
- * delivery with ohk_subscription_acknowledge (from any thread, during or
- * after the callback); until then the same changes come again, after a
- * restart or after a backoff (1 s doubling to 300 s), so a consumer that
- * crashes loses nothing. `frequency` (OHK_FREQUENCY_...) bounds how often
- * it fires. Batches hold at most `max_batch_size` objects (0: no bound).
- * Threads, stopping, freeing and destroy as for ohk_query_anchored.
- * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
- * unknown frequency), the errors of ohk_store_fetch. Any thread.
+ * Opens the durable subscription `options->subscription_name` (created at
+ * the store's current position if new; ohk_store_register_subscription
+ * starts one elsewhere, and `options->anchor` is not read): `callback` gets every
+ * matching change after the subscription's acknowledged position, from
+ * any process. Acknowledge a delivery with ohk_query_acknowledge (from
+ * any thread, during or after the callback); until then the same changes
+ * come again, after a restart or after a backoff (1 s doubling to 300 s),
+ * so a consumer that crashes loses nothing. `options->frequency`
+ * (OHK_FREQUENCY_...) bounds how often it fires. Batches hold at most
+ * `options->max_batch_size` objects (0: no bound). Threads, stopping,
+ * freeing and destroy as for ohk_query_start_anchored. Returns OHK_OK,
+ * OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes, unknown
+ * frequency), the errors of ohk_store_fetch. Any thread.
  */
-ohk_status ohk_subscription_open(ohk_query **out_query, ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_frequency frequency, uint64_t max_batch_size, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_start_subscription(ohk_query **out_query, ohk_store *store, const ohk_query_options *options, ohk_results_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /**
  * Acknowledges the subscription's latest delivery: its position is stored
@@ -955,7 +965,7 @@ ohk_status ohk_subscription_open(ohk_query **out_query, ohk_store *store, const 
  * or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
  * including the callback; blocks for a write transaction.
  */
-ohk_status ohk_subscription_acknowledge(ohk_query *query);
+ohk_status ohk_query_acknowledge(ohk_query *query);
 
 /**
  * Removes the durable subscription `name` from the store (its position is
@@ -984,19 +994,21 @@ void ohk_query_free(ohk_query *query);
 /* ---- Durable subscriptions: where they start, how far behind they are */
 
 /**
- * Registers the durable subscription `name` without running it (what
- * HealthKit's enableBackgroundDelivery records), or updates the frequency
- * of the one of that name, whose descriptors must be the same. A new one
- * starts where `from` says (rule 62): NULL at the store's current position;
- * "no anchor" (all zero bytes) at the beginning, so that every retained
- * change is delivered first, a backfill; another anchor after it (an
- * anchor of another store, from the future, or from before pruned
+ * Registers the durable subscription `options->subscription_name`, of
+ * `options->descriptors`, without running it (what HealthKit's
+ * enableBackgroundDelivery records), or updates the frequency of the one
+ * of that name, whose descriptors must be the same. A new one starts
+ * where `options->anchor` says (rule 62): NULL at the store's current
+ * position; "no anchor" (all zero bytes) at the beginning, so that every
+ * retained change is delivered first, a backfill; another anchor after
+ * it (an anchor of another store, from the future, or from before pruned
  * deletions is refused as a query refuses it). An existing subscription
- * keeps its position. Open it to receive with ohk_subscription_open.
- * Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, the
- * OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
+ * keeps its position. Open it to receive with
+ * ohk_query_start_subscription. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+ * OHK_ERR_UNKNOWN_TYPE, the OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED,
+ * OHK_ERR_STORAGE. Any thread.
  */
-ohk_status ohk_store_register_subscription(ohk_store *store, const char *name, const ohk_descriptor *descriptors, uint64_t descriptor_count, ohk_frequency frequency, const ohk_anchor *from);
+ohk_status ohk_store_register_subscription(ohk_store *store, const ohk_query_options *options);
 
 /**
  * Every durable subscription of the store and how far behind it is
@@ -1053,24 +1065,35 @@ ohk_status ohk_store_set_commit_hook(ohk_store *store, ohk_commit_fn hook, void 
 ohk_status ohk_store_statistics(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options);
 
 /**
- * HKStatisticsCollectionQuery's results from `from` to `to` (Unix
- * seconds): one interval for each that overlaps them, `interval_count`
- * OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
- * one zone (rule 28): `time_zone`'s calendar (a tz database name,
- * "Europe/Paris": a day is 23 or 25 hours when its clocks change), else
- * the fixed `utc_offset` (seconds east of UTC; NULL `time_zone`). Each
- * interval's start and end are the instants it covers. With
- * OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (and no `time_zone`),
+ * HKStatisticsCollectionQuery's results, of `options->type` (and
+ * `predicate`), with the figures `flags` asks for, from `from` to `to`
+ * (Unix seconds): one interval for each that overlaps them,
+ * `interval_count` OHK_INTERVAL_ units long, one of them starting at
+ * `anchor`, counted in one zone (rule 28): `time_zone`'s calendar (a tz
+ * database name, "Europe/Paris": a day is 23 or 25 hours when its clocks
+ * change), else the fixed `utc_offset` (seconds east of UTC; NULL
+ * `time_zone`). Each interval's start and end are the instants it
+ * covers. With OHK_STATISTICS_SAMPLE_LOCAL_TIME in `flags` (and no `time_zone`),
  * each sample counts in its own UTC offset instead, one without in
  * `utc_offset`, and start and end are wall-clock times written as UTC.
  * Intervals without data have NaN figures. Returns
- * OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit or
+ * OHK_ERR_INVALID_ARGUMENT (NULL options or of an unknown version, flags, a zero count, an unknown unit or
  * time zone, a time zone with OHK_STATISTICS_SAMPLE_LOCAL_TIME, more than
  * 1,000,000 intervals),
  * OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
  * ohk_store_statistics. Any thread.
  */
-ohk_status ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
+ohk_status ohk_store_statistics_collection(ohk_statistics_result **out_result, ohk_store *store, const ohk_statistics_options *options);
+
+/**
+ * Fills `options` with the defaults of its `version` (pass
+ * OHK_STATISTICS_OPTIONS_VERSION): no type yet, every sample, the type's
+ * own figure, intervals of one day from the Unix epoch, UTC. Writes only
+ * the fields that version has. Returns OHK_OK, or
+ * OHK_ERR_INVALID_ARGUMENT when options is NULL or the version is
+ * unknown. Any thread; never blocks.
+ */
+ohk_status ohk_statistics_options_init(ohk_statistics_options *options, uint32_t version);
 
 /**
  * Frees a statistics result and its strings. NULL is ignored. Any thread.
@@ -1108,8 +1131,8 @@ ohk_status ohk_store_source_priority_in_force(char **out_list, ohk_store *store,
 /**
  * Starts a statistics collection that stays current (HKStatisticsCollection-
  * Query with its update handler; rule 34): `callback` gets the collection
- * of ohk_store_statistics_collection with the same arguments when the
- * query starts, then again after each commit, by this process or any
+ * ohk_store_statistics_collection computes from `options->statistics`
+ * when the query starts, then again after each commit, by this process or any
  * other, that changes its figures, with the indexes of the intervals that
  * changed. A commit that changes no figure makes no call. Callbacks run on
  * a library thread, one at a time, and may call the library (including
@@ -1120,7 +1143,7 @@ ohk_status ohk_store_source_priority_in_force(char **out_list, ohk_store *store,
  * Returns OHK_OK and the errors of ohk_store_statistics_collection. Any
  * thread.
  */
-ohk_status ohk_query_statistics_collection(ohk_query **out_query, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
+ohk_status ohk_query_start_statistics_collection(ohk_query **out_query, ohk_store *store, const ohk_query_options *options, ohk_statistics_fn callback, void *user_data, ohk_destroy_fn destroy);
 
 /* ---- Category durations (sleep) */
 
@@ -1128,17 +1151,17 @@ ohk_status ohk_query_statistics_collection(ohk_query **out_query, ohk_store *sto
  * The time a category type's values cover per interval (rule 59), as
  * sleep apps compute it from SleepAnalysis: sources merged by priority
  * (for sleep, time in bed and the stages apart), each value's time the
- * union of its pieces. Intervals as ohk_store_statistics_collection's:
- * `interval_count` OHK_INTERVAL_ units from `anchor`, over `from` to
- * `to`, in `time_zone` or the fixed `utc_offset`, or each sample in its
- * own offset with OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (the
- * only option). *out_result receives them, values in ascending order;
+ * union of its pieces. Intervals as ohk_store_statistics_collection's,
+ * from the same `options`: `interval_count` OHK_INTERVAL_ units from
+ * `anchor`, over `from` to `to`, in `time_zone` or the fixed
+ * `utc_offset`, or each sample in its own offset with
+ * OHK_STATISTICS_SAMPLE_LOCAL_TIME in `flags` (the only flag). *out_result receives them, values in ascending order;
  * free it with ohk_category_durations_free. Returns
  * OHK_ERR_INVALID_ARGUMENT (not a category type, an unknown option, a
  * zero count, an unknown unit or time zone), OHK_ERR_INVALID_DATE_RANGE,
  * OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
  */
-ohk_status ohk_store_category_durations(ohk_category_durations_result **out_result, ohk_store *store, const char *type, const ohk_predicate *predicate, ohk_statistics_flags options, double anchor, uint32_t interval_count, ohk_interval_unit interval_unit, double from, double to, int32_t utc_offset, const char *time_zone);
+ohk_status ohk_store_category_durations(ohk_category_durations_result **out_result, ohk_store *store, const ohk_statistics_options *options);
 
 /**
  * Frees a category durations result. NULL is ignored. Any thread.
@@ -1164,10 +1187,10 @@ void ohk_category_durations_free(ohk_category_durations_result *result);
  * when an import starts), and the store's errors, with *out_report NULL.
  * Any thread; it blocks until the import ends.
  */
-ohk_status ohk_import_export(ohk_import_report **out_report, ohk_store *store, const char *path, ohk_import_progress_fn progress, void *user_data);
+ohk_status ohk_store_import(ohk_import_report **out_report, ohk_store *store, const char *path, ohk_import_progress_fn progress, void *user_data);
 
 /**
- * Frees a report of ohk_import_export, its strings and arrays. NULL is
+ * Frees a report of ohk_store_import, its strings and arrays. NULL is
  * ignored. Any thread.
  */
 void ohk_import_report_free(ohk_import_report *report);
@@ -1230,12 +1253,13 @@ void ohk_sink_free(ohk_sink *sink);
 /* ---- Replication between stores */
 
 /**
- * Fills `options` with the defaults of ohk_store_sync: the name
- * "default", every type, from the checkpoint, 20,000 changes per
- * transaction. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options
- * is NULL. Any thread; never blocks.
+ * Fills `options` with the defaults of ohk_store_sync for its `version`
+ * (pass OHK_SYNC_OPTIONS_VERSION): the name "default", every type, from
+ * the checkpoint, 20,000 changes per transaction (batch_size 0). Returns
+ * OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL or the version
+ * is unknown. Any thread; never blocks.
  */
-ohk_status ohk_sync_options_init(ohk_sync_options *options);
+ohk_status ohk_sync_options_init(ohk_sync_options *options, uint32_t version);
 
 /**
  * Copies every change of `source` since `dest`'s checkpoint for it into

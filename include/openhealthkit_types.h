@@ -28,7 +28,7 @@ extern "C" {
 
 /* The ABI version this header describes; ohk_abi_version() returns the
  * library's. Bindings refuse a library whose version differs. */
-#define OHK_ABI_VERSION 3
+#define OHK_ABI_VERSION 4
 /* The library version this header belongs to; ohk_version_string() returns it. */
 #define OHK_VERSION_STRING "0.22.0"
 
@@ -317,7 +317,8 @@ typedef struct ohk_sink { char ohk_private_; } ohk_sink;
  * with OHK_STORE_OPTIONS_INIT, then change what you need: `version` says
  * which fields the caller knows, so that fields added later (at the end,
  * with a new version) leave older callers working: version 1 had no
- * read_only, which the library then takes as false. */
+ * read_only, which the library then takes as false. Every options struct
+ * works this way (docs/c-conventions.md). */
 #define OHK_STORE_OPTIONS_VERSION 2
 typedef struct ohk_store_options {
     uint32_t version;             /* OHK_STORE_OPTIONS_VERSION */
@@ -605,6 +606,15 @@ typedef struct ohk_audiogram_clamping {
     double right_ear_upper_db_hl;
 } ohk_audiogram_clamping;
 
+/* An audiogram's points (ohk_store_save_audiogram): `point_count`
+ * sensitivity points and, when `clamping` is not NULL, the clamping range
+ * of each, point for point. */
+typedef struct ohk_audiogram {
+    const ohk_audiogram_point *points;
+    const ohk_audiogram_clamping *clamping; /* NULL: no point is clamped */
+    uint64_t point_count;
+} ohk_audiogram;
+
 /* An electrocardiogram (HKElectrocardiogram, rule 41): its classification
  * and heart rate, and its voltages as one contiguous array, the k-th
  * measured k / sampling_frequency_hz seconds after the sample's start. */
@@ -675,7 +685,7 @@ typedef struct ohk_import_skip {
     uint64_t first_line;          /* the first line of the XML where it was met */
 } ohk_import_skip;
 
-/* What ohk_import_export did. The report owns its strings and arrays;
+/* What ohk_store_import did. The report owns its strings and arrays;
  * free it with ohk_import_report_free. */
 typedef struct ohk_import_report {
     uint64_t records;             /* <Record> elements read */
@@ -734,7 +744,8 @@ typedef struct ohk_sink_progress {
     uint64_t start_position;      /* the position it started from */
 } ohk_sink_progress;
 
-/* How ohk_store_sync runs (rule 69). Fill it with ohk_sync_options_init. */
+/* How ohk_store_sync runs (rule 69). Fill it with ohk_sync_options_init or
+ * OHK_SYNC_OPTIONS_INIT. */
 #define OHK_SYNC_OPTIONS_VERSION 1
 typedef struct ohk_sync_options {
     uint32_t version;             /* OHK_SYNC_OPTIONS_VERSION */
@@ -744,6 +755,7 @@ typedef struct ohk_sync_options {
     bool from_scratch;            /* forget the checkpoint and copy every change the source retains */
     uint64_t batch_size;          /* changes per transaction of the destination; 0: 20,000 */
 } ohk_sync_options;
+#define OHK_SYNC_OPTIONS_INIT { OHK_SYNC_OPTIONS_VERSION, NULL, NULL, 0, false, 0 }
 
 /* A store's live digest (rule 68): how many live samples, and the 128-bit
  * sum of a hash of each one's UUID and sync version. Equal digests: the
@@ -766,12 +778,53 @@ typedef struct ohk_sync_report {
     ohk_live_digest received_digest; /* the one the received changes rebuild */
 } ohk_sync_report;
 
+/* What a statistics collection computes (ohk_store_statistics_collection,
+ * ohk_store_category_durations, ohk_query_start_statistics_collection):
+ * HKStatisticsCollectionQuery's arguments. Fill it with
+ * ohk_statistics_options_init or OHK_STATISTICS_OPTIONS_INIT, then set
+ * the type and the range. */
+#define OHK_STATISTICS_OPTIONS_VERSION 1
+typedef struct ohk_statistics_options {
+    uint32_t version;             /* OHK_STATISTICS_OPTIONS_VERSION */
+    const char *type;             /* the quantity or category type's identifier */
+    const ohk_predicate *predicate; /* NULL: every sample of the type */
+    ohk_statistics_flags flags;   /* OHK_STATISTICS_... (default 0: the type's own figure) */
+    double anchor;                /* Unix seconds one interval starts at (default 0) */
+    uint32_t interval_count;      /* intervals are interval_count interval_units long (default 1) */
+    ohk_interval_unit interval_unit; /* default OHK_INTERVAL_DAY */
+    double from;                  /* the intervals that overlap [from, to] (Unix seconds) */
+    double to;
+    int32_t utc_offset;           /* seconds east of UTC the intervals are counted in, without time_zone */
+    const char *time_zone;        /* a tz database name ("Europe/Paris"); NULL: utc_offset */
+} ohk_statistics_options;
+#define OHK_STATISTICS_OPTIONS_INIT { OHK_STATISTICS_OPTIONS_VERSION, NULL, NULL, 0, 0.0, 1, OHK_INTERVAL_DAY, 0.0, 0.0, 0, NULL }
+
+/* What a long-running query reads (ohk_query_start_anchored, _observer,
+ * _subscription, _activity_summaries, _statistics_collection) and what a
+ * durable subscription is registered with (ohk_store_register_subscription).
+ * Each call reads the fields its comment names. Fill it with
+ * ohk_query_options_init or OHK_QUERY_OPTIONS_INIT. */
+#define OHK_QUERY_OPTIONS_VERSION 1
+typedef struct ohk_query_options {
+    uint32_t version;             /* OHK_QUERY_OPTIONS_VERSION */
+    const ohk_descriptor *descriptors; /* anchored, observer, subscription: the types and predicates matched */
+    uint64_t descriptor_count;
+    const ohk_anchor *anchor;     /* anchored: start after it (NULL: a snapshot first); a new subscription: where it starts */
+    uint64_t max_batch_size;      /* anchored, subscription: objects in a batch at most; 0: no bound */
+    const char *subscription_name; /* subscription: its name */
+    ohk_frequency frequency;      /* subscription: how often it may fire (default OHK_FREQUENCY_IMMEDIATE) */
+    int32_t start_day;            /* activity summaries: the first day, YYYYMMDD; 0: unbounded */
+    int32_t end_day;              /* activity summaries: the last day, YYYYMMDD; 0: unbounded */
+    const ohk_statistics_options *statistics; /* statistics collection: what it computes */
+} ohk_query_options;
+#define OHK_QUERY_OPTIONS_INIT { OHK_QUERY_OPTIONS_VERSION, NULL, 0, NULL, 0, NULL, OHK_FREQUENCY_IMMEDIATE, 0, 0, NULL }
+
 /* ---- callbacks. user_data is what the caller registered. */
 
 /* An import's progress, after each chunk of XML, on the calling thread:
  * bytes of the file read out of bytes_total, records read, samples added.
  * Return 0 to go on; anything else stops the import after what was read
- * so far is saved (ohk_import_export then returns OHK_ERR_CANCELLED). */
+ * so far is saved (ohk_store_import then returns OHK_ERR_CANCELLED). */
 typedef int32_t (*ohk_import_progress_fn)(uint64_t bytes_read, uint64_t bytes_total, uint64_t records,
                                           uint64_t added, void *user_data);
 
@@ -794,7 +847,7 @@ typedef void (*ohk_results_fn)(ohk_query *query, int32_t status, const ohk_batch
 typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *const *types,
                                 uint64_t type_count, void *user_data);
 
-/* A live statistics collection's delivery (ohk_query_statistics_collection):
+/* A live statistics collection's delivery (ohk_query_start_statistics_collection):
  * every interval in `result`, and the indexes in result->intervals of those
  * whose figures changed (all of them in the first delivery). Both are
  * borrowed for the call (do not free them). On failure status < 0, result
@@ -802,7 +855,7 @@ typedef void (*ohk_observer_fn)(ohk_query *query, int32_t status, const char *co
 typedef void (*ohk_statistics_fn)(ohk_query *query, int32_t status, const ohk_statistics_result *result,
                                   const uint64_t *changed, uint64_t changed_count, void *user_data);
 
-/* An activity summary query's delivery (ohk_query_activity_summaries, rule
+/* An activity summary query's delivery (ohk_query_start_activity_summaries, rule
  * 43): first every summary of its days (is_update false, possibly none),
  * then after each commit that changed some of them, those (is_update
  * true). `summaries` is borrowed for the call (do not free it). On failure

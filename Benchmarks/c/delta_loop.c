@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         memset(buffer, 1, sweep);
 
     ohk_store_options o;
-    ohk_store_options_init(&o);
+    ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION);
     o.durable = false;
     ohk_store *store;
     check(ohk_store_open(&store, argv[1], &o), "open");

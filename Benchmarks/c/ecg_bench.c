@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 
     snprintf(path, sizeof path, "%s/ohk-store", argv[1]);
     ohk_store_options options;
-    ohk_store_options_init(&options);
+    ohk_store_options_init(&options, OHK_STORE_OPTIONS_VERSION);
     options.durable = false;
     ohk_store *store;
     check(ohk_store_open(&store, path, &options), "open");

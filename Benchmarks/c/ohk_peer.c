@@ -75,7 +75,7 @@ static store_t *op_open(const char *dir, int create, int sync_full)
     (void)create; /* ohk_store_open creates a missing store */
     store_t *s = calloc(1, sizeof *s);
     ohk_store_options o;
-    ohk_store_options_init(&o);
+    ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION);
     o.durable = sync_full != 0;
     int32_t rc = ohk_store_open(&s->db, dir, &o);
     if (rc != OHK_OK) {
@@ -88,7 +88,8 @@ static store_t *op_open(const char *dir, int create, int sync_full)
     s->use_observer_query = observer && strcmp(observer, "query") == 0;
     snprintf(s->describe, sizeof s->describe,
              "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s,\"listener\":\"%s\"",
-             o.durable ? "true" : "false", s->use_observer_query ? "ohk_query_observer" : "ohk_store_set_commit_hook");
+             o.durable ? "true" : "false",
+             s->use_observer_query ? "ohk_query_start_observer" : "ohk_store_set_commit_hook");
     return s;
 }
 
@@ -262,7 +263,10 @@ static void op_set_commit_listener(store_t *s, commit_listener_fn fn, void *ctx)
         return;
     }
     ohk_descriptor d[2] = { { TYPE_ID[0], NULL }, { TYPE_ID[1], NULL } };
-    rc = ohk_query_observer(&s->observer, s->db, d, 2, observed, s, NULL);
+    ohk_query_options o = OHK_QUERY_OPTIONS_INIT;
+    o.descriptors = d;
+    o.descriptor_count = 2;
+    rc = ohk_query_start_observer(&s->observer, s->db, &o, observed, s, NULL);
     if (rc != OHK_OK)
         fail("observer", rc);
 }
@@ -301,8 +305,14 @@ static int op_stats_daily_sum(store_t *s, uint32_t type, int64_t t0_ms, uint32_t
 {
     double t0 = (double)t0_ms / 1000.0;
     ohk_statistics_result *r = NULL;
-    int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL, OHK_STATISTICS_SUM, t0, 1,
-                                                 OHK_INTERVAL_DAY, t0, t0 + (double)ndays * 86400.0, 0, NULL);
+    ohk_statistics_options o = OHK_STATISTICS_OPTIONS_INIT;
+    o.type = TYPE_ID[type];
+    o.flags = OHK_STATISTICS_SUM;
+    o.anchor = t0;
+    o.interval_unit = OHK_INTERVAL_DAY;
+    o.from = t0;
+    o.to = t0 + (double)ndays * 86400.0;
+    int32_t rc = ohk_store_statistics_collection(&r, s->db, &o);
     if (rc != OHK_OK)
         return fail("statistics collection", rc);
     uint32_t with_data = 0;
@@ -321,9 +331,14 @@ static int op_stats_hourly(store_t *s, uint32_t type, int64_t t0_ms, stats_hour_
 {
     double t0 = (double)t0_ms / 1000.0;
     ohk_statistics_result *r = NULL;
-    int32_t rc = ohk_store_statistics_collection(&r, s->db, TYPE_ID[type], NULL,
-                                                 OHK_STATISTICS_AVERAGE | OHK_STATISTICS_MIN | OHK_STATISTICS_MAX, t0, 1,
-                                                 OHK_INTERVAL_HOUR, t0, t0 + 86400.0, 0, NULL);
+    ohk_statistics_options o = OHK_STATISTICS_OPTIONS_INIT;
+    o.type = TYPE_ID[type];
+    o.flags = OHK_STATISTICS_AVERAGE | OHK_STATISTICS_MIN | OHK_STATISTICS_MAX;
+    o.anchor = t0;
+    o.interval_unit = OHK_INTERVAL_HOUR;
+    o.from = t0;
+    o.to = t0 + 86400.0;
+    int32_t rc = ohk_store_statistics_collection(&r, s->db, &o);
     if (rc != OHK_OK)
         return fail("statistics collection", rc);
     double scale = type == TYPE_HEART_RATE ? 60.0 : 1.0; /* canonical count/s -> count/min, as saved */

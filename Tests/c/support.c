@@ -21,7 +21,7 @@ int open_fixture(void **state)
     if (!mkdtemp(f->dir))
         return -1;
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     o.durable = false;
     o.map_size = 16u << 20;
     OK(ohk_store_open(&f->store, f->dir, &o));
@@ -105,6 +105,14 @@ int waiter_wait(waiter *w, int n)
     int c = w->count;
     pthread_mutex_unlock(&w->mutex);
     return c;
+}
+
+ohk_query_options query_options(const ohk_descriptor *descriptors, uint64_t count)
+{
+    ohk_query_options o = OHK_QUERY_OPTIONS_INIT;
+    o.descriptors = descriptors;
+    o.descriptor_count = count;
+    return o;
 }
 
 ohk_batch *query_type(ohk_store *store, const char *type, const ohk_anchor *anchor, uint64_t limit)

@@ -51,6 +51,10 @@ void waiter_bump(waiter *w);
 /* Waits until count >= n, at most 10 s; returns the count. */
 int waiter_wait(waiter *w, int n);
 
+/* Query options of these `count` descriptors, every other field its
+ * default (OHK_QUERY_OPTIONS_INIT). */
+ohk_query_options query_options(const ohk_descriptor *descriptors, uint64_t count);
+
 /* The samples of a one-shot query on one type from `anchor`. */
 ohk_batch *query_type(ohk_store *store, const char *type, const ohk_anchor *anchor, uint64_t limit);
 uint64_t sample_count(const ohk_batch *batch);

@@ -29,7 +29,7 @@ static void null_arguments_are_refused(void **state)
     ohk_batch *b = NULL;
     ohk_predicate *p = NULL;
     ohk_descriptor d = { STEPS, NULL };
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_options_init(NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_options_init(NULL, OHK_STORE_OPTIONS_VERSION));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(NULL, f->dir, NULL));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, NULL, NULL));
     assert_null(s);
@@ -49,8 +49,9 @@ static void null_arguments_are_refused(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_anchor_compare(NULL, &a, &a));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_samples(NULL, NULL, NULL));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_stop(NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_acknowledge(NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_anchored(NULL, f->store, &d, 1, NULL, 0, NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_acknowledge(NULL));
+    ohk_query_options qo = query_options(&d, 1);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_anchored(NULL, f->store, &qo, NULL, NULL, NULL));
     /* Freeing NULL is harmless. */
     ohk_store_close(NULL);
     ohk_batch_free(NULL);
@@ -124,16 +125,16 @@ static void open_refuses_bad_options(void **state)
     fixture *f = *state;
     ohk_store *s = NULL;
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     assert_true(o.durable);
     assert_true(o.map_size >= (1u << 20));
     o.map_size = 1000;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     o.tombstone_retention = NAN;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
     /* Options of a version this library does not know (zeroed, say). */
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     o.version = 0;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, f->dir, &o));
     assert_non_null(strstr(ohk_last_error_message(), "ohk_store_options_init"));
@@ -152,7 +153,7 @@ static void options_init_macro_matches_the_function(void **state)
 {
     fixture *f = *state;
     ohk_store_options by_macro = OHK_STORE_OPTIONS_INIT, by_call;
-    OK(ohk_store_options_init(&by_call));
+    OK(ohk_store_options_init(&by_call, OHK_STORE_OPTIONS_VERSION));
     assert_int_equal(by_macro.version, OHK_STORE_OPTIONS_VERSION);
     assert_int_equal(by_call.version, OHK_STORE_OPTIONS_VERSION);
     assert_int_equal(by_macro.map_size, by_call.map_size);
@@ -161,6 +162,128 @@ static void options_init_macro_matches_the_function(void **state)
     ohk_store *s = NULL;
     OK(ohk_store_open(&s, f->dir, &by_macro));
     ohk_store_close(s);
+}
+
+/* A program written for ABI 3 fills its options by hand, as version 1
+ * (version, map_size, tombstone_retention, durable), without
+ * OHK_STORE_OPTIONS_INIT or ohk_store_options_init: they still open a
+ * store, writable. ohk_store_options_init of version 1 writes that
+ * version's fields and nothing past them (docs/c-conventions.md). */
+static void abi3_store_options_still_open(void **state)
+{
+    fixture *f = *state;
+    /* Version 1 leaves read_only out on purpose; -Wextra would say so. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+    ohk_store_options o = { 1, 268435456u, 7776000.0, false };
+#pragma GCC diagnostic pop
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/abi3", f->dir);
+    ohk_store *s = NULL;
+    OK(ohk_store_open(&s, dir, &o));
+    ohk_sample_input in = steps_input(0);
+    OK(ohk_store_save(NULL, s, &in, 1));
+    ohk_batch *b = query_type(s, STEPS, NULL, 0);
+    assert_int_equal(sample_count(b), 1);
+    ohk_batch_free(b);
+    ohk_store_close(s);
+    /* A version the library does not know is refused. */
+    s = NULL;
+    o.version = 99;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_open(&s, dir, &o));
+    assert_null(s);
+
+    /* _init of version 1 leaves read_only's byte as it was. */
+    const unsigned char *bytes = (const unsigned char *)&o;
+    memset(&o, 0xAB, sizeof o);
+    OK(ohk_store_options_init(&o, 1));
+    assert_int_equal(o.version, 1);
+    assert_true(o.durable);
+    assert_int_equal(o.map_size, 268435456u);
+    assert_true(o.tombstone_retention == 7776000.0);
+    assert_int_equal(bytes[offsetof(ohk_store_options, read_only)], 0xAB);
+    /* Versions it does not know are refused, and nothing is written. */
+    memset(&o, 0xAB, sizeof o);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_options_init(&o, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION + 1));
+    assert_int_equal(o.version, 0xABABABABu);
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
+    assert_int_equal(o.version, OHK_STORE_OPTIONS_VERSION);
+    assert_false(o.read_only);
+}
+
+/* The other options structs' _init the same way: version 1 (their
+ * current one) with its defaults, versions 0 and 2 refused. */
+static void query_statistics_and_sync_options_init_by_version(void **state)
+{
+    (void)state;
+    assert_int_equal(OHK_QUERY_OPTIONS_VERSION, 1);
+    assert_int_equal(OHK_STATISTICS_OPTIONS_VERSION, 1);
+    assert_int_equal(OHK_SYNC_OPTIONS_VERSION, 1);
+
+    ohk_query_options q;
+    memset(&q, 0xAB, sizeof q);
+    OK(ohk_query_options_init(&q, 1));
+    assert_int_equal(q.version, 1);
+    assert_null(q.descriptors);
+    assert_int_equal(q.descriptor_count, 0);
+    assert_null(q.anchor);
+    assert_int_equal(q.max_batch_size, 0);
+    assert_null(q.subscription_name);
+    assert_int_equal(q.frequency, OHK_FREQUENCY_IMMEDIATE);
+    assert_int_equal(q.start_day, 0);
+    assert_int_equal(q.end_day, 0);
+    assert_null(q.statistics);
+    memset(&q, 0xAB, sizeof q);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_options_init(&q, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_options_init(&q, 2));
+    assert_int_equal(q.version, 0xABABABABu);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_options_init(NULL, OHK_QUERY_OPTIONS_VERSION));
+
+    ohk_statistics_options s;
+    memset(&s, 0xAB, sizeof s);
+    OK(ohk_statistics_options_init(&s, 1));
+    assert_int_equal(s.version, 1);
+    assert_null(s.type);
+    assert_null(s.predicate);
+    assert_int_equal(s.flags, 0);
+    assert_true(s.anchor == 0);
+    assert_int_equal(s.interval_count, 1);
+    assert_int_equal(s.interval_unit, OHK_INTERVAL_DAY);
+    assert_int_equal(s.utc_offset, 0);
+    assert_null(s.time_zone);
+    memset(&s, 0xAB, sizeof s);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_statistics_options_init(&s, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_statistics_options_init(&s, 2));
+    assert_int_equal(s.version, 0xABABABABu);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_statistics_options_init(NULL, OHK_STATISTICS_OPTIONS_VERSION));
+
+    ohk_sync_options y;
+    memset(&y, 0xAB, sizeof y);
+    OK(ohk_sync_options_init(&y, 1));
+    assert_int_equal(y.version, 1);
+    assert_null(y.name);
+    assert_null(y.types);
+    assert_int_equal(y.type_count, 0);
+    assert_false(y.from_scratch);
+    assert_int_equal(y.batch_size, 0);
+    memset(&y, 0xAB, sizeof y);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync_options_init(&y, 0));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync_options_init(&y, 2));
+    assert_int_equal(y.version, 0xABABABABu);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_sync_options_init(NULL, OHK_SYNC_OPTIONS_VERSION));
+
+    /* The _INIT macros give the same defaults. */
+    ohk_query_options qm = OHK_QUERY_OPTIONS_INIT;
+    ohk_statistics_options sm = OHK_STATISTICS_OPTIONS_INIT;
+    ohk_sync_options ym = OHK_SYNC_OPTIONS_INIT;
+    OK(ohk_query_options_init(&q, OHK_QUERY_OPTIONS_VERSION));
+    OK(ohk_statistics_options_init(&s, OHK_STATISTICS_OPTIONS_VERSION));
+    OK(ohk_sync_options_init(&y, OHK_SYNC_OPTIONS_VERSION));
+    assert_true(qm.version == q.version && qm.frequency == q.frequency && qm.max_batch_size == q.max_batch_size);
+    assert_true(sm.version == s.version && sm.interval_count == s.interval_count);
+    assert_true(sm.interval_unit == s.interval_unit);
+    assert_true(ym.version == y.version && ym.batch_size == y.batch_size && ym.from_scratch == y.from_scratch);
 }
 
 /* Writes meta["format"] of the (closed) store in `dir` with LMDB itself. */
@@ -203,7 +326,7 @@ static void rule64_a_read_only_store_reads_and_refuses_writes(void **state)
     ohk_store_close(f->store);
     f->store = NULL;
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     assert_false(o.read_only);
     o.read_only = true;
     ohk_store *ro = NULL, *rw = NULL;
@@ -477,6 +600,8 @@ int run_basics(void)
         cmocka_unit_test_setup_teardown(null_arguments_are_refused, open_fixture, close_fixture),
         cmocka_unit_test(closed_and_wrong_handles),
         cmocka_unit_test_setup_teardown(options_init_macro_matches_the_function, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(abi3_store_options_still_open, open_fixture, close_fixture),
+        cmocka_unit_test(query_statistics_and_sync_options_init_by_version),
         cmocka_unit_test(rule18_a_predicate_deeper_than_128_levels_is_refused),
         cmocka_unit_test_setup_teardown(many_live_and_freed_handles, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(open_refuses_bad_options, open_fixture, close_fixture),

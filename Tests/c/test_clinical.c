@@ -161,8 +161,11 @@ static void rule43_a_live_query_gets_the_days_then_each_change(void **state)
     OK(ohk_store_save_activity_summaries(NULL, f->store, &may1, 1));
     activity_calls calls = {0};
     waiter_init(&calls.w);
+    ohk_query_options may = OHK_QUERY_OPTIONS_INIT;
+    may.start_day = 20240501;
+    may.end_day = 20240531;
     ohk_query *q;
-    OK(ohk_query_activity_summaries(&q, f->store, 20240501, 20240531, on_activity, &calls, NULL));
+    OK(ohk_query_start_activity_summaries(&q, f->store, &may, on_activity, &calls, NULL));
     assert_int_equal(waiter_wait(&calls.w, 1), 1);
     uint8_t *uuids = save_steps(f->store, 0, 1);  /* no summary changes */
     free(uuids);
@@ -177,8 +180,13 @@ static void rule43_a_live_query_gets_the_days_then_each_change(void **state)
     assert_int_equal(calls.counts[1], 1);  /* May's only: June is outside */
     assert_true(calls.updates[1]);
     assert_true(calls.stand[1] == 10);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_activity_summaries(&q, f->store, 20240531, 20240501, on_activity, &calls, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_activity_summaries(&q, f->store, 0, 0, NULL, NULL, NULL));
+    ohk_query_options reversed = OHK_QUERY_OPTIONS_INIT, every_day = OHK_QUERY_OPTIONS_INIT;
+    reversed.start_day = 20240531;
+    reversed.end_day = 20240501;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT,
+           ohk_query_start_activity_summaries(&q, f->store, &reversed, on_activity, &calls, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_activity_summaries(&q, f->store, &every_day, NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_activity_summaries(&q, f->store, NULL, on_activity, &calls, NULL));
 }
 
 int run_clinical(void)

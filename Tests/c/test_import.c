@@ -1,4 +1,4 @@
-/* ohk_import_export: the importer of `ohk import`, from C. */
+/* ohk_store_import: the importer of `ohk import`, from C. */
 #include "support.h"
 
 #include <stdio.h>
@@ -40,7 +40,7 @@ static void import_reports_every_kind_and_is_idempotent(void **state)
     fixture *f = *state;
     progress_seen seen = { 0 };
     ohk_import_report *r = NULL;
-    OK(ohk_import_export(&r, f->store, EXPORT_B, on_progress, &seen));
+    OK(ohk_store_import(&r, f->store, EXPORT_B, on_progress, &seen));
     assert_non_null(r);
     assert_int_equal(r->records, 37);
     assert_int_equal(r->added, 36);
@@ -95,7 +95,7 @@ static void import_reports_every_kind_and_is_idempotent(void **state)
     ohk_batch_free(b);
 
     /* Again: nothing new. */
-    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    OK(ohk_store_import(&r, f->store, EXPORT_B, NULL, NULL));
     assert_int_equal(r->added, 0);
     assert_int_equal(r->already_stored, 36);
     ohk_import_report_free(r);
@@ -108,7 +108,7 @@ static void rule36_samples_associated_with_an_imported_workout(void **state)
 {
     fixture *f = *state;
     ohk_import_report *r = NULL;
-    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    OK(ohk_store_import(&r, f->store, EXPORT_B, NULL, NULL));
     ohk_import_report_free(r);
     ohk_batch *w = query_type(f->store, "HKWorkoutTypeIdentifier", NULL, 0);
     const ohk_sample_record *s;
@@ -165,14 +165,14 @@ static void progress_can_stop_an_import_and_a_rerun_completes_it(void **state)
     fixture *f = *state;
     progress_seen seen = { .stop_at = 1 };
     ohk_import_report *r = NULL;
-    EXPECT(OHK_ERR_CANCELLED, ohk_import_export(&r, f->store, EXPORT_B, on_progress, &seen));
+    EXPECT(OHK_ERR_CANCELLED, ohk_store_import(&r, f->store, EXPORT_B, on_progress, &seen));
     assert_non_null(r);
     assert_int_equal(r->failure, OHK_ERR_CANCELLED);
     assert_non_null(strstr(r->failure_message, "stopped"));
     uint64_t first = r->added;
     assert_int_equal(seen.calls, 1);
     ohk_import_report_free(r);
-    OK(ohk_import_export(&r, f->store, EXPORT_B, NULL, NULL));
+    OK(ohk_store_import(&r, f->store, EXPORT_B, NULL, NULL));
     assert_int_equal(first + r->added, 36);
     assert_int_equal(r->already_stored, first);
     ohk_import_report_free(r);
@@ -184,11 +184,11 @@ static void bad_input_is_an_error_that_says_which(void **state)
 {
     fixture *f = *state;
     ohk_import_report *r = (ohk_import_report *)1;
-    EXPECT(OHK_ERR_IMPORT_INPUT, ohk_import_export(&r, f->store, "/nonexistent/export.zip", NULL, NULL));
+    EXPECT(OHK_ERR_IMPORT_INPUT, ohk_store_import(&r, f->store, "/nonexistent/export.zip", NULL, NULL));
     assert_null(r);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(&r, f->store, NULL, NULL, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(NULL, f->store, EXPORT_B, NULL, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_import_export(&r, NULL, EXPORT_B, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_import(&r, f->store, NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_import(NULL, f->store, EXPORT_B, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_import(&r, NULL, EXPORT_B, NULL, NULL));
 
     /* The fixture cut inside its records: the records before the cut are imported. */
     char path[128];
@@ -202,7 +202,7 @@ static void bad_input_is_an_error_that_says_which(void **state)
     fwrite(buffer, 1, 16000, out);
     fclose(in);
     fclose(out);
-    EXPECT(OHK_ERR_IMPORT_DAMAGED, ohk_import_export(&r, f->store, path, NULL, NULL));
+    EXPECT(OHK_ERR_IMPORT_DAMAGED, ohk_store_import(&r, f->store, path, NULL, NULL));
     assert_non_null(r);
     assert_int_equal(r->failure, OHK_ERR_IMPORT_DAMAGED);
     assert_non_null(strstr(r->failure_message, "ends early"));

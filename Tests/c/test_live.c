@@ -63,8 +63,9 @@ static void anchored_query_gets_snapshot_then_changes(void **state)
     init_results(&r);
     r.store = f->store;
     ohk_descriptor d = { STEPS, NULL };
+    ohk_query_options o = query_options(&d, 1);
     ohk_query *q = NULL;
-    OK(ohk_query_anchored(&q, f->store, &d, 1, NULL, 0, on_results, &r, on_destroy));
+    OK(ohk_query_start_anchored(&q, f->store, &o, on_results, &r, on_destroy));
     assert_int_equal(waiter_wait(&r.calls, 1), 1);
     assert_int_equal(r.samples, 5);
     free(save_steps(f->store, 10, 3));
@@ -88,14 +89,15 @@ static void stop_and_free_from_own_callback(void **state)
 {
     fixture *f = *state;
     ohk_descriptor d = { STEPS, NULL };
+    ohk_query_options o = query_options(&d, 1);
     results a, b;
     init_results(&a);
     init_results(&b);
     a.stop_after = 2;
     b.free_after = 2;
     ohk_query *qa, *qb;
-    OK(ohk_query_anchored(&qa, f->store, &d, 1, NULL, 0, on_results, &a, on_destroy));
-    OK(ohk_query_anchored(&qb, f->store, &d, 1, NULL, 0, on_results, &b, on_destroy));
+    OK(ohk_query_start_anchored(&qa, f->store, &o, on_results, &a, on_destroy));
+    OK(ohk_query_start_anchored(&qb, f->store, &o, on_results, &b, on_destroy));
     assert_int_equal(waiter_wait(&a.calls, 1), 1);
     assert_int_equal(waiter_wait(&b.calls, 1), 1);
     free(save_steps(f->store, 0, 1));
@@ -121,13 +123,18 @@ static void start_failure_runs_destroy(void **state)
     results r;
     init_results(&r);
     ohk_descriptor d = { "HKQuantityTypeIdentifierNope", NULL };
+    ohk_query_options o = query_options(&d, 1);
     ohk_query *q = NULL;
-    EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_query_anchored(&q, f->store, &d, 1, NULL, 0, on_results, &r, on_destroy));
+    EXPECT(OHK_ERR_UNKNOWN_TYPE, ohk_query_start_anchored(&q, f->store, &o, on_results, &r, on_destroy));
     assert_null(q);
     assert_int_equal(r.destroyed.count, 1);
     d.type = STEPS;
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_anchored(&q, f->store, &d, 1, NULL, 0, NULL, &r, on_destroy));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_anchored(&q, f->store, &o, NULL, &r, on_destroy));
     assert_int_equal(r.destroyed.count, 2);
+    /* No options at all. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_anchored(&q, f->store, NULL, on_results, &r, on_destroy));
+    assert_null(q);
+    assert_int_equal(r.destroyed.count, 3);
 }
 
 typedef struct observed {
@@ -154,8 +161,9 @@ static void observer_names_changed_types(void **state)
     memset(&o, 0, sizeof o);
     waiter_init(&o.calls);
     ohk_descriptor d[2] = { { STEPS, NULL }, { HEART, NULL } };
+    ohk_query_options opts = query_options(d, 2);
     ohk_query *q;
-    OK(ohk_query_observer(&q, f->store, d, 2, on_observe, &o, NULL));
+    OK(ohk_query_start_observer(&q, f->store, &opts, on_observe, &o, NULL));
     ohk_sample_input in[2] = { steps_input(0), steps_input(1) };
     in[1].type = HEART;
     in[1].unit = "count/min";
@@ -173,7 +181,7 @@ static void on_subscription(ohk_query *q, int32_t status, const ohk_batch *batch
     OK(status);
     r->samples += sample_count(batch);
     if (r->stop_after == 0) /* acknowledge unless told not to */
-        OK(ohk_subscription_acknowledge(q));
+        OK(ohk_query_acknowledge(q));
     waiter_bump(&r->calls);
 }
 
@@ -181,11 +189,14 @@ static void durable_subscription_redelivers_until_acknowledged(void **state)
 {
     fixture *f = *state;
     ohk_descriptor d = { STEPS, NULL };
+    ohk_query_options o = query_options(&d, 1);
+    o.subscription_name = "c-test";
+    o.frequency = OHK_FREQUENCY_IMMEDIATE;
     results r;
     init_results(&r);
     r.stop_after = 1; /* do not acknowledge */
     ohk_query *q;
-    OK(ohk_subscription_open(&q, f->store, "c-test", &d, 1, OHK_FREQUENCY_IMMEDIATE, 0, on_subscription, &r, NULL));
+    OK(ohk_query_start_subscription(&q, f->store, &o, on_subscription, &r, NULL));
     free(save_steps(f->store, 0, 4));
     assert_int_equal(waiter_wait(&r.calls, 1), 1);
     assert_int_equal(r.samples, 4);
@@ -194,16 +205,16 @@ static void durable_subscription_redelivers_until_acknowledged(void **state)
     /* Reopened: the unacknowledged changes come again; acknowledge them. */
     results again;
     init_results(&again);
-    OK(ohk_subscription_open(&q, f->store, "c-test", &d, 1, OHK_FREQUENCY_IMMEDIATE, 0, on_subscription, &again, NULL));
+    OK(ohk_query_start_subscription(&q, f->store, &o, on_subscription, &again, NULL));
     assert_int_equal(waiter_wait(&again.calls, 1), 1);
     assert_int_equal(again.samples, 4);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_acknowledge(q)); /* already acknowledged */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_acknowledge(q)); /* already acknowledged */
     ohk_query_free(q);
 
     /* Reopened after the acknowledgement: only what came since. */
     results third;
     init_results(&third);
-    OK(ohk_subscription_open(&q, f->store, "c-test", &d, 1, OHK_FREQUENCY_IMMEDIATE, 0, on_subscription, &third, NULL));
+    OK(ohk_query_start_subscription(&q, f->store, &o, on_subscription, &third, NULL));
     free(save_steps(f->store, 10, 1));
     assert_int_equal(waiter_wait(&third.calls, 1), 1);
     assert_int_equal(third.samples, 1);
@@ -212,11 +223,16 @@ static void durable_subscription_redelivers_until_acknowledged(void **state)
     ohk_query *anchored;
     results r2;
     init_results(&r2);
-    OK(ohk_query_anchored(&anchored, f->store, &d, 1, NULL, 0, on_results, &r2, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_acknowledge(anchored)); /* not a subscription */
+    ohk_query_options all = query_options(&d, 1);
+    OK(ohk_query_start_anchored(&anchored, f->store, &all, on_results, &r2, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_acknowledge(anchored)); /* not a subscription */
     ohk_query_free(anchored);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_open(&q, f->store, "", &d, 1, 0, 0, on_subscription, &r, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_subscription_open(&q, f->store, "x", &d, 1, 9, 0, on_subscription, &r, NULL));
+    o.subscription_name = "";
+    o.frequency = 0;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_subscription(&q, f->store, &o, on_subscription, &r, NULL));
+    o.subscription_name = "x";
+    o.frequency = 9;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_subscription(&q, f->store, &o, on_subscription, &r, NULL));
     OK(ohk_store_remove_subscription(f->store, "c-test"));
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_remove_subscription(f->store, "c-test"));
 }
@@ -230,10 +246,23 @@ static void rule62_subscriptions_start_where_asked_and_list_their_lag(void **sta
     free(save_steps(f->store, 0, 3));
     ohk_anchor none;
     memset(&none, 0, sizeof none);
-    OK(ohk_store_register_subscription(f->store, "from-start", &d, 1, OHK_FREQUENCY_IMMEDIATE, &none));
-    OK(ohk_store_register_subscription(f->store, "from-now", &d, 1, OHK_FREQUENCY_HOURLY, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, "", &d, 1, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, "x", &d, 1, 9, NULL));
+    ohk_query_options from_start = query_options(&d, 1), from_now = query_options(&d, 1);
+    from_start.subscription_name = "from-start";
+    from_start.frequency = OHK_FREQUENCY_IMMEDIATE;
+    from_start.anchor = &none;
+    OK(ohk_store_register_subscription(f->store, &from_start));
+    from_now.subscription_name = "from-now";
+    from_now.frequency = OHK_FREQUENCY_HOURLY;
+    from_now.anchor = NULL;
+    OK(ohk_store_register_subscription(f->store, &from_now));
+    ohk_query_options bad = query_options(&d, 1);
+    bad.subscription_name = "";
+    bad.frequency = 0;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, &bad));
+    bad.subscription_name = "x";
+    bad.frequency = 9;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, &bad));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_register_subscription(f->store, NULL));
 
     ohk_subscription_status *s = NULL;
     uint64_t n = 0;
@@ -254,7 +283,8 @@ static void rule62_subscriptions_start_where_asked_and_list_their_lag(void **sta
     results r;
     init_results(&r);
     ohk_query *q;
-    OK(ohk_subscription_open(&q, f->store, "from-start", &d, 1, OHK_FREQUENCY_IMMEDIATE, 0, on_subscription, &r, NULL));
+    from_start.anchor = NULL;
+    OK(ohk_query_start_subscription(&q, f->store, &from_start, on_subscription, &r, NULL));
     assert_int_equal(waiter_wait(&r.calls, 1), 1);
     assert_int_equal(r.samples, 3);
     ohk_query_free(q);
@@ -276,8 +306,9 @@ static void closing_the_store_stops_its_queries(void **state)
     results r;
     init_results(&r);
     ohk_descriptor d = { STEPS, NULL };
+    ohk_query_options o = query_options(&d, 1);
     ohk_query *q;
-    OK(ohk_query_anchored(&q, f->store, &d, 1, NULL, 0, on_results, &r, on_destroy));
+    OK(ohk_query_start_anchored(&q, f->store, &o, on_results, &r, on_destroy));
     assert_int_equal(waiter_wait(&r.calls, 1), 1);
     ohk_store_close(f->store);
     f->store = NULL;

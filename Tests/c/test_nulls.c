@@ -50,8 +50,8 @@ static void every_pointer_parameter(void **state)
     free(save_steps(st, 0, 1));
     OK(ohk_predicate_parse(&p, "quantity > 1 count", NULL, 0));
 
-    REQ(ohk_store_options_init(NULL));
-    OK(ohk_store_options_init(&o));
+    REQ(ohk_store_options_init(NULL, OHK_STORE_OPTIONS_VERSION));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     REQ(ohk_store_open(NULL, f->dir, &o));
     REQ(ohk_store_open(&s2, NULL, &o));
     OPT(ohk_store_open(&s2, f->dir, NULL));
@@ -244,22 +244,41 @@ static void every_pointer_parameter(void **state)
     REQ(ohk_anchor_compare(&order, NULL, &a));
     REQ(ohk_anchor_compare(&order, &a, NULL));
 
-    REQ(ohk_query_anchored(NULL, st, &desc, 1, &a, 0, on_results, NULL, NULL));
-    REQ(ohk_query_anchored(&q, NULL, &desc, 1, &a, 0, on_results, NULL, NULL));
-    REQ(ohk_query_anchored(&q, st, NULL, 1, &a, 0, on_results, NULL, NULL));
-    REQ(ohk_query_anchored(&q, st, &desc, 1, &a, 0, NULL, NULL, NULL));
-    OPT(ohk_query_anchored(&q, st, &desc, 1, NULL, 0, on_results, NULL, NULL));
+    /* The query calls' pointers inside their options too: each one NULL
+     * in a copy of options that are otherwise valid. */
+    ohk_query_options qo = query_options(&desc, 1), qn;
+    qo.anchor = &a;
+    qo.subscription_name = "n";
+    REQ(ohk_query_options_init(NULL, OHK_QUERY_OPTIONS_VERSION));
+    REQ(ohk_query_start_anchored(NULL, st, &qo, on_results, NULL, NULL));
+    REQ(ohk_query_start_anchored(&q, NULL, &qo, on_results, NULL, NULL));
+    REQ(ohk_query_start_anchored(&q, st, NULL, on_results, NULL, NULL));
+    qn = qo;
+    qn.descriptors = NULL;
+    REQ(ohk_query_start_anchored(&q, st, &qn, on_results, NULL, NULL));
+    REQ(ohk_query_start_anchored(&q, st, &qo, NULL, NULL, NULL));
+    qn = qo;
+    qn.anchor = NULL;
+    OPT(ohk_query_start_anchored(&q, st, &qn, on_results, NULL, NULL));
     ohk_query_free(q);
-    REQ(ohk_query_observer(NULL, st, &desc, 1, on_observe, NULL, NULL));
-    REQ(ohk_query_observer(&q, NULL, &desc, 1, on_observe, NULL, NULL));
-    REQ(ohk_query_observer(&q, st, NULL, 1, on_observe, NULL, NULL));
-    REQ(ohk_query_observer(&q, st, &desc, 1, NULL, NULL, NULL));
-    REQ(ohk_subscription_open(NULL, st, "n", &desc, 1, 0, 0, on_results, NULL, NULL));
-    REQ(ohk_subscription_open(&q, NULL, "n", &desc, 1, 0, 0, on_results, NULL, NULL));
-    REQ(ohk_subscription_open(&q, st, NULL, &desc, 1, 0, 0, on_results, NULL, NULL));
-    REQ(ohk_subscription_open(&q, st, "n", NULL, 1, 0, 0, on_results, NULL, NULL));
-    REQ(ohk_subscription_open(&q, st, "n", &desc, 1, 0, 0, NULL, NULL, NULL));
-    REQ(ohk_subscription_acknowledge(NULL));
+    REQ(ohk_query_start_observer(NULL, st, &qo, on_observe, NULL, NULL));
+    REQ(ohk_query_start_observer(&q, NULL, &qo, on_observe, NULL, NULL));
+    REQ(ohk_query_start_observer(&q, st, NULL, on_observe, NULL, NULL));
+    qn = qo;
+    qn.descriptors = NULL;
+    REQ(ohk_query_start_observer(&q, st, &qn, on_observe, NULL, NULL));
+    REQ(ohk_query_start_observer(&q, st, &qo, NULL, NULL, NULL));
+    REQ(ohk_query_start_subscription(NULL, st, &qo, on_results, NULL, NULL));
+    REQ(ohk_query_start_subscription(&q, NULL, &qo, on_results, NULL, NULL));
+    REQ(ohk_query_start_subscription(&q, st, NULL, on_results, NULL, NULL));
+    qn = qo;
+    qn.subscription_name = NULL;
+    REQ(ohk_query_start_subscription(&q, st, &qn, on_results, NULL, NULL));
+    qn = qo;
+    qn.descriptors = NULL;
+    REQ(ohk_query_start_subscription(&q, st, &qn, on_results, NULL, NULL));
+    REQ(ohk_query_start_subscription(&q, st, &qo, NULL, NULL, NULL));
+    REQ(ohk_query_acknowledge(NULL));
     REQ(ohk_store_remove_subscription(NULL, "n"));
     REQ(ohk_store_remove_subscription(st, NULL));
     REQ(ohk_query_stop(NULL));

@@ -48,7 +48,7 @@ static void rule19_closing_one_of_two_handles_keeps_the_process_lock(void **stat
     char dir[] = "/tmp/ohk-ctest-XXXXXX";
     assert_non_null(mkdtemp(dir));
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     o.durable = false;
     ohk_store *first = NULL, *second = NULL;
     OK(ohk_store_open(&first, dir, &o));
@@ -76,7 +76,7 @@ static void rule20_a_save_larger_than_the_free_space_fails_and_writes_nothing(vo
     snprintf(dir, sizeof dir, "%s/store", disk);
     snprintf(filler, sizeof filler, "%s/filler", disk);
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     ohk_store *store = NULL;
     OK(ohk_store_open(&store, dir, &o));
     free(save_steps(store, 0, 1));

@@ -17,6 +17,20 @@ static ohk_sample_input walk(double value, double from_h, double to_h, const cha
     return in;
 }
 
+/* A collection of `type` with `flags` over `from` to `to`, in intervals
+ * of one day from `anchor`, in UTC: OHK_STATISTICS_OPTIONS_INIT but these. */
+static ohk_statistics_options collection(const char *type, ohk_statistics_flags flags, double anchor, double from,
+                                         double to)
+{
+    ohk_statistics_options s = OHK_STATISTICS_OPTIONS_INIT;
+    s.type = type;
+    s.flags = flags;
+    s.anchor = anchor;
+    s.from = from;
+    s.to = to;
+    return s;
+}
+
 static void rule26_sources_merge_by_priority_from_c(void **state)
 {
     fixture *f = *state;
@@ -72,8 +86,8 @@ static void rule28_a_daily_collection_from_c(void **state)
     ohk_save_outcome out[2];
     OK(ohk_store_save(out, f->store, in, 2));
     ohk_statistics_result *r = NULL;
-    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1, OHK_INTERVAL_DAY,
-                                       T0 - 86400, T0 + 3 * 86400, 0, NULL));
+    ohk_statistics_options s = collection(STEPS, OHK_STATISTICS_SUM, T0, T0 - 86400, T0 + 3 * 86400);
+    OK(ohk_store_statistics_collection(&r, f->store, &s));
     assert_int_equal(r->interval_count, 4);
     assert_true(r->intervals[0].start == T0 - 86400 && r->intervals[1].start == T0);
     assert_true(r->intervals[0].values.sum == 60 && r->intervals[1].values.sum == 60);
@@ -83,35 +97,45 @@ static void rule28_a_daily_collection_from_c(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics(&r, f->store, STEPS, NULL, OHK_STATISTICS_AVERAGE));
     EXPECT(OHK_ERR_NOT_FOUND, ohk_store_statistics(&r, f->store, "HKQuantityTypeIdentifierBodyMass", NULL,
                                                    OHK_STATISTICS_AVERAGE));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 0,
-                                                                     OHK_INTERVAL_DAY, T0, T0, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1,
-                                                                     99, T0, T0, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_DATE_RANGE, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0,
-                                                                       1, OHK_INTERVAL_DAY, T0 + 10, T0, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1,
-                                                                     OHK_INTERVAL_DAY, T0, T0, 0, "Mars/Olympus_Mons"));
+    s = collection(STEPS, OHK_STATISTICS_SUM, T0, T0, T0);
+    s.interval_count = 0;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, &s));
+    s.interval_count = 1;
+    s.interval_unit = 99;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, &s));
+    s = collection(STEPS, OHK_STATISTICS_SUM, T0, T0 + 10, T0);
+    EXPECT(OHK_ERR_INVALID_DATE_RANGE, ohk_store_statistics_collection(&r, f->store, &s));
+    s = collection(STEPS, OHK_STATISTICS_SUM, T0, T0, T0);
+    s.time_zone = "Mars/Olympus_Mons";
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, &s));
+    /* No options, or options of a version the library does not know. */
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, NULL));
+    s = collection(STEPS, OHK_STATISTICS_SUM, T0, T0, T0);
+    s.version = 0;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, &s));
     /* In Europe/Paris (UTC+1 in January) the day starts at 23:00 UTC: the 120 all fall on January 1. */
-    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0 - 3600, 1, OHK_INTERVAL_DAY,
-                                       T0 - 3600, T0, 0, "Europe/Paris"));
+    s = collection(STEPS, OHK_STATISTICS_SUM, T0 - 3600, T0 - 3600, T0);
+    s.time_zone = "Europe/Paris";
+    OK(ohk_store_statistics_collection(&r, f->store, &s));
     assert_int_equal(r->interval_count, 1);
     assert_true(r->intervals[0].start == T0 - 3600 && r->intervals[0].values.sum == 120);
     ohk_statistics_result_free(r);
     /* A fixed UTC+1: one zone, the day's start the instant 23:00 UTC. */
-    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0 - 3600, 1, OHK_INTERVAL_DAY,
-                                       T0 - 3600, T0, 3600, NULL));
+    s.time_zone = NULL;
+    s.utc_offset = 3600;
+    OK(ohk_store_statistics_collection(&r, f->store, &s));
     assert_int_equal(r->interval_count, 1);
     assert_true(r->intervals[0].start == T0 - 3600 && r->intervals[0].end == T0 + 82800);
     ohk_statistics_result_free(r);
     /* Each sample in its own offset (these have none: the query's): the start is the wall clock, midnight. */
-    OK(ohk_store_statistics_collection(&r, f->store, STEPS, NULL, OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME,
-                                       T0 - 3600, 1, OHK_INTERVAL_DAY, T0 - 3600, T0, 3600, NULL));
+    s.flags = OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME;
+    OK(ohk_store_statistics_collection(&r, f->store, &s));
     assert_int_equal(r->interval_count, 1);
     assert_true(r->intervals[0].start == T0 && r->intervals[0].values.sum == 120);
     ohk_statistics_result_free(r);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, STEPS, NULL,
-                                                                     OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME,
-                                                                     T0, 1, OHK_INTERVAL_DAY, T0, T0, 0, "Europe/Paris"));
+    s = collection(STEPS, OHK_STATISTICS_SUM | OHK_STATISTICS_SAMPLE_LOCAL_TIME, T0, T0, T0);
+    s.time_zone = "Europe/Paris";
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_statistics_collection(&r, f->store, &s));
 }
 
 /* Rule 59: a night's time in bed from two sources counts once; the stages
@@ -126,8 +150,8 @@ static void rule59_sleep_durations_from_c(void **state)
     for (int i = 0; i < 3; i++) in[i].type = sleep;
     OK(ohk_store_save(NULL, f->store, in, 3));
     ohk_category_durations_result *r = NULL;
-    OK(ohk_store_category_durations(&r, f->store, sleep, NULL, 0, T0 - 12 * 3600, 1, OHK_INTERVAL_DAY,
-                                    T0 - 12 * 3600, T0 + 12 * 3600, 0, NULL));
+    ohk_statistics_options s = collection(sleep, 0, T0 - 12 * 3600, T0 - 12 * 3600, T0 + 12 * 3600);
+    OK(ohk_store_category_durations(&r, f->store, &s));
     assert_int_equal(r->interval_count, 1);
     assert_true(r->intervals[0].start == T0 - 12 * 3600 && r->intervals[0].total == 9.5 * 3600);
     assert_int_equal(r->intervals[0].value_count, 2);
@@ -135,12 +159,13 @@ static void rule59_sleep_durations_from_c(void **state)
     assert_true(r->values[1].value == 4 && r->values[1].seconds == 3600);         /* deep */
     ohk_category_durations_free(r);
     ohk_category_durations_free(NULL);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, STEPS, NULL, 0, T0, 1, OHK_INTERVAL_DAY,
-                                                                  T0, T0, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, sleep, NULL, OHK_STATISTICS_SUM, T0, 1,
-                                                                  OHK_INTERVAL_DAY, T0, T0, 0, NULL));
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(NULL, f->store, sleep, NULL, 0, T0, 1,
-                                                                  OHK_INTERVAL_DAY, T0, T0, 0, NULL));
+    s = collection(STEPS, 0, T0, T0, T0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, &s));
+    s = collection(sleep, OHK_STATISTICS_SUM, T0, T0, T0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, &s));
+    s = collection(sleep, 0, T0, T0, T0);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(NULL, f->store, &s));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_category_durations(&r, f->store, NULL));
 }
 
 typedef struct live_stats {
@@ -184,8 +209,11 @@ static void rule34_a_live_collection_from_c(void **state)
     waiter_init(&s.calls);
     waiter_init(&s.destroyed);
     ohk_query *q = NULL;
-    OK(ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0, 1, OHK_INTERVAL_HOUR, T0,
-                                       T0 + 3 * 3600, 0, NULL, on_statistics, &s, on_statistics_destroy));
+    ohk_statistics_options hours = collection(STEPS, OHK_STATISTICS_SUM, T0, T0, T0 + 3 * 3600);
+    hours.interval_unit = OHK_INTERVAL_HOUR;
+    ohk_query_options o = OHK_QUERY_OPTIONS_INIT;
+    o.statistics = &hours;
+    OK(ohk_query_start_statistics_collection(&q, f->store, &o, on_statistics, &s, on_statistics_destroy));
     assert_int_equal(waiter_wait(&s.calls, 1), 1);
     assert_int_equal(s.last_status, OHK_OK);
     assert_int_equal(s.interval_count, 3);
@@ -200,13 +228,21 @@ static void rule34_a_live_collection_from_c(void **state)
     assert_int_equal(waiter_wait(&s.destroyed, 1), 1);
 
     /* Bad arguments fail the start, and destroy still runs once. */
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_AVERAGE, T0,
-                                                                     1, OHK_INTERVAL_HOUR, T0, T0, 0, NULL, on_statistics,
-                                                                     &s, on_statistics_destroy));
+    hours = collection(STEPS, OHK_STATISTICS_AVERAGE, T0, T0, T0);
+    hours.interval_unit = OHK_INTERVAL_HOUR;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_statistics_collection(&q, f->store, &o, on_statistics, &s,
+                                                                           on_statistics_destroy));
     assert_int_equal(waiter_wait(&s.destroyed, 2), 2);
-    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_statistics_collection(&q, f->store, STEPS, NULL, OHK_STATISTICS_SUM, T0,
-                                                                     1, OHK_INTERVAL_HOUR, T0, T0, 0, NULL, NULL, NULL,
-                                                                     NULL));
+    hours.flags = OHK_STATISTICS_SUM;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_statistics_collection(&q, f->store, &o, NULL, NULL, NULL));
+    /* Query options without statistics options, or none at all. */
+    o.statistics = NULL;
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_statistics_collection(&q, f->store, &o, on_statistics, &s,
+                                                                           on_statistics_destroy));
+    assert_int_equal(waiter_wait(&s.destroyed, 3), 3);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_query_start_statistics_collection(&q, f->store, NULL, on_statistics, &s,
+                                                                           on_statistics_destroy));
+    assert_int_equal(waiter_wait(&s.destroyed, 4), 4);
 }
 
 int run_statistics(void)

@@ -11,7 +11,7 @@ static ohk_store *open_second(char *dir)
     strcpy(dir, "/tmp/ohk-ctest-sync-XXXXXX");
     assert_non_null(mkdtemp(dir));
     ohk_store_options o;
-    OK(ohk_store_options_init(&o));
+    OK(ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION));
     o.durable = false;
     ohk_store *s = NULL;
     OK(ohk_store_open(&s, dir, &o));
@@ -34,7 +34,7 @@ static void rule69_a_sync_from_c_copies_resumes_and_verifies(void **state)
     uint8_t *uuids = save_steps(f->store, 0, 30);
     OK(ohk_store_delete_uuids(f->store, uuids + 16 * 4, 1));
     ohk_sync_options o;
-    OK(ohk_sync_options_init(&o));
+    OK(ohk_sync_options_init(&o, OHK_SYNC_OPTIONS_VERSION));
     o.batch_size = 7;
     ohk_sync_report r;
     OK(ohk_store_sync(&r, dest, f->store, &o));
@@ -112,7 +112,7 @@ static void rule70_conflicts_and_bad_arguments_from_c(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_sync(&r, f->store, f->store, NULL));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_sync(&r, NULL, f->store, NULL));
     ohk_sync_options o;
-    OK(ohk_sync_options_init(&o));
+    OK(ohk_sync_options_init(&o, OHK_SYNC_OPTIONS_VERSION));
     o.version = 99;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_sync(&r, dest, f->store, &o));
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_sync_conflicts(NULL, dest, NULL, 0));

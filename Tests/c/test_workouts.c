@@ -255,7 +255,8 @@ static void rule40_an_audiogram_is_one_array(void **state)
     fixture *f = *state;
     ohk_sample_input in = kind_input("HKDataTypeIdentifierAudiogram", T0, T0);
     ohk_audiogram_point points[] = {{1000, 20, NAN, 1, -1}, {250, 35, 20, -1, 0}};
-    OK(ohk_store_save_audiogram(NULL, f->store, &in, points, 2));
+    ohk_audiogram a = {points, NULL, 2};
+    OK(ohk_store_save_audiogram(NULL, f->store, &in, &a));
     ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierAudiogram", NULL, 0);
     const ohk_audiogram_point *got;
     uint64_t n;
@@ -268,8 +269,11 @@ static void rule40_an_audiogram_is_one_array(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_heartbeats(&(const ohk_heartbeat *){0}, &n, b, 0));
     ohk_batch_free(b);
     ohk_audiogram_point twice[] = {{500, 10, NAN, -1, -1}, {500, NAN, 12, -1, -1}};
-    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, twice, 2));
-    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, points, 0));
+    ohk_audiogram bad = {twice, NULL, 2};
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, &bad));
+    bad = (ohk_audiogram){points, NULL, 0};
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, &bad));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save_audiogram(NULL, f->store, &in, NULL));
 }
 
 /* Clamping ranges run beside the points, sorted with them; NaN is an
@@ -280,7 +284,8 @@ static void rule40_clamping_ranges_run_beside_the_points(void **state)
     ohk_sample_input in = kind_input("HKDataTypeIdentifierAudiogram", T0, T0);
     ohk_audiogram_point points[] = {{1000, 20, 25, 1, 0}, {250, 35, NAN, -1, -1}};
     ohk_audiogram_clamping ranges[] = {{-10, 90, NAN, 80}, {NAN, NAN, NAN, NAN}};
-    OK(ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, ranges, 2));
+    ohk_audiogram a = {points, ranges, 2};
+    OK(ohk_store_save_audiogram(NULL, f->store, &in, &a));
     ohk_batch *b = query_type(f->store, "HKDataTypeIdentifierAudiogram", NULL, 0);
     const ohk_audiogram_clamping *got;
     uint64_t n;
@@ -293,12 +298,15 @@ static void rule40_clamping_ranges_run_beside_the_points(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_batch_audiogram_clamping(&got, &n, b, 1));
     ohk_batch_free(b);
     ohk_audiogram_clamping no_ear[] = {{NAN, NAN, NAN, NAN}, {NAN, NAN, 0, NAN}};  /* 250 Hz's right ear: not tested */
-    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, no_ear, 2));
+    a.clamping = no_ear;
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, &a));
     ohk_audiogram_clamping reversed[] = {{50, 40, NAN, NAN}, {NAN, NAN, NAN, NAN}};
-    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, reversed, 2));
-    /* Without ranges it saves as ohk_store_save_audiogram does. */
+    a.clamping = reversed;
+    EXPECT(OHK_ERR_INVALID_VALUE, ohk_store_save_audiogram(NULL, f->store, &in, &a));
+    /* Without ranges (clamping NULL) it saves all the same. */
     in.start = in.end = T0 + 60;
-    OK(ohk_store_save_clamped_audiogram(NULL, f->store, &in, points, NULL, 2));
+    a.clamping = NULL;
+    OK(ohk_store_save_audiogram(NULL, f->store, &in, &a));
 }
 
 static void rule36_add_to_workout_saves_and_associates(void **state)

@@ -49,8 +49,11 @@ int main(int argc, char **argv)
     ohk_query *query;
     ohk_descriptor types[2] = { { "HKQuantityTypeIdentifierStepCount", NULL },
                                 { "HKQuantityTypeIdentifierHeartRate", NULL } };
+    ohk_query_options options = OHK_QUERY_OPTIONS_INIT;
+    options.descriptors = types;
+    options.descriptor_count = 2;
     if (ohk_store_open(&store, argv[1], NULL) != OHK_OK
-        || ohk_query_observer(&query, store, types, 2, changed, NULL, NULL) != OHK_OK) {
+        || ohk_query_start_observer(&query, store, &options, changed, NULL, NULL) != OHK_OK) {
         fprintf(stderr, "%s\n", ohk_last_error_message());
         return 1;
     }

@@ -68,7 +68,8 @@ import OpenHealthKitCore
 
 /// Starts an activity summary query that stays current (HKActivitySummary-
 /// Query with its update handler; rule 43): `callback` gets every summary
-/// of the days `start_day` through `end_day` (YYYYMMDD, 0: unbounded)
+/// of the days `options->start_day` through `options->end_day` (YYYYMMDD,
+/// 0: unbounded)
 /// when the query starts, then, after each commit by this process or any
 /// other that saved or changed summaries of those days, only those. A
 /// commit that changes none makes no call. Callbacks run on a library
@@ -79,15 +80,18 @@ import OpenHealthKitCore
 /// runs (once, after the last callback; also when this call fails).
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL, a day that is not one,
 /// an end before the start); OHK_ERR_CLOSED. Any thread.
-@c public func ohk_query_activity_summaries(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                            _ store: UnsafeMutablePointer<ohk_store>?,
-                                            _ start_day: Int32, _ end_day: Int32,
-                                            _ callback: ohk_activity_summaries_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                            _ destroy: ohk_destroy_fn?) -> ohk_status {
+@c public func ohk_query_start_activity_summaries(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                                  _ store: UnsafeMutablePointer<ohk_store>?,
+                                                  _ options: UnsafePointer<ohk_query_options>?,
+                                                  _ callback: ohk_activity_summaries_fn?,
+                                                  _ user_data: UnsafeMutableRawPointer?,
+                                                  _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { _, handle, p in
+        let o = try queryOptions(options)
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         let context = handle.context
-        return ActivitySummaryQuery(from: try day(start_day, "start_day"), through: try day(end_day, "end_day"),
+        return ActivitySummaryQuery(from: try day(o.start_day, "options.start_day"),
+                                    through: try day(o.end_day, "options.end_day"),
                                     updates: true) { _, result, isUpdate in
             context.call {
                 switch result {

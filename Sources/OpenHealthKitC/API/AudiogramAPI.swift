@@ -3,37 +3,30 @@ import COpenHealthKit
 import FoundationEssentials
 import OpenHealthKitCore
 
-// Audiograms through C (rule 40): saved from one array of sensitivity
-// points, read back as one array borrowed from the batch.
+// Audiograms through C (rule 40): saved from an array of sensitivity
+// points (and their clamping ranges), read back as arrays borrowed from
+// the batch.
 
-/// Saves an audiogram (HKAudiogramSample, rule 40): `count` sensitivity
-/// points, each a frequency in Hz and each ear's hearing level in dBHL
-/// (NaN: that ear not tested; masked 1, 0, or -1 for not said), sorted by
-/// frequency as they are saved. The input's type, value and unit are not
-/// read. Returns OHK_OK; OHK_ERR_INVALID_VALUE (no point, a frequency that
-/// is not positive or appears twice, a point with neither ear);
+/// Saves an audiogram (HKAudiogramSample, rule 40): its `point_count`
+/// sensitivity points, each a frequency in Hz and each ear's hearing level
+/// in dBHL (NaN: that ear not tested; masked 1, 0, or -1 for not said),
+/// sorted by frequency as they are saved, and, when `clamping` is not
+/// NULL, each point's clamping ranges (NaN: an open bound; all four NaN:
+/// no range). The input's type, value and unit are not read. Returns
+/// OHK_OK; OHK_ERR_INVALID_VALUE (no point, a frequency that is not
+/// positive or appears twice, a point with neither ear, a range of an ear
+/// not tested, or whose bounds are not finite or are out of order);
 /// OHK_ERR_INVALID_ARGUMENT; OHK_ERR_INVALID_DATE_RANGE;
 /// OHK_ERR_INVALID_METADATA; OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED;
 /// OHK_ERR_STORAGE. Any thread; blocks for the write transaction.
 @c public func ohk_store_save_audiogram(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
                                         _ store: UnsafeMutablePointer<ohk_store>?,
                                         _ sample: UnsafePointer<ohk_sample_input>?,
-                                        _ points: UnsafePointer<ohk_audiogram_point>?, _ count: UInt64) -> ohk_status {
-    cCall { try saveAudiogram(out_outcome, store, sample, points, nil, count) }
-}
-
-/// ohk_store_save_audiogram with each point's clamping ranges: `clamping`
-/// holds `count` entries beside `points`, point for point (NaN: an open
-/// bound; all four NaN: no range), and may be NULL for none. Returns what
-/// ohk_store_save_audiogram returns; OHK_ERR_INVALID_VALUE also for a
-/// range of an ear not tested, or whose bounds are not finite or are out
-/// of order. Any thread; blocks for the write transaction.
-@c public func ohk_store_save_clamped_audiogram(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?,
-                                                _ store: UnsafeMutablePointer<ohk_store>?,
-                                                _ sample: UnsafePointer<ohk_sample_input>?,
-                                                _ points: UnsafePointer<ohk_audiogram_point>?,
-                                                _ clamping: UnsafePointer<ohk_audiogram_clamping>?, _ count: UInt64) -> ohk_status {
-    cCall { try saveAudiogram(out_outcome, store, sample, points, clamping, count) }
+                                        _ audiogram: UnsafePointer<ohk_audiogram>?) -> ohk_status {
+    cCall {
+        guard let a = audiogram?.pointee else { throw CError(.invalidArgument, "audiogram is NULL") }
+        try saveAudiogram(out_outcome, store, sample, a.points, a.clamping, a.point_count)
+    }
 }
 
 private func saveAudiogram(_ out_outcome: UnsafeMutablePointer<ohk_save_outcome>?, _ store: UnsafeMutablePointer<ohk_store>?,

@@ -7,27 +7,22 @@ import OpenHealthKitCore
 /// The time a category type's values cover per interval (rule 59), as
 /// sleep apps compute it from SleepAnalysis: sources merged by priority
 /// (for sleep, time in bed and the stages apart), each value's time the
-/// union of its pieces. Intervals as ohk_store_statistics_collection's:
-/// `interval_count` OHK_INTERVAL_ units from `anchor`, over `from` to
-/// `to`, in `time_zone` or the fixed `utc_offset`, or each sample in its
-/// own offset with OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (the
-/// only option). *out_result receives them, values in ascending order;
+/// union of its pieces. Intervals as ohk_store_statistics_collection's,
+/// from the same `options`: `interval_count` OHK_INTERVAL_ units from
+/// `anchor`, over `from` to `to`, in `time_zone` or the fixed
+/// `utc_offset`, or each sample in its own offset with
+/// OHK_STATISTICS_SAMPLE_LOCAL_TIME in `flags` (the only flag). *out_result receives them, values in ascending order;
 /// free it with ohk_category_durations_free. Returns
 /// OHK_ERR_INVALID_ARGUMENT (not a category type, an unknown option, a
 /// zero count, an unknown unit or time zone), OHK_ERR_INVALID_DATE_RANGE,
 /// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
 @c public func ohk_store_category_durations(_ out_result: UnsafeMutablePointer<UnsafeMutablePointer<ohk_category_durations_result>?>?,
                                             _ store: UnsafeMutablePointer<ohk_store>?,
-                                            _ type: UnsafePointer<CChar>?,
-                                            _ predicate: UnsafePointer<ohk_predicate>?,
-                                            _ options: ohk_statistics_flags, _ anchor: Double, _ interval_count: UInt32,
-                                            _ interval_unit: ohk_interval_unit, _ from: Double, _ to: Double,
-                                            _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> ohk_status {
+                                            _ options: UnsafePointer<ohk_statistics_options>?) -> ohk_status {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
-        let c = try CollectionArguments(s, type, predicate, options, anchor, interval_count, interval_unit, from, to,
-                                        utc_offset, time_zone)
+        let c = try CollectionArguments(s, options)
         guard c.options.isSubset(of: .sampleLocalTime) else {
             throw CError(.invalidArgument, "category durations take no option but OHK_STATISTICS_SAMPLE_LOCAL_TIME")
         }

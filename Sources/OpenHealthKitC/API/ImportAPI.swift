@@ -19,11 +19,11 @@ import OpenHealthKitImport
 /// (libexpat, libarchive or libcrypto is not installed: they are opened
 /// when an import starts), and the store's errors, with *out_report NULL.
 /// Any thread; it blocks until the import ends.
-@c public func ohk_import_export(_ out_report: UnsafeMutablePointer<UnsafeMutablePointer<ohk_import_report>?>?,
-                                 _ store: UnsafeMutablePointer<ohk_store>?,
-                                 _ path: UnsafePointer<CChar>?,
-                                 _ progress: ohk_import_progress_fn?,
-                                 _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
+@c public func ohk_store_import(_ out_report: UnsafeMutablePointer<UnsafeMutablePointer<ohk_import_report>?>?,
+                                _ store: UnsafeMutablePointer<ohk_store>?,
+                                _ path: UnsafePointer<CChar>?,
+                                _ progress: ohk_import_progress_fn?,
+                                _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
     cCall {
         let out = try out(out_report, "out_report")
         out.pointee = nil
@@ -44,7 +44,7 @@ import OpenHealthKitImport
     }
 }
 
-/// Frees a report of ohk_import_export, its strings and arrays. NULL is
+/// Frees a report of ohk_store_import, its strings and arrays. NULL is
 /// ignored. Any thread.
 @c public func ohk_import_report_free(_ report: UnsafeMutablePointer<ohk_import_report>?) {
     guard let r = report?.pointee else { return }

@@ -87,53 +87,65 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
     return Int(n)
 }
 
+/// Fills `options` with the defaults of its `version` (pass
+/// OHK_QUERY_OPTIONS_VERSION): no descriptors, no anchor, no batch bound,
+/// OHK_FREQUENCY_IMMEDIATE, every day, no statistics. Writes only the
+/// fields that version has. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT
+/// when options is NULL or the version is unknown. Any thread; never
+/// blocks.
+@c public func ohk_query_options_init(_ options: UnsafeMutablePointer<ohk_query_options>?, _ version: UInt32) -> ohk_status {
+    cCall { try queryOptionsVersions.initialize(options, version) }
+}
+
 /// Starts a long-running anchored query (HKAnchoredObjectQuery with an
-/// update handler): `callback` gets the snapshot after `anchor` (NULL: all
-/// live samples; ohk_batch_is_initial tells it apart), then every later change set that matches the
-/// descriptors, from this process or any other, in commit order, nothing
-/// skipped or repeated; each batch carries its new anchor. One transaction
-/// is never split, except into batches of at most `max_batch_size` objects
-/// (0: no bound). Callbacks run on a library thread, one at a time; they
+/// update handler): `callback` gets the snapshot after `options->anchor`
+/// (NULL: all live samples; ohk_batch_is_initial tells it apart), then
+/// every later change set that matches `options->descriptors`, from this
+/// process or any other, in commit order, nothing skipped or repeated;
+/// each batch carries its new anchor. One transaction is never split,
+/// except into batches of at most `options->max_batch_size` objects (0: no
+/// bound). Callbacks run on a library thread, one at a time; they
 /// may call the library, including ohk_query_stop / ohk_query_free on
 /// their own query. On a failure the callback gets status < 0 once and the
 /// query stops. *out_query receives the query: free it with
 /// ohk_query_free, after which destroy(user_data) runs (once, after the
 /// last callback; also when this call fails). Returns OHK_OK and the
 /// errors of ohk_store_fetch. Any thread; never waits for the snapshot.
-@c public func ohk_query_anchored(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                  _ store: UnsafeMutablePointer<ohk_store>?,
-                                  _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                  _ anchor: UnsafePointer<ohk_anchor>?, _ max_batch_size: UInt64,
-                                  _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                  _ destroy: ohk_destroy_fn?) -> ohk_status {
+@c public func ohk_query_start_anchored(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                        _ store: UnsafeMutablePointer<ohk_store>?,
+                                        _ options: UnsafePointer<ohk_query_options>?,
+                                        _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                        _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
+        let o = try queryOptions(options)
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
         let context = handle.context, names = handle.names
-        return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(anchor),
-                                   maxBatchSize: try checkedBatchSize(max_batch_size),
+        return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(o.anchor),
+                                   maxBatchSize: try checkedBatchSize(o.max_batch_size),
                                    resultsHandler: { _, r in deliver(callback, p, context, names, r, initial: true) },
                                    updateHandler: { _, r in deliver(callback, p, context, names, r) })
     }
 }
 
 /// Starts an observer query (HKObserverQuery): after each commit, by any
-/// process, that saved or deleted something the descriptors match,
+/// process, that saved or deleted something `options->descriptors` match,
 /// `callback` gets the identifiers of the matching types that changed
 /// (borrowed for the call). It does not fire at start, and never without
 /// a matching change. Returning from the callback is HealthKit's
 /// completion handler. Threads, stopping, freeing and destroy as for
-/// ohk_query_anchored. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+/// ohk_query_start_anchored. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
 /// OHK_ERR_UNKNOWN_TYPE, OHK_ERR_INVALID_PREDICATE, OHK_ERR_CLOSED,
 /// OHK_ERR_STORAGE. Any thread.
-@c public func ohk_query_observer(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                  _ store: UnsafeMutablePointer<ohk_store>?,
-                                  _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                  _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                  _ destroy: ohk_destroy_fn?) -> ohk_status {
+@c public func ohk_query_start_observer(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                        _ store: UnsafeMutablePointer<ohk_store>?,
+                                        _ options: UnsafePointer<ohk_query_options>?,
+                                        _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                        _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
+        let o = try queryOptions(options)
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
         let context = handle.context
         return ObserverQuery(descriptors: ds) { _, r, completion in
             context.call {
@@ -150,33 +162,33 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
     }
 }
 
-/// Opens the durable subscription `name` (created at the store's current
-/// position if new): `callback` gets every matching change after the
-/// subscription's acknowledged position, from any process. Acknowledge a
-/// delivery with ohk_subscription_acknowledge (from any thread, during or
-/// after the callback); until then the same changes come again, after a
-/// restart or after a backoff (1 s doubling to 300 s), so a consumer that
-/// crashes loses nothing. `frequency` (OHK_FREQUENCY_...) bounds how often
-/// it fires. Batches hold at most `max_batch_size` objects (0: no bound).
-/// Threads, stopping, freeing and destroy as for ohk_query_anchored.
-/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes,
-/// unknown frequency), the errors of ohk_store_fetch. Any thread.
-@c public func ohk_subscription_open(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                                     _ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
-                                     _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                     _ frequency: ohk_frequency, _ max_batch_size: UInt64,
-                                     _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
-                                     _ destroy: ohk_destroy_fn?) -> ohk_status {
+/// Opens the durable subscription `options->subscription_name` (created at
+/// the store's current position if new; ohk_store_register_subscription
+/// starts one elsewhere, and `options->anchor` is not read): `callback` gets every
+/// matching change after the subscription's acknowledged position, from
+/// any process. Acknowledge a delivery with ohk_query_acknowledge (from
+/// any thread, during or after the callback); until then the same changes
+/// come again, after a restart or after a backoff (1 s doubling to 300 s),
+/// so a consumer that crashes loses nothing. `options->frequency`
+/// (OHK_FREQUENCY_...) bounds how often it fires. Batches hold at most
+/// `options->max_batch_size` objects (0: no bound). Threads, stopping,
+/// freeing and destroy as for ohk_query_start_anchored. Returns OHK_OK,
+/// OHK_ERR_INVALID_ARGUMENT (name empty or over 255 bytes, unknown
+/// frequency), the errors of ohk_store_fetch. Any thread.
+@c public func ohk_query_start_subscription(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                                            _ store: UnsafeMutablePointer<ohk_store>?,
+                                            _ options: UnsafePointer<ohk_query_options>?,
+                                            _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
+                                            _ destroy: ohk_destroy_fn?) -> ohk_status {
     start(out_query, store, user_data, destroy) { s, handle, p in
+        let o = try queryOptions(options)
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
-        let n = try string(name, "name")
-        guard frequency >= 0, frequency <= 255, let f = DeliveryFrequency(rawValue: UInt8(frequency)) else {
-            throw CError(.invalidArgument, "frequency \(frequency) is not an OHK_FREQUENCY_ value")
-        }
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
+        let n = try string(o.subscription_name, "options.subscription_name")
+        let f = try deliveryFrequency(o.frequency)
+        let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
         let context = handle.context, names = handle.names
         return DurableSubscription(name: n, descriptors: ds, frequency: f,
-                                   maxBatchSize: try checkedBatchSize(max_batch_size)) { [weak handle] _, r, ack in
+                                   maxBatchSize: try checkedBatchSize(o.max_batch_size)) { [weak handle] _, r, ack in
             handle?.setAcknowledge(ack)
             deliver(callback, p, context, names, r)
         }
@@ -188,7 +200,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
 /// OHK_OK; OHK_ERR_INVALID_ARGUMENT (not a subscription, nothing waiting,
 /// or already acknowledged); OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread,
 /// including the callback; blocks for a write transaction.
-@c public func ohk_subscription_acknowledge(_ query: UnsafeMutablePointer<ohk_query>?) -> ohk_status {
+@c public func ohk_query_acknowledge(_ query: UnsafeMutablePointer<ohk_query>?) -> ohk_status {
     cCall {
         let h = try QueryHandle.get(query)
         guard h.query is DurableSubscription else {

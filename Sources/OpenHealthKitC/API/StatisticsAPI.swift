@@ -30,36 +30,43 @@ import OpenHealthKitCore
     }
 }
 
-/// HKStatisticsCollectionQuery's results from `from` to `to` (Unix
-/// seconds): one interval for each that overlaps them, `interval_count`
-/// OHK_INTERVAL_ units long, one of them starting at `anchor`, counted in
-/// one zone (rule 28): `time_zone`'s calendar (a tz database name,
-/// "Europe/Paris": a day is 23 or 25 hours when its clocks change), else
-/// the fixed `utc_offset` (seconds east of UTC; NULL `time_zone`). Each
-/// interval's start and end are the instants it covers. With
-/// OHK_STATISTICS_SAMPLE_LOCAL_TIME in `options` (and no `time_zone`),
+/// HKStatisticsCollectionQuery's results, of `options->type` (and
+/// `predicate`), with the figures `flags` asks for, from `from` to `to`
+/// (Unix seconds): one interval for each that overlaps them,
+/// `interval_count` OHK_INTERVAL_ units long, one of them starting at
+/// `anchor`, counted in one zone (rule 28): `time_zone`'s calendar (a tz
+/// database name, "Europe/Paris": a day is 23 or 25 hours when its clocks
+/// change), else the fixed `utc_offset` (seconds east of UTC; NULL
+/// `time_zone`). Each interval's start and end are the instants it
+/// covers. With OHK_STATISTICS_SAMPLE_LOCAL_TIME in `flags` (and no `time_zone`),
 /// each sample counts in its own UTC offset instead, one without in
 /// `utc_offset`, and start and end are wall-clock times written as UTC.
 /// Intervals without data have NaN figures. Returns
-/// OHK_ERR_INVALID_ARGUMENT (options, a zero count, an unknown unit or
+/// OHK_ERR_INVALID_ARGUMENT (NULL options or of an unknown version, flags, a zero count, an unknown unit or
 /// time zone, a time zone with OHK_STATISTICS_SAMPLE_LOCAL_TIME, more than
 /// 1,000,000 intervals),
 /// OHK_ERR_INVALID_DATE_RANGE (from after to), and the errors of
 /// ohk_store_statistics. Any thread.
 @c public func ohk_store_statistics_collection(_ out_result: UnsafeMutablePointer<UnsafeMutablePointer<ohk_statistics_result>?>?,
                                                _ store: UnsafeMutablePointer<ohk_store>?,
-                                               _ type: UnsafePointer<CChar>?,
-                                               _ predicate: UnsafePointer<ohk_predicate>?,
-                                               _ options: ohk_statistics_flags, _ anchor: Double, _ interval_count: UInt32,
-                                               _ interval_unit: ohk_interval_unit, _ from: Double, _ to: Double,
-                                               _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) -> ohk_status {
+                                               _ options: UnsafePointer<ohk_statistics_options>?) -> ohk_status {
     cCall {
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
-        let c = try CollectionArguments(s, type, predicate, options, anchor, interval_count, interval_unit, from, to,
-                                        utc_offset, time_zone)
+        let c = try CollectionArguments(s, options)
         out.pointee = StatisticsResultC.make(try c.collection(in: s))
     }
+}
+
+/// Fills `options` with the defaults of its `version` (pass
+/// OHK_STATISTICS_OPTIONS_VERSION): no type yet, every sample, the type's
+/// own figure, intervals of one day from the Unix epoch, UTC. Writes only
+/// the fields that version has. Returns OHK_OK, or
+/// OHK_ERR_INVALID_ARGUMENT when options is NULL or the version is
+/// unknown. Any thread; never blocks.
+@c public func ohk_statistics_options_init(_ options: UnsafeMutablePointer<ohk_statistics_options>?,
+                                           _ version: UInt32) -> ohk_status {
+    cCall { try statisticsOptionsVersions.initialize(options, version) }
 }
 
 /// The C arguments of a statistics collection, read once, for the call
@@ -73,23 +80,25 @@ struct CollectionArguments {
     let utcOffset: Int
     let timeZone: ZoneRules?
 
-    init(_ s: Store, _ type: UnsafePointer<CChar>?, _ predicate: UnsafePointer<ohk_predicate>?, _ options: UInt32,
-         _ anchor: Double, _ interval_count: UInt32, _ interval_unit: Int32, _ from: Double, _ to: Double,
-         _ utc_offset: Int32, _ time_zone: UnsafePointer<CChar>?) throws {
-        self.type = try sampleType(type, s, "type")
-        self.predicate = try predicate.map { try PredicateHandle.get($0) }
-        self.options = StatisticsOptions(rawValue: Int(options))
-        self.anchor = try UnixTime.date(anchor, "anchor")
-        let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
-        guard interval_unit >= 0, Int(interval_unit) < units.count else {
-            throw CError(.invalidArgument, "unknown interval unit \(interval_unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+    init(_ s: Store, _ options: UnsafePointer<ohk_statistics_options>?) throws {
+        guard let o = try statisticsOptionsVersions.read(options) else {
+            throw CError(.invalidArgument, "statistics options are NULL")
         }
-        guard interval_count > 0 else { throw CError(.invalidArgument, "interval_count must be positive") }
-        interval = StatisticsInterval(Int(interval_count), units[Int(interval_unit)])
-        self.from = try UnixTime.date(from, "from")
-        self.to = try UnixTime.date(to, "to")
-        utcOffset = Int(utc_offset)
-        timeZone = try time_zone.map { try ZoneRules(try string($0, "time_zone")) }
+        self.type = try sampleType(o.type, s, "options.type")
+        self.predicate = try o.predicate.map { try PredicateHandle.get($0) }
+        self.options = StatisticsOptions(rawValue: Int(o.flags))
+        self.anchor = try UnixTime.date(o.anchor, "options.anchor")
+        let units: [StatisticsInterval.Unit] = [.second, .minute, .hour, .day, .week, .month, .year]
+        guard o.interval_unit >= 0, Int(o.interval_unit) < units.count else {
+            throw CError(.invalidArgument,
+                         "unknown interval unit \(o.interval_unit) (OHK_INTERVAL_SECOND ... OHK_INTERVAL_YEAR)")
+        }
+        guard o.interval_count > 0 else { throw CError(.invalidArgument, "options.interval_count must be positive") }
+        interval = StatisticsInterval(Int(o.interval_count), units[Int(o.interval_unit)])
+        self.from = try UnixTime.date(o.from, "options.from")
+        self.to = try UnixTime.date(o.to, "options.to")
+        utcOffset = Int(o.utc_offset)
+        timeZone = try o.time_zone.map { try ZoneRules(try string($0, "options.time_zone")) }
     }
 
     func collection(in s: Store) throws -> [Statistics] {

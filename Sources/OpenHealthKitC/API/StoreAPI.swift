@@ -22,17 +22,15 @@ extension StoreHandle {
     }
 }
 
-/// Fills `options` with the defaults: a 256 MiB initial map (it grows by
-/// itself), deleted objects kept 90 days, durable commits.
-/// Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL.
-/// Any thread; never blocks.
-@c public func ohk_store_options_init(_ options: UnsafeMutablePointer<ohk_store_options>?) -> ohk_status {
-    cCall {
-        let d = StoreOptions()
-        try out(options, "options").pointee = ohk_store_options(
-            version: UInt32(OHK_STORE_OPTIONS_VERSION), map_size: UInt64(d.mapSize),
-            tombstone_retention: d.tombstoneRetention ?? -1, durable: d.durable, read_only: d.readOnly)
-    }
+/// Fills `options` with the defaults of its `version` (pass
+/// OHK_STORE_OPTIONS_VERSION): a 256 MiB initial map (it grows by itself),
+/// deleted objects kept 90 days, durable commits, writable. Writes only
+/// the fields that version has, so a program built against an older
+/// header may pass its own smaller struct. Returns OHK_OK, or
+/// OHK_ERR_INVALID_ARGUMENT when options is NULL or the version is not
+/// 1 to OHK_STORE_OPTIONS_VERSION. Any thread; never blocks.
+@c public func ohk_store_options_init(_ options: UnsafeMutablePointer<ohk_store_options>?, _ version: UInt32) -> ohk_status {
+    cCall { try storeOptionsVersions.initialize(options, version) }
 }
 
 /// Opens the store in directory `path`, creating the directory and the
@@ -61,12 +59,7 @@ extension StoreHandle {
         let result = try out(out_store, "out_store")
         let dir = try string(path, "path")
         var o = StoreOptions()
-        if let c = options?.pointee {
-            // Version 1 ended before read_only: its byte is padding there.
-            guard c.version >= 1 && c.version <= UInt32(OHK_STORE_OPTIONS_VERSION) else {
-                throw CError(.invalidArgument, "options.version is \(c.version), not 1 to \(OHK_STORE_OPTIONS_VERSION): "
-                             + "fill the options with ohk_store_options_init or OHK_STORE_OPTIONS_INIT")
-            }
+        if let c = try storeOptionsVersions.read(options) {
             guard c.map_size >= 1 << 20, c.map_size <= UInt64(Int.max) else {
                 throw CError(.invalidArgument, "map_size \(c.map_size) must be at least 1 MiB")
             }
@@ -74,7 +67,7 @@ extension StoreHandle {
             o.mapSize = Int(c.map_size)
             o.tombstoneRetention = c.tombstone_retention < 0 ? nil : c.tombstone_retention
             o.durable = c.durable
-            o.readOnly = c.version >= 2 && c.read_only
+            o.readOnly = c.read_only
         }
         let store = try Store(directory: dir, options: o)
         result.pointee = Registry.add(StoreHandle(store))

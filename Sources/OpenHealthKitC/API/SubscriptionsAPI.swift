@@ -4,28 +4,28 @@ import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
 
-/// Registers the durable subscription `name` without running it (what
-/// HealthKit's enableBackgroundDelivery records), or updates the frequency
-/// of the one of that name, whose descriptors must be the same. A new one
-/// starts where `from` says (rule 62): NULL at the store's current position;
-/// "no anchor" (all zero bytes) at the beginning, so that every retained
-/// change is delivered first, a backfill; another anchor after it (an
-/// anchor of another store, from the future, or from before pruned
+/// Registers the durable subscription `options->subscription_name`, of
+/// `options->descriptors`, without running it (what HealthKit's
+/// enableBackgroundDelivery records), or updates the frequency of the one
+/// of that name, whose descriptors must be the same. A new one starts
+/// where `options->anchor` says (rule 62): NULL at the store's current
+/// position; "no anchor" (all zero bytes) at the beginning, so that every
+/// retained change is delivered first, a backfill; another anchor after
+/// it (an anchor of another store, from the future, or from before pruned
 /// deletions is refused as a query refuses it). An existing subscription
-/// keeps its position. Open it to receive with ohk_subscription_open.
-/// Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT, OHK_ERR_UNKNOWN_TYPE, the
-/// OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED, OHK_ERR_STORAGE. Any thread.
-@c public func ohk_store_register_subscription(_ store: UnsafeMutablePointer<ohk_store>?, _ name: UnsafePointer<CChar>?,
-                                              _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
-                                              _ frequency: ohk_frequency, _ from: UnsafePointer<ohk_anchor>?) -> ohk_status {
+/// keeps its position. Open it to receive with
+/// ohk_query_start_subscription. Returns OHK_OK, OHK_ERR_INVALID_ARGUMENT,
+/// OHK_ERR_UNKNOWN_TYPE, the OHK_ERR_ANCHOR_ errors, OHK_ERR_CLOSED,
+/// OHK_ERR_STORAGE. Any thread.
+@c public func ohk_store_register_subscription(_ store: UnsafeMutablePointer<ohk_store>?,
+                                              _ options: UnsafePointer<ohk_query_options>?) -> ohk_status {
     cCall {
         let s = try StoreHandle.get(store)
-        let n = try string(name, "name")
-        guard frequency >= 0, frequency <= 255, let f = DeliveryFrequency(rawValue: UInt8(frequency)) else {
-            throw CError(.invalidArgument, "frequency \(frequency) is not an OHK_FREQUENCY_ value")
-        }
-        let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, s)
-        let start: SubscriptionStart = from == nil ? .head : try AnchorValue.read(from).map { .anchor($0) } ?? .beginning
+        let o = try queryOptions(options)
+        let n = try string(o.subscription_name, "options.subscription_name")
+        let f = try deliveryFrequency(o.frequency)
+        let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
+        let start: SubscriptionStart = o.anchor == nil ? .head : try AnchorValue.read(o.anchor).map { .anchor($0) } ?? .beginning
         try s.registerSubscription(named: n, descriptors: ds, frequency: f, from: start)
     }
 }

@@ -4,17 +4,13 @@ import Glibc
 import OpenHealthKitCore
 import OpenHealthKitRemote
 
-/// Fills `options` with the defaults of ohk_store_sync: the name
-/// "default", every type, from the checkpoint, 20,000 changes per
-/// transaction. Returns OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options
-/// is NULL. Any thread; never blocks.
-@c public func ohk_sync_options_init(_ options: UnsafeMutablePointer<ohk_sync_options>?) -> ohk_status {
-    cCall {
-        let d = SyncOptions()
-        try out(options, "options").pointee = ohk_sync_options(
-            version: UInt32(OHK_SYNC_OPTIONS_VERSION), name: nil, types: nil, type_count: 0,
-            from_scratch: d.fromScratch, batch_size: UInt64(d.batchSize))
-    }
+/// Fills `options` with the defaults of ohk_store_sync for its `version`
+/// (pass OHK_SYNC_OPTIONS_VERSION): the name "default", every type, from
+/// the checkpoint, 20,000 changes per transaction (batch_size 0). Returns
+/// OHK_OK, or OHK_ERR_INVALID_ARGUMENT when options is NULL or the version
+/// is unknown. Any thread; never blocks.
+@c public func ohk_sync_options_init(_ options: UnsafeMutablePointer<ohk_sync_options>?, _ version: UInt32) -> ohk_status {
+    cCall { try syncOptionsVersions.initialize(options, version) }
 }
 
 /// Copies every change of `source` since `dest`'s checkpoint for it into
@@ -47,11 +43,7 @@ import OpenHealthKitRemote
 /// The options a C caller passed (NULL: the defaults).
 private func syncOptions(_ options: UnsafePointer<ohk_sync_options>?) throws -> SyncOptions {
     var o = SyncOptions()
-    guard let c = options?.pointee else { return o }
-    guard c.version == UInt32(OHK_SYNC_OPTIONS_VERSION) else {
-        throw CError(.invalidArgument, "options.version is \(c.version), not \(OHK_SYNC_OPTIONS_VERSION): "
-                     + "fill the options with ohk_sync_options_init")
-    }
+    guard let c = try syncOptionsVersions.read(options) else { return o }
     if let name = try optionalString(c.name, "options.name") { o.name = name }
     if c.type_count > 0 || c.types != nil {
         o.types = try buffer(c.types, c.type_count, "options.types").enumerated().map { i, p in

@@ -21,7 +21,12 @@ from typing import Any
 from .errors import ArgumentTypeError, InvalidArgumentError, Status, error_for
 
 #: The ABI this binding was written for (OHK_ABI_VERSION of the header).
-ABI_VERSION = 3
+ABI_VERSION = 4
+#: The options structs' current versions (OHK_<NAME>_VERSION of the header).
+STORE_OPTIONS_VERSION = 2
+SYNC_OPTIONS_VERSION = 1
+QUERY_OPTIONS_VERSION = 1
+STATISTICS_OPTIONS_VERSION = 1
 LIBRARY_NAME = "libopenhealthkit.so"
 ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
 
@@ -263,6 +268,11 @@ class ohk_audiogram_clamping(Structure):
                 ("right_ear_lower_db_hl", c_double), ("right_ear_upper_db_hl", c_double)]
 
 
+class ohk_audiogram(Structure):
+    _fields_ = [("points", POINTER(ohk_audiogram_point)), ("clamping", POINTER(ohk_audiogram_clamping)),
+                ("point_count", c_uint64)]
+
+
 # An electrocardiogram: its enums (OHK_ECG_...), NaN for an absent heart
 # rate or frequency, and its voltages (microvolts) as one contiguous array,
 # the k-th at k / sampling_frequency_hz seconds from the sample's start.
@@ -336,6 +346,19 @@ class ohk_sync_options(Structure):
                 ("from_scratch", c_bool), ("batch_size", c_uint64)]
 
 
+class ohk_statistics_options(Structure):
+    _fields_ = [("version", c_uint32), ("type", c_char_p), ("predicate", POINTER(ohk_predicate)), ("flags", c_uint32),
+                ("anchor", c_double), ("interval_count", c_uint32), ("interval_unit", c_int32), ("from_", c_double),
+                ("to", c_double), ("utc_offset", c_int32), ("time_zone", c_char_p)]
+
+
+class ohk_query_options(Structure):
+    _fields_ = [("version", c_uint32), ("descriptors", POINTER(ohk_descriptor)), ("descriptor_count", c_uint64),
+                ("anchor", POINTER(ohk_anchor)), ("max_batch_size", c_uint64), ("subscription_name", c_char_p),
+                ("frequency", c_int32), ("start_day", c_int32), ("end_day", c_int32),
+                ("statistics", POINTER(ohk_statistics_options))]
+
+
 class ohk_live_digest(Structure):
     _fields_ = [("count", c_int64), ("low", c_uint64), ("high", c_uint64)]
 
@@ -381,7 +404,7 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_last_error_message": (c_char_p, []),
     "ohk_status_name": (c_char_p, [c_int32]),
     "ohk_string_free": (None, [OWNED_STRING]),
-    "ohk_store_options_init": (c_int32, [P(ohk_store_options)]),
+    "ohk_store_options_init": (c_int32, [P(ohk_store_options), c_uint32]),
     "ohk_store_open": (c_int32, [P(P(ohk_store)), c_char_p, P(ohk_store_options)]),
     "ohk_store_close": (None, [P(ohk_store)]),
     "ohk_store_current_anchor": (c_int32, [P(ohk_anchor), P(ohk_store)]),
@@ -445,11 +468,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_save_heartbeat_series": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                                   P(ohk_heartbeat), c_uint64]),
     "ohk_batch_heartbeats": (c_int32, [P(P(ohk_heartbeat)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                           P(ohk_audiogram_point), c_uint64]),
+    "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), P(ohk_audiogram)]),
     "ohk_batch_audiogram": (c_int32, [P(P(ohk_audiogram_point)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_store_save_clamped_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                                   P(ohk_audiogram_point), P(ohk_audiogram_clamping), c_uint64]),
     "ohk_batch_audiogram_clamping": (c_int32, [P(P(ohk_audiogram_clamping)), P(c_uint64), P(ohk_batch), c_uint64]),
     "ohk_store_save_electrocardiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
                                                    P(ohk_electrocardiogram)]),
@@ -461,8 +481,8 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_store_activity_summaries": (c_int32, [P(P(ohk_activity_summary)), P(c_uint64), P(c_uint64), P(ohk_store),
                                                c_int32, c_int32, c_uint64]),
     "ohk_activity_summaries_free": (None, [P(ohk_activity_summary)]),
-    "ohk_query_activity_summaries": (c_int32, [P(P(ohk_query)), P(ohk_store), c_int32, c_int32,
-                                               ohk_activity_summaries_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_query_start_activity_summaries": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options),
+                                                     ohk_activity_summaries_fn, c_void_p, ohk_destroy_fn]),
     "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
     "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
     "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),
@@ -471,44 +491,44 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
     "ohk_anchor_to_text": (c_int32, [P(c_char), c_uint64, P(ohk_anchor)]),
     "ohk_anchor_from_value": (c_int32, [P(ohk_anchor), c_int64]),
     "ohk_anchor_compare": (c_int32, [P(c_int32), P(ohk_anchor), P(ohk_anchor)]),
-    "ohk_query_anchored": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64, ohk_results_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_query_observer": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_descriptor), c_uint64, ohk_observer_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_subscription_open": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32, c_uint64, ohk_results_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_subscription_acknowledge": (c_int32, [P(ohk_query)]),
+    "ohk_query_options_init": (c_int32, [P(ohk_query_options), c_uint32]),
+    "ohk_query_start_anchored": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_results_fn, c_void_p,
+                                           ohk_destroy_fn]),
+    "ohk_query_start_observer": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_observer_fn,
+                                           c_void_p, ohk_destroy_fn]),
+    "ohk_query_start_subscription": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_results_fn,
+                                               c_void_p, ohk_destroy_fn]),
+    "ohk_query_acknowledge": (c_int32, [P(ohk_query)]),
     "ohk_store_remove_subscription": (c_int32, [P(ohk_store), c_char_p]),
     "ohk_query_stop": (c_int32, [P(ohk_query)]),
     "ohk_query_free": (None, [P(ohk_query)]),
     "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
     "ohk_category_value_name": (c_int32, [P(c_char_p), c_char_p, c_int64]),
     "ohk_store_statistics": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32]),
-    "ohk_store_statistics_collection": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate),
-                                                  c_uint32, c_double, c_uint32, c_int32, c_double, c_double, c_int32,
-                                                  c_char_p]),
+    "ohk_statistics_options_init": (c_int32, [P(ohk_statistics_options), c_uint32]),
+    "ohk_store_statistics_collection": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), P(ohk_statistics_options)]),
     "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
-    "ohk_store_category_durations": (c_int32, [P(P(ohk_category_durations_result)), P(ohk_store), c_char_p,
-                                               P(ohk_predicate), c_uint32, c_double, c_uint32, c_int32, c_double,
-                                               c_double, c_int32, c_char_p]),
+    "ohk_store_category_durations": (c_int32, [P(P(ohk_category_durations_result)), P(ohk_store),
+                                               P(ohk_statistics_options)]),
     "ohk_category_durations_free": (None, [P(ohk_category_durations_result)]),
     "ohk_store_type_counts": (c_int32, [P(P(ohk_store_type_count)), P(c_uint64), P(ohk_store)]),
     "ohk_store_type_counts_free": (None, [P(ohk_store_type_count), c_uint64]),
     "ohk_batch_is_initial": (c_int32, [P(c_int32), P(ohk_batch)]),
-    "ohk_query_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32,
-                                                  c_double, c_uint32, c_int32, c_double, c_double, c_int32, c_char_p,
-                                                  ohk_statistics_fn, c_void_p, ohk_destroy_fn]),
+    "ohk_query_start_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options),
+                                                        ohk_statistics_fn, c_void_p, ohk_destroy_fn]),
     "ohk_store_set_source_priority": (c_int32, [P(ohk_store), c_char_p, P(c_char_p), c_uint64]),
     "ohk_store_source_priority": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
     "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
-    "ohk_import_export": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
+    "ohk_store_import": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
     "ohk_import_report_free": (None, [P(ohk_import_report)]),
     "ohk_store_apply": (c_int32, [P(ohk_apply_outcome), P(ohk_store), P(ohk_sample_input), c_uint64, c_char_p,
                                   c_uint64]),
-    "ohk_sync_options_init": (c_int32, [P(ohk_sync_options)]),
+    "ohk_sync_options_init": (c_int32, [P(ohk_sync_options), c_uint32]),
     "ohk_store_sync": (c_int32, [P(ohk_sync_report), P(ohk_store), P(ohk_store), P(ohk_sync_options)]),
     "ohk_store_live_digest": (c_int32, [P(ohk_live_digest), P(ohk_store), c_char_p]),
     "ohk_sync": (c_int32, [P(ohk_sync_report), c_char_p, c_char_p, c_char_p, P(ohk_sync_options)]),
     "ohk_store_sync_conflicts": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, c_uint64]),
-    "ohk_store_register_subscription": (c_int32, [P(ohk_store), c_char_p, P(ohk_descriptor), c_uint64, c_int32,
-                                                  P(ohk_anchor)]),
+    "ohk_store_register_subscription": (c_int32, [P(ohk_store), P(ohk_query_options)]),
     "ohk_store_subscriptions": (c_int32, [P(P(ohk_subscription_status)), P(c_uint64), P(ohk_store)]),
     "ohk_subscription_statuses_free": (None, [P(ohk_subscription_status), c_uint64]),
     "ohk_sink_open_postgres": (c_int32, [P(P(ohk_sink)), P(ohk_store), c_char_p, c_char_p, c_char_p, c_uint64]),
@@ -533,7 +553,7 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     # No matching sample: statistics() returns None, as HealthKit's errorNoData.
     "ohk_store_statistics": frozenset({Status.ERR_NOT_FOUND}),
     # An import that stopped early still has a report: import_export raises with it.
-    "ohk_import_export": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
+    "ohk_store_import": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
     # A progress callback that raised stopped the delivery: deliver() raises what it raised.
     "ohk_sink_deliver": frozenset({Status.ERR_CANCELLED}),
 }

@@ -106,7 +106,7 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
 
     callback = n.ohk_import_progress_fn(on_progress)
     pointer = ctypes.POINTER(n.ohk_import_report)()
-    status = n.lib.ohk_import_export(ctypes.byref(pointer), store._handle, encoded, callback, None)
+    status = n.lib.ohk_store_import(ctypes.byref(pointer), store._handle, encoded, callback, None)
     try:
         report = _report(pointer.contents)
     finally:

@@ -161,7 +161,7 @@ class Subscription(Query):
             handle = self._handle
         if handle is None:
             raise ClosedError("the subscription is closed")
-        n.lib.ohk_subscription_acknowledge(handle)
+        n.lib.ohk_query_acknowledge(handle)
 
 
 # The C callbacks are made by calling the prototypes rather than by using

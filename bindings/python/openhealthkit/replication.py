@@ -75,7 +75,7 @@ def sync_options(name: str, types: list[str] | None, from_scratch: bool,
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
         raise InvalidArgumentError(f"batch_size must be a positive int, got {batch_size!r}")
     options = n.ohk_sync_options()
-    n.lib.ohk_sync_options_init(ctypes.byref(options))
+    n.lib.ohk_sync_options_init(ctypes.byref(options), n.SYNC_OPTIONS_VERSION)
     options.name = n.encode(name, "name")
     names = [n.encode(t, "type") for t in types or []]
     array = (ctypes.c_char_p * max(1, len(names)))(*names)

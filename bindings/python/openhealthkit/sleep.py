@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _native as n
 from .errors import ArgumentTypeError, InvalidArgumentError
-from .statistics import StatisticsOptions, _zone
+from .statistics import StatisticsOptions, _zone, statistics_options
 
 if TYPE_CHECKING:
     from .predicate import Predicate
@@ -69,13 +69,11 @@ def durations(store: HealthStore, kind_identifier: str, *, start: float, end: fl
               predicate: Predicate | None) -> list[tuple[float, float, float, dict[int, float]]]:
     """(start, end, total seconds, {value: seconds}) per interval, from
     ohk_store_category_durations."""
-    from .store import _predicate_handle
     result = ctypes.POINTER(n.ohk_category_durations_result)()
-    options = int(StatisticsOptions.SAMPLE_LOCAL_TIME) if local_time else 0
-    n.lib.ohk_store_category_durations(ctypes.byref(result), store._handle, kind_identifier.encode("utf-8"),
-                                       _predicate_handle(predicate), options, anchor, interval[0], interval[1],
-                                       start, end, utc_offset,
-                                       None if time_zone is None else n.encode(time_zone, "time_zone"))
+    flags = int(StatisticsOptions.SAMPLE_LOCAL_TIME) if local_time else 0
+    options = statistics_options(kind_identifier, predicate, flags, anchor, interval[0], interval[1], start, end,
+                                 utc_offset, time_zone)
+    n.lib.ohk_store_category_durations(ctypes.byref(result), store._handle, options)
     try:
         r = result.contents
         out = []

@@ -242,10 +242,8 @@ def _moment(value: datetime, what: str, local_time: bool, utc_offset: timedelta)
 def collection_arguments(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
                          utc_offset: timedelta, time_zone: str | None, local_time: bool,
-                         predicate: Predicate | None) -> tuple[tuple[Any, ...], CollectionLabels]:
-    """The C arguments of a collection after ``out`` and before any
-    callback, and how its dates will read."""
-    from .store import _predicate_handle
+                         predicate: Predicate | None) -> tuple[n.ohk_statistics_options, CollectionLabels]:
+    """The C options of a collection, and how its dates will read."""
     if isinstance(interval, str):
         count, unit_name = 1, interval
     elif isinstance(interval, (tuple, list)) and len(interval) == 2:
@@ -271,10 +269,25 @@ def collection_arguments(store: HealthStore, kind: SampleType, options: Statisti
                               bool(chosen & StatisticsOptions.SEPARATE_BY_SOURCE))
     # start and end first: a naive start is named as start, not as the anchor it defaults to.
     first, last = _moment(start, "start", local, utc_offset), _moment(end, "end", local, utc_offset)
-    arguments = (store._handle, kind.identifier.encode("utf-8"), _predicate_handle(predicate), int(chosen),
-                 _moment(anchor, "anchor", local, utc_offset), count, _UNITS[unit_name], first, last,
-                 int(utc_offset.total_seconds()), None if time_zone is None else n.encode(time_zone, "time_zone"))
+    arguments = statistics_options(kind.identifier, predicate, int(chosen), _moment(anchor, "anchor", local, utc_offset),
+                                   count, _UNITS[unit_name], first, last, int(utc_offset.total_seconds()), time_zone)
     return arguments, labels
+
+
+def statistics_options(identifier: str, predicate: Predicate | None, flags: int, anchor: float, count: int,
+                       unit: int, start: float, end: float, utc_offset: int,
+                       time_zone: str | None) -> n.ohk_statistics_options:
+    """An ohk_statistics_options (it keeps what its pointers point at)."""
+    from .store import _predicate_handle
+    options = n.ohk_statistics_options()
+    n.lib.ohk_statistics_options_init(options, n.STATISTICS_OPTIONS_VERSION)
+    options.type = identifier.encode("utf-8")
+    options.predicate = _predicate_handle(predicate)
+    options.flags, options.anchor = flags, anchor
+    options.interval_count, options.interval_unit = count, unit
+    options.from_, options.to, options.utc_offset = start, end, utc_offset
+    options.time_zone = None if time_zone is None else n.encode(time_zone, "time_zone")
+    return options
 
 
 def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
@@ -285,7 +298,7 @@ def statistics_collection(store: HealthStore, kind: SampleType, options: Statist
                                              end=end, utc_offset=utc_offset, time_zone=time_zone,
                                              local_time=local_time, predicate=predicate)
     result = ctypes.POINTER(n.ohk_statistics_result)()
-    n.lib.ohk_store_statistics_collection(ctypes.byref(result), *arguments)
+    n.lib.ohk_store_statistics_collection(ctypes.byref(result), store._handle, arguments)
     return _read(result, kind, unit, labels)
 
 

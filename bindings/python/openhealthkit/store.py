@@ -125,7 +125,7 @@ class HealthStore:
         if not isinstance(path, (str, os.PathLike)):
             raise ArgumentTypeError(f"path must be a str or a path, not {type(path).__name__}")
         options = n.ohk_store_options()
-        n.lib.ohk_store_options_init(options)
+        n.lib.ohk_store_options_init(options, n.STORE_OPTIONS_VERSION)
         if map_size is not None:
             if _count(map_size, "map_size") == 0:
                 raise InvalidArgumentError("map_size must be a positive int, not 0")
@@ -521,7 +521,8 @@ class HealthStore:
         sample = self._own_input(AUDIOGRAM, start, start if end is None else end, source, device, metadata,
                                  uuid, creation_date, utc_offset, keep)
         outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_clamped_audiogram(outcome, self._handle, sample, array, ranges, len(rows))
+        audiogram = n.ohk_audiogram(array, ranges, len(rows))
+        n.lib.ohk_store_save_audiogram(outcome, self._handle, sample, audiogram)
         return [_outcome(outcome)]
 
     # ---- electrocardiograms and clinical records (rules 41 and 42, docs/semantics.md)
@@ -865,7 +866,8 @@ class HealthStore:
             self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start, end=end,
             utc_offset=utc_offset, time_zone=time_zone, local_time=local_time, predicate=predicate)
         query = StatisticsQuery(self, callback, on_error, kind, unit, labels)
-        query._start(n.lib.ohk_query_statistics_collection, *arguments, on_statistics)
+        query._start(n.lib.ohk_query_start_statistics_collection, self._handle, _query_options(statistics=arguments),
+                     on_statistics)
         return query
 
     def statistics_updates(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
@@ -995,7 +997,8 @@ class HealthStore:
         thread, as ``watch``; close the query to stop it."""
         first, last = day_range(start, end)
         query = ActivitySummaryQuery(self, callback, on_error)
-        query._start(n.lib.ohk_query_activity_summaries, self._handle, first, last, on_activity)
+        query._start(n.lib.ohk_query_start_activity_summaries, self._handle,
+                     _query_options(start_day=first, end_day=last), on_activity)
         return query
 
     def current_anchor(self) -> Anchor:
@@ -1097,8 +1100,8 @@ class HealthStore:
         start = as_anchor(anchor)
         batch_size = _count(max_batch_size, "max_batch_size")  # checked before the query is registered
         query = Query(self, callback, on_error)
-        query._start(n.lib.ohk_query_anchored, self._handle, descriptors, count, start._struct, batch_size,
-                     on_results)
+        options = _query_options(descriptors, count, anchor=start._struct, max_batch_size=batch_size)
+        query._start(n.lib.ohk_query_start_anchored, self._handle, options, on_results)
         return query
 
     def observe(self, types: Types, callback: Callable[[Query, frozenset[str]], Any], *,
@@ -1109,7 +1112,7 @@ class HealthStore:
         as in ``query``: at least one (rule 48)."""
         descriptors, count, _keep = self._descriptors(types, predicate)
         query = Query(self, callback, on_error)
-        query._start(n.lib.ohk_query_observer, self._handle, descriptors, count, on_observed)
+        query._start(n.lib.ohk_query_start_observer, self._handle, _query_options(descriptors, count), on_observed)
         return query
 
     def subscribe(self, name: str, types: Types, callback: Callable[[Subscription, QueryResult], Any],
@@ -1135,8 +1138,8 @@ class HealthStore:
         except ValueError:
             raise InvalidArgumentError(f"frequency must be a Frequency, not {frequency!r}") from None
         subscription = Subscription(self, callback, on_error)
-        subscription._start(n.lib.ohk_subscription_open, self._handle, encoded, descriptors, count, int(how_often),
-                            batch_size, on_results)
+        options = _query_options(descriptors, count, name=encoded, frequency=int(how_often), max_batch_size=batch_size)
+        subscription._start(n.lib.ohk_query_start_subscription, self._handle, options, on_results)
         return subscription
 
     def register_subscription(self, name: str, types: Types, *, predicate: Predicate | None = None,
@@ -1157,10 +1160,11 @@ class HealthStore:
         if start == "head":
             where = None
         elif start == "beginning":
-            where = ctypes.byref(n.ohk_anchor())  # "no anchor": the beginning
+            where = n.ohk_anchor()  # "no anchor": the beginning
         else:
-            where = ctypes.byref(as_anchor(start)._struct)
-        n.lib.ohk_store_register_subscription(self._handle, encoded, descriptors, count, int(how_often), where)
+            where = as_anchor(start)._struct
+        options = _query_options(descriptors, count, anchor=where, name=encoded, frequency=int(how_often))
+        n.lib.ohk_store_register_subscription(self._handle, options)
 
     def subscriptions(self) -> list[SubscriptionStatus]:
         """Every durable subscription with its position and how far behind
@@ -1206,6 +1210,26 @@ class HealthStore:
             slot.predicate = _predicate_handle(chosen)
             keep.append(chosen)
         return array, len(items), keep
+
+
+def _query_options(descriptors: Any = None, count: int = 0, *, anchor: Any = None, max_batch_size: int = 0,
+                   name: bytes | None = None, frequency: int = 0, start_day: int = 0, end_day: int = 0,
+                   statistics: Any = None) -> n.ohk_query_options:
+    """An ohk_query_options; it keeps what its pointers point at (ctypes
+    holds the objects assigned to a struct's fields)."""
+    options = n.ohk_query_options()
+    n.lib.ohk_query_options_init(options, n.QUERY_OPTIONS_VERSION)
+    if descriptors is not None:
+        options.descriptors = ctypes.cast(descriptors, ctypes.POINTER(n.ohk_descriptor))
+        options.descriptor_count = count
+    if anchor is not None:
+        options.anchor = ctypes.pointer(anchor)
+    options.max_batch_size = max_batch_size
+    options.subscription_name = name
+    options.frequency, options.start_day, options.end_day = frequency, start_day, end_day
+    if statistics is not None:
+        options.statistics = ctypes.pointer(statistics)
+    return options
 
 
 def _check_unit(kind: SampleType, unit: str | None) -> None:

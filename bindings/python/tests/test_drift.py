@@ -27,6 +27,9 @@ BASES = {
     "ohk_destroy_fn": n.ohk_destroy_fn, "ohk_commit_fn": n.ohk_commit_fn,
     "ohk_statistics_fn": n.ohk_statistics_fn,
 }
+# The enums' named int32_t and uint32_t (typedef int32_t ohk_status;).
+BASES.update({name: BASES[c] for c, name in
+              re.findall(r"^typedef (int32_t|uint32_t) (ohk_\w+);$", TYPES_HEADER.read_text(), re.M)})
 
 
 def ctype_of(text: str):
@@ -144,7 +147,8 @@ STRUCTS = ["ohk_store_options", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
            "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_characteristics", "ohk_audiogram_point",
            "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary", "ohk_store_type_count",
            "ohk_sink_progress", "ohk_subscription_status", "ohk_apply_outcome",
-           "ohk_sync_options", "ohk_live_digest", "ohk_sync_report",
+           "ohk_sync_options", "ohk_live_digest", "ohk_sync_report", "ohk_audiogram", "ohk_query_options",
+           "ohk_statistics_options",
            "ohk_category_duration", "ohk_category_interval", "ohk_category_durations_result"]
 
 
@@ -154,7 +158,9 @@ def test_struct_sizes_and_offsets_match_the_c_compiler(tmp_path):
     for struct in STRUCTS:
         lines.append(f'printf("{struct} size %zu\\n", sizeof({struct}));')
         for field, _ in getattr(n, struct)._fields_:
-            lines.append(f'printf("{struct} {field} %zu\\n", offsetof({struct}, {field}));')
+            # A C name that is a Python keyword ends in "_" in ctypes (from_).
+            c_field = field[:-1] if field.endswith("_") else field
+            lines.append(f'printf("{struct} {field} %zu\\n", offsetof({struct}, {c_field}));')
     lines.append("return 0; }")
     source = tmp_path / "layout.c"
     source.write_text("\n".join(lines))

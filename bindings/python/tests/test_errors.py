@@ -69,7 +69,7 @@ def test_every_exception_class_is_reachable_with_a_message(store, tmp_path):
         assert caught.value.message and caught.value.status == cls.status, cls
         seen.add(cls)
     # The other four need a store set up first: the tests below. The fifth
-    # needs a machine without libarchive (ohk_import_export then names it).
+    # needs a machine without libarchive (ohk_store_import then names it).
     # The sink's five need a PostgreSQL server: test_sink.py reaches each.
     # A sync's checkpoint error needs two stores synced: test_sync.py; its
     # busy error, a second sync between two batches: SyncTests.swift.
