@@ -175,3 +175,9 @@ def python_value(value: n.ohk_value) -> Any:
     if kind == n.VALUE_NULL:
         return None
     raise InvalidArgumentError(f"unexpected metadata value kind {kind}")
+
+
+def microseconds(np: Any, seconds: Any) -> Any:
+    """A NumPy array of Unix seconds as ``datetime64[us]`` (rounded to the
+    microsecond, as ``utc_datetime`` keeps them)."""
+    return np.rint(seconds * 1e6).astype("int64").view("datetime64[us]")

@@ -14,12 +14,12 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast, overload
 
 from . import _native as n
-from ._convert import python_value
+from ._kinds import class_of, read_fields
+from ._marshal.samples import read_device, read_metadata
 from .anchor import Anchor
 from .catalogue import SampleType
-from .errors import ArgumentTypeError, Status
+from .errors import ArgumentTypeError
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
-from .workouts import read_fields, sample_class
 
 if TYPE_CHECKING:
     from .columns import DeletedColumns, SampleColumns
@@ -57,7 +57,7 @@ class BatchContext:
         self._handle = None if lent else handle
         self.types = [lookup(identifier) for identifier in _type_table(handle)]
         #: The class of each type's samples, by type index.
-        self.classes: list[type[Sample]] = [_class_of(kind) for kind in self.types]
+        self.classes: list[type[Sample]] = [class_of(kind) for kind in self.types]
         self.sources = _source_table(handle)
         # Records are copied from the batch a chunk at a time as they are
         # read (a copy of all of them beside the sample objects made of
@@ -146,7 +146,7 @@ class BatchContext:
 
     def _read_extras(self, handle: Any) -> None:
         for uuid, index in self._flagged().items():
-            self._metadata[uuid] = _read_metadata(handle, index)
+            self._metadata[uuid] = read_metadata(handle, index)
             device = _read_device(handle, index)
             if device is not None:
                 self._devices[uuid] = device
@@ -178,7 +178,7 @@ class BatchContext:
     def metadata(self, uuid: bytes) -> dict[str, Any]:
         found = self._metadata.get(uuid)
         if found is None and self._handle is not None:
-            found = self._metadata[uuid] = _read_metadata(self._handle, self._flagged()[uuid])
+            found = self._metadata[uuid] = read_metadata(self._handle, self._flagged()[uuid])
         return dict(found or {})
 
     def device(self, uuid: bytes) -> Device | None:
@@ -190,13 +190,6 @@ class BatchContext:
 
 
 _PLAIN = (QuantitySample, CategorySample)
-
-
-def _class_of(kind: SampleType) -> type[Sample]:
-    own = sample_class(kind)
-    if own is not None:
-        return own
-    return CategorySample if kind.is_category else QuantitySample
 
 
 def _type_table(handle: Any) -> list[str]:
@@ -241,18 +234,9 @@ def _records(handle: Any, accessor: Callable[..., int], record: type[ctypes.Stru
     return memoryview((ctypes.c_char * size).from_address(address)).cast("B"), count.value
 
 
-def _read_metadata(handle: Any, index: int) -> dict[str, Any]:
-    entries = ctypes.POINTER(n.ohk_metadata_entry)()
-    count = ctypes.c_uint64()
-    n.lib.ohk_batch_metadata(entries, count, handle, index)
-    return {entries[i].key.decode("utf-8"): python_value(entries[i].value) for i in range(count.value)}
-
-
 def _read_device(handle: Any, index: int) -> Device | None:
-    device = n.ohk_device()
-    if n.lib.ohk_batch_device(device, handle, index) == Status.ERR_NOT_FOUND:  # allowed: no device
-        return None
-    return Device(*(n.decode(getattr(device, field)) for field in n.DEVICE_FIELDS))
+    fields = read_device(handle, index)
+    return None if fields is None else Device(*fields)
 
 
 class _RecordList(Sequence[T]):

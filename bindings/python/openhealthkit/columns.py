@@ -9,9 +9,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
+from ._convert import microseconds
 from .anchor import Anchor
 from .catalogue import SampleType, _value_name, conversion, significant
 from .errors import InvalidArgumentError
+from .heartbeat import (
+    HEARTBEAT_FIELDS as HEARTBEAT_FIELDS, HeartbeatColumns as HeartbeatColumns, heartbeat_columns as heartbeat_columns,
+    heartbeat_dtype as heartbeat_dtype,
+)
+from .route import LocationColumns as LocationColumns, location_columns as location_columns
 from .samples import Source
 
 if TYPE_CHECKING:
@@ -315,9 +321,9 @@ def deleted_columns(context: "BatchContext") -> DeletedColumns:
                        ("type", "<u4"), ("source", "<u4"), ("sync_identifier", "<u8"), ("sync_version", "<f8")])
     records = np.frombuffer(context.deleted_data, dtype=layout, count=context.deleted_count)
     source, sources = _distinct_sources(np, records["source"].copy(), list(context.sources))
-    return DeletedColumns(uuid=records["uuid"].copy(), start=_microseconds(np, records["start"]),
-                          end=_microseconds(np, records["end"]),
-                          deletion_date=_microseconds(np, records["deletion_date"]),
+    return DeletedColumns(uuid=records["uuid"].copy(), start=microseconds(np, records["start"]),
+                          end=microseconds(np, records["end"]),
+                          deletion_date=microseconds(np, records["deletion_date"]),
                           type=records["type"].copy(), source=source, types=list(context.types), sources=sources)
 
 
@@ -325,10 +331,6 @@ def _record_dtype(np: Any) -> Any:
     return np.dtype([("uuid", "u1", (16,)), ("start", "<f8"), ("end", "<f8"), ("value", "<f8"),
                      ("type", "<u4"), ("source", "<u4"), ("flags", "<u4"), ("utc_offset", "<i4"),
                      ("creation_date", "<f8")])
-
-
-def _microseconds(np: Any, seconds: Any) -> Any:
-    return np.rint(seconds * 1e6).astype("int64").view("datetime64[us]")
 
 
 def sample_columns(context: "BatchContext", unit: str | None = None, times: bool = False) -> SampleColumns:
@@ -461,8 +463,8 @@ def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleC
     by_bundle, sources = _distinct_sources(np, revision, revisions)
     return SampleColumns(
         uuid=records["uuid"].copy(),
-        start=_microseconds(np, records["start"]),
-        end=_microseconds(np, records["end"]),
+        start=microseconds(np, records["start"]),
+        end=microseconds(np, records["end"]),
         value=_in_unit(np, records["value"].copy(), records["type"], list(context.types), unit),
         type=records["type"].copy(),
         source=by_bundle,
@@ -477,99 +479,3 @@ def _from_records(np: Any, context: "BatchContext", unit: str | None) -> SampleC
                                np.rint(np.nan_to_num(records["creation_date"]) * 1e6).astype(np.int64),
                                np.iinfo(np.int64).min).view("datetime64[us]"),
     )
-
-
-@dataclass(frozen=True)
-class LocationColumns:
-    """A route's locations as NumPy arrays, one row per location in time
-    order: ``timestamp`` is ``datetime64[us]`` in UTC; the others are
-    float64 (degrees, metres, m/s as in ``Location``), NaN where unknown.
-    The arrays are the caller's own (rows of one block). ``save_route``
-    takes them back."""
-
-    timestamp: "np.ndarray"
-    latitude: "np.ndarray"
-    longitude: "np.ndarray"
-    altitude: "np.ndarray"
-    horizontal_accuracy: "np.ndarray"
-    vertical_accuracy: "np.ndarray"
-    course: "np.ndarray"
-    speed: "np.ndarray"
-
-    def __len__(self) -> int:
-        return len(self.timestamp)
-
-    def to_pandas(self) -> Any:
-        """A DataFrame indexed by ``timestamp`` (UTC) with one float column
-        per other field. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
-        columns = {name: getattr(self, name) for name in n.LOCATION_FIELDS[1:]}
-        index = pd.DatetimeIndex(self.timestamp, name="timestamp").tz_localize("UTC")
-        return pd.DataFrame(columns, index=index)
-
-
-def location_columns(raw: bytes) -> LocationColumns:
-    """Columns of packed ohk_location records: one copy into one block,
-    each column a contiguous row of it."""
-    try:
-        import numpy as np
-    except ImportError:
-        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
-    width = len(n.LOCATION_FIELDS)
-    records = np.frombuffer(raw, dtype="<f8").reshape(-1, width)
-    block = np.ascontiguousarray(records.T)  # (fields, locations)
-    seconds = block[0]
-    timestamp = _microseconds(np, seconds)
-    return LocationColumns(timestamp, *(block[k] for k in range(1, width)))
-
-
-#: A heartbeat series' fields, in ohk_heartbeat's order.
-HEARTBEAT_FIELDS = ("time_since_start", "preceded_by_gap")
-
-
-def heartbeat_dtype(np: Any) -> Any:
-    """The NumPy structured dtype of ohk_heartbeat records: a float64 and a
-    bool at the C struct's offsets, its size with the padding (16 bytes;
-    tests/test_drift.py checks the struct against the C compiler)."""
-    return np.dtype({"names": list(HEARTBEAT_FIELDS), "formats": ["=f8", "?"],
-                     "offsets": [getattr(n.ohk_heartbeat, name).offset for name in HEARTBEAT_FIELDS],
-                     "itemsize": ctypes.sizeof(n.ohk_heartbeat)})
-
-
-@dataclass(frozen=True)
-class HeartbeatColumns:
-    """A heartbeat series' beats as NumPy arrays, one row per beat in time
-    order: ``time_since_start`` float64 seconds since the series' start,
-    ``preceded_by_gap`` bool (beats may be missing just before it). The
-    arrays are the caller's own and contiguous. ``save_heartbeat_series``
-    takes them back."""
-
-    time_since_start: "np.ndarray"
-    preceded_by_gap: "np.ndarray"
-
-    def __len__(self) -> int:
-        return len(self.time_since_start)
-
-    def to_pandas(self) -> Any:
-        """A DataFrame indexed by ``time_since_start`` (seconds) with a bool
-        ``preceded_by_gap`` column. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
-        index = pd.Index(self.time_since_start, name="time_since_start")
-        return pd.DataFrame({"preceded_by_gap": self.preceded_by_gap}, index=index)
-
-
-def heartbeat_columns(raw: bytes) -> HeartbeatColumns:
-    """Columns of packed ohk_heartbeat records, read in place through a
-    structured dtype and copied once per column: no Python object per beat."""
-    try:
-        import numpy as np
-    except ImportError:
-        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
-    records = np.frombuffer(raw, dtype=heartbeat_dtype(np))
-    return HeartbeatColumns(records["time_since_start"].copy(), records["preceded_by_gap"].copy())

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 
 from . import _native as n
-from ._convert import exact_integer, finite, make_uuid, unix_time, utc_datetime, uuid_bytes
+from ._checks import metadata_arg
+from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .catalogue import _CASE_NAMES, SampleType, _accepted, _value_name, category_value, converted, sample_type
 from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 
@@ -74,24 +75,6 @@ class _Unsaved:
 
     def device(self, uuid: bytes) -> Device | None:
         return self._device
-
-
-def _metadata_arg(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-    if metadata is None:
-        return {}
-    if not isinstance(metadata, Mapping):
-        raise ArgumentTypeError(f"metadata must be a mapping, not {type(metadata).__name__}")
-    for key, value in metadata.items():
-        if not isinstance(key, str):
-            raise ArgumentTypeError(f"metadata keys must be str, not {type(key).__name__}")
-        if not isinstance(value, (str, int, float, bool, datetime)):
-            raise ArgumentTypeError(f"metadata {key!r}: a {type(value).__name__} is not a metadata value "
-                            "(str, int, float, bool or datetime)")
-        if isinstance(value, datetime):
-            unix_time(value, f"metadata {key!r}")
-        elif isinstance(value, int) and not isinstance(value, bool):
-            exact_integer(value, f"metadata {key!r}")  # rule 49: refused, not rounded by the store
-    return dict(metadata)
 
 
 class _Object:
@@ -171,7 +154,7 @@ class Sample(_Object):
         if utc_offset is not None:
             offset, flags = _offset_seconds(utc_offset), flags | n.SAMPLE_HAS_UTC_OFFSET
         self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, offset, created)
-        self._c = _Unsaved(kind, source, unit, _metadata_arg(metadata), device)
+        self._c = _Unsaved(kind, source, unit, metadata_arg(metadata), device)
 
     @property
     def start_timestamp(self) -> float:

@@ -40,12 +40,19 @@ from .sleep import SleepNights
 from . import summary as _summary
 from .summary import StoreSummary
 from .errors import ArgumentTypeError, BufferTooSmallError, InvalidArgumentError, InvalidValueError
-from .workouts import (
-    AUDIOGRAM, ELECTROCARDIOGRAM, EPOCH, HEARTBEAT_SERIES, ROUTE, WORKOUT, ClinicalRecord, CorrelationSample,
-    Electrocardiogram, HeartbeatsLike, LocationsLike, SensitivityPoint, Workout,
-    WorkoutSample, _OwnFieldsSample, check_fhir_json, clamping_bounds, clinical_record_to_c, correlation_member_types,
-    electrocardiogram_to_c, heartbeat_series_end, pack_heartbeats, pack_locations, workout_to_c,
-)
+from ._marshal.audiograms import clamping_bounds
+from ._marshal.clinical import check_fhir_json, clinical_record_to_c
+from ._marshal.electrocardiograms import electrocardiogram_to_c
+from ._marshal.heartbeats import heartbeat_series_end
+from ._marshal.workouts import workout_to_c
+from ._own_fields import OwnFieldsSample
+from .audiogram import AUDIOGRAM, SensitivityPoint
+from .clinical import ClinicalRecord
+from .correlation import CorrelationSample, correlation_member_types
+from .electrocardiogram import ELECTROCARDIOGRAM, Electrocardiogram
+from .heartbeat import HEARTBEAT_SERIES, HeartbeatsLike, pack_heartbeats
+from .route import EPOCH, ROUTE, LocationsLike, pack_locations
+from .workout import WORKOUT, Workout, WorkoutSample
 
 #: The source of samples saved without one, unless the store is given another.
 DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
@@ -1281,7 +1288,7 @@ def _own_fields_error(batch: list[Sample]) -> InvalidArgumentError | None:
     """The error naming the call that saves the first workout, route,
     correlation or heartbeat series of `batch`, if it has one."""
     for index, sample in enumerate(batch):
-        if isinstance(sample, _OwnFieldsSample):
+        if isinstance(sample, OwnFieldsSample):
             return InvalidArgumentError(f"sample {index} is a {type(sample).__name__}: save it with "
                                         f"HealthStore.{sample._saved_by}")
     return None

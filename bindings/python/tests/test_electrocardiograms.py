@@ -17,7 +17,8 @@ import pytest
 np = pytest.importorskip("numpy")
 
 import openhealthkit as ohk  # noqa: E402
-from openhealthkit import _native as n, workouts  # noqa: E402
+from openhealthkit import _native as n  # noqa: E402
+from openhealthkit._marshal import electrocardiograms  # noqa: E402
 from conftest import STEPS, T0, Inbox, steps  # noqa: E402
 
 ECG = "HKDataTypeIdentifierElectrocardiogram"
@@ -80,7 +81,7 @@ def test_rule_41_voltages_are_copied_from_the_batch_without_a_python_loop(store,
     def per_voltage(*args):
         raise AssertionError("a voltage went through Python")
 
-    monkeypatch.setattr(workouts, "_real", per_voltage)
+    monkeypatch.setattr(electrocardiograms, "real", per_voltage)
     monkeypatch.setattr(ohk.Electrocardiogram, "__init__", per_voltage)  # nor through the checks of a save
     [sample] = the_ecgs(store)
     assert len(sample.voltages) == 40_000 and sample.voltages.base is not None  # a view of the one copy
@@ -113,7 +114,7 @@ def test_rule_41_a_save_takes_voltages_in_any_numeric_form(store, monkeypatch):
     def per_voltage(*args):
         raise AssertionError("a voltage went through Python")
 
-    monkeypatch.setattr(workouts, "_real", per_voltage)
+    monkeypatch.setattr(electrocardiograms, "real", per_voltage)
     counts = np.arange(-1000, 1000, dtype=np.int16)
     ecg = ohk.Electrocardiogram(sampling_frequency=500, voltages=counts)
     assert ecg.voltages.dtype == np.float64 and np.array_equal(ecg.voltages, counts)
