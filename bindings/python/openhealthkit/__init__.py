@@ -9,7 +9,7 @@ queries, over ctypes and libopenhealthkit.so.
         samples, deleted, anchor = store.query("HKQuantityTypeIdentifierStepCount", anchor)
 """
 
-from . import _native
+from . import _native, errors
 from ._convert import Quantity
 from .activity import ActivityMoveMode, ActivitySummary, ActivitySummaryList, ActivitySummaryUpdate
 from .anchor import Anchor, AnchorLike
@@ -73,5 +73,4 @@ __all__ = [
 
 def __getattr__(name: str) -> object:
     # Renamed names, found for one version with a warning (see errors.py).
-    from . import errors
     return errors.__getattr__(name)

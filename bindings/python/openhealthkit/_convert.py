@@ -6,8 +6,9 @@ import math
 import uuid as uuid_module
 from collections.abc import Iterable
 from ctypes import POINTER, c_uint8
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import _native as n
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
@@ -181,3 +182,14 @@ def microseconds(np: Any, seconds: Any) -> Any:
     """A NumPy array of Unix seconds as ``datetime64[us]`` (rounded to the
     microsecond, as ``utc_datetime`` keeps them)."""
     return np.rint(seconds * 1e6).astype("int64").view("datetime64[us]")
+
+
+def display_zone(utc_offset: timedelta, time_zone: str | None) -> tzinfo:
+    """The zone a collection's instants are shown in: ``time_zone``'s,
+    else the fixed ``utc_offset``."""
+    if time_zone is not None:
+        try:
+            return ZoneInfo(time_zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            return timezone.utc  # the library refuses the name with a clear error
+    return timezone.utc if not utc_offset else timezone(utc_offset)

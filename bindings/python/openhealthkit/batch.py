@@ -11,18 +11,16 @@ import ctypes
 import operator
 import struct
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, cast, overload
+from typing import Any, Callable, TypeVar, cast, overload
 
 from . import _native as n
 from ._kinds import class_of, read_fields
 from ._marshal.samples import read_device, read_metadata
 from .anchor import Anchor
 from .catalogue import SampleType
+from .columns import DeletedColumns, SampleColumns, deleted_columns, display_unit, sample_columns
 from .errors import ArgumentTypeError
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
-
-if TYPE_CHECKING:
-    from .columns import DeletedColumns, SampleColumns
 
 _SAMPLE = struct.Struct(n.SAMPLE_RECORD_FORMAT)
 #: The same records without utc_offset and creation_date (read only when
@@ -326,13 +324,12 @@ class SampleList(_RecordList[Sample]):
                 sample._c = context
                 yield sample
 
-    def to_numpy(self, unit: str | None = None, *, times: bool = False) -> "SampleColumns":
+    def to_numpy(self, unit: str | None = None, *, times: bool = False) -> SampleColumns:
         """The samples as NumPy columns (needs numpy), values in each type's
         canonical unit, exactly as stored, or in ``unit`` (every type must
         convert to it: ``to_numpy(unit="count/min")`` for heart rates),
         rounded to 15 significant digits (rule 44); with ``times``, each
         sample's UTC offset and creation date too; see SampleColumns."""
-        from .columns import sample_columns
         return sample_columns(self._context, unit, times)
 
     def to_pandas(self, unit: str | None = None, *, uuids: bool = False, times: bool = False,
@@ -347,7 +344,6 @@ class SampleList(_RecordList[Sample]):
         no loop), ``devices`` the ``device`` name, ``metadata`` a dict per
         row (these two read each sample); ``index=False`` makes ``start``
         a column. Needs NumPy and pandas."""
-        from .columns import display_unit
         columns = self.to_numpy(unit if unit is not None else display_unit(self._context.types), times=times)
         if not (devices or metadata):
             return columns.to_pandas(uuids=uuids, times=times, index=index)
@@ -377,10 +373,9 @@ class DeletedList(_RecordList[DeletedObject]):
     def _data(self) -> Any:
         return self._context.deleted_data
 
-    def to_numpy(self) -> "DeletedColumns":
+    def to_numpy(self) -> DeletedColumns:
         """The deleted objects as NumPy columns (needs numpy); see
         DeletedColumns."""
-        from .columns import deleted_columns
         return deleted_columns(self._context)
 
     def to_pandas(self) -> Any:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from ._enums import Aggregation as Aggregation  # defined once, in api/enums.toml
 from . import _native as n
 from ._convert import finite
+from ._marshal.catalogue import CASE_NAMES, accepted_values, value_name
 from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 
 
@@ -132,7 +133,7 @@ def category_value(category_type: str | SampleType, name: str) -> int:
     try:
         n.lib.ohk_category_value(value, identifier, n.encode(name, "value name"))
     except NotFoundError as error:
-        raise NotFoundError(f"{error}; {_accepted(identifier)} {_CASE_NAMES}") from None
+        raise NotFoundError(f"{error}; {accepted_values(identifier)} {CASE_NAMES}") from None
     return value.value
 
 
@@ -146,9 +147,9 @@ def category_value_name(category_type: str | SampleType, value: int) -> str:
     identifier = _category_identifier(category_type)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ArgumentTypeError(f"a category value is an int, not {type(value).__name__}")
-    name = _value_name(identifier, value)
+    name = value_name(identifier, value)
     if name is None:
-        raise NotFoundError(f"{identifier.decode()} has no value {value}; {_accepted(identifier)}")
+        raise NotFoundError(f"{identifier.decode()} has no value {value}; {accepted_values(identifier)}")
     return name
 
 
@@ -162,34 +163,6 @@ def _category_identifier(category_type: str | SampleType) -> bytes:
     if not kind.is_category:
         raise InvalidArgumentError(f"{kind.identifier} is not a category type; it has no named values")
     return kind.identifier.encode("utf-8")
-
-
-@functools.lru_cache(maxsize=1024)
-def _value_name(identifier: bytes, value: int) -> str | None:
-    """A category value's name, None when the type does not name it (cached:
-    the names never change; to_pandas asks once per distinct value)."""
-    if not -2**63 <= value < 2**63:  # beyond C's int64_t, which ctypes would cut: no name
-        return None
-    name = ctypes.c_char_p()
-    status = n.lib.ohk_category_value_name(ctypes.byref(name), identifier, value)
-    return None if status != 0 or name.value is None else name.value.decode("utf-8")
-
-
-#: The category values looked for when listing a type's names: the C API
-#: lists none, and HealthKit's enums run from 0 to 7.
-_LISTED_VALUES = range(64)
-
-
-@functools.lru_cache(maxsize=None)
-def _accepted(identifier: bytes) -> str:
-    """What a category type's values are called, for an error message."""
-    named = [(value, _value_name(identifier, value)) for value in _LISTED_VALUES]
-    listing = ", ".join(f"{name} ({value})" for value, name in named if name is not None)
-    return f"its values are {listing}" if listing else "it names no value"
-
-
-#: How the names may also be spelt, for messages about a name.
-_CASE_NAMES = "(HealthKit's full case names, HKCategoryValue..., work too)"
 
 
 def convert(value: float, from_unit: str, to_unit: str) -> float:

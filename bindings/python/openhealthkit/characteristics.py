@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ._enums import BiologicalSex as BiologicalSex, BloodType as BloodType, FitzpatrickSkinType as FitzpatrickSkinType, WheelchairUse as WheelchairUse  # defined once, in api/enums.toml
 from . import _native as n
+from .errors import ArgumentTypeError
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,6 @@ class Characteristics:
     def _to_struct(self) -> n.ohk_characteristics:
         born = self.date_of_birth
         if born is not None and not isinstance(born, datetime.date):
-            from .errors import ArgumentTypeError
             raise ArgumentTypeError(f"date_of_birth must be a datetime.date or None, not {type(born).__name__}")
         return n.ohk_characteristics(born.year if born else 0, born.month if born else 0, born.day if born else 0,
                                      int(self.biological_sex), int(self.blood_type), int(self.fitzpatrick_skin_type),

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import ctypes
 import mmap
+import uuid as uuid_module
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import _native as n
 from ._convert import microseconds
 from .anchor import Anchor
-from .catalogue import SampleType, _value_name, conversion, significant
+from ._marshal.catalogue import value_name
+from .catalogue import SampleType, conversion, significant
 from .errors import InvalidArgumentError
 from .heartbeat import (
     HEARTBEAT_FIELDS as HEARTBEAT_FIELDS, HeartbeatColumns as HeartbeatColumns, heartbeat_columns as heartbeat_columns,
@@ -119,8 +121,7 @@ class SampleColumns:
             columns["utc_offset"] = pd.to_timedelta(micros.view("timedelta64[us]"))  # INT64_MIN reads as NaT
             columns["creation_date"] = pd.DatetimeIndex(self.creation_date).tz_localize("UTC")
         if uuids:
-            import uuid as _uuid
-            columns["uuid"] = [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid]
+            columns["uuid"] = [str(uuid_module.UUID(bytes=bytes(row))) for row in self.uuid]
         start = pd.DatetimeIndex(self.start, name="start").tz_localize("UTC")
         frame = pd.DataFrame(columns, index=start)
         # Change order is not time order: sorted by start (stable), so that dates select.
@@ -173,7 +174,7 @@ def _value_names(np: Any, pd: Any, value: Any, type_code: Any, types: list[Sampl
         rows = type_code == code
         identifier = kind.identifier.encode("utf-8")
         for number in np.unique(value[rows]):
-            name = _value_name(identifier, int(number))
+            name = value_name(identifier, int(number))
             if name is not None:
                 if name not in names:
                     names.append(name)
@@ -304,9 +305,8 @@ class DeletedColumns:
             import pandas as pd
         except ImportError:
             raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
-        import uuid as _uuid
         return pd.DataFrame({
-            "uuid": [str(_uuid.UUID(bytes=bytes(row))) for row in self.uuid],
+            "uuid": [str(uuid_module.UUID(bytes=bytes(row))) for row in self.uuid],
             "start": pd.DatetimeIndex(self.start).tz_localize("UTC"),
             "end": pd.DatetimeIndex(self.end).tz_localize("UTC"),
             "deletion_date": pd.DatetimeIndex(self.deletion_date).tz_localize("UTC"),
@@ -420,15 +420,15 @@ class ColumnsResult:
         return iter((self.samples, self.deleted, self.anchor))
 
 
-def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limit: int,
-                  unit: str | None, times: bool = False) -> ColumnsResult:
-    """The query, its samples written by the library straight into the
-    columns as it reads them (no batch of records in between)."""
-    from .batch import BatchContext
+def query_columns(handle: Any, context_of: Callable[[Any], BatchContext], descriptors: Any, count: int,
+                  anchor: Anchor, limit: int, unit: str | None, times: bool = False) -> ColumnsResult:
+    """The query in the store `handle`, its samples written by the library
+    straight into the columns as it reads them (no batch of records in
+    between); ``context_of(batch)`` reads a batch's tables."""
     np = _numpy()
     while True:
         bound = ctypes.c_uint64()
-        n.lib.ohk_store_fetch_bound(bound, store._handle, descriptors, count)
+        n.lib.ohk_store_fetch_bound(bound, handle, descriptors, count)
         # One row more than the bound: a full block means a save came
         # between the two calls (it then runs again with a new bound),
         # not that the query matched exactly `bound`.
@@ -442,10 +442,10 @@ def query_columns(store: Any, descriptors: Any, count: int, anchor: Anchor, limi
             columns.type_index = None
         batch = ctypes.POINTER(n.ohk_batch)()
         written = ctypes.c_uint64()
-        n.lib.ohk_store_fetch_columns(batch, written, store._handle, descriptors, count, anchor._struct, limit,
+        n.lib.ohk_store_fetch_columns(batch, written, handle, descriptors, count, anchor._struct, limit,
                                       columns, capacity)
         try:
-            context = BatchContext(batch, store.sample_type, False)
+            context = context_of(batch)
         except BaseException:
             n.lib.ohk_batch_free(batch)
             raise

@@ -10,6 +10,8 @@ built-in exception a Python user would expect (``ValueError`` for bad input,
 
 from __future__ import annotations
 
+import warnings
+
 from ._enums import Status as Status  # re-exported: the modules that check statuses take it from here
 
 __all__ = [
@@ -276,7 +278,6 @@ def __getattr__(name: str) -> object:
     # The old name, for one version, without putting it in __all__ (where
     # a star import would shadow asyncio's).
     if name == "CancelledError":
-        import warnings
         warnings.warn("openhealthkit.CancelledError is now CancelledByCallerError", DeprecationWarning, stacklevel=2)
         return CancelledByCallerError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import _native as n
+from ._handles import store_handle
 from .errors import ArgumentTypeError, CancelledByCallerError, ImportDamagedError, Status, error_for
 from .store import HealthStore
 
@@ -106,7 +107,7 @@ def import_export(path: str | os.PathLike[str], store: HealthStore, *,
 
     callback = n.ohk_import_progress_fn(on_progress)
     pointer = ctypes.POINTER(n.ohk_import_report)()
-    status = n.lib.ohk_store_import(ctypes.byref(pointer), store._handle, encoded, callback, None)
+    status = n.lib.ohk_store_import(ctypes.byref(pointer), store_handle(store), encoded, callback, None)
     try:
         report = _report(pointer.contents)
     finally:

@@ -22,8 +22,10 @@ import threading
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import _native as n
+from .activity import ActivitySummary, ActivitySummaryList, ActivitySummaryUpdate
 from .batch import QueryResult
 from .errors import ArgumentTypeError, CallbackError, ClosedError, OpenHealthKitError, Status, error_for
+from .statistics import StatisticsUpdate, convert_result
 
 if TYPE_CHECKING:
     from .store import HealthStore
@@ -203,7 +205,6 @@ class StatisticsQuery(Query):
         self._initial = True
 
     def _update(self, result: Any, changed: Any, count: int) -> Any:
-        from .statistics import StatisticsUpdate, convert_result
         initial, self._initial = self._initial, False
         return StatisticsUpdate(convert_result(result.contents, self._kind, self._unit, self._labels),
                                 [int(changed[i]) for i in range(count)], initial)
@@ -223,7 +224,6 @@ class ActivitySummaryQuery(Query):
 
     @staticmethod
     def _update(summaries: Any, count: int, is_update: bool) -> Any:
-        from .activity import ActivitySummary, ActivitySummaryList, ActivitySummaryUpdate
         days = ActivitySummaryList(ActivitySummary._from_struct(summaries[i]) for i in range(count))
         return ActivitySummaryUpdate(days, not is_update)
 

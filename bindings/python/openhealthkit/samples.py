@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 from . import _native as n
 from ._checks import metadata_arg
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
-from .catalogue import _CASE_NAMES, SampleType, _accepted, _value_name, category_value, converted, sample_type
+from ._marshal.catalogue import CASE_NAMES, accepted_values, value_name
+from .catalogue import SampleType, category_value, converted, sample_type
 from .errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 
 if TYPE_CHECKING:
@@ -308,7 +309,7 @@ class CategorySample(Sample):
         ``category_value(type, name)`` goes the other way. A store's own
         types name their values in that store only: None here."""
         kind = self.sample_type
-        return None if kind.is_custom else _value_name(kind.identifier.encode("utf-8"), self.value)
+        return None if kind.is_custom else value_name(kind.identifier.encode("utf-8"), self.value)
 
     def _value_text(self) -> str:
         name = self.value_name
@@ -377,7 +378,7 @@ def _named_value(kind: SampleType, name: str) -> int:
         return category_value(kind, name)
     except NotFoundError:
         raise InvalidArgumentError(f"{kind.identifier} has no value named {name!r}; "
-                                   f"{_accepted(kind.identifier.encode('utf-8'))} {_CASE_NAMES}") from None
+                                   f"{accepted_values(kind.identifier.encode('utf-8'))} {CASE_NAMES}") from None
 
 
 def _resolve(kind: str | SampleType) -> SampleType:

@@ -8,6 +8,7 @@ from types import TracebackType
 from typing import Callable
 
 from . import _native as n
+from ._handles import store_handle
 from .errors import ArgumentTypeError, ClosedError
 from .store import HealthStore
 
@@ -61,7 +62,7 @@ class PostgresSink:
         if not isinstance(batch, int) or isinstance(batch, bool) or batch <= 0:
             raise ArgumentTypeError(f"batch must be a positive int, not {batch!r}")
         handle = ctypes.POINTER(n.ohk_sink)()
-        n.lib.ohk_sink_open_postgres(ctypes.byref(handle), store._handle, n.encode(url, "url"),
+        n.lib.ohk_sink_open_postgres(ctypes.byref(handle), store_handle(store), n.encode(url, "url"),
                                      n.encode(name, "name"), None if person is None else n.encode(person, "person"),
                                      batch)
         self._handle = handle

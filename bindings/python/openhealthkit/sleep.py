@@ -13,15 +13,13 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import _native as n
+from ._convert import display_zone
 from .errors import ArgumentTypeError, InvalidArgumentError
-from .statistics import StatisticsOptions, _zone, statistics_options
-
-if TYPE_CHECKING:
-    from .predicate import Predicate
-    from .store import HealthStore
+from .predicate import Predicate
+from .statistics import StatisticsOptions, statistics_options
 
 SLEEP = "HKCategoryTypeIdentifierSleepAnalysis"
 #: HKCategoryValueSleepAnalysis.
@@ -64,7 +62,7 @@ class SleepNights(list[SleepNight]):
         return frame
 
 
-def durations(store: HealthStore, kind_identifier: str, *, start: float, end: float, anchor: float,
+def durations(handle: Any, kind_identifier: str, *, start: float, end: float, anchor: float,
               interval: tuple[int, int], utc_offset: int, time_zone: str | None, local_time: bool,
               predicate: Predicate | None) -> list[tuple[float, float, float, dict[int, float]]]:
     """(start, end, total seconds, {value: seconds}) per interval, from
@@ -73,7 +71,7 @@ def durations(store: HealthStore, kind_identifier: str, *, start: float, end: fl
     flags = int(StatisticsOptions.SAMPLE_LOCAL_TIME) if local_time else 0
     options = statistics_options(kind_identifier, predicate, flags, anchor, interval[0], interval[1], start, end,
                                  utc_offset, time_zone)
-    n.lib.ohk_store_category_durations(ctypes.byref(result), store._handle, options)
+    n.lib.ohk_store_category_durations(ctypes.byref(result), handle, options)
     try:
         r = result.contents
         out = []
@@ -85,7 +83,7 @@ def durations(store: HealthStore, kind_identifier: str, *, start: float, end: fl
         n.lib.ohk_category_durations_free(result)
 
 
-def sleep_nights(store: HealthStore, first: date, last: date, *, utc_offset: timedelta, time_zone: str | None,
+def sleep_nights(handle: Any, first: date, last: date, *, utc_offset: timedelta, time_zone: str | None,
                  local_time: bool, predicate: Predicate | None) -> SleepNights:
     for value, what in ((first, "first"), (last, "last")):
         if not isinstance(value, date) or isinstance(value, datetime):
@@ -103,15 +101,14 @@ def sleep_nights(store: HealthStore, first: date, last: date, *, utc_offset: tim
         wall = datetime.combine(day, time(12))
         if local_time:  # the library reads it in utc_offset, as a wall clock
             return wall.replace(tzinfo=timezone.utc).timestamp() - offset
-        return wall.replace(tzinfo=_zone(utc_offset, time_zone)).timestamp()
+        return wall.replace(tzinfo=display_zone(utc_offset, time_zone)).timestamp()
 
     begin, end = noon(first - timedelta(days=1)), noon(last)
     day = (1, 3)  # one OHK_INTERVAL_DAY
-    everything = durations(store, SLEEP, start=begin, end=end, anchor=begin, interval=day, utc_offset=offset,
+    everything = durations(handle, SLEEP, start=begin, end=end, anchor=begin, interval=day, utc_offset=offset,
                            time_zone=time_zone, local_time=local_time, predicate=predicate)
-    from .predicate import Predicate as P
-    stages_only = P.category_value("!=", IN_BED)
-    stages = durations(store, SLEEP, start=begin, end=end, anchor=begin, interval=day, utc_offset=offset,
+    stages_only = Predicate.category_value("!=", IN_BED)
+    stages = durations(handle, SLEEP, start=begin, end=end, anchor=begin, interval=day, utc_offset=offset,
                        time_zone=time_zone, local_time=local_time,
                        predicate=stages_only if predicate is None else predicate & stages_only)
     nights = SleepNights()

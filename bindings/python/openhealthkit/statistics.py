@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ._enums import StatisticsOptions as StatisticsOptions  # defined once, in api/enums.toml
 from . import _native as n
-from ._convert import unix_time, utc_datetime
+from ._convert import display_zone, unix_time, utc_datetime
+from ._handles import predicate_handle
 from .catalogue import Aggregation, SampleType, converted
 from .errors import ArgumentTypeError, InvalidArgumentError, Status
 from .samples import Source
 
 if TYPE_CHECKING:
     from .predicate import Predicate
-    from .store import HealthStore
 
 
 #: An interval's unit by name, as OHK_INTERVAL_ values.
@@ -198,12 +198,12 @@ def default_options(kind: SampleType) -> StatisticsOptions:
     return StatisticsOptions.DISCRETE_AVERAGE
 
 
-def statistics(store: HealthStore, kind: SampleType, options: StatisticsOptions | None,
+def statistics(handle: Any, kind: SampleType, options: StatisticsOptions | None,
                predicate: Predicate | None, unit: str | None) -> Statistics | None:
-    from .store import _predicate_handle
+    """HKStatisticsQuery in the store `handle` (see HealthStore.statistics)."""
     result = ctypes.POINTER(n.ohk_statistics_result)()
-    status = n.lib.ohk_store_statistics(ctypes.byref(result), store._handle, kind.identifier.encode("utf-8"),
-                                        _predicate_handle(predicate), int(_options(kind, options)))
+    status = n.lib.ohk_store_statistics(ctypes.byref(result), handle, kind.identifier.encode("utf-8"),
+                                        predicate_handle(predicate), int(_options(kind, options)))
     if status == Status.ERR_NOT_FOUND:
         return None
     return _read(result, kind, unit, CollectionLabels(timezone.utc, bool(_options(kind, options)
@@ -219,17 +219,6 @@ class CollectionLabels:
         self.separate = separate
 
 
-def _zone(utc_offset: timedelta, time_zone: str | None) -> tzinfo:
-    """The zone a collection's instants are shown in."""
-    if time_zone is not None:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-        try:
-            return ZoneInfo(time_zone)
-        except (ZoneInfoNotFoundError, ValueError):
-            return timezone.utc  # the library refuses the name with a clear error
-    return timezone.utc if not utc_offset else timezone(utc_offset)
-
-
 def _moment(value: datetime, what: str, local_time: bool, utc_offset: timedelta) -> float:
     """Unix seconds of a collection's date; with ``local_time`` a naive
     datetime is a wall-clock time, read in ``utc_offset`` as the library
@@ -239,7 +228,7 @@ def _moment(value: datetime, what: str, local_time: bool, utc_offset: timedelta)
     return unix_time(value, what)
 
 
-def collection_arguments(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
+def collection_arguments(kind: SampleType, options: StatisticsOptions | None, *,
                          anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
                          utc_offset: timedelta, time_zone: str | None, local_time: bool,
                          predicate: Predicate | None) -> tuple[n.ohk_statistics_options, CollectionLabels]:
@@ -265,7 +254,7 @@ def collection_arguments(store: HealthStore, kind: SampleType, options: Statisti
     if local_time:
         chosen |= StatisticsOptions.SAMPLE_LOCAL_TIME
     local = bool(chosen & StatisticsOptions.SAMPLE_LOCAL_TIME)
-    labels = CollectionLabels(None if local else _zone(utc_offset, time_zone),
+    labels = CollectionLabels(None if local else display_zone(utc_offset, time_zone),
                               bool(chosen & StatisticsOptions.SEPARATE_BY_SOURCE))
     # start and end first: a naive start is named as start, not as the anchor it defaults to.
     first, last = _moment(start, "start", local, utc_offset), _moment(end, "end", local, utc_offset)
@@ -278,11 +267,10 @@ def statistics_options(identifier: str, predicate: Predicate | None, flags: int,
                        unit: int, start: float, end: float, utc_offset: int,
                        time_zone: str | None) -> n.ohk_statistics_options:
     """An ohk_statistics_options (it keeps what its pointers point at)."""
-    from .store import _predicate_handle
     options = n.ohk_statistics_options()
     n.lib.ohk_statistics_options_init(options, n.STATISTICS_OPTIONS_VERSION)
     options.type = identifier.encode("utf-8")
-    options.predicate = _predicate_handle(predicate)
+    options.predicate = predicate_handle(predicate)
     options.flags, options.anchor = flags, anchor
     options.interval_count, options.interval_unit = count, unit
     options.from_, options.to, options.utc_offset = start, end, utc_offset
@@ -290,15 +278,15 @@ def statistics_options(identifier: str, predicate: Predicate | None, flags: int,
     return options
 
 
-def statistics_collection(store: HealthStore, kind: SampleType, options: StatisticsOptions | None, *,
+def statistics_collection(handle: Any, kind: SampleType, options: StatisticsOptions | None, *,
                           anchor: datetime, interval: str | tuple[int, str], start: datetime, end: datetime,
                           utc_offset: timedelta, time_zone: str | None, local_time: bool, predicate: Predicate | None,
                           unit: str | None) -> StatisticsList:
-    arguments, labels = collection_arguments(store, kind, options, anchor=anchor, interval=interval, start=start,
+    arguments, labels = collection_arguments(kind, options, anchor=anchor, interval=interval, start=start,
                                              end=end, utc_offset=utc_offset, time_zone=time_zone,
                                              local_time=local_time, predicate=predicate)
     result = ctypes.POINTER(n.ohk_statistics_result)()
-    n.lib.ohk_store_statistics_collection(ctypes.byref(result), store._handle, arguments)
+    n.lib.ohk_store_statistics_collection(ctypes.byref(result), handle, arguments)
     return _read(result, kind, unit, labels)
 
 

@@ -19,8 +19,10 @@ from . import _native as n, hooks
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
 from ._convert import ValueArena, as_list, int64, make_uuid, unix_time, utc_datetime, uuid_bytes
 from .anchor import Anchor, AnchorLike, as_anchor
-from .batch import QueryResult, SampleList
-from .columns import ColumnsResult
+from ._handles import predicate_handle, register_store, store_handle
+from .aio import statistics_updates, updates
+from .batch import BatchContext, QueryResult, SampleList
+from .columns import ColumnsResult, query_columns
 from . import statistics as _statistics
 from .catalogue import Aggregation, SampleType, convert
 from .characteristics import Characteristics
@@ -154,6 +156,7 @@ class HealthStore:
         handle = ctypes.POINTER(n.ohk_store)()
         n.lib.ohk_store_open(handle, n.encode(self.path, "path"), options)
         self._handle = handle
+        register_store(self, handle)
         self._closed = False
         _open_stores.add(self)
 
@@ -337,7 +340,7 @@ class HealthStore:
         ``.to_pandas()`` a frame by type."""
         if not isinstance(spans, bool):
             raise ArgumentTypeError(f"spans must be a bool, not {type(spans).__name__}")
-        return _summary.summary(self, spans)
+        return _summary.summary(self, self._handle, spans)
 
     def sleep_nights(self, first: date, last: date, *, utc_offset: timedelta = timedelta(0),
                      time_zone: str | None = None, local_time: bool = False,
@@ -351,7 +354,7 @@ class HealthStore:
 
             store.sleep_nights(date(2020, 11, 1), date(2020, 11, 30), time_zone="Europe/Paris").to_pandas()
         """
-        return _sleep.sleep_nights(self, first, last, utc_offset=utc_offset, time_zone=time_zone,
+        return _sleep.sleep_nights(self._handle, first, last, utc_offset=utc_offset, time_zone=time_zone,
                                    local_time=local_time, predicate=predicate)
 
     def workouts(self, start: datetime | None = None, end: datetime | None = None, *,
@@ -701,7 +704,7 @@ class HealthStore:
                                             for t in as_list(types, "types", (str, SampleType), "a type")]
         options, _keep = sync_options(name, names, from_scratch, batch_size)
         report = n.ohk_sync_report()
-        n.lib.ohk_store_sync(ctypes.byref(report), self._handle, source._handle, ctypes.byref(options))
+        n.lib.ohk_store_sync(ctypes.byref(report), self._handle, store_handle(source), ctypes.byref(options))
         return SyncReport._from(report)
 
     def live_digest(self, type: str | SampleType | None = None) -> LiveDigest:
@@ -743,7 +746,7 @@ class HealthStore:
         all) in one transaction; returns how many."""
         deleted = ctypes.c_uint64()
         n.lib.ohk_store_delete_matching(deleted, self._handle, _identifier(sample_type),
-                                        _predicate_handle(predicate))
+                                        predicate_handle(predicate))
         return deleted.value
 
     def prune(self, deleted_before: datetime) -> int:
@@ -817,7 +820,7 @@ class HealthStore:
         rate). None when no sample matches."""
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
-        return _statistics.statistics(self, kind, options, predicate, unit)
+        return _statistics.statistics(self._handle, kind, options, predicate, unit)
 
     def statistics_collection(self, sample_type: str | SampleType, options: StatisticsOptions | None = None, *,
                               start: datetime, end: datetime, interval: str | tuple[int, str] = "day",
@@ -850,7 +853,7 @@ class HealthStore:
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
         return _statistics.statistics_collection(
-            self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
+            self._handle, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start,
             end=end, utc_offset=utc_offset, time_zone=time_zone, local_time=local_time, predicate=predicate,
             unit=unit)
 
@@ -870,7 +873,7 @@ class HealthStore:
         kind = self.sample_type(sample_type)
         _check_unit(kind, unit)
         arguments, labels = _statistics.collection_arguments(
-            self, kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start, end=end,
+            kind, options, anchor=start if anchor is None else anchor, interval=interval, start=start, end=end,
             utc_offset=utc_offset, time_zone=time_zone, local_time=local_time, predicate=predicate)
         query = StatisticsQuery(self, callback, on_error, kind, unit, labels)
         query._start(n.lib.ohk_query_start_statistics_collection, self._handle, _query_options(statistics=arguments),
@@ -886,8 +889,6 @@ class HealthStore:
         """``async for update in store.statistics_updates("StepCount", start=…,
         end=…):`` the collection, then each change to it, as
         ``watch_statistics`` delivers them; leaving the loop stops the query."""
-        from .aio import statistics_updates
-
         def start_query(callback: Callable[[Query, StatisticsUpdate], Any],
                         on_error: Callable[[BaseException], Any]) -> Query:
             return self.watch_statistics(sample_type, callback, options, start=start, end=end, interval=interval,
@@ -1055,9 +1056,9 @@ class HealthStore:
         ``query(...).samples.to_numpy()`` for a large read. `types` as in
         ``query``: at least one (rule 48). With ``times``, each sample's UTC
         offset and creation date too (``to_pandas(times=True)``). Needs NumPy."""
-        from .columns import query_columns
         descriptors, count, _keep = self._descriptors(types, predicate)
-        return query_columns(self, descriptors, count, as_anchor(anchor), _count(limit, "limit"), unit, times)
+        return query_columns(self._handle, lambda batch: BatchContext(batch, self.sample_type, False), descriptors,
+                             count, as_anchor(anchor), _count(limit, "limit"), unit, times)
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()
@@ -1193,7 +1194,6 @@ class HealthStore:
         """``async for result in store.updates(types):`` the snapshot, then
         each change set, as watch() delivers them; leaving the loop stops the
         query. A failure of the query is raised from the loop."""
-        from .aio import updates
         return updates(self, types, anchor, predicate, max_batch_size)
 
     # ---- helpers
@@ -1214,7 +1214,7 @@ class HealthStore:
                 raise InvalidArgumentError("give a predicate per QueryDescriptor or one for all, not both")
             chosen = own if own is not None else predicate
             slot.type = _identifier(kind)
-            slot.predicate = _predicate_handle(chosen)
+            slot.predicate = predicate_handle(chosen)
             keep.append(chosen)
         return array, len(items), keep
 
@@ -1248,14 +1248,6 @@ def _identifier(kind: str | SampleType) -> bytes:
     if isinstance(kind, SampleType):
         return kind.identifier.encode("utf-8")
     return n.encode(kind, "type identifier")
-
-
-def _predicate_handle(predicate: Predicate | None) -> Any:
-    if predicate is None:
-        return None
-    if not isinstance(predicate, Predicate):
-        raise ArgumentTypeError(f"predicate must be a Predicate, not {type(predicate).__name__}")
-    return predicate.handle()
 
 
 def _count(value: int, what: str) -> int:

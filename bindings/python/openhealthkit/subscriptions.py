@@ -6,13 +6,9 @@ import ctypes
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
-
 from . import _native as n
+from ._enums import Frequency
 from .anchor import Anchor
-
-if TYPE_CHECKING:
-    from .store import Frequency
 
 
 @dataclass(frozen=True, slots=True)

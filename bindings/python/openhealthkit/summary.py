@@ -9,7 +9,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
+from ._checks import pandas_module
+from ._convert import utc_datetime
 from .anchor import Anchor
+from .catalogue import sample_type
 
 if TYPE_CHECKING:
     from .store import HealthStore
@@ -44,11 +47,7 @@ class StoreSummary(list[TypeSummary]):
 
     def to_pandas(self) -> Any:
         """A DataFrame indexed by the types' short names. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
-        from .catalogue import sample_type
+        pd = pandas_module()
         names = []
         for t in self:
             try:
@@ -76,18 +75,18 @@ def _span(store: HealthStore, identifier: str) -> tuple[datetime | None, datetim
     columns = store.query_columns(identifier).samples
     if not len(columns):
         return None, None, []
-    from ._convert import utc_datetime
     first, last = columns.start.min(), columns.end.max()
     return (utc_datetime(first.astype("int64") / 1e6), utc_datetime(last.astype("int64") / 1e6),
             sorted({columns.sources[k].name for k in set(columns.source.tolist())}))
 
 
-def summary(store: HealthStore, spans: bool) -> StoreSummary:
+def summary(store: HealthStore, handle: Any, spans: bool) -> StoreSummary:
+    """What HealthStore.summary returns, of `store`, whose handle is `handle`."""
     # Read before the counts: changes from it on include any made meanwhile.
     anchor = store.current_anchor()
     counts = ctypes.POINTER(n.ohk_store_type_count)()
     count = ctypes.c_uint64()
-    n.lib.ohk_store_type_counts(ctypes.byref(counts), ctypes.byref(count), store._handle)
+    n.lib.ohk_store_type_counts(ctypes.byref(counts), ctypes.byref(count), handle)
     try:
         rows = [(counts[i].type.decode("utf-8"), int(counts[i].samples), int(counts[i].deleted_objects))
                 for i in range(count.value)]
