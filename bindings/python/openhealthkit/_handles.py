@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 _stores: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
 
 
-def register_store(store: HealthStore, handle: Any) -> None:
+def register_store(store: object, handle: Any) -> None:
     """Called by ``HealthStore`` with the handle it opened."""
     _stores[store] = handle
 

@@ -12,12 +12,12 @@ if TYPE_CHECKING:
     from .predicate import Predicate
     from .queries import Query
     from .statistics import StatisticsUpdate
-    from .store import HealthStore
+    from ._store_queries import Queries
 
 _END = object()
 
 
-async def updates(store: "HealthStore", types: Any, anchor: Any, predicate: "Predicate | None",
+async def updates(store: "Queries", types: Any, anchor: Any, predicate: "Predicate | None",
                   max_batch_size: int) -> AsyncIterator[QueryResult]:
     """See HealthStore.updates. The library thread hands each result to the
     loop with call_soon_threadsafe; the queue is unbounded, as HealthKit's

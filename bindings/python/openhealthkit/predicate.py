@@ -5,10 +5,12 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Union
 
 from . import _native as n
 from ._convert import ValueArena, as_list, finite, int64, unix_time, uuid_bytes
+from .catalogue import SampleType
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 _OPERATORS = {"==": 0, "!=": 1, "<": 2, "<=": 3, ">": 4, ">=": 5}
@@ -169,3 +171,17 @@ class Predicate:
 
     def __hash__(self) -> int:
         return hash(str(self))
+
+
+@dataclass(frozen=True, slots=True)
+class QueryDescriptor:
+    """One type and an optional predicate (HKQueryDescriptor); a query may
+    name several, and an object matching several comes once."""
+
+    sample_type: str | SampleType
+    predicate: Predicate | None = None
+
+
+#: What queries take as their types: an identifier, a SampleType, a
+#: QueryDescriptor, or a list of these.
+Types = Union[str, SampleType, QueryDescriptor, Iterable[Union[str, SampleType, QueryDescriptor]]]

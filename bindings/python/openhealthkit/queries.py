@@ -28,7 +28,7 @@ from .errors import ArgumentTypeError, CallbackError, ClosedError, OpenHealthKit
 from .statistics import StatisticsUpdate, convert_result
 
 if TYPE_CHECKING:
-    from .store import HealthStore
+    from ._store_core import StoreCore
 
 _live: dict[int, "Query"] = {}
 _keys = itertools.count(1)
@@ -40,7 +40,7 @@ class Query:
     returns none runs); ``close()`` also frees it. Use it as a context
     manager to close it on exit."""
 
-    def __init__(self, store: "HealthStore", callback: Callable[..., Any],
+    def __init__(self, store: "StoreCore", callback: Callable[..., Any],
                  on_error: Callable[[BaseException], Any] | None) -> None:
         if not callable(callback):
             raise ArgumentTypeError("callback must be callable")
@@ -195,7 +195,7 @@ class StatisticsQuery(Query):
     callback gets a StatisticsUpdate when it starts and after each commit
     that changes its figures."""
 
-    def __init__(self, store: "HealthStore", callback: Callable[..., Any],
+    def __init__(self, store: "StoreCore", callback: Callable[..., Any],
                  on_error: Callable[[BaseException], Any] | None, kind: Any, unit: str | None,
                  labels: Any) -> None:
         super().__init__(store, callback, on_error)

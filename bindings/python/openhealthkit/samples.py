@@ -16,6 +16,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 
 from . import _native as n
+from ._enums import SaveResult
 from ._checks import metadata_arg
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from ._marshal.catalogue import CASE_NAMES, accepted_values, value_name
@@ -59,6 +60,22 @@ class Device:
     software_version: str | None = None
     local_identifier: str | None = None
     udi_device_identifier: str | None = None
+
+
+#: The source of samples saved without one, unless the store is given another.
+DEFAULT_SOURCE = Source("org.openhealthkit.python", "OpenHealthKit for Python")
+
+
+@dataclass(frozen=True, slots=True)
+class SaveOutcome:
+    """What a save did with one sample: its ``uuid``, the ``result``,
+    and the other sample a sync identifier matched (``other_uuid``, for
+    REPLACED and KEPT_EXISTING)."""
+
+    uuid: uuid_module.UUID
+    result: SaveResult
+    other_uuid: uuid_module.UUID | None
+
 
 
 class _Unsaved:

@@ -15,7 +15,7 @@ from .anchor import Anchor
 from .catalogue import sample_type
 
 if TYPE_CHECKING:
-    from .store import HealthStore
+    from ._store_queries import Queries
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ class StoreSummary(list[TypeSummary]):
                             index=pd.Index(names, name="type"))
 
 
-def _span(store: HealthStore, identifier: str) -> tuple[datetime | None, datetime | None, list[str]]:
+def _span(store: Queries, identifier: str) -> tuple[datetime | None, datetime | None, list[str]]:
     """A type's first start, last end and source names: from NumPy columns
     when NumPy is there, else from the samples."""
     try:
@@ -80,7 +80,7 @@ def _span(store: HealthStore, identifier: str) -> tuple[datetime | None, datetim
             sorted({columns.sources[k].name for k in set(columns.source.tolist())}))
 
 
-def summary(store: HealthStore, handle: Any, spans: bool) -> StoreSummary:
+def summary(store: Queries, handle: Any, spans: bool) -> StoreSummary:
     """What HealthStore.summary returns, of `store`, whose handle is `handle`."""
     # Read before the counts: changes from it on include any made meanwhile.
     anchor = store.current_anchor()

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 import pytest
 
 import openhealthkit as ohk
-from openhealthkit import store as store_module
+from openhealthkit import _store_saving as saving_module
 from conftest import STEPS, T0, Inbox, steps
 
 PREFIX = "HKClinicalTypeIdentifier"
@@ -107,7 +107,7 @@ def test_rule_42_a_save_refuses_what_healthkit_would_not_read(store, monkeypatch
                  b"\xff{}", b'{"a": 1} trailing'):
         assert "JSON" in refused(ohk.InvalidValueError, flu(data=data))
     # ... and by the library when it gets one.
-    monkeypatch.setattr(store_module, "check_fhir_json", lambda data: None)
+    monkeypatch.setattr(saving_module, "check_fhir_json", lambda data: None)
     assert "not a JSON object" in refused(ohk.InvalidValueError, flu(data=b"[1, 2]"))
     refused(ohk.InvalidValueError, flu(data=b""))
     monkeypatch.undo()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import openhealthkit as ohk
-from openhealthkit import queries
+from openhealthkit import _store_core, queries
 from conftest import HEART, STEPS, WAIT, Inbox, heart, steps
 
 
@@ -198,7 +198,7 @@ def test_dropping_every_reference_to_a_store_with_live_queries_never_crashes(tmp
         gc.collect()
     running = list(queries._live.values())
     assert len(running) == 20  # the stores keep their queries running
-    for store in list(ohk.store._open_stores):
+    for store in list(_store_core._open_stores):
         store.close()
     assert all(query.wait_closed(WAIT) for query in running)
     assert not queries._live
