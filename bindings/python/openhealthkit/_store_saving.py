@@ -1,70 +1,147 @@
 """``HealthStore``'s writes: saves of every kind of sample, deletions, a
-receiver's batches, and a workout's associated samples."""
+receiver's batches, and a workout's associated samples.
+
+Every save goes through one path: ``save`` takes any sample, read from a
+store or made in Python, and saves each with its kind's C call; the
+``save_<kind>`` methods make a sample of their arguments (what every
+sample has is checked in ``Sample._init``, one place for all kinds) and
+take the same path."""
 
 from __future__ import annotations
 
 import ctypes
-import math
 import uuid as uuid_module
 from collections.abc import Iterable, Mapping
-from dataclasses import astuple
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from . import _native as n
-from ._convert import ValueArena, as_list, utc_datetime, uuid_bytes
+from ._convert import as_list, make_uuid, unix_time, utc_datetime, uuid_bytes
 from ._handles import predicate_handle
-from ._marshal.audiograms import clamping_bounds
-from ._marshal.clinical import check_fhir_json, clinical_record_to_c
-from ._marshal.electrocardiograms import electrocardiogram_to_c
 from ._marshal.heartbeats import heartbeat_series_end
-from ._marshal.workouts import workout_to_c
 from ._own_fields import OwnFieldsSample
 from ._store_core import save_outcome, type_identifier, workout_uuid
 from ._store_queries import Queries
-from .audiogram import AUDIOGRAM, SensitivityPoint
+from .audiogram import AUDIOGRAM, Audiogram, AudiogramSample, SensitivityPoint
 from .batch import SampleList
 from .catalogue import SampleType
-from .clinical import ClinicalRecord
-from .correlation import CorrelationSample, correlation_member_types
-from .electrocardiogram import ELECTROCARDIOGRAM, Electrocardiogram
-from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
-from .heartbeat import HEARTBEAT_SERIES, HeartbeatsLike, pack_heartbeats
+from .clinical import ClinicalRecord, ClinicalRecordSample
+from .correlation import Correlation, CorrelationSample, correlation_member_types
+from .electrocardiogram import ELECTROCARDIOGRAM, Electrocardiogram, ElectrocardiogramSample
+from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError, NotFoundError
+from .heartbeat import HEARTBEAT_SERIES, HeartbeatSeries, HeartbeatSeriesSample, HeartbeatsLike, pack_heartbeats
 from .predicate import Predicate
 from .receiving import ApplyResult
-from .route import EPOCH, ROUTE, LocationsLike, pack_locations
-from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SampleRecord, SaveOutcome, Source
+from .route import EPOCH, ROUTE, LocationsLike, Route, WorkoutRouteSample, pack_locations
+from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, SaveOutcome, Source
 from .workout import WORKOUT, Workout, WorkoutSample
+
+
+class _OwnSave(NamedTuple):
+    """One sample with fields of its own, ready for its C call: the
+    function, the sample's input, the arguments after it, the number of
+    outcomes it gives, and for a correlation the index of each member in
+    the save (None for one found in the store)."""
+    function: Any
+    sample: n.ohk_sample_input
+    arguments: tuple[Any, ...]
+    outcomes: int
+    members: tuple[int | None, ...] = ()
 
 
 class Saving(Queries):
     """The writes of a store (see ``HealthStore``)."""
 
     def save(self, samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
-        """Saves samples in one transaction, all or nothing, durable when it
-        returns (rule 13, docs/semantics.md). Returns what happened to each, in order."""
+        """Saves samples, durable when it returns (rule 13,
+        docs/semantics.md), and returns what happened to each, in order.
+
+        Any sample saves: one made in Python, or one read from a store
+        (this one or another), of any kind. Quantity and category samples
+        are saved in one transaction, all or nothing. A sample with fields
+        of its own (a workout, route, correlation, heartbeat series,
+        audiogram, electrocardiogram or clinical record) is saved by its
+        kind's call, in a transaction of its own, after them: workouts
+        first (a route names its workout), then the others in order. A
+        correlation's members are found in the same save, and saved in
+        its transaction, or in the store (NotFoundError otherwise). Every
+        sample is checked before the first write."""
         batch = as_list(samples, "samples", (Sample,), "a Sample")
         keep: list[Any] = []
-        inputs = self._sample_inputs(batch, keep)
-        outcomes = (n.ohk_save_outcome * max(len(batch), 1))()
-        try:
-            n.lib.ohk_store_save(outcomes, self._handle, inputs, len(batch))
-        except InvalidArgumentError:
-            own = _own_fields_error(batch)  # a workout read back: name the Python call, not the C one
-            if own is not None:
-                raise own from None
-            raise
-        return [save_outcome(outcomes[i]) for i in range(len(batch))]
+        own: list[int] = []
+        for index, sample in enumerate(batch):
+            if not isinstance(sample, Sample):
+                raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
+            if isinstance(sample, OwnFieldsSample):
+                own.append(index)
+        # Every sample's C form before the first write: a sample refused here saves nothing.
+        prepared = {i: self._own_save(cast(OwnFieldsSample, batch[i]), batch, keep) for i in own}
+        with_correlation = {j for save in prepared.values() for j in save.members if j is not None}
+        plain = [i for i in range(len(batch)) if i not in prepared and i not in with_correlation]
+        inputs = self._sample_inputs([batch[i] for i in plain], keep)
+        outcomes: dict[int, SaveOutcome] = {}
+        if plain or not own:
+            done = (n.ohk_save_outcome * max(len(plain), 1))()
+            n.lib.ohk_store_save(done, self._handle, inputs, len(plain))
+            outcomes.update((i, save_outcome(done[k])) for k, i in enumerate(plain))
+        for i in sorted(own, key=lambda i: not isinstance(batch[i], WorkoutSample)):
+            *members, outcomes[i] = self._run(prepared[i])  # a correlation's members' outcomes first
+            outcomes.update((j, outcome) for j, outcome in zip(prepared[i].members, members) if j is not None)
+        return [outcomes[i] for i in range(len(batch))]
+
+    def _own_save(self, sample: OwnFieldsSample, batch: list[Sample], keep: list[Any]) -> _OwnSave:
+        """`sample` in C form for its kind's call; a correlation's members
+        are found in `batch` or in the store."""
+        call = sample._save_call(keep)
+        target = n.ohk_sample_input()
+        sample._fill_input(target, self.default_source, {}, keep)
+        function = getattr(n.lib, call.function)
+        if call.members is None:
+            return _OwnSave(function, target, call.arguments, 1)
+        members, indexes = self._members(sample, call.members, batch)
+        return _OwnSave(function, target, (self._sample_inputs(members, keep), len(members)), len(members) + 1,
+                        indexes)
+
+    def _run(self, save: _OwnSave) -> list[SaveOutcome]:
+        outcomes = (n.ohk_save_outcome * save.outcomes)()
+        save.function(outcomes, self._handle, save.sample, *save.arguments)
+        return [save_outcome(outcome) for outcome in outcomes]
+
+    def _save_made(self, sample: OwnFieldsSample) -> list[SaveOutcome]:
+        """Saves a sample a ``save_<kind>`` method made; every outcome of
+        its call (a correlation's members', then its own)."""
+        keep: list[Any] = []
+        return self._run(self._own_save(sample, [], keep))
+
+    def _members(self, correlation: Sample, members: tuple[Sample | uuid_module.UUID, ...],
+                 batch: list[Sample]) -> tuple[list[Sample], tuple[int | None, ...]]:
+        """A correlation's members as samples, in order, and the index in
+        `batch` of each that is in it: those given as samples, then by
+        UUID those of the same save, then the store's."""
+        in_save = {sample.uuid_bytes: index for index, sample in enumerate(batch)}
+        found: dict[bytes, Sample] = {}
+        wanted = [m for m in members if not isinstance(m, Sample) and m.bytes not in in_save]
+        if wanted:
+            types: list[str | SampleType] = list(correlation_member_types(correlation.sample_type))
+            found = {s.uuid_bytes: s for s in self.query(types, predicate=Predicate.uuids(wanted)).samples}
+        missing = [str(m) for m in wanted if m.bytes not in found]
+        if missing:
+            raise NotFoundError(f"correlation {correlation.uuid}: member {', '.join(missing)} is neither in this "
+                                "store nor in this save; save the members first, or in the same call")
+        keys = [m.uuid_bytes if isinstance(m, Sample) else m.bytes for m in members]
+        samples = [m if isinstance(m, Sample) else batch[in_save[m.bytes]] if m.bytes in in_save else found[m.bytes]
+                   for m in members]
+        return samples, tuple(in_save.get(key) for key in keys)
 
     def _sample_inputs(self, batch: list[Sample], keep: list[Any]) -> Any:
         """``batch`` as the ohk_sample_input array that save and apply pass;
         `keep` holds what the array points at until the call returns."""
         inputs = (n.ohk_sample_input * max(len(batch), 1))()
-        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        sources: dict[Source, Any] = {}
         for index, sample in enumerate(batch):
             if not isinstance(sample, Sample):
                 raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
-            self._fill_input(inputs[index], sample, sources, keep)
+            sample._fill_input(inputs[index], self.default_source, sources, keep)
         return inputs
 
     def _inputs(self, samples: Sample | Iterable[Sample], what: str,
@@ -72,28 +149,15 @@ class Saving(Queries):
         """Quantity and category samples as an ohk_sample_input array."""
         batch = as_list(samples, what, (Sample,), "a Sample")
         inputs = (n.ohk_sample_input * max(len(batch), 1))()
-        sources: dict[Source, tuple[bytes, bytes, bytes | None]] = {}
+        sources: dict[Source, Any] = {}
         for index, sample in enumerate(batch):
             if not isinstance(sample, (QuantitySample, CategorySample)):
                 raise ArgumentTypeError(f"{what}[{index}] is a {type(sample).__name__}, not a QuantitySample or "
                                         "CategorySample")
-            self._fill_input(inputs[index], sample, sources, keep)
+            sample._fill_input(inputs[index], self.default_source, sources, keep)
         return batch, inputs
 
-    def _own_input(self, identifier: str | SampleType, start: datetime, end: datetime, source: Source | None,
-                   device: Device | None, metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
-                   creation_date: datetime | None, utc_offset: timedelta | None,
-                   keep: list[Any]) -> n.ohk_sample_input:
-        """The ohk_sample_input of a sample with fields of its own (a
-        workout, route, correlation, heartbeat series, audiogram,
-        electrocardiogram, clinical record): what every sample has, checked
-        as a QuantitySample's would be; its type is `identifier`."""
-        carrier = object.__new__(Sample)
-        carrier._init(self.sample_type(identifier), start, end, 0.0, None, source, device, metadata, uuid, 0,
-                      creation_date, utc_offset)
-        target = n.ohk_sample_input()
-        self._fill_input(target, carrier, {}, keep)
-        return target
+    # ---- the kinds with fields of their own: a sample of the arguments, saved as save saves it
 
     def save_workout(self, workout: Workout, start: datetime, end: datetime, *, source: Source | None = None,
                      device: Device | None = None, metadata: Mapping[str, Any] | None = None,
@@ -110,12 +174,9 @@ class Saving(Queries):
         HealthKit's quantity types."""
         if not isinstance(workout, Workout):
             raise ArgumentTypeError(f"workout must be a Workout, not {type(workout).__name__}")
-        keep: list[Any] = []
-        sample = self._own_input(WORKOUT, start, end, source, device, metadata, uuid, creation_date, utc_offset, keep)
-        fields = workout_to_c(workout, keep)
-        outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_workout(outcome, self._handle, sample, fields)
-        return [save_outcome(outcome)]
+        return self._save_made(WorkoutSample._made(self.sample_type(WORKOUT), start, end, workout,
+                                                   source=source, device=device, metadata=metadata, uuid=uuid,
+                                                   creation_date=creation_date, utc_offset=utc_offset))
 
     def save_route(self, workout: WorkoutSample | uuid_module.UUID | str | bytes | None, locations: LocationsLike, *,
                    source: Source | None = None, device: Device | None = None,
@@ -136,16 +197,12 @@ class Saving(Queries):
         NotFoundError for a workout the store does not hold live;
         InvalidValueError for no location, a latitude beyond ±90° or a
         longitude beyond ±180°, a NaN or infinite value."""
-        target = None if workout is None else workout_uuid(workout)
-        data = pack_locations(locations)
-        count = len(data) // ctypes.sizeof(n.ohk_location)
-        points = (n.ohk_location * count).from_buffer_copy(data) if count else (n.ohk_location * 1)()
-        keep: list[Any] = []
+        target = None if workout is None else make_uuid(workout_uuid(workout))
+        route = Route(target, pack_locations(locations))
         # The library takes the route's interval from its locations: start and end are not read.
-        sample = self._own_input(ROUTE, EPOCH, EPOCH, source, device, metadata, uuid, creation_date, utc_offset, keep)
-        outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_route(outcome, self._handle, sample, target, points, count)
-        return [save_outcome(outcome)]
+        return self._save_made(WorkoutRouteSample._made(self.sample_type(ROUTE), EPOCH, EPOCH, route,
+                                                        source=source, device=device, metadata=metadata, uuid=uuid,
+                                                        creation_date=creation_date, utc_offset=utc_offset))
 
     def save_correlation(self, correlation_type: str | SampleType, members: Sample | Iterable[Sample],
                          start: datetime | None = None, end: datetime | None = None, *,
@@ -167,18 +224,21 @@ class Saving(Queries):
         if not kind.is_correlation:
             raise InvalidArgumentError(f"{kind.identifier} is not a correlation type "
                                        "(HKCorrelationTypeIdentifierBloodPressure or HKCorrelationTypeIdentifierFood)")
-        keep: list[Any] = []
-        batch, inputs = self._inputs(members, "members", keep)
+        batch = as_list(members, "members", (Sample,), "a Sample")
+        for index, member in enumerate(batch):
+            if not isinstance(member, (QuantitySample, CategorySample)):
+                raise ArgumentTypeError(f"members[{index}] is a {type(member).__name__}, not a QuantitySample or "
+                                        "CategorySample")
         if not batch:
             raise InvalidValueError(f"a {kind.identifier} correlation needs at least one member")
         first = min(sample.start_timestamp for sample in batch)
         last = max(sample.end_timestamp for sample in batch)
-        sample = self._own_input(kind, start if start is not None else utc_datetime(first),
-                                 end if end is not None else utc_datetime(last), source, device, metadata, uuid,
-                                 creation_date, utc_offset, keep)
-        outcomes = (n.ohk_save_outcome * (len(batch) + 1))()
-        n.lib.ohk_store_save_correlation(outcomes, self._handle, sample, inputs, len(batch))
-        return [save_outcome(outcome) for outcome in outcomes]
+        made = CorrelationSample._made(kind, start if start is not None else utc_datetime(first),
+                                       end if end is not None else utc_datetime(last),
+                                       Correlation([sample.uuid for sample in batch]), members=batch,
+                                       source=source, device=device, metadata=metadata, uuid=uuid,
+                                       creation_date=creation_date, utc_offset=utc_offset)
+        return self._save_made(made)
 
     def add_to_workout(self, workout: WorkoutSample | uuid_module.UUID | str | bytes,
                        samples: Sample | Iterable[Sample]) -> list[SaveOutcome]:
@@ -216,16 +276,12 @@ class Saving(Queries):
         negative one, or a beat after ``end``; InvalidDateRangeError for an
         ``end`` before ``start``."""
         data = pack_heartbeats(beats)
-        count = len(data) // ctypes.sizeof(n.ohk_heartbeat)
-        points = (n.ohk_heartbeat * count).from_buffer_copy(data) if count else (n.ohk_heartbeat * 1)()
-        keep: list[Any] = []
-        sample = self._own_input(HEARTBEAT_SERIES, start, start if end is None else end, source, device, metadata,
-                                 uuid, creation_date, utc_offset, keep)
-        if end is None:
-            sample.end = heartbeat_series_end(sample.start, data)
-        outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_heartbeat_series(outcome, self._handle, sample, points, count)
-        return [save_outcome(outcome)]
+        # HealthKit's builder ends a series at its last beat: the end a float, nudged to hold that beat.
+        last_beat = heartbeat_series_end(unix_time(start, "start"), data) if end is None else None
+        return self._save_made(HeartbeatSeriesSample._made(
+            self.sample_type(HEARTBEAT_SERIES), start, start if end is None else end, HeartbeatSeries(data),
+            end_seconds=last_beat, source=source, device=device, metadata=metadata, uuid=uuid,
+            creation_date=creation_date, utc_offset=utc_offset))
 
     def save_audiogram(self, points: Iterable[SensitivityPoint | tuple[Any, ...]], start: datetime,
                        end: datetime | None = None, *, source: Source | None = None, device: Device | None = None,
@@ -246,32 +302,16 @@ class Saving(Queries):
         range without a bound, of an ear not tested, or out of order."""
         rows = [tuple(as_list(point, f"points[{i}]", (), "a SensitivityPoint or a tuple of numbers"))
                 for i, point in enumerate(as_list(points, "points", (), "SensitivityPoints or tuples"))]
-        array = (n.ohk_audiogram_point * max(1, len(rows)))()
-        ranges = (n.ohk_audiogram_clamping * max(1, len(rows)))()
         for i, row in enumerate(rows):
             if not 3 <= len(row) <= 7:
                 raise InvalidArgumentError(f"points[{i}]: (frequency, left, right[, left masked, right masked"
                                            "[, left clamping, right clamping]])")
-            frequency, left, right = row[0], row[1], row[2]
-            extra = list(row[3:]) + [None] * (7 - len(row))
-            levels = []
-            for side, v in (("left", left), ("right", right)):
-                if v is not None and (not isinstance(v, (int, float)) or not math.isfinite(v)):
-                    raise InvalidValueError(f"points[{i}]: the {side} ear's level must be a finite number or None, not {v!r}")
-                levels.append(math.nan if v is None else float(v))
-            array[i] = n.ohk_audiogram_point(float(frequency), levels[0], levels[1],
-                                             -1 if extra[0] is None else int(bool(extra[0])),
-                                             -1 if extra[1] is None else int(bool(extra[1])))
-            bounds = [bound for side, given in (("left", extra[2]), ("right", extra[3]))
-                      for bound in clamping_bounds(given, f"points[{i}]: the {side} ear's clamping range")]
-            ranges[i] = n.ohk_audiogram_clamping(*bounds)
-        keep: list[Any] = []
-        sample = self._own_input(AUDIOGRAM, start, start if end is None else end, source, device, metadata,
-                                 uuid, creation_date, utc_offset, keep)
-        outcome = n.ohk_save_outcome()
-        audiogram = n.ohk_audiogram(array, ranges, len(rows))
-        n.lib.ohk_store_save_audiogram(outcome, self._handle, sample, audiogram)
-        return [save_outcome(outcome)]
+        # Checked where C would misread them (levels, ranges) when the sample is saved.
+        audiogram = Audiogram(tuple(SensitivityPoint(*row, *([None] * (7 - len(row)))) for row in rows))
+        return self._save_made(AudiogramSample._made(self.sample_type(AUDIOGRAM), start,
+                                                     start if end is None else end, audiogram,
+                                                     source=source, device=device, metadata=metadata, uuid=uuid,
+                                                     creation_date=creation_date, utc_offset=utc_offset))
 
     def save_electrocardiogram(self, electrocardiogram: Electrocardiogram, start: datetime,
                                end: datetime | None = None, *, source: Source | None = None,
@@ -295,15 +335,11 @@ class Saving(Queries):
         if not isinstance(electrocardiogram, Electrocardiogram):
             raise ArgumentTypeError("electrocardiogram must be an Electrocardiogram, not "
                                     f"{type(electrocardiogram).__name__}")
-        keep: list[Any] = []
-        fields = electrocardiogram_to_c(electrocardiogram, keep)
-        sample = self._own_input(ELECTROCARDIOGRAM, start, start if end is None else end, source, device,
-                                 metadata, uuid, creation_date, utc_offset, keep)
-        if end is None:
-            sample.end = sample.start + electrocardiogram.duration
-        outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_electrocardiogram(outcome, self._handle, sample, fields)
-        return [save_outcome(outcome)]
+        recorded = unix_time(start, "start") + electrocardiogram.duration if end is None else None
+        return self._save_made(ElectrocardiogramSample._made(
+            self.sample_type(ELECTROCARDIOGRAM), start, start if end is None else end, electrocardiogram,
+            end_seconds=recorded, source=source, device=device, metadata=metadata, uuid=uuid,
+            creation_date=creation_date, utc_offset=utc_offset))
 
     def save_clinical_record(self, clinical_type: str | SampleType, record: ClinicalRecord, start: datetime,
                              end: datetime | None = None, *, source: Source | None = None,
@@ -329,14 +365,11 @@ class Saving(Queries):
                                        "(HKClinicalTypeIdentifierImmunizationRecord...)")
         if not isinstance(record, ClinicalRecord):
             raise ArgumentTypeError(f"record must be a ClinicalRecord, not {type(record).__name__}")
-        check_fhir_json(record.data)
-        keep: list[Any] = []
-        fields = clinical_record_to_c(record, keep)
-        sample = self._own_input(kind, start, start if end is None else end, source, device, metadata, uuid,
-                                 creation_date, utc_offset, keep)
-        outcome = n.ohk_save_outcome()
-        n.lib.ohk_store_save_clinical_record(outcome, self._handle, sample, fields)
-        return [save_outcome(outcome)]
+        return self._save_made(ClinicalRecordSample._made(kind, start, start if end is None else end, record,
+                                                          source=source, device=device, metadata=metadata, uuid=uuid,
+                                                          creation_date=creation_date, utc_offset=utc_offset))
+
+    # ---- reading a correlation's members, deleting, applying, associating
 
     def correlation_objects(self, correlation: CorrelationSample,
                             sample_type: str | SampleType | None = None) -> SampleList:
@@ -349,43 +382,6 @@ class Saving(Queries):
         types: list[str | SampleType] = ([sample_type] if sample_type is not None
                                          else list(correlation_member_types(correlation.sample_type)))
         return self.query(types, predicate=correlation.correlation.predicate()).samples
-
-    def _fill_input(self, target: n.ohk_sample_input, sample: Sample,
-                    sources: dict[Source, tuple[bytes, bytes, bytes | None]], keep: list[Any]) -> None:
-        # The last two fields are there when the flags say so.
-        record, context = cast(SampleRecord, sample._r), sample._c
-        kind = sample.sample_type
-        identifier = kind.identifier.encode("utf-8")
-        target.type, target.start, target.end, target.value = identifier, record[1], record[2], record[3]
-        if record[6] & n.SAMPLE_HAS_CREATION_DATE:
-            target.has_creation_date, target.creation_date = True, record[8]
-        if record[6] & n.SAMPLE_HAS_UTC_OFFSET:
-            target.has_utc_offset, target.utc_offset = True, record[7]
-        unit = getattr(context, "unit", None)
-        target.unit = unit.encode("utf-8") if unit else None
-        ctypes.memmove(target.uuid, record[0], 16)
-        source = sample.source or self.default_source
-        encoded = sources.get(source)
-        if encoded is None:
-            encoded = sources[source] = (n.encode(source.bundle_identifier, "bundle identifier"),
-                                         n.encode(source.name, "source name"),
-                                         None if source.version is None else n.encode(source.version, "version"))
-        target.source.bundle_identifier, target.source.name, target.source.version = encoded
-        device = sample.device
-        if device is not None:
-            c_device = n.ohk_device(*(None if value is None else n.encode(value, f"device {field}")
-                                      for field, value in zip(n.DEVICE_FIELDS, astuple(device))))
-            keep.append(c_device)
-            target.device = ctypes.pointer(c_device)
-        metadata = sample.metadata
-        if metadata:
-            arena = ValueArena()
-            entries = (n.ohk_metadata_entry * len(metadata))()
-            for slot, (key, value) in zip(entries, metadata.items()):
-                slot.key = arena.text(key, "metadata key")
-                arena.fill(slot.value, value, f"metadata {key!r}")
-            keep.extend((arena, entries))
-            target.metadata, target.metadata_count = entries, len(metadata)
 
     def delete(self, objects: Sample | uuid_module.UUID | str | Iterable[Sample | uuid_module.UUID | str]) -> int:
         """Deletes samples (or the samples with these UUIDs) in one
@@ -439,14 +435,3 @@ class Saving(Queries):
         n.lib.ohk_store_delete_matching(deleted, self._handle, type_identifier(sample_type),
                                         predicate_handle(predicate))
         return deleted.value
-
-
-def _own_fields_error(batch: list[Sample]) -> InvalidArgumentError | None:
-    """The error naming the call that saves the first workout, route,
-    correlation or heartbeat series of `batch`, if it has one."""
-    for index, sample in enumerate(batch):
-        if isinstance(sample, OwnFieldsSample):
-            return InvalidArgumentError(f"sample {index} is a {type(sample).__name__}: save it with "
-                                        f"HealthStore.{sample._saved_by}")
-    return None
-

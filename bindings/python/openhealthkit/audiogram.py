@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from ._marshal.audiograms import clamping_bounds as clamping_bounds, read_audiogram
-from ._own_fields import OwnFieldsSample
+from ._marshal.audiograms import audiogram_to_c, clamping_bounds as clamping_bounds, read_audiogram
+from ._own_fields import OwnFieldsSample, SaveCall
 
 AUDIOGRAM = "HKDataTypeIdentifierAudiogram"
 
@@ -66,6 +66,9 @@ class AudiogramSample(OwnFieldsSample):
         return Audiogram(tuple(SensitivityPoint(*p[:5], None if p[5] is None else ClampingRange(*p[5]),
                                                 None if p[6] is None else ClampingRange(*p[6]))
                                for p in read_audiogram(handle, index)))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        return SaveCall("ohk_store_save_audiogram", (audiogram_to_c(self.audiogram.points, keep),))
 
 
 __all__ = ["Audiogram", "AudiogramSample", "ClampingRange", "SensitivityPoint"]

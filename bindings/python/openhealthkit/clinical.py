@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._checks import set_field, text
-from ._marshal.clinical import read_clinical_record
-from ._own_fields import OwnFieldsSample
+from ._marshal.clinical import check_fhir_json, clinical_record_to_c, read_clinical_record
+from ._own_fields import OwnFieldsSample, SaveCall
 from .errors import ArgumentTypeError, InvalidValueError
 
 
@@ -97,6 +97,11 @@ class ClinicalRecordSample(OwnFieldsSample):
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> ClinicalRecord:
         return ClinicalRecord(*read_clinical_record(handle, index))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        record = self.clinical_record
+        check_fhir_json(record.data)  # the library checks it too; here the message says where it fails
+        return SaveCall("ohk_store_save_clinical_record", (clinical_record_to_c(record, keep),))
 
 
 __all__ = ["ClinicalRecord", "ClinicalRecordSample"]

@@ -11,9 +11,10 @@ from typing import Any
 
 from ._checks import sequence, set_field
 from ._marshal.correlations import read_correlation
-from ._own_fields import OwnFieldsSample
+from ._own_fields import OwnFieldsSample, SaveCall
 from .catalogue import SampleType, sample_types
 from .predicate import Predicate
+from .samples import Sample
 
 BLOOD_PRESSURE = "HKCorrelationTypeIdentifierBloodPressure"
 FOOD = "HKCorrelationTypeIdentifierFood"
@@ -58,6 +59,14 @@ class CorrelationSample(OwnFieldsSample):
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> Correlation:
         return Correlation(read_correlation(handle, index))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        # Made by save_correlation: its new members, saved with it. Read
+        # from a store: its members' UUIDs, found in the same save or in
+        # the store it is saved to (HealthStore.save looks them up).
+        made: list[Sample] | None = getattr(self._c, "members", None)
+        return SaveCall("ohk_store_save_correlation",
+                        members=tuple(made) if made is not None else tuple(self.correlation.members))
 
 
 def correlation_member_types(kind: SampleType) -> list[str]:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ._checks import known, numpy_module, pandas_module, raw_type, scalar, set_field
 from ._enums import ECGClassification as ECGClassification, ECGLead as ECGLead, ECGSymptomsStatus as ECGSymptomsStatus  # defined once, in api/enums.toml
-from ._marshal.electrocardiograms import ECGRecord, read_electrocardiogram, voltage_array
-from ._own_fields import OwnFieldsSample
+from ._marshal.electrocardiograms import ECGRecord, electrocardiogram_to_c, read_electrocardiogram, voltage_array
+from ._own_fields import OwnFieldsSample, SaveCall
 
 if TYPE_CHECKING:
     import numpy as np
@@ -135,7 +135,9 @@ class ElectrocardiogramSample(OwnFieldsSample):
     def electrocardiogram(self) -> Electrocardiogram:
         """The recording (needs NumPy: ImportError without it), its
         voltages a read-only view of the one copy taken from the batch."""
-        record: ECGRecord = self._fields()
+        record: ECGRecord | Electrocardiogram = self._fields()
+        if isinstance(record, Electrocardiogram):  # made by save_electrocardiogram
+            return record
         numpy = numpy_module("an Electrocardiogram")
         voltages = numpy.frombuffer(record.raw, dtype=numpy.float64)  # a view of the bytes: read-only, no copy
         return Electrocardiogram._adopt(record.classification, record.symptoms_status, record.lead,
@@ -162,6 +164,9 @@ class ElectrocardiogramSample(OwnFieldsSample):
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> ECGRecord:
         return read_electrocardiogram(handle, index)
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        return SaveCall("ohk_store_save_electrocardiogram", (electrocardiogram_to_c(self.electrocardiogram, keep),))
 
 
 __all__ = ["ECGClassification", "ECGLead", "ECGSymptomsStatus", "Electrocardiogram", "ElectrocardiogramSample"]

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from ._checks import numpy_module, pandas_module, set_field
 from ._marshal.heartbeats import (
-    BEAT, BEAT_SIZE, FIELDS, beat_columns_of, heartbeat_dtype as heartbeat_dtype, normalised_beats,
+    BEAT, BEAT_SIZE, FIELDS, beat_columns_of, beats_to_c, heartbeat_dtype as heartbeat_dtype, normalised_beats,
     pack_beat_columns, pack_beat_rows, read_heartbeats,
 )
-from ._own_fields import OwnFieldsSample
+from ._own_fields import OwnFieldsSample, SaveCall
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -156,6 +156,9 @@ class HeartbeatSeriesSample(OwnFieldsSample):
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> HeartbeatSeries:
         return HeartbeatSeries(read_heartbeats(handle, index))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        return SaveCall("ohk_store_save_heartbeat_series", beats_to_c(self.heartbeats.raw))
 
 
 __all__ = ["Heartbeat", "HeartbeatColumns", "HeartbeatSeries", "HeartbeatSeriesSample", "HeartbeatsLike"]

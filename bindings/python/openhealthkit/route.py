@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Union
 
 from ._checks import numpy_module, pandas_module
 from ._convert import microseconds, utc_datetime
-from ._marshal.routes import FIELDS, LOCATION_SIZE, columns_of, pack_columns, pack_rows, read_route
-from ._own_fields import OwnFieldsSample
+from ._marshal.routes import FIELDS, LOCATION_SIZE, columns_of, locations_to_c, pack_columns, pack_rows, read_route
+from ._own_fields import OwnFieldsSample, SaveCall
 from .errors import ArgumentTypeError, InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -174,6 +174,12 @@ class WorkoutRouteSample(OwnFieldsSample):
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> Route:
         return Route(*read_route(handle, index))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        route = self.route
+        points, count = locations_to_c(route.raw)
+        workout = None if route.workout_uuid is None else route.workout_uuid.bytes
+        return SaveCall("ohk_store_save_route", (workout, points, count))
 
 
 __all__ = ["Location", "LocationColumns", "LocationsLike", "Route", "WorkoutRouteSample"]

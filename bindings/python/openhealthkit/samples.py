@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 import os
 import uuid as uuid_module
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 
 from . import _native as n
 from ._enums import SaveResult
 from ._checks import metadata_arg
+from ._marshal.samples import EncodedSource, encode_source, fill_input
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from ._marshal.catalogue import CASE_NAMES, accepted_values, value_name
 from .catalogue import SampleType, category_value, converted, sample_type
@@ -77,16 +78,21 @@ class SaveOutcome:
     other_uuid: uuid_module.UUID | None
 
 
-
 class _Unsaved:
-    """The context of a sample made in Python: what a batch would hold."""
+    """The context of a sample made in Python: what a batch would hold,
+    with the own fields of a sample whose type has them (and a
+    correlation's members, to save with it)."""
 
-    __slots__ = ("types", "sources", "unit", "_metadata", "_device")
+    __slots__ = ("types", "sources", "unit", "_metadata", "_device", "_fields", "members")
 
     def __init__(self, kind: SampleType, source: Source | None, unit: str | None,
-                 metadata: dict[str, Any], device: Device | None) -> None:
+                 metadata: dict[str, Any], device: Device | None, fields: Any = None,
+                 members: list[Sample] | None = None) -> None:
         self.types, self.sources, self.unit = [kind], [source], unit
-        self._metadata, self._device = metadata, device
+        self._metadata, self._device, self._fields, self.members = metadata, device, fields, members
+
+    def part(self, uuid: bytes) -> Any:
+        return self._fields
 
     def metadata(self, uuid: bytes) -> dict[str, Any]:
         return dict(self._metadata)
@@ -158,7 +164,14 @@ class Sample(_Object):
     def _init(self, kind: SampleType, start: datetime, end: datetime, value: float,
               unit: str | None, source: Source | None, device: Device | None,
               metadata: Mapping[str, Any] | None, uuid: uuid_module.UUID | None,
-              flags: int, creation_date: datetime | None, utc_offset: timedelta | None) -> None:
+              flags: int, creation_date: datetime | None, utc_offset: timedelta | None,
+              fields: Any = None, members: list[Sample] | None = None) -> None:
+        """What every sample made in Python has, checked in this one place
+        (``QuantitySample``, ``CategorySample`` and the ``HealthStore``
+        saves that make a sample of their arguments come here): its type,
+        interval, value, unit, source, device, metadata, UUID (made when
+        not given), creation date and UTC offset; `fields` are the own
+        fields of a kind that has them."""
         if source is not None and not isinstance(source, Source):
             raise ArgumentTypeError(f"source must be a Source, not {type(source).__name__}")
         if device is not None and not isinstance(device, Device):
@@ -172,7 +185,7 @@ class Sample(_Object):
         if utc_offset is not None:
             offset, flags = _offset_seconds(utc_offset), flags | n.SAMPLE_HAS_UTC_OFFSET
         self._r = (raw, unix_time(start, "start"), unix_time(end, "end"), value, 0, 0, flags, offset, created)
-        self._c = _Unsaved(kind, source, unit, metadata_arg(metadata), device)
+        self._c = _Unsaved(kind, source, unit, metadata_arg(metadata), device, fields, members)
 
     @property
     def start_timestamp(self) -> float:
@@ -216,6 +229,20 @@ class Sample(_Object):
         if self._r[6] & n.SAMPLE_HAS_METADATA or isinstance(self._c, _Unsaved):
             return self._c.metadata(self._r[0])
         return {}
+
+    def _fill_input(self, target: n.ohk_sample_input, default_source: Source,
+                    sources: dict[Source, EncodedSource], keep: list[Any]) -> None:
+        """Writes the sample into `target`, the ``ohk_sample_input`` a save
+        takes (`default_source` for a sample without a source; `sources`
+        holds the sources encoded so far); `keep` holds what it points at
+        until the call returns."""
+        source = self.source or default_source
+        encoded = sources.get(source)
+        if encoded is None:
+            encoded = sources[source] = encode_source(source.bundle_identifier, source.name, source.version)
+        device = self.device
+        fill_input(target, self.sample_type.identifier.encode("utf-8"), self._r, getattr(self._c, "unit", None),
+                   encoded, None if device is None else astuple(device), self.metadata, keep)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.sample_type.identifier}, {self.start_date.isoformat()}"

@@ -19,8 +19,8 @@ from typing import Any
 
 from ._checks import from_name, healthkit_name, known, metadata_arg, optional, raw_type, sequence, set_field
 from ._convert import finite, make_uuid, unix_time, uuid_bytes
-from ._marshal.workouts import read_workout
-from ._own_fields import OwnFieldsSample
+from ._marshal.workouts import read_workout, workout_to_c
+from ._own_fields import OwnFieldsSample, SaveCall
 from .catalogue import SampleType, sample_type
 from .errors import ArgumentTypeError, InvalidArgumentError
 
@@ -332,6 +332,9 @@ class WorkoutSample(OwnFieldsSample):
                        [WorkoutActivity(*a[:5], tuple(WorkoutStatistics(*s) for s in a.statistics), a.uuid)
                         for a in w.activities],
                        tuple(WorkoutStatistics(*s) for s in w.statistics))
+
+    def _save_call(self, keep: list[Any]) -> SaveCall:
+        return SaveCall("ohk_store_save_workout", (workout_to_c(self.workout, keep),))
 
 
 __all__ = ["Workout", "WorkoutActivity", "WorkoutActivityType", "WorkoutEvent", "WorkoutEventType", "WorkoutSample",
