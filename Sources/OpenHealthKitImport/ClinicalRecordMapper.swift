@@ -49,7 +49,7 @@ extension RecordMapper {
 
     mutating func clinicalRecord(_ a: [String: String], data: [UInt8]) -> Result<Sample, SkipReason> {
         let resourceType = a["type"] ?? ""
-        let json = try? JSONDecoder().decode(JSONValue.self, from: Data(data))
+        let json = JSONValue.read(data)
         guard let typeID = Self.clinicalType(resourceType: resourceType, json: json),
               let type = TypeCatalogue.standard[typeID] else {
             return .failure(SkipReason(kind: .unknownType, subject: "ClinicalRecord of \(resourceType.isEmpty ? "no type" : resourceType)"))
@@ -111,30 +111,4 @@ extension RecordMapper {
         if (s.appleMoveTimeGoal ?? 0) > 0 && (s.activeEnergyBurnedGoal ?? 0) == 0 { s.moveMode = .appleMoveTime }
         return .success(s)
     }
-}
-
-/// Any JSON value, for reading a few fields of a FHIR resource.
-enum JSONValue: Decodable {
-    case object([String: JSONValue])
-    case array([JSONValue])
-    case string(String)
-    case other
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if let o = try? c.decode([String: JSONValue].self) {
-            self = .object(o)
-        } else if let a = try? c.decode([JSONValue].self) {
-            self = .array(a)
-        } else if let s = try? c.decode(String.self) {
-            self = .string(s)
-        } else {
-            self = .other
-        }
-    }
-
-    subscript(key: String) -> JSONValue? { if case .object(let o) = self { o[key] } else { nil } }
-    var array: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
-    var string: String? { if case .string(let s) = self { s } else { nil } }
-    var object: [String: JSONValue]? { if case .object(let o) = self { o } else { nil } }
 }

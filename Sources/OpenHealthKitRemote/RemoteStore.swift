@@ -70,8 +70,8 @@ public final class RemoteStore: SyncSource, SyncDestination {
         lastLook = try Self.decode(try Self.request("GET", url + "/replication/checkpoints", authorization, nil, timeout: timeout),
                                    url: url)
         return try lastLook.checkpoints.map { text in
-            guard let data = Data(base64Encoded: text) else { throw OHKError(.storage, "\(url) answered a checkpoint that is no base64") }
-            return try SyncCheckpoint(wire: Array(data))
+            guard let data = Base64.decode(text) else { throw OHKError(.storage, "\(url) answered a checkpoint that is no base64") }
+            return try SyncCheckpoint(wire: data)
         }
     }
 
@@ -82,22 +82,22 @@ public final class RemoteStore: SyncSource, SyncDestination {
         if let types { query += "&type=" + Self.escaped(types.joined(separator: ",")) }
         let a: ReceiveAnswer = try Self.decode(try Self.request("POST", url + "/replication?" + query, authorization,
                                                                 try batch.wireBytes(), timeout: timeout), url: url)
-        guard let cp = Data(base64Encoded: a.checkpoint), let anchor = try? QueryAnchor(base64: a.anchor) else {
+        guard let cp = Base64.decode(a.checkpoint), let anchor = try? QueryAnchor(base64: a.anchor) else {
             throw OHKError(.storage, "\(url) answered a checkpoint or anchor that does not decode")
         }
         var o = ApplyOutcome(anchor: anchor)
         (o.added, o.replaced, o.alreadyStored, o.olderVersions) = (a.added, a.replaced, a.alreadyStored, a.olderVersions)
         (o.deletedBefore, o.deleted, o.alreadyDeleted, o.deletedBeforeArrival) = (a.deletedBefore, a.deleted, a.alreadyDeleted,
                                                                                   a.deletedBeforeArrival)
-        return SyncReceipt(checkpoint: try SyncCheckpoint(wire: Array(cp)), outcome: o,
+        return SyncReceipt(checkpoint: try SyncCheckpoint(wire: cp), outcome: o,
                            conflicts: a.conflicts.compactMap(UUID.init(uuidString:)))
     }
 
     public func liveDigests() throws -> [String: LiveDigest] {
         _ = try syncCheckpoints()
         return try lastLook.digests.mapValues { text in
-            guard let data = Data(base64Encoded: text) else { throw OHKError(.storage, "\(url) answered a digest that is no base64") }
-            return try LiveDigest(wire: Array(data))
+            guard let data = Base64.decode(text) else { throw OHKError(.storage, "\(url) answered a digest that is no base64") }
+            return try LiveDigest(wire: data)
         }
     }
 
@@ -136,7 +136,7 @@ public final class RemoteStore: SyncSource, SyncDestination {
     /// does not fit, another sync meanwhile).
     static func check(_ a: Answer, url: String) throws {
         guard !(200..<300).contains(a.status) else { return }
-        let e = try? JSONDecoder().decode(ErrorAnswer.self, from: Data(a.body))
+        let e = JSONValue.read(a.body).flatMap(ErrorAnswer.init(json:))
         let text = "\(url) answered \(a.status): " + (e?.error ?? String(decoding: a.body.prefix(200), as: UTF8.self))
         let code: OHKError.Code = switch (a.status, e?.field) {
         case (410, _): .anchorExpired
@@ -149,11 +149,13 @@ public final class RemoteStore: SyncSource, SyncDestination {
         throw OHKError(code, text)
     }
 
-    static func decode<T: Decodable>(_ a: Answer, url: String) throws -> T {
+    static func decode<T: JSONAnswer>(_ a: Answer, url: String) throws -> T {
         try check(a, url: url)
-        do { return try JSONDecoder().decode(T.self, from: Data(a.body)) } catch {
-            throw OHKError(.storage, "\(url) answered JSON this version does not read: \(error)")
+        guard let json = JSONValue.read(a.body) else { throw OHKError(.storage, "\(url) answered text that is not JSON") }
+        guard let answer = T(json: json) else {
+            throw OHKError(.storage, "\(url) answered JSON this version does not read: \(String(decoding: a.body.prefix(200), as: UTF8.self))")
         }
+        return answer
     }
 
     /// Percent-encoding of a query value: all but unreserved characters.
@@ -172,21 +174,58 @@ public final class RemoteStore: SyncSource, SyncDestination {
     }
 }
 
-struct CheckpointsAnswer: Decodable {
+/// An answer of `ohk serve`, read from its JSON (nil: a field missing or
+/// of another kind).
+protocol JSONAnswer {
+    init?(json: JSONValue)
+}
+
+struct CheckpointsAnswer: JSONAnswer {
     var storeId: String
     var checkpoints: [String]
     var digests: [String: String]
     var conflicts: [String: Int]
+
+    init?(json: JSONValue) {
+        guard let storeId = json["storeId"]?.string,
+              let checkpoints = json["checkpoints"]?.array?.compactMap(\.string),
+              checkpoints.count == json["checkpoints"]?.array?.count,
+              let digests = json["digests"]?.object?.compactMapValues(\.string),
+              digests.count == json["digests"]?.object?.count,
+              let conflicts = json["conflicts"]?.object?.compactMapValues(\.int),
+              conflicts.count == json["conflicts"]?.object?.count else { return nil }
+        (self.storeId, self.checkpoints, self.digests, self.conflicts) = (storeId, checkpoints, digests, conflicts)
+    }
 }
 
-struct ReceiveAnswer: Decodable {
+struct ReceiveAnswer: JSONAnswer {
     var added, replaced, alreadyStored, olderVersions, deletedBefore, deleted, alreadyDeleted, deletedBeforeArrival: Int
     var anchor: String
     var checkpoint: String
     var conflicts: [String]
+
+    init?(json: JSONValue) {
+        guard let added = json["added"]?.int, let replaced = json["replaced"]?.int,
+              let alreadyStored = json["alreadyStored"]?.int, let olderVersions = json["olderVersions"]?.int,
+              let deletedBefore = json["deletedBefore"]?.int, let deleted = json["deleted"]?.int,
+              let alreadyDeleted = json["alreadyDeleted"]?.int, let deletedBeforeArrival = json["deletedBeforeArrival"]?.int,
+              let anchor = json["anchor"]?.string, let checkpoint = json["checkpoint"]?.string,
+              let conflicts = json["conflicts"]?.array?.compactMap(\.string),
+              conflicts.count == json["conflicts"]?.array?.count else { return nil }
+        (self.added, self.replaced, self.alreadyStored, self.olderVersions) = (added, replaced, alreadyStored, olderVersions)
+        (self.deletedBefore, self.deleted, self.alreadyDeleted, self.deletedBeforeArrival) =
+            (deletedBefore, deleted, alreadyDeleted, deletedBeforeArrival)
+        (self.anchor, self.checkpoint, self.conflicts) = (anchor, checkpoint, conflicts)
+    }
 }
 
-struct ErrorAnswer: Decodable {
+struct ErrorAnswer {
     var error: String
     var field: String?
+
+    init?(json: JSONValue) {
+        guard let error = json["error"]?.string else { return nil }
+        self.error = error
+        field = json["field"]?.string
+    }
 }

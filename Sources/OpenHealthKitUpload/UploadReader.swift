@@ -1,4 +1,5 @@
 import FoundationEssentials
+import OpenHealthKitCore
 
 /// Reads the body of `POST …/changes` (`UploadBody`) with `JSONReader`:
 /// what every sample has field by field, and the fields of the other

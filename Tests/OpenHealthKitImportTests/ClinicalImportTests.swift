@@ -142,7 +142,7 @@ import Testing
 
     @Test func rule42_anObservationIsAVitalSignByItsCategoryElseALabResult() {
         func type(_ json: String) -> String? {
-            RecordMapper.clinicalType(resourceType: "Observation", json: try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)))
+            RecordMapper.clinicalType(resourceType: "Observation", json: JSONValue.read(Array(json.utf8)))
         }
         #expect(type(#"{"category":{"coding":[{"code":"vital-signs"}]}}"#) == "HKClinicalTypeIdentifierVitalSignRecord")
         #expect(type(#"{"category":[{"coding":[{"system":"x","code":"vital-signs"}]}]}"#) == "HKClinicalTypeIdentifierVitalSignRecord")

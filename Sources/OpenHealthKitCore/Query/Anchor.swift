@@ -89,13 +89,13 @@ public struct QueryAnchor: Hashable, Sendable, CustomStringConvertible {
         horizon = hor
     }
 
-    public var base64: String { Data(bytes).base64EncodedString() }
+    public var base64: String { Base64.encode(bytes) }
 
     public init(base64 text: String) throws {
-        guard let data = Data(base64Encoded: text) else {
+        guard let data = Base64.decode(text) else {
             throw OHKError(.anchorCorrupt, "anchor text is not base64")
         }
-        try self.init(bytes: Array(data))
+        try self.init(bytes: data)
     }
 
     public enum Order: Sendable { case before, same, after }

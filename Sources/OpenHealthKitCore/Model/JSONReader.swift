@@ -1,27 +1,32 @@
-/// A JSON reader over bytes, one value at a time, for the upload path:
-/// `JSONDecoder` spent most of an upload's time in generic lookups and
-/// key hashing. It checks the grammar of RFC 8259 as it goes (strings
+/// A JSON reader over bytes, one value at a time, for the upload path,
+/// FHIR resources and the answers of `ohk serve`: `JSONDecoder` spent
+/// most of an upload's time in generic lookups and key hashing, and it
+/// brings most of Foundation into the C library (5 MB). It checks the grammar of RFC 8259 as it goes (strings
 /// valid UTF-8, no raw control characters, numbers as JSON writes them)
 /// and says where it stopped; the caller names the field.
-struct JSONReader {
-    enum Kind { case object, array, string, number, bool, null }
+package struct JSONReader {
+    package enum Kind { case object, array, string, number, bool, null }
 
     /// What was wrong, and where: `path` gathers the field's parts as
     /// the failure leaves each (`within`), outermost first.
-    struct Failure: Error {
+    package struct Failure: Error {
         /// True when the text is not JSON at all (else a value of the wrong kind).
-        var syntax: Bool
-        var message: String
-        var path: [String] = []
+        package var syntax: Bool
+        package var message: String
+        package var path: [String] = []
 
         /// The field, as the answers name it: `samples[3].value`.
-        var field: String? { path.isEmpty ? nil : path.joined() }
+        package var field: String? { path.isEmpty ? nil : path.joined() }
+
+        package init(syntax: Bool, message: String, path: [String] = []) {
+            (self.syntax, self.message, self.path) = (syntax, message, path)
+        }
     }
 
     /// Runs `read`; a failure in it gets `part` (`samples`, `[3]`,
     /// `.value`) in front of its path.
     /// (The part is made only on a failure: most reads have none.)
-    static func within<T>(_ part: @autoclosure () -> String, _ read: () throws(Failure) -> T) throws(Failure) -> T {
+    package static func within<T>(_ part: @autoclosure () -> String, _ read: () throws(Failure) -> T) throws(Failure) -> T {
         do { return try read() } catch {
             var e = error
             e.path.insert(part(), at: 0)
@@ -29,16 +34,16 @@ struct JSONReader {
         }
     }
 
-    let bytes: UnsafeBufferPointer<UInt8>
-    private(set) var index = 0
+    package let bytes: UnsafeBufferPointer<UInt8>
+    package private(set) var index = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func syntax(_ what: String) -> Failure {
         Failure(syntax: true, message: "the body is not valid JSON (\(what) at byte \(index))")
     }
 
-    mutating func skipSpace() {
+    package mutating func skipSpace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -48,7 +53,7 @@ struct JSONReader {
     }
 
     /// The kind of the next value; the reader stays before it.
-    mutating func kind() throws(Failure) -> Kind {
+    package mutating func kind() throws(Failure) -> Kind {
         skipSpace()
         guard index < bytes.count else { throw syntax("the text ends") }
         switch bytes[index] {
@@ -63,7 +68,7 @@ struct JSONReader {
     }
 
     /// A value of the wrong kind, named as the answer names it.
-    static func expected(_ what: String, found kind: Kind) -> Failure {
+    package static func expected(_ what: String, found kind: Kind) -> Failure {
         let found = switch kind {
         case .object: "an object"
         case .array: "a list"
@@ -76,7 +81,7 @@ struct JSONReader {
     }
 
     /// The members of an object, `each` reading (or skipping) each value.
-    mutating func object(_ each: (inout JSONReader, String) throws(Failure) -> Void) throws(Failure) {
+    package mutating func object(_ each: (inout JSONReader, String) throws(Failure) -> Void) throws(Failure) {
         let k = try kind()
         guard k == .object else { throw Self.expected("an object", found: k) }
         index += 1
@@ -98,7 +103,7 @@ struct JSONReader {
     }
 
     /// The items of a list, `each` reading each with its index.
-    mutating func array(_ each: (inout JSONReader, Int) throws(Failure) -> Void) throws(Failure) {
+    package mutating func array(_ each: (inout JSONReader, Int) throws(Failure) -> Void) throws(Failure) {
         let k = try kind()
         guard k == .array else { throw Self.expected("a list", found: k) }
         index += 1
@@ -117,13 +122,13 @@ struct JSONReader {
     }
 
     /// Consumes `null` when it comes next.
-    mutating func null() throws(Failure) -> Bool {
+    package mutating func null() throws(Failure) -> Bool {
         guard try kind() == .null else { return false }
         try literal("null")
         return true
     }
 
-    mutating func bool() throws(Failure) -> Bool {
+    package mutating func bool() throws(Failure) -> Bool {
         let k = try kind()
         guard k == .bool else { throw Self.expected("true or false", found: k) }
         if bytes[index] == UInt8(ascii: "t") { try literal("true"); return true }
@@ -138,7 +143,7 @@ struct JSONReader {
         index += n
     }
 
-    mutating func string() throws(Failure) -> String {
+    package mutating func string() throws(Failure) -> String {
         let k = try kind()
         guard k == .string else { throw Self.expected("text", found: k) }
         index += 1
@@ -213,7 +218,7 @@ struct JSONReader {
     }
 
     /// A number as JSON writes it; one past a double's range is refused.
-    mutating func number() throws(Failure) -> Double {
+    package mutating func number() throws(Failure) -> Double {
         let k = try kind()
         guard k == .number else { throw Self.expected("a number", found: k) }
         let start = index
@@ -251,7 +256,7 @@ struct JSONReader {
     }
 
     /// Passes over the next value, whatever it is (checking it is JSON).
-    mutating func skip() throws(Failure) {
+    package mutating func skip() throws(Failure) {
         switch try kind() {
         case .object: try object { (r: inout JSONReader, _: String) throws(Failure) in try r.skip() }
         case .array: try array { (r: inout JSONReader, _: Int) throws(Failure) in try r.skip() }
@@ -263,7 +268,7 @@ struct JSONReader {
     }
 
     /// Checks nothing but white space follows.
-    mutating func end() throws(Failure) {
+    package mutating func end() throws(Failure) {
         skipSpace()
         guard index == bytes.count else { throw syntax("more after the value") }
     }
