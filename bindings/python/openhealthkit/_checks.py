@@ -143,6 +143,16 @@ def numpy_module(what: str) -> Any:
     return numpy
 
 
+def optional_numpy() -> Any | None:
+    """NumPy when it is installed, else None: for what reads as rows
+    without it."""
+    try:
+        import numpy
+    except ImportError:
+        return None
+    return numpy
+
+
 def pandas_module(what: str = "to_pandas()") -> Any:
     """pandas, imported when first needed (it is optional); ImportError
     saying what needs it otherwise."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from ._enums import ActivityMoveMode as ActivityMoveMode  # defined once, in api/enums.toml
 from . import _native as n
+from ._checks import numpy_module, pandas_module
 from .errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 
 
@@ -91,11 +92,8 @@ class ActivitySummaryList(list[ActivitySummary]):
         zone), a float column per value (NaN where absent), ``move_mode``
         (a categorical of ``ActivityMoveMode`` names) and ``paused``
         (bool). Needs pandas."""
-        try:
-            import numpy as np
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        pd = pandas_module()
+        np = numpy_module("to_pandas()")
         # datetime64[s] (pandas 2 keeps it) reaches years 1-9999, which [ns] does not.
         days = np.array([s.day.isoformat() for s in self], dtype="datetime64[D]").astype("datetime64[s]")
         columns: dict[str, Any] = {

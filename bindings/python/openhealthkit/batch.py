@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, Callable, TypeVar, cast, overload
 
 from . import _native as n
+from ._checks import numpy_module, pandas_module
 from ._kinds import class_of, read_fields
 from ._marshal.samples import read_device, read_metadata
 from .anchor import Anchor
@@ -349,11 +350,11 @@ class SampleList(_RecordList[Sample]):
             return columns.to_pandas(uuids=uuids, times=times, index=index)
         frame = columns.to_pandas(uuids=uuids, times=times, index=False)
         # The frame is sorted by start; the samples are in change order: match them by position.
-        import numpy as np
+        np = numpy_module("to_pandas()")
         order = np.argsort(columns.start, kind="stable")
         samples = list(self)
         if devices:
-            import pandas as pd
+            pd = pandas_module()
             frame["device"] = pd.Categorical([d.name if (d := samples[i].device) is not None else None for i in order])
         if metadata:
             frame["metadata"] = [samples[i].metadata for i in order]

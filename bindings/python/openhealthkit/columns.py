@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from . import _native as n
+from ._checks import numpy_module, pandas_module
 from ._convert import microseconds
 from .anchor import Anchor
 from ._marshal.catalogue import value_name
@@ -85,11 +86,8 @@ class SampleColumns:
         local day is ``start + utc_offset``, in columns. With
         ``index=False``, ``start`` is the first column and the index a
         plain range, for SQL engines. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
-        import numpy as np
+        pd = pandas_module()
+        np = numpy_module("to_pandas()")
         if times and (self.utc_offset is None or self.creation_date is None):
             raise InvalidArgumentError("these columns were read without their times: read them with times=True "
                                        "(query_columns(..., times=True) or samples.to_numpy(times=True))")
@@ -301,10 +299,7 @@ class DeletedColumns:
         (text), the deleted sample's ``start`` and ``end`` and the
         ``deletion_date`` (UTC), ``type`` (short names) and ``source``
         (names) as categoricals. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        pd = pandas_module()
         return pd.DataFrame({
             "uuid": [str(uuid_module.UUID(bytes=bytes(row))) for row in self.uuid],
             "start": pd.DatetimeIndex(self.start).tz_localize("UTC"),
@@ -359,11 +354,7 @@ def _times(np: Any, columns: Any, capacity: int) -> tuple[Any, Any]:
 
 
 def _numpy() -> Any:
-    try:
-        import numpy as np
-    except ImportError:
-        raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
-    return np
+    return numpy_module("to_numpy()")
 
 
 def _block(np: Any, capacity: int, mapped: bool = False) -> tuple[Any, Any]:

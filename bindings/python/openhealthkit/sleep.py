@@ -16,6 +16,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from . import _native as n
+from ._checks import pandas_module
 from ._convert import display_zone
 from .errors import ArgumentTypeError, InvalidArgumentError
 from .predicate import Predicate
@@ -50,10 +51,7 @@ class SleepNights(list[SleepNight]):
         """A DataFrame indexed by ``night`` (a date), one timedelta column
         per figure, and ``hours_asleep`` and ``hours_in_bed`` as floats
         for plotting. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        pd = pandas_module()
         names = ["in_bed", "asleep", "awake", "core", "deep", "rem", "unspecified"]
         frame = pd.DataFrame({name: [getattr(s, name) for s in self] for name in names},
                              index=pd.Index([s.night for s in self], name="night"))

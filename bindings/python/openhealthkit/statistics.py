@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from ._enums import StatisticsOptions as StatisticsOptions  # defined once, in api/enums.toml
 from . import _native as n
+from ._checks import numpy_module, pandas_module
 from ._convert import display_zone, unix_time, utc_datetime
 from ._handles import predicate_handle
 from .catalogue import Aggregation, SampleType, converted
@@ -114,10 +115,7 @@ class StatisticsList(list[Statistics]):
         wall-clock times with ``local_time=True``), then one float array per
         figure (NaN where absent; ``duration`` in seconds) and ``count``
         (int64). The figures' unit is each Statistics' ``unit``. Needs NumPy."""
-        try:
-            import numpy as np
-        except ImportError:
-            raise ImportError("to_numpy() needs NumPy: pip install 'openhealthkit[numpy]'") from None
+        np = numpy_module("to_numpy()")
 
         def instant(d: datetime) -> Any:
             if d.tzinfo is not None:
@@ -144,10 +142,7 @@ class StatisticsList(list[Statistics]):
         (queries with SEPARATE_BY_SOURCE), one row per interval and source
         instead, indexed by (start, bundle identifier), with each source's
         own figures. Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        pd = pandas_module()
         columns = self.to_numpy()
         start = pd.DatetimeIndex(columns["start"], name="start")
         if self.zone is not None:

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from . import _native as n
-from ._checks import pandas_module
+from ._checks import optional_numpy, pandas_module
 from ._convert import utc_datetime
 from .anchor import Anchor
 from .catalogue import sample_type
@@ -64,9 +64,7 @@ class StoreSummary(list[TypeSummary]):
 def _span(store: Queries, identifier: str) -> tuple[datetime | None, datetime | None, list[str]]:
     """A type's first start, last end and source names: from NumPy columns
     when NumPy is there, else from the samples."""
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
+    if optional_numpy() is None:
         found = store.query(identifier).samples
         if not len(found):
             return None, None, []

@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .workouts import WorkoutSample
+from ._checks import pandas_module
+from .workout import WorkoutSample
 
 
 def _nearest(x: float) -> int:
@@ -75,10 +76,7 @@ class WorkoutList(list[WorkoutSample]):
         (its name), ``utc_offset`` (its own, NaT without), ``uuid``, and
         ``duplicate_of`` (the UUID of the workout a likely copy repeats;
         None for one that counts). Needs pandas."""
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("to_pandas() needs pandas: pip install 'openhealthkit[pandas]'") from None
+        pd = pandas_module()
 
         def total(value: float | None, scale: float) -> float:
             return math.nan if value is None else value * scale

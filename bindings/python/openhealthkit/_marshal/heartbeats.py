@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import _native as n
-from .._checks import real
+from .._checks import optional_numpy, real
 from ..errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 
 #: A beat's fields, in ohk_heartbeat's order (``Heartbeat``'s too).
@@ -98,13 +98,12 @@ def beat_columns_of(beats: Any) -> tuple[Any, Any] | None:
 def pack_beat_columns(times: Any, gaps: Any) -> bytes:
     """Columns of times and gap flags as packed records, checked: through
     NumPy when it is there, else read as rows."""
-    try:
-        import numpy as np
-    except ImportError:  # columns of Python sequences: read as rows
+    np = optional_numpy()
+    if np is None:  # columns of Python sequences: read as rows
         if gaps is None:
             return pack_beat_rows(times)
         if len(times) != len(gaps):
-            raise InvalidArgumentError("beats: the columns differ in length") from None
+            raise InvalidArgumentError("beats: the columns differ in length")
         return pack_beat_rows(zip(times, gaps))
     values = np.asarray(times)
     if values.ndim != 1:

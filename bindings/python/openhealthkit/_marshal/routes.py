@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from .. import _native as n
-from .._checks import real
+from .._checks import optional_numpy, real
 from .._convert import make_uuid, unix_time
 from ..errors import ArgumentTypeError, InvalidArgumentError, InvalidValueError
 
@@ -76,9 +76,8 @@ def columns_of(locations: Any) -> dict[str, Any] | None:
 def pack_columns(columns: dict[str, Any]) -> bytes:
     """Columns by field name as packed records, checked: through NumPy
     when it is there, else read as rows."""
-    try:
-        import numpy as np
-    except ImportError:  # columns of Python sequences: read as rows
+    np = optional_numpy()
+    if np is None:  # columns of Python sequences: read as rows
         names = list(columns)
         lengths = {len(columns[name]) for name in names}
         if len(lengths) > 1:
