@@ -68,20 +68,23 @@ class Saving(Queries):
         sample is checked before the first write."""
         batch = as_list(samples, "samples", (Sample,), "a Sample")
         keep: list[Any] = []
-        own: list[int] = []
+        own = [index for index, sample in enumerate(batch) if isinstance(sample, OwnFieldsSample)]
+        if not own:  # quantity and category samples: one call
+            inputs = self._sample_inputs(batch, keep)
+            done = (n.ohk_save_outcome * max(len(batch), 1))()
+            n.lib.ohk_store_save(done, self._handle, inputs, len(batch))
+            return [save_outcome(done[i]) for i in range(len(batch))]
         for index, sample in enumerate(batch):
             if not isinstance(sample, Sample):
                 raise ArgumentTypeError(f"sample {index} is a {type(sample).__name__}, not a Sample")
-            if isinstance(sample, OwnFieldsSample):
-                own.append(index)
         # Every sample's C form before the first write: a sample refused here saves nothing.
         prepared = {i: self._own_save(cast(OwnFieldsSample, batch[i]), batch, keep) for i in own}
         with_correlation = {j for save in prepared.values() for j in save.members if j is not None}
         plain = [i for i in range(len(batch)) if i not in prepared and i not in with_correlation]
         inputs = self._sample_inputs([batch[i] for i in plain], keep)
         outcomes: dict[int, SaveOutcome] = {}
-        if plain or not own:
-            done = (n.ohk_save_outcome * max(len(plain), 1))()
+        if plain:
+            done = (n.ohk_save_outcome * len(plain))()
             n.lib.ohk_store_save(done, self._handle, inputs, len(plain))
             outcomes.update((i, save_outcome(done[k])) for k, i in enumerate(plain))
         for i in sorted(own, key=lambda i: not isinstance(batch[i], WorkoutSample)):

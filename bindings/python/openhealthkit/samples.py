@@ -8,6 +8,7 @@ Two samples are equal when their UUIDs are (HealthKit's rule for objects).
 
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 import uuid as uuid_module
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping, TypeAlias, cast
 from . import _native as n
 from ._enums import SaveResult
 from ._checks import metadata_arg
-from ._marshal.samples import EncodedSource, encode_source, fill_input
+from ._marshal.samples import EncodedSource, encode_source, fill_device, fill_metadata
 from ._convert import finite, make_uuid, unix_time, utc_datetime, uuid_bytes
 from ._marshal.catalogue import CASE_NAMES, accepted_values, value_name
 from .catalogue import SampleType, category_value, converted, sample_type
@@ -236,13 +237,29 @@ class Sample(_Object):
         takes (`default_source` for a sample without a source; `sources`
         holds the sources encoded so far); `keep` holds what it points at
         until the call returns."""
-        source = self.source or default_source
+        # The hot loop of a large save: one call per sample, the rare parts (device, metadata) in _marshal.
+        record, context = cast(SampleRecord, self._r), self._c
+        target.type = context.types[record[4]].identifier.encode("utf-8")
+        target.start, target.end, target.value = record[1], record[2], record[3]
+        flags = record[6]
+        if flags & n.SAMPLE_HAS_CREATION_DATE:
+            target.has_creation_date, target.creation_date = True, record[8]
+        if flags & n.SAMPLE_HAS_UTC_OFFSET:
+            target.has_utc_offset, target.utc_offset = True, record[7]
+        unit = getattr(context, "unit", None)
+        target.unit = unit.encode("utf-8") if unit else None
+        ctypes.memmove(target.uuid, record[0], 16)
+        source = context.sources[record[5]] or default_source
         encoded = sources.get(source)
         if encoded is None:
             encoded = sources[source] = encode_source(source.bundle_identifier, source.name, source.version)
+        target.source.bundle_identifier, target.source.name, target.source.version = encoded
         device = self.device
-        fill_input(target, self.sample_type.identifier.encode("utf-8"), self._r, getattr(self._c, "unit", None),
-                   encoded, None if device is None else astuple(device), self.metadata, keep)
+        if device is not None:
+            fill_device(target, astuple(device), keep)
+        metadata = self.metadata
+        if metadata:
+            fill_metadata(target, metadata, keep)
 
     def __repr__(self) -> str:
         return (f"{type(self).__name__}({self.sample_type.identifier}, {self.start_date.isoformat()}"

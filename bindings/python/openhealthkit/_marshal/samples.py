@@ -41,31 +41,20 @@ def encode_source(bundle_identifier: str, name: str, version: str | None) -> Enc
             None if version is None else n.encode(version, "version"))
 
 
-def fill_input(target: n.ohk_sample_input, identifier: bytes, record: Sequence[Any], unit: str | None,
-               source: EncodedSource, device: Sequence[str | None] | None, metadata: Mapping[str, Any],
-               keep: list[Any]) -> None:
-    """Writes one sample into `target`: its type `identifier`, its
-    `record` (uuid, start, end, value, type index, source index, flags,
-    then utc_offset and creation_date when the flags say so), its unit,
-    encoded source, device fields (in ``DEVICE_FIELDS`` order, None for a
-    sample without) and metadata. What `target` points at stays in `keep`."""
-    target.type, target.start, target.end, target.value = identifier, record[1], record[2], record[3]
-    if record[6] & n.SAMPLE_HAS_CREATION_DATE:
-        target.has_creation_date, target.creation_date = True, record[8]
-    if record[6] & n.SAMPLE_HAS_UTC_OFFSET:
-        target.has_utc_offset, target.utc_offset = True, record[7]
-    target.unit = unit.encode("utf-8") if unit else None
-    ctypes.memmove(target.uuid, record[0], 16)
-    target.source.bundle_identifier, target.source.name, target.source.version = source
-    if device is not None:
-        c_device = n.ohk_device(*(None if value is None else n.encode(value, f"device {field}")
-                                  for field, value in zip(n.DEVICE_FIELDS, device)))
-        keep.append(c_device)
-        target.device = ctypes.pointer(c_device)
-    if metadata:
-        arena = ValueArena()
-        keep.append(arena)
-        target.metadata, target.metadata_count = metadata_to_c(metadata, arena, keep)
+def fill_device(target: n.ohk_sample_input, device: Sequence[str | None], keep: list[Any]) -> None:
+    """Points `target` at an ``ohk_device`` of `device`'s fields (in
+    ``DEVICE_FIELDS`` order), kept in `keep`."""
+    c_device = n.ohk_device(*(None if value is None else n.encode(value, f"device {field}")
+                              for field, value in zip(n.DEVICE_FIELDS, device)))
+    keep.append(c_device)
+    target.device = ctypes.pointer(c_device)
+
+
+def fill_metadata(target: n.ohk_sample_input, metadata: Mapping[str, Any], keep: list[Any]) -> None:
+    """Points `target` at entries of `metadata`, kept in `keep`."""
+    arena = ValueArena()
+    keep.append(arena)
+    target.metadata, target.metadata_count = metadata_to_c(metadata, arena, keep)
 
 
 def read_metadata(handle: Any, index: int) -> dict[str, Any]:
