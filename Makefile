@@ -44,7 +44,7 @@ help: ## list the targets, one line each (this list)
 	@echo "variables: PREFIX=$(PREFIX) DOCDIR=$(DOCDIR) BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR)"
 	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
 
-.PHONY: help install-docs install-docs-check enums enums-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
+.PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook
@@ -102,6 +102,14 @@ enums: ## regenerate every enum table from api/enums.toml
 enums-check: ## fail when an enum table is not what api/enums.toml generates
 	python3 scripts/gen_enums.py --check
 
+# Python's ctypes declarations (_structs.py, _signatures.py) from the C
+# headers; after `make enums`, which rewrites the types header's enums.
+ctypes: ## regenerate the Python package's ctypes declarations from the C headers
+	python3 scripts/gen_ctypes.py
+
+ctypes-check: ## fail when the ctypes declarations are not what the C headers generate
+	python3 scripts/gen_ctypes.py --check
+
 # Fails when the committed header is not what the sources generate.
 header-check: deps ## fail when include/openhealthkit.h is not what the sources generate
 	python3 scripts/gen_header.py --check
@@ -149,6 +157,7 @@ test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, w
 	$(MAKE) install-docs-check
 	python3 scripts/gen_identifiers.py --check
 	python3 scripts/gen_enums.py --check
+	python3 scripts/gen_ctypes.py --check
 	$(SWIFT) build $(TRAITS) --build-tests
 	$(SWIFT) test $(TRAITS) --skip-build
 	$(MAKE) swift6-app

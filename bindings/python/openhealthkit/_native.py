@@ -12,167 +12,47 @@ from __future__ import annotations
 
 import ctypes
 import os
-from ctypes import POINTER, c_bool, c_char, c_char_p, c_double, c_int32, c_int64, c_uint32, c_uint64, c_void_p
+from ctypes import c_int32
 from pathlib import Path
 from typing import Any
 
-from ._structs import *  # noqa: F403 - every struct, handle and prototype: n.ohk_... (and the signatures below)
+from ._enums import (  # re-exported (the `as` marks it) for the modules that marshal
+    KIND_AUDIOGRAM as KIND_AUDIOGRAM,
+    KIND_CATEGORY as KIND_CATEGORY,
+    KIND_CLINICAL_RECORD as KIND_CLINICAL_RECORD,
+    KIND_CORRELATION as KIND_CORRELATION,
+    KIND_ELECTROCARDIOGRAM as KIND_ELECTROCARDIOGRAM,
+    KIND_HEARTBEAT_SERIES as KIND_HEARTBEAT_SERIES,
+    KIND_QUANTITY as KIND_QUANTITY,
+    KIND_WORKOUT as KIND_WORKOUT,
+    KIND_WORKOUT_ROUTE as KIND_WORKOUT_ROUTE,
+    SAMPLE_CATEGORY as SAMPLE_CATEGORY,
+    SAMPLE_HAS_CREATION_DATE as SAMPLE_HAS_CREATION_DATE,
+    SAMPLE_HAS_DEVICE as SAMPLE_HAS_DEVICE,
+    SAMPLE_HAS_METADATA as SAMPLE_HAS_METADATA,
+    SAMPLE_HAS_UTC_OFFSET as SAMPLE_HAS_UTC_OFFSET,
+    VALUE_BOOL as VALUE_BOOL,
+    VALUE_DATE as VALUE_DATE,
+    VALUE_LIST as VALUE_LIST,
+    VALUE_NULL as VALUE_NULL,
+    VALUE_NUMBER as VALUE_NUMBER,
+    VALUE_QUANTITY as VALUE_QUANTITY,
+    VALUE_STRING as VALUE_STRING,
+    VALUE_UUID as VALUE_UUID,
+)
+from ._signatures import SIGNATURES as SIGNATURES  # name -> (restype, argtypes), generated
+from ._structs import *  # noqa: F403 - the header's constants, structs, handles and callbacks (generated)
 from .errors import ArgumentTypeError, InvalidArgumentError, Status, error_for
 
-#: The ABI this binding was written for (OHK_ABI_VERSION of the header).
-ABI_VERSION = 4
-#: The options structs' current versions (OHK_<NAME>_VERSION of the header).
-STORE_OPTIONS_VERSION = 2
-SYNC_OPTIONS_VERSION = 1
-QUERY_OPTIONS_VERSION = 1
-STATISTICS_OPTIONS_VERSION = 1
 LIBRARY_NAME = "libopenhealthkit.so"
 ENV_VARIABLE = "OPENHEALTHKIT_LIBRARY"
 
-P = POINTER
-
-#: name -> (return type, argument types), in the header's order. Conventions:
-#: ``const char *`` is c_char_p; byte buffers (``uint8_t *``) are c_char_p so
-#: that ``bytes`` pass without a copy; handles are pointers to their struct.
-SIGNATURES: dict[str, tuple[object, list[object]]] = {
-    "ohk_version_string": (c_char_p, []),
-    "ohk_abi_version": (c_uint32, []),
-    "ohk_last_error_message": (c_char_p, []),
-    "ohk_status_name": (c_char_p, [c_int32]),
-    "ohk_string_free": (None, [OWNED_STRING]),
-    "ohk_store_options_init": (c_int32, [P(ohk_store_options), c_uint32]),
-    "ohk_store_open": (c_int32, [P(P(ohk_store)), c_char_p, P(ohk_store_options)]),
-    "ohk_store_close": (None, [P(ohk_store)]),
-    "ohk_store_current_anchor": (c_int32, [P(ohk_anchor), P(ohk_store)]),
-    "ohk_store_prune": (c_int32, [P(c_uint64), P(ohk_store), c_double]),
-    "ohk_store_prune_all": (c_int32, [P(c_uint64), P(ohk_store)]),
-    "ohk_store_verify": (c_int32, [P(c_uint64), P(c_uint64), P(OWNED_STRING), P(ohk_store)]),
-    "ohk_type_count": (c_uint64, []),
-    "ohk_type_at": (c_int32, [P(ohk_type_info), c_uint64]),
-    "ohk_type_lookup": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p]),
-    "ohk_category_value": (c_int32, [P(c_int64), c_char_p, c_char_p]),
-    "ohk_store_register_quantity_type": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p, c_char_p, c_int32]),
-    "ohk_store_register_category_type": (c_int32, [P(ohk_type_info), P(ohk_store), c_char_p, P(c_char_p), P(c_int64), c_uint64]),
-    "ohk_unit_convert": (c_int32, [P(c_double), c_double, c_char_p, c_char_p]),
-    "ohk_unit_canonical": (c_int32, [P(OWNED_STRING), c_char_p]),
-    "ohk_unit_compatible": (c_int32, [P(c_bool), c_char_p, c_char_p]),
-    "ohk_store_save": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), c_uint64]),
-    "ohk_store_delete_uuids": (c_int32, [P(ohk_store), c_char_p, c_uint64]),
-    "ohk_store_associate": (c_int32, [P(ohk_store), c_char_p, c_char_p, c_uint64]),
-    "ohk_store_delete_matching": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, P(ohk_predicate)]),
-    "ohk_predicate_parse": (c_int32, [P(P(ohk_predicate)), c_char_p, P(ohk_value), c_uint64]),
-    "ohk_predicate_to_text": (c_int32, [P(OWNED_STRING), P(ohk_predicate)]),
-    "ohk_predicate_free": (None, [P(ohk_predicate)]),
-    "ohk_predicate_date_range": (c_int32, [P(P(ohk_predicate)), P(c_double), P(c_double), c_int32]),
-    "ohk_predicate_uuids": (c_int32, [P(P(ohk_predicate)), c_char_p, c_uint64]),
-    "ohk_predicate_workout": (c_int32, [P(P(ohk_predicate)), c_char_p]),
-    "ohk_predicate_sources": (c_int32, [P(P(ohk_predicate)), P(c_char_p), c_uint64]),
-    "ohk_predicate_metadata_exists": (c_int32, [P(P(ohk_predicate)), c_char_p]),
-    "ohk_predicate_metadata_compare": (c_int32, [P(P(ohk_predicate)), c_char_p, c_int32, P(ohk_value)]),
-    "ohk_predicate_quantity": (c_int32, [P(P(ohk_predicate)), c_int32, c_double, c_char_p]),
-    "ohk_predicate_category_value": (c_int32, [P(P(ohk_predicate)), c_int32, c_int64]),
-    "ohk_predicate_and": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
-    "ohk_predicate_or": (c_int32, [P(P(ohk_predicate)), P(P(ohk_predicate)), c_uint64]),
-    "ohk_predicate_not": (c_int32, [P(P(ohk_predicate)), P(ohk_predicate)]),
-    "ohk_store_fetch": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
-    "ohk_store_fetch_bound": (c_int32, [P(c_uint64), P(ohk_store), P(ohk_descriptor), c_uint64]),
-    "ohk_store_fetch_columns": (c_int32, [P(P(ohk_batch)), P(c_uint64), P(ohk_store), P(ohk_descriptor), c_uint64,
-                                          P(ohk_anchor), c_uint64, P(ohk_sample_columns), c_uint64]),
-    "ohk_batch_free": (None, [P(ohk_batch)]),
-    "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
-    "ohk_batch_sample_columns": (c_int32, [P(c_uint64), P(ohk_sample_columns), c_uint64, P(ohk_batch)]),
-    "ohk_batch_copy_samples": (c_int32, [P(c_uint64), P(c_uint32), P(ohk_sample_record), c_uint64, P(ohk_batch),
-                                         c_uint64]),
-    "ohk_batch_deleted": (c_int32, [P(P(ohk_deleted_record)), P(c_uint64), P(ohk_batch)]),
-    "ohk_batch_anchor": (c_int32, [P(ohk_anchor), P(ohk_batch)]),
-    "ohk_batch_type_count": (c_int32, [P(c_uint64), P(ohk_batch)]),
-    "ohk_batch_type": (c_int32, [P(c_char_p), P(ohk_batch), c_uint32]),
-    "ohk_batch_source_count": (c_int32, [P(c_uint64), P(ohk_batch)]),
-    "ohk_batch_source": (c_int32, [P(ohk_source), P(ohk_batch), c_uint32]),
-    "ohk_batch_sources": (c_int32, [P(P(ohk_source)), P(c_uint64), P(ohk_batch)]),
-    "ohk_batch_metadata": (c_int32, [P(P(ohk_metadata_entry)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_batch_device": (c_int32, [P(ohk_device), P(ohk_batch), c_uint64]),
-    "ohk_store_save_workout": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), P(ohk_workout)]),
-    "ohk_store_save_route": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), c_char_p,
-                                       P(ohk_location), c_uint64]),
-    "ohk_store_save_correlation": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                             P(ohk_sample_input), c_uint64]),
-    "ohk_store_add_to_workout": (c_int32, [P(ohk_save_outcome), P(ohk_store), c_char_p, P(ohk_sample_input), c_uint64]),
-    "ohk_batch_workout": (c_int32, [P(ohk_workout), P(ohk_batch), c_uint64]),
-    "ohk_batch_route": (c_int32, [P(ohk_route), P(ohk_batch), c_uint64]),
-    "ohk_batch_correlation": (c_int32, [P(c_char_p), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_store_save_heartbeat_series": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                                  P(ohk_heartbeat), c_uint64]),
-    "ohk_batch_heartbeats": (c_int32, [P(P(ohk_heartbeat)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_store_save_audiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input), P(ohk_audiogram)]),
-    "ohk_batch_audiogram": (c_int32, [P(P(ohk_audiogram_point)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_batch_audiogram_clamping": (c_int32, [P(P(ohk_audiogram_clamping)), P(c_uint64), P(ohk_batch), c_uint64]),
-    "ohk_store_save_electrocardiogram": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                                   P(ohk_electrocardiogram)]),
-    "ohk_batch_electrocardiogram": (c_int32, [P(ohk_electrocardiogram), P(ohk_batch), c_uint64]),
-    "ohk_store_save_clinical_record": (c_int32, [P(ohk_save_outcome), P(ohk_store), P(ohk_sample_input),
-                                                 P(ohk_clinical_record)]),
-    "ohk_batch_clinical_record": (c_int32, [P(ohk_clinical_record), P(ohk_batch), c_uint64]),
-    "ohk_store_save_activity_summaries": (c_int32, [P(c_uint64), P(ohk_store), P(ohk_activity_summary), c_uint64]),
-    "ohk_store_activity_summaries": (c_int32, [P(P(ohk_activity_summary)), P(c_uint64), P(c_uint64), P(ohk_store),
-                                               c_int32, c_int32, c_uint64]),
-    "ohk_activity_summaries_free": (None, [P(ohk_activity_summary)]),
-    "ohk_query_start_activity_summaries": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options),
-                                                     ohk_activity_summaries_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_store_characteristics": (c_int32, [P(ohk_characteristics), P(ohk_store)]),
-    "ohk_store_set_characteristics": (c_int32, [P(ohk_store), P(ohk_characteristics)]),
-    "ohk_anchor_from_bytes": (c_int32, [P(ohk_anchor), c_char_p, c_uint64]),
-    "ohk_anchor_to_bytes": (c_int32, [c_char_p, c_uint64, P(c_uint64), P(ohk_anchor)]),
-    "ohk_anchor_from_text": (c_int32, [P(ohk_anchor), c_char_p]),
-    "ohk_anchor_to_text": (c_int32, [P(c_char), c_uint64, P(ohk_anchor)]),
-    "ohk_anchor_from_value": (c_int32, [P(ohk_anchor), c_int64]),
-    "ohk_anchor_compare": (c_int32, [P(c_int32), P(ohk_anchor), P(ohk_anchor)]),
-    "ohk_query_options_init": (c_int32, [P(ohk_query_options), c_uint32]),
-    "ohk_query_start_anchored": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_results_fn, c_void_p,
-                                           ohk_destroy_fn]),
-    "ohk_query_start_observer": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_observer_fn,
-                                           c_void_p, ohk_destroy_fn]),
-    "ohk_query_start_subscription": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options), ohk_results_fn,
-                                               c_void_p, ohk_destroy_fn]),
-    "ohk_query_acknowledge": (c_int32, [P(ohk_query)]),
-    "ohk_store_remove_subscription": (c_int32, [P(ohk_store), c_char_p]),
-    "ohk_query_stop": (c_int32, [P(ohk_query)]),
-    "ohk_query_free": (None, [P(ohk_query)]),
-    "ohk_store_set_commit_hook": (c_int32, [P(ohk_store), ohk_commit_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_category_value_name": (c_int32, [P(c_char_p), c_char_p, c_int64]),
-    "ohk_store_statistics": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), c_char_p, P(ohk_predicate), c_uint32]),
-    "ohk_statistics_options_init": (c_int32, [P(ohk_statistics_options), c_uint32]),
-    "ohk_store_statistics_collection": (c_int32, [P(P(ohk_statistics_result)), P(ohk_store), P(ohk_statistics_options)]),
-    "ohk_statistics_result_free": (None, [P(ohk_statistics_result)]),
-    "ohk_store_category_durations": (c_int32, [P(P(ohk_category_durations_result)), P(ohk_store),
-                                               P(ohk_statistics_options)]),
-    "ohk_category_durations_free": (None, [P(ohk_category_durations_result)]),
-    "ohk_store_type_counts": (c_int32, [P(P(ohk_store_type_count)), P(c_uint64), P(ohk_store)]),
-    "ohk_store_type_counts_free": (None, [P(ohk_store_type_count), c_uint64]),
-    "ohk_batch_is_initial": (c_int32, [P(c_int32), P(ohk_batch)]),
-    "ohk_query_start_statistics_collection": (c_int32, [P(P(ohk_query)), P(ohk_store), P(ohk_query_options),
-                                                        ohk_statistics_fn, c_void_p, ohk_destroy_fn]),
-    "ohk_store_set_source_priority": (c_int32, [P(ohk_store), c_char_p, P(c_char_p), c_uint64]),
-    "ohk_store_source_priority": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
-    "ohk_store_source_priority_in_force": (c_int32, [P(OWNED_STRING), P(ohk_store), c_char_p]),
-    "ohk_store_import": (c_int32, [P(P(ohk_import_report)), P(ohk_store), c_char_p, ohk_import_progress_fn, c_void_p]),
-    "ohk_import_report_free": (None, [P(ohk_import_report)]),
-    "ohk_store_apply": (c_int32, [P(ohk_apply_outcome), P(ohk_store), P(ohk_sample_input), c_uint64, c_char_p,
-                                  c_uint64]),
-    "ohk_sync_options_init": (c_int32, [P(ohk_sync_options), c_uint32]),
-    "ohk_store_sync": (c_int32, [P(ohk_sync_report), P(ohk_store), P(ohk_store), P(ohk_sync_options)]),
-    "ohk_store_live_digest": (c_int32, [P(ohk_live_digest), P(ohk_store), c_char_p]),
-    "ohk_sync": (c_int32, [P(ohk_sync_report), c_char_p, c_char_p, c_char_p, P(ohk_sync_options)]),
-    "ohk_store_sync_conflicts": (c_int32, [P(c_uint64), P(ohk_store), c_char_p, c_uint64]),
-    "ohk_store_register_subscription": (c_int32, [P(ohk_store), P(ohk_query_options)]),
-    "ohk_store_subscriptions": (c_int32, [P(P(ohk_subscription_status)), P(c_uint64), P(ohk_store)]),
-    "ohk_subscription_statuses_free": (None, [P(ohk_subscription_status), c_uint64]),
-    "ohk_sink_open_postgres": (c_int32, [P(P(ohk_sink)), P(ohk_store), c_char_p, c_char_p, c_char_p, c_uint64]),
-    "ohk_sink_deliver": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),
-    "ohk_sink_follow": (c_int32, [P(ohk_sink), ohk_sink_progress_fn, c_void_p]),
-    "ohk_sink_get_progress": (c_int32, [P(ohk_sink_progress), P(ohk_sink)]),
-    "ohk_sink_free": (None, [P(ohk_sink)]),
-}
+#: ohk_device's and ohk_location's fields, in order: the marshal modules zip values with them.
+DEVICE_FIELDS = tuple(field[0] for field in ohk_device._fields_)  # noqa: F405
+LOCATION_FIELDS = tuple(field[0] for field in ohk_location._fields_)  # noqa: F405
+# struct.Struct formats of the records, for reading whole arrays at once.
+SAMPLE_RECORD_FORMAT = "<16sdddIIIid"
+DELETED_RECORD_FORMAT = "<16sdddIIQd"  # Q: the sync_identifier pointer
 
 
 #: Statuses a function returns instead of raising, because its caller reads

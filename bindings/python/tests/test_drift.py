@@ -5,6 +5,7 @@ from __future__ import annotations
 import ctypes
 import re
 import shutil
+import struct
 import subprocess
 from ctypes import POINTER as P
 from pathlib import Path
@@ -195,3 +196,10 @@ def test_workout_activity_and_event_type_names_match_the_swift_core():
     assert {t.healthkit_name: t.value for t in WorkoutEventType} == swift_table("typesByName")
     for name, value in activities.items():
         assert WorkoutActivityType.from_name(name) == value
+
+
+def test_record_formats_have_the_c_structs_sizes():
+    # The formats batch reading unpacks records with are written by hand
+    # beside the generated structs: they must span the same bytes.
+    assert struct.calcsize(n.SAMPLE_RECORD_FORMAT) == ctypes.sizeof(n.ohk_sample_record)
+    assert struct.calcsize(n.DELETED_RECORD_FORMAT) == ctypes.sizeof(n.ohk_deleted_record)

@@ -28,7 +28,7 @@ MAX_LINES = 600
 LAYERS: dict[int, tuple[str, ...]] = {
     # The C library and what every layer raises: errors, the generated
     # enums, the structs, the loaded library and its signatures.
-    0: ("errors", "_enums", "_structs", "_native"),
+    0: ("errors", "_enums", "_structs", "_signatures", "_native"),
     # To and from C: plain values, argument checks, one marshal module
     # per kind with structs of its own.
     1: ("_convert", "_checks", "_marshal", "_marshal.samples", "_marshal.catalogue", "_marshal.workouts",
