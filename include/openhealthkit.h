@@ -10,7 +10,9 @@
  * are written only on success; ohk_last_error_message() tells what went
  * wrong on this thread. Every object has one free or close function that
  * accepts NULL. A call with a closed or freed handle returns
- * OHK_ERR_CLOSED; nothing crashes on bad input.
+ * OHK_ERR_CLOSED; nothing crashes on bad input. docs/c-conventions.md
+ * has every rule. "rule N" cites docs/semantics.md#rule-N, installed as
+ * share/doc/openhealthkit/docs/semantics.md.
  */
 #ifndef OPENHEALTHKIT_H
 #define OPENHEALTHKIT_H

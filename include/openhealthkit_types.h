@@ -14,6 +14,8 @@
  *  - Handles (ohk_store, ohk_batch, ohk_predicate, ohk_query) are opaque:
  *    they are declared as structs only so that the generated prototypes keep
  *    their names. Never read or write their member.
+ *  - "rule N" cites docs/semantics.md#rule-N (installed as
+ *    share/doc/openhealthkit/docs/semantics.md).
  */
 #ifndef OPENHEALTHKIT_TYPES_H
 #define OPENHEALTHKIT_TYPES_H

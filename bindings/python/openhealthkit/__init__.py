@@ -7,6 +7,10 @@ queries, over ctypes and libopenhealthkit.so.
         samples, deleted, anchor = store.query("HKQuantityTypeIdentifierStepCount")
         ...                                   # later: only what changed
         samples, deleted, anchor = store.query("HKQuantityTypeIdentifierStepCount", anchor)
+
+"rule N" in a docstring cites a rule the library keeps:
+docs/semantics.md#rule-N in the source (installed with the C library as
+share/doc/openhealthkit/docs/semantics.md).
 """
 
 from . import _native, errors
