@@ -65,7 +65,7 @@ CITATION = re.compile(rf"\b[Rr]ule\s+(?P<one>{_LABEL})"
                       rf"|\b[Rr]ules\s+(?P<many>{_ITEM}(?:{_SEPARATOR}{_ITEM})*)")
 RANGE = re.compile(rf"({_LABEL})(?:\s+to\s+|\s*[–-]\s*)({_LABEL})")
 # A link to a rule's anchor: "#rule-41", and in Markdown "](path#rule-41)".
-FRAGMENT = re.compile(r"#rule-([0-9A-Za-z]+)\b")
+FRAGMENT = re.compile(r"#rule-([0-9][0-9a-z]*)\b")  # a label starts with its number ("#rule-N" is prose)
 MARKDOWN_LINK = re.compile(r"\]\(([^()\s#]*)#rule-[0-9A-Za-z]+\)")
 # Comment leaders at the start of a line, so that a citation broken over
 # comment lines reads as one ("(rule\n/// 36)").
