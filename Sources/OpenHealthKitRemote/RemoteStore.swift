@@ -188,12 +188,9 @@ struct CheckpointsAnswer: JSONAnswer {
 
     init?(json: JSONValue) {
         guard let storeId = json["storeId"]?.string,
-              let checkpoints = json["checkpoints"]?.array?.compactMap(\.string),
-              checkpoints.count == json["checkpoints"]?.array?.count,
-              let digests = json["digests"]?.object?.compactMapValues(\.string),
-              digests.count == json["digests"]?.object?.count,
-              let conflicts = json["conflicts"]?.object?.compactMapValues(\.int),
-              conflicts.count == json["conflicts"]?.object?.count else { return nil }
+              let checkpoints = json["checkpoints"]?.all(\.string),
+              let digests = json["digests"]?.allValues(\.string),
+              let conflicts = json["conflicts"]?.allValues(\.int) else { return nil }
         (self.storeId, self.checkpoints, self.digests, self.conflicts) = (storeId, checkpoints, digests, conflicts)
     }
 }
@@ -210,12 +207,27 @@ struct ReceiveAnswer: JSONAnswer {
               let deletedBefore = json["deletedBefore"]?.int, let deleted = json["deleted"]?.int,
               let alreadyDeleted = json["alreadyDeleted"]?.int, let deletedBeforeArrival = json["deletedBeforeArrival"]?.int,
               let anchor = json["anchor"]?.string, let checkpoint = json["checkpoint"]?.string,
-              let conflicts = json["conflicts"]?.array?.compactMap(\.string),
-              conflicts.count == json["conflicts"]?.array?.count else { return nil }
+              let conflicts = json["conflicts"]?.all(\.string) else { return nil }
         (self.added, self.replaced, self.alreadyStored, self.olderVersions) = (added, replaced, alreadyStored, olderVersions)
         (self.deletedBefore, self.deleted, self.alreadyDeleted, self.deletedBeforeArrival) =
             (deletedBefore, deleted, alreadyDeleted, deletedBeforeArrival)
         (self.anchor, self.checkpoint, self.conflicts) = (anchor, checkpoint, conflicts)
+    }
+}
+
+private extension JSONValue {
+    /// Each element of an array read by `read`; nil when one does not read.
+    func all<T>(_ read: (JSONValue) -> T?) -> [T]? {
+        guard let a = array else { return nil }
+        let out = a.compactMap(read)
+        return out.count == a.count ? out : nil
+    }
+
+    /// Each value of an object read by `read`; nil when one does not read.
+    func allValues<T>(_ read: (JSONValue) -> T?) -> [String: T]? {
+        guard let o = object else { return nil }
+        let out = o.compactMapValues(read)
+        return out.count == o.count ? out : nil
     }
 }
 

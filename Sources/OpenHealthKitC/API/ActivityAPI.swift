@@ -86,9 +86,7 @@ import OpenHealthKitCore
                                                   _ callback: ohk_activity_summaries_fn?,
                                                   _ user_data: UnsafeMutableRawPointer?,
                                                   _ destroy: ohk_destroy_fn?) -> ohk_status {
-    start(out_query, store, user_data, destroy) { _, handle, p in
-        let o = try queryOptions(options)
-        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+    start(out_query, store, options, callback, user_data, destroy) { _, handle, p, o, callback in
         let context = handle.context
         return ActivitySummaryQuery(from: try day(o.start_day, "options.start_day"),
                                     through: try day(o.end_day, "options.end_day"),

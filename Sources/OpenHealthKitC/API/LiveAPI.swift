@@ -38,12 +38,14 @@ final class QueryHandle: Handle, @unchecked Sendable {
     }
 }
 
-/// Registers the handle, builds the core query with it, and executes it.
-/// On failure the handle is gone and destroy(user_data) has run.
-func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
-                   _ store: UnsafeMutablePointer<ohk_store>?, _ user_data: UnsafeMutableRawPointer?,
-                   _ destroy: ohk_destroy_fn?,
-                   _ build: (Store, QueryHandle, UnsafeMutablePointer<ohk_query>) throws -> LiveQuery) -> Int32 {
+/// Registers the handle, reads the options and checks the callback,
+/// builds the core query with them, and executes it. On failure the
+/// handle is gone and destroy(user_data) has run.
+func start<Callback>(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
+                     _ store: UnsafeMutablePointer<ohk_store>?, _ options: UnsafePointer<ohk_query_options>?,
+                     _ callback: Callback?, _ user_data: UnsafeMutableRawPointer?, _ destroy: ohk_destroy_fn?,
+                     _ build: (Store, QueryHandle, UnsafeMutablePointer<ohk_query>, ohk_query_options, Callback) throws
+                         -> LiveQuery) -> Int32 {
     let context = CallbackContext(userData: user_data, destroy: destroy)
     var pointer: UnsafeMutablePointer<ohk_query>?
     let status = cCall {
@@ -52,7 +54,9 @@ func start(_ out_query: UnsafeMutablePointer<UnsafeMutablePointer<ohk_query>?>?,
         let handle = QueryHandle(context, names: s.names)
         let p: UnsafeMutablePointer<ohk_query> = Registry.add(handle)
         pointer = p
-        let q = try build(s.store, handle, p)
+        let o = try queryOptions(options)
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        let q = try build(s.store, handle, p, o, callback)
         handle.query = q
         try s.store.execute(q)
         result.pointee = p
@@ -116,9 +120,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                                         _ options: UnsafePointer<ohk_query_options>?,
                                         _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
                                         _ destroy: ohk_destroy_fn?) -> ohk_status {
-    start(out_query, store, user_data, destroy) { s, handle, p in
-        let o = try queryOptions(options)
-        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+    start(out_query, store, options, callback, user_data, destroy) { s, handle, p, o, callback in
         let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
         let context = handle.context, names = handle.names
         return AnchoredObjectQuery(descriptors: ds, anchor: try AnchorValue.read(o.anchor),
@@ -142,9 +144,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                                         _ options: UnsafePointer<ohk_query_options>?,
                                         _ callback: ohk_observer_fn?, _ user_data: UnsafeMutableRawPointer?,
                                         _ destroy: ohk_destroy_fn?) -> ohk_status {
-    start(out_query, store, user_data, destroy) { s, handle, p in
-        let o = try queryOptions(options)
-        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+    start(out_query, store, options, callback, user_data, destroy) { s, handle, p, o, callback in
         let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)
         let context = handle.context
         return ObserverQuery(descriptors: ds) { _, r, completion in
@@ -180,9 +180,7 @@ private func checkedBatchSize(_ n: UInt64) throws -> Int {
                                             _ options: UnsafePointer<ohk_query_options>?,
                                             _ callback: ohk_results_fn?, _ user_data: UnsafeMutableRawPointer?,
                                             _ destroy: ohk_destroy_fn?) -> ohk_status {
-    start(out_query, store, user_data, destroy) { s, handle, p in
-        let o = try queryOptions(options)
-        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+    start(out_query, store, options, callback, user_data, destroy) { s, handle, p, o, callback in
         let n = try string(o.subscription_name, "options.subscription_name")
         let f = try deliveryFrequency(o.frequency)
         let ds = try OpenHealthKitC.descriptors(o.descriptors, o.descriptor_count, s)

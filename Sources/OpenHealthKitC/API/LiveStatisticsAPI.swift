@@ -21,9 +21,7 @@ import OpenHealthKitCore
                                                      _ options: UnsafePointer<ohk_query_options>?,
                                                      _ callback: ohk_statistics_fn?, _ user_data: UnsafeMutableRawPointer?,
                                                      _ destroy: ohk_destroy_fn?) -> ohk_status {
-    start(out_query, store, user_data, destroy) { s, handle, p in
-        let o = try queryOptions(options)
-        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+    start(out_query, store, options, callback, user_data, destroy) { s, handle, p, o, callback in
         guard o.statistics != nil else { throw CError(.invalidArgument, "options.statistics is NULL") }
         let context = handle.context
         let c = try CollectionArguments(s, o.statistics)
