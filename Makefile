@@ -76,10 +76,12 @@ pg-deps: ## install PostgreSQL for the sink's tests when missing
 	    postgresql postgresql-client libpq5 util-linux >/dev/null; }
 
 # What the Python tests need: pytest, NumPy for the columnar path, pandas
-# for statistics as a DataFrame, mypy for tests/test_typing.py.
-py-deps: ## install pytest, NumPy, pandas and mypy when missing
-	@$(PYTHON) -c "import pytest, numpy, pandas, mypy" 2>/dev/null || { \
-	  echo "installing pytest, numpy, pandas and mypy"; $(PYTHON) -m pip install -q pytest numpy pandas mypy; }
+# for statistics as a DataFrame, mypy for tests/test_typing.py, pyarrow
+# and DuckDB for the Arrow tables and Parquet folders.
+py-deps: ## install pytest, NumPy, pandas, mypy, pyarrow and DuckDB when missing
+	@$(PYTHON) -c "import pytest, numpy, pandas, mypy, pyarrow, duckdb" 2>/dev/null || { \
+	  echo "installing pytest, numpy, pandas, mypy, pyarrow and duckdb"; \
+	  $(PYTHON) -m pip install -q pytest numpy pandas mypy pyarrow duckdb; }
 
 # libopenhealthkit.so (stripped), its links and openhealthkit.pc under build/.
 lib: deps ## build the C library, its links and openhealthkit.pc under build/lib

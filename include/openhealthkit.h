@@ -578,6 +578,66 @@ ohk_status ohk_store_fetch_bound(uint64_t *out_bound, ohk_store *store, const oh
  */
 ohk_status ohk_store_fetch_columns(ohk_batch **out_batch, uint64_t *out_count, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit, const ohk_sample_columns *columns, uint64_t capacity);
 
+/* ---- Arrow tables */
+
+/**
+ * Fills `options` with the defaults for its `version` (pass
+ * OHK_ARROW_OPTIONS_VERSION): no descriptors, no anchor, no limit, each
+ * type's canonical unit, every column. Returns OHK_OK, or
+ * OHK_ERR_INVALID_ARGUMENT when options is NULL or the version is
+ * unknown. Any thread; never blocks.
+ */
+ohk_status ohk_arrow_options_init(ohk_arrow_options *options, uint32_t version);
+
+/**
+ * The anchored query of `options->descriptors` (after `options->anchor`,
+ * at most `options->limit` objects) with its samples as an Arrow table,
+ * through the Arrow C Data Interface: *out_array and *out_schema receive
+ * a struct array of `options->columns` (docs/arrow.md: uuid, start_date
+ * and end_date as timestamp[us, UTC], value in `options->unit` or each
+ * type's canonical unit, unit, type, source, source_bundle and device as
+ * dictionary-encoded strings, metadata as JSON text, utc_offset,
+ * creation_date), one row per sample in change order. The query writes
+ * the columns as it reads, as ohk_store_fetch_columns does, into memory
+ * the table owns: no copy on the way to pyarrow, Polars or DuckDB. The
+ * consumer calls each struct's `release` (once; moving children out
+ * is allowed). *out_batch receives the rest of the result: the deleted
+ * objects, the new anchor (ohk_batch_anchor), and no samples; free it
+ * with ohk_batch_free. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (a NULL
+ * out-parameter or options, no descriptors, unknown column bits),
+ * OHK_ERR_INVALID_UNIT, OHK_ERR_INCOMPATIBLE_UNIT (`unit` with a
+ * category type, or of another dimension than a type's), and the errors
+ * of ohk_store_fetch. Any thread.
+ */
+ohk_status ohk_store_fetch_arrow(ohk_batch **out_batch, struct ArrowArray *out_array, struct ArrowSchema *out_schema, ohk_store *store, const ohk_arrow_options *options);
+
+/**
+ * A batch's samples as an Arrow table, as ohk_store_fetch_arrow gives
+ * them (`options` may be NULL: every column, canonical units; its
+ * descriptors, anchor and limit are not read). The table owns its
+ * columns and outlives the batch. Returns OHK_OK;
+ * OHK_ERR_INVALID_ARGUMENT, OHK_ERR_INVALID_UNIT,
+ * OHK_ERR_INCOMPATIBLE_UNIT, OHK_ERR_CLOSED (a freed batch). Any thread.
+ */
+ohk_status ohk_batch_export_arrow(struct ArrowArray *out_array, struct ArrowSchema *out_schema, const ohk_batch *batch, const ohk_arrow_options *options);
+
+/**
+ * A statistics result (ohk_store_statistics_collection's, or one a
+ * statistics query delivered) as an Arrow table: start_date, end_date,
+ * source and source_bundle (null on the rows with sources merged; with
+ * OHK_STATISTICS_SEPARATE_BY_SOURCE each interval's rows per source
+ * follow its merged row), sum, average, minimum, maximum, most_recent
+ * (in `options->unit`, or the type's canonical unit: the field's
+ * metadata names it), most_recent_start, most_recent_end, duration
+ * (seconds) and count. A figure not asked for, or of an interval without
+ * data, is a null. Times are timestamp[us, UTC], or without a zone for a
+ * collection counted in each sample's own offset (wall-clock times,
+ * rule 28). Only `options->unit` is read; `options` may be NULL. The
+ * table outlives the result. Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT,
+ * OHK_ERR_INVALID_UNIT, OHK_ERR_INCOMPATIBLE_UNIT. Any thread.
+ */
+ohk_status ohk_statistics_result_export_arrow(struct ArrowArray *out_array, struct ArrowSchema *out_schema, const ohk_statistics_result *result, const ohk_arrow_options *options);
+
 /* ---- Workouts, routes and correlations */
 
 /**

@@ -152,6 +152,24 @@ enum {
     OHK_SAMPLE_HAS_UTC_OFFSET = 16    /* utc_offset is set */
 };
 
+/* Which columns an Arrow export holds (ohk_arrow_options.columns); 0: every
+ * one. The columns keep this order. */
+typedef uint32_t ohk_arrow_columns;
+enum {
+    OHK_ARROW_UUID = 1,            /* uuid: fixed_size_binary(16) */
+    OHK_ARROW_START_DATE = 2,      /* start_date: timestamp[us, UTC] */
+    OHK_ARROW_END_DATE = 4,        /* end_date: timestamp[us, UTC] */
+    OHK_ARROW_VALUE = 8,           /* value: float64, the quantity in `unit` or the category value */
+    OHK_ARROW_UNIT = 16,           /* unit: dictionary<int32, utf8>, each row's unit (null for category values) */
+    OHK_ARROW_TYPE = 32,           /* type: dictionary<int32, utf8>, the type identifier */
+    OHK_ARROW_SOURCE = 64,         /* source: dictionary<int32, utf8>, the source's name */
+    OHK_ARROW_SOURCE_BUNDLE = 128, /* source_bundle: dictionary<int32, utf8>, its bundle identifier */
+    OHK_ARROW_DEVICE = 256,        /* device: dictionary<int32, utf8>, the device's name (its model, else its manufacturer); null without a device */
+    OHK_ARROW_METADATA = 512,      /* metadata: large_utf8, a JSON object; null without metadata */
+    OHK_ARROW_UTC_OFFSET = 1024,   /* utc_offset: int32 seconds east of UTC; null when the sample has none */
+    OHK_ARROW_CREATION_DATE = 2048 /* creation_date: timestamp[us, UTC]; null when the sample has none */
+};
+
 /* Statistics options (HKStatisticsOptions, same values): a sum for cumulative
  * types; average, minimum, maximum for discrete ones; the most recent value
  * and the duration for either; each source's own figures.
@@ -758,6 +776,61 @@ typedef struct ohk_sync_options {
     uint64_t batch_size;          /* changes per transaction of the destination; 0: 20,000 */
 } ohk_sync_options;
 #define OHK_SYNC_OPTIONS_INIT { OHK_SYNC_OPTIONS_VERSION, NULL, NULL, 0, false, 0 }
+
+/* ---- the Arrow C Data Interface's structs
+ * (https://arrow.apache.org/docs/format/CDataInterface.html), the
+ * published ABI, declared as its specification asks: a program that
+ * includes Arrow's own header first keeps that one. */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+/* How a query's samples or a statistics collection become an Arrow table
+ * (ohk_store_fetch_arrow, ohk_batch_export_arrow,
+ * ohk_statistics_result_export_arrow). Each call reads the fields its
+ * comment names. Fill it with ohk_arrow_options_init or
+ * OHK_ARROW_OPTIONS_INIT. */
+#define OHK_ARROW_OPTIONS_VERSION 1
+typedef struct ohk_arrow_options {
+    uint32_t version;             /* OHK_ARROW_OPTIONS_VERSION */
+    const ohk_descriptor *descriptors; /* fetch: the types and predicates matched */
+    uint64_t descriptor_count;
+    const ohk_anchor *anchor;     /* fetch: start after it (NULL: every sample) */
+    uint64_t limit;               /* fetch: objects at most; 0: no bound */
+    const char *unit;             /* values in this unit, rounded to 15 significant digits (rule 44); NULL: each type's canonical unit */
+    ohk_arrow_columns columns;    /* samples: OHK_ARROW_... bits; 0: every column */
+} ohk_arrow_options;
+#define OHK_ARROW_OPTIONS_INIT { OHK_ARROW_OPTIONS_VERSION, NULL, 0, NULL, 0, NULL, 0 }
 
 /* A store's live digest (rule 68): how many live samples, and the 128-bit
  * sum of a hash of each one's UUID and sync version. Equal digests: the

@@ -74,6 +74,10 @@ EXCEPTIONS: dict[tuple[str, str], tuple[str, str]] = {
     ),
 }
 
+#: Structs the library fills and Python only passes on by address (to
+#: pyarrow's `_import_from_c`): a pointer to one is a c_void_p.
+ARROW_STRUCTS = {"ArrowArray", "ArrowSchema"}
+
 SCALARS = {
     "bool": "c_bool", "char": "c_char", "float": "c_float", "double": "c_double", "size_t": "c_size_t",
     "int8_t": "c_int8", "uint8_t": "c_uint8", "int16_t": "c_int16", "uint16_t": "c_uint16",
@@ -113,6 +117,9 @@ def parse(path: str) -> tuple[dict[str, int], list[dict]]:
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     text = re.sub(r"#ifdef __cplusplus\n.*?#endif", "", text, flags=re.S)
+    # The Arrow C Data Interface's own structs: Python hands their
+    # addresses to pyarrow (ARROW_STRUCTS), and never reads them.
+    text = re.sub(r"#ifndef ARROW_C_DATA_INTERFACE\n.*?#endif", "", text, flags=re.S)
     constants, lines = {}, []
     for line in text.splitlines():
         m = DEFINE.match(line.strip())
@@ -227,7 +234,7 @@ class Mapper:
         elif stars and base == "uint8_t":
             inner = "c_char_p" if where == "argument" else f"{self.pointer}(c_uint8)"
             stars -= 1
-        elif stars and base == "void":
+        elif stars and (base == "void" or base in ARROW_STRUCTS):
             inner, stars = "c_void_p", stars - 1
         elif base == "void" and where == "return":
             inner = "None"

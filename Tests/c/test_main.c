@@ -1,4 +1,4 @@
-/* The C API tests (cmocka): one executable, twelve groups. */
+/* The C API tests (cmocka): one executable, thirteen groups. */
 int run_basics(void);
 int run_data(void);
 int run_live(void);
@@ -11,6 +11,7 @@ int run_workouts(void);
 int run_clinical(void);
 int run_sink(void);
 int run_sync(void);
+int run_arrow(void);
 
 int main(void)
 {
@@ -26,5 +27,6 @@ int main(void)
     failed += run_clinical();
     failed += run_sink();
     failed += run_sync();
+    failed += run_arrow();
     return failed != 0;
 }

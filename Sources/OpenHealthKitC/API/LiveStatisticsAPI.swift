@@ -29,7 +29,8 @@ import OpenHealthKitCore
             context.call {
                 switch result {
                 case .success(let update):
-                    let r = StatisticsResultC.make(update.statistics)
+                    let r = StatisticsResultC.make(update.statistics, type: c.type,
+                                                   localTime: c.options.contains(.sampleLocalTime))
                     let changed = update.changed.map { UInt64($0) }
                     changed.withUnsafeBufferPointer { c in
                         callback(p, 0, r, c.baseAddress, UInt64(c.count), context.userData)

@@ -26,7 +26,7 @@ import OpenHealthKitCore
         guard let stats = try s.statistics(type: t, predicate: p, options: StatisticsOptions(rawValue: Int(options))) else {
             throw CError(.notFound, "no \(t.identifier) sample matches the query")
         }
-        out.pointee = StatisticsResultC.make([stats])
+        out.pointee = StatisticsResultC.make([stats], type: t, localTime: false)
     }
 }
 
@@ -54,7 +54,8 @@ import OpenHealthKitCore
         let out = try out(out_result, "out_result")
         let s = try StoreHandle.get(store)
         let c = try CollectionArguments(s, options)
-        out.pointee = StatisticsResultC.make(try c.collection(in: s))
+        out.pointee = StatisticsResultC.make(try c.collection(in: s), type: c.type,
+                                             localTime: c.options.contains(.sampleLocalTime))
     }
 }
 
@@ -121,7 +122,7 @@ struct CollectionArguments {
     }
     free(UnsafeMutableRawPointer(mutating: r.intervals))
     free(UnsafeMutableRawPointer(mutating: r.sources))
-    result?.deallocate()
+    StatisticsResultC.block(result!).deinitialize(count: 1).deallocate()
 }
 
 /// Sets the order in which statistics merge the sources of `type` (rule
@@ -178,7 +179,21 @@ private func sourceList(_ out_list: UnsafeMutablePointer<UnsafeMutablePointer<CC
 
 /// `Statistics` as the C structs: one malloc'ed block per array.
 enum StatisticsResultC {
-    static func make(_ stats: [Statistics]) -> UnsafeMutablePointer<ohk_statistics_result> {
+    /// A result and, after it where C does not look, what an Arrow export
+    /// of it needs: the type (its unit) and whether its times are
+    /// wall-clock ones.
+    struct Block {
+        var result: ohk_statistics_result
+        let type: SampleType
+        let localTime: Bool
+    }
+
+    /// The block a result handed to C is the start of.
+    static func block(_ r: UnsafePointer<ohk_statistics_result>) -> UnsafeMutablePointer<Block> {
+        UnsafeMutableRawPointer(mutating: r).assumingMemoryBound(to: Block.self)
+    }
+
+    static func make(_ stats: [Statistics], type: SampleType, localTime: Bool) -> UnsafeMutablePointer<ohk_statistics_result> {
         let sourceCount = stats.reduce(0) { $0 + $1.bySource.count }
         let intervals = mallocArray(of: ohk_statistics_interval.self, stats.count)
         let sources = mallocArray(of: ohk_statistics_source.self, sourceCount)
@@ -196,10 +211,13 @@ enum StatisticsResultC {
                                                    values: values(st.values), first_source: UInt64(first),
                                                    source_count: UInt64(next - first))
         }
-        let out = UnsafeMutablePointer<ohk_statistics_result>.allocate(capacity: 1)
-        out.initialize(to: ohk_statistics_result(intervals: UnsafePointer(intervals), interval_count: UInt64(stats.count),
-                                                 sources: UnsafePointer(sources), source_count: UInt64(next)))
-        return out
+        let out = UnsafeMutablePointer<Block>.allocate(capacity: 1)
+        out.initialize(to: Block(result: ohk_statistics_result(intervals: UnsafePointer(intervals),
+                                                               interval_count: UInt64(stats.count),
+                                                               sources: UnsafePointer(sources), source_count: UInt64(next)),
+                                 type: type, localTime: localTime))
+        // `result` is the block's first field: its address is the block's.
+        return UnsafeMutableRawPointer(out).assumingMemoryBound(to: ohk_statistics_result.self)
     }
 
     private static func values(_ v: StatisticsValues) -> ohk_statistics_values {

@@ -107,9 +107,12 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// Writes the samples' fields into the caller's columns (each NULL
     /// column skipped), straight from the query's records: the core fills
     /// them in one pass, then source ids become this batch's indexes.
-    func fillColumns(_ c: ohk_sample_columns) {
-        result.samples.fill(columnPointers(c))
-        if let p = c.source_index {
+    func fillColumns(_ c: ohk_sample_columns) { fill(columnPointers(c)) }
+
+    /// The same into the core's columns (an Arrow table's).
+    func fill(_ c: SampleColumnPointers) {
+        result.samples.fill(c)
+        if let p = c.sourceID {
             for i in 0..<result.samples.count { p[i] = sources.number(ofStoreID: p[i]) }
         }
     }

@@ -63,6 +63,9 @@ extension Store {
                 : try scan(txn, groups, anchor: anchor, limit: limit, into: sink)
             let written = taken.columns!.finish()
             taken.batch.noteSource(through: written.maxSourceID)
+            if let d = columns.deviceID {  // their names are read with the rest
+                taken.batch.noteDevice(through: (0..<written.count).reduce(0) { max($0, d[$1]) })
+            }
             // Inside the read: the names of new sources are read with it.
             return ColumnsQueryResult(result: try result(taken), count: written.count, sourceOrder: written.sourceOrder)
         }

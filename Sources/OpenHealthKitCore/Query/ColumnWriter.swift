@@ -77,7 +77,8 @@ struct ColumnWriter {
         if let p = out.typeIndex {
             for i in 0..<m { p[row &+ i] = e[i].typeIndex }
         }
-        if out.flags != nil || out.creationUnixMicroseconds != nil || out.utcOffset != nil {
+        if out.flags != nil || out.creationUnixMicroseconds != nil || out.utcOffset != nil
+            || out.deviceID != nil || out.metadata != nil {
             for i in 0..<m { out.writeDetails(record(i), at: row &+ i) }
         }
         count += m
@@ -134,6 +135,10 @@ extension SampleColumnPointers {
             p[i] = r.creation.map(Self.unixMicroseconds) ?? Self.noCreationDate
         }
         if let p = utcOffset { p[i] = Int32(r.utcOffset ?? Int(Self.noUTCOffset)) }
+        if let p = deviceID { p[i] = r.deviceID }
+        if let m = metadata, r.hasMetadata {
+            m.write(row: i) { body in try? r.forEachMetadata { k, v in body(k, v); return false } }
+        }
     }
 
     /// Gives the pages of `rows` of every column now, in one call each
@@ -158,6 +163,7 @@ extension SampleColumnPointers {
         give(flags.map(UnsafeMutableRawPointer.init), 4)
         give(creationUnixMicroseconds.map(UnsafeMutableRawPointer.init), 8)
         give(utcOffset.map(UnsafeMutableRawPointer.init), 4)
+        give(deviceID.map(UnsafeMutableRawPointer.init), 4)
     }
 
     /// Seconds since 2001 as Unix microseconds, rounded to the nearest.

@@ -25,6 +25,8 @@ public struct SampleBatch: RandomAccessCollection, Sendable {
 
     /// The source behind a `SampleFields.sourceID`.
     public func source(id: UInt32) -> Source? { names.source(id) }
+    /// The device behind a `SampleFields.deviceID` (nil for 0).
+    public func device(id: UInt32) -> Device? { names.device(id) }
 
     public func uuid(at i: Int) -> UUID { withRecord(i) { r, _ in r.uuid } }
     public func hasDevice(at i: Int) -> Bool { withRecord(i) { r, _ in r.deviceID != 0 } }
@@ -93,12 +95,26 @@ package struct SampleColumnPointers {
     package var creationUnixMicroseconds: UnsafeMutablePointer<Int64>?
     /// Seconds east of UTC, `noUTCOffset` when the sample has none.
     package var utcOffset: UnsafeMutablePointer<Int32>?
+    /// The store's id of the sample's device, 0 when it has none
+    /// (`SampleBatch.device(id:)`).
+    package var deviceID: UnsafeMutablePointer<UInt32>?
+    /// Told each row that has metadata, in row order (rows without are
+    /// never named): for a column of metadata text.
+    package var metadata: (any MetadataColumnWriter)?
 
     package static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4,
                        hasCreationDate: UInt32 = 8, hasUTCOffset: UInt32 = 16
     package static let noCreationDate = Int64.min, noUTCOffset = Int32.min
 
     package init() {}
+}
+
+/// Where a columns read hands the metadata of the rows that have some.
+/// Rows arrive in increasing order, one thread at a time (the scan's or
+/// its pipeline's), so a writer needs no lock.
+package protocol MetadataColumnWriter: AnyObject {
+    /// Row `row` has metadata; `entries` calls its argument with each entry.
+    func write(row: Int, entries: ((_ key: String, _ value: MetadataValue) -> Void) -> Void)
 }
 
 /// One sample's fields, read in place; valid only inside `forEach`.
@@ -203,6 +219,8 @@ struct SampleBatchBuilder {
     /// Makes the batch's names reach source `id` (a columns query's
     /// samples are not appended, but their sources are named).
     mutating func noteSource(through id: UInt32) { maxSourceID = max(maxSourceID, id) }
+    /// The same for devices (a columns query with a device column).
+    mutating func noteDevice(through id: UInt32) { maxDeviceID = max(maxDeviceID, id) }
 
     func build(types: [SampleType], names: NameLookup) throws -> SampleBatch {
         try names.ensure(sourcesThrough: maxSourceID, devicesThrough: maxDeviceID)

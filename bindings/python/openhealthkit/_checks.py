@@ -153,6 +153,16 @@ def optional_numpy() -> Any | None:
     return numpy
 
 
+def pyarrow_module(what: str) -> Any:
+    """pyarrow, imported when first needed (it is optional); ImportError
+    saying what needs it otherwise."""
+    try:
+        import pyarrow  # type: ignore[import-untyped]  # no stubs; an optional dependency
+    except ImportError:
+        raise ImportError(f"{what} needs pyarrow: pip install 'openhealthkit[arrow]'") from None
+    return pyarrow
+
+
 def pandas_module(what: str = "to_pandas()") -> Any:
     """pandas, imported when first needed (it is optional); ImportError
     saying what needs it otherwise."""

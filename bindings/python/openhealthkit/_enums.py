@@ -129,6 +129,20 @@ SAMPLE_HAS_METADATA = 4
 SAMPLE_HAS_CREATION_DATE = 8
 SAMPLE_HAS_UTC_OFFSET = 16
 
+# ohk_arrow_columns
+ARROW_UUID = 1
+ARROW_START_DATE = 2
+ARROW_END_DATE = 4
+ARROW_VALUE = 8
+ARROW_UNIT = 16
+ARROW_TYPE = 32
+ARROW_SOURCE = 64
+ARROW_SOURCE_BUNDLE = 128
+ARROW_DEVICE = 256
+ARROW_METADATA = 512
+ARROW_UTC_OFFSET = 1024
+ARROW_CREATION_DATE = 2048
+
 
 class StatisticsOptions(IntFlag):
     """What to compute (HKStatisticsOptions, same values)."""
@@ -263,6 +277,18 @@ __all__ = [
     "SAMPLE_HAS_METADATA",
     "SAMPLE_HAS_CREATION_DATE",
     "SAMPLE_HAS_UTC_OFFSET",
+    "ARROW_UUID",
+    "ARROW_START_DATE",
+    "ARROW_END_DATE",
+    "ARROW_VALUE",
+    "ARROW_UNIT",
+    "ARROW_TYPE",
+    "ARROW_SOURCE",
+    "ARROW_SOURCE_BUNDLE",
+    "ARROW_DEVICE",
+    "ARROW_METADATA",
+    "ARROW_UTC_OFFSET",
+    "ARROW_CREATION_DATE",
     "StatisticsOptions",
     "Frequency",
     "ECGClassification",

@@ -4,7 +4,7 @@ batches, long-running queries, observers and durable subscriptions."""
 from __future__ import annotations
 
 import ctypes
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, Literal
 
 from . import _native as n
@@ -12,6 +12,7 @@ from ._enums import Frequency
 from ._store_core import StoreCore, count_arg, query_options
 from .aio import updates
 from .anchor import Anchor, AnchorLike, as_anchor
+from .arrow import ArrowResult, deleted_table, import_table, options as arrow_options
 from .batch import BatchContext, QueryResult
 from .columns import ColumnsResult, query_columns
 from .errors import ArgumentTypeError, InvalidArgumentError
@@ -68,6 +69,34 @@ class Queries(StoreCore):
         descriptors, count, _keep = self._descriptors(types, predicate)
         return query_columns(self._handle, lambda batch: BatchContext(batch, self.sample_type, False), descriptors,
                              count, as_anchor(anchor), count_arg(limit, "limit"), unit, times)
+
+    def query_arrow(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+                    limit: int = 0, unit: str | None = None, columns: Iterable[str] | None = None) -> ArrowResult:
+        """The same query as ``query``, its samples as a ``pyarrow.Table``
+        written by the library as it reads them, into memory the table
+        owns: no sample objects, no batch of records, no copy on the way
+        to pyarrow (see ``openhealthkit.arrow`` for the columns; values in
+        each type's canonical unit or in `unit`, rounded to 15 significant
+        digits: rule 44). Returns the samples, the deleted objects (a
+        small table) and the next anchor. Polars and DuckDB read the table
+        as it is::
+
+            steps, deleted, anchor = store.query_arrow("StepCount")
+            duckdb.sql("select date_trunc('day', start_date) d, sum(value) from steps group by d")
+
+        Needs pyarrow."""
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        o = arrow_options(unit, columns)
+        o.descriptors, o.descriptor_count = descriptors, count
+        o.anchor, o.limit = ctypes.pointer(as_anchor(anchor)._struct), count_arg(limit, "limit")
+        batch = ctypes.POINTER(n.ohk_batch)()
+        table = import_table(lambda array, schema: n.lib.ohk_store_fetch_arrow(batch, array, schema, self._handle, o))
+        try:
+            rest = QueryResult(batch, self.sample_type)
+        except BaseException:
+            n.lib.ohk_batch_free(batch)
+            raise
+        return ArrowResult(samples=table, deleted=deleted_table(list(rest.deleted)), anchor=rest.anchor)
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()

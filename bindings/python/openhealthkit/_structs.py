@@ -17,6 +17,7 @@ STORE_OPTIONS_VERSION = 2
 ANCHOR_SIZE = 40
 ANCHOR_TEXT_SIZE = 64
 SYNC_OPTIONS_VERSION = 1
+ARROW_OPTIONS_VERSION = 1
 STATISTICS_OPTIONS_VERSION = 1
 QUERY_OPTIONS_VERSION = 1
 
@@ -332,6 +333,15 @@ class ohk_sync_options(Structure):
     ]
 
 
+# ---- the Arrow C Data Interface's structs
+
+class ohk_arrow_options(Structure):
+    _fields_ = [
+        ("version", c_uint32), ("descriptors", POINTER(ohk_descriptor)), ("descriptor_count", c_uint64),
+        ("anchor", POINTER(ohk_anchor)), ("limit", c_uint64), ("unit", c_char_p), ("columns", c_uint32),
+    ]
+
+
 class ohk_live_digest(Structure):
     _fields_ = [("count", c_int64), ("low", c_uint64), ("high", c_uint64)]
 
@@ -379,16 +389,17 @@ ohk_commit_fn = CFUNCTYPE(None, POINTER(ohk_store), POINTER(c_char_p), c_uint64,
 
 __all__ = [
     "ABI_VERSION", "STORE_OPTIONS_VERSION", "ANCHOR_SIZE", "ANCHOR_TEXT_SIZE", "SYNC_OPTIONS_VERSION",
-    "STATISTICS_OPTIONS_VERSION", "QUERY_OPTIONS_VERSION", "OWNED_STRING", "ohk_category_duration",
-    "ohk_category_interval", "ohk_category_durations_result", "ohk_store", "ohk_batch", "ohk_predicate", "ohk_query",
-    "ohk_sink", "ohk_store_options", "ohk_store_type_count", "ohk_anchor", "ohk_value", "ohk_metadata_entry",
-    "ohk_source", "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor", "ohk_sample_record",
-    "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info", "ohk_statistics_values", "ohk_statistics_source",
-    "ohk_statistics_interval", "ohk_statistics_result", "ohk_workout_statistics", "ohk_workout_event",
-    "ohk_workout_activity", "ohk_workout", "ohk_location", "ohk_route", "ohk_heartbeat", "ohk_audiogram_point",
-    "ohk_audiogram_clamping", "ohk_audiogram", "ohk_electrocardiogram", "ohk_clinical_record", "ohk_activity_summary",
-    "ohk_characteristics", "ohk_import_row", "ohk_import_skip", "ohk_import_report", "ohk_apply_outcome",
-    "ohk_subscription_status", "ohk_sink_progress", "ohk_sync_options", "ohk_live_digest", "ohk_sync_report",
-    "ohk_statistics_options", "ohk_query_options", "ohk_import_progress_fn", "ohk_sink_progress_fn", "ohk_destroy_fn",
-    "ohk_results_fn", "ohk_observer_fn", "ohk_statistics_fn", "ohk_activity_summaries_fn", "ohk_commit_fn",
+    "ARROW_OPTIONS_VERSION", "STATISTICS_OPTIONS_VERSION", "QUERY_OPTIONS_VERSION", "OWNED_STRING",
+    "ohk_category_duration", "ohk_category_interval", "ohk_category_durations_result", "ohk_store", "ohk_batch",
+    "ohk_predicate", "ohk_query", "ohk_sink", "ohk_store_options", "ohk_store_type_count", "ohk_anchor", "ohk_value",
+    "ohk_metadata_entry", "ohk_source", "ohk_device", "ohk_sample_input", "ohk_save_outcome", "ohk_descriptor",
+    "ohk_sample_record", "ohk_sample_columns", "ohk_deleted_record", "ohk_type_info", "ohk_statistics_values",
+    "ohk_statistics_source", "ohk_statistics_interval", "ohk_statistics_result", "ohk_workout_statistics",
+    "ohk_workout_event", "ohk_workout_activity", "ohk_workout", "ohk_location", "ohk_route", "ohk_heartbeat",
+    "ohk_audiogram_point", "ohk_audiogram_clamping", "ohk_audiogram", "ohk_electrocardiogram", "ohk_clinical_record",
+    "ohk_activity_summary", "ohk_characteristics", "ohk_import_row", "ohk_import_skip", "ohk_import_report",
+    "ohk_apply_outcome", "ohk_subscription_status", "ohk_sink_progress", "ohk_sync_options", "ohk_arrow_options",
+    "ohk_live_digest", "ohk_sync_report", "ohk_statistics_options", "ohk_query_options", "ohk_import_progress_fn",
+    "ohk_sink_progress_fn", "ohk_destroy_fn", "ohk_results_fn", "ohk_observer_fn", "ohk_statistics_fn",
+    "ohk_activity_summaries_fn", "ohk_commit_fn",
 ]

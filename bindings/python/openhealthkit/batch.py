@@ -10,7 +10,7 @@ from __future__ import annotations
 import ctypes
 import operator
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Callable, TypeVar, cast, overload
 
 from . import _native as n
@@ -18,9 +18,10 @@ from ._checks import numpy_module, pandas_module
 from ._kinds import class_of, read_fields
 from ._marshal.samples import read_device, read_metadata
 from .anchor import Anchor
+from .arrow import import_table, options as arrow_options
 from .catalogue import SampleType
 from .columns import DeletedColumns, SampleColumns, deleted_columns, display_unit, sample_columns
-from .errors import ArgumentTypeError
+from .errors import ArgumentTypeError, InvalidArgumentError
 from .samples import CategorySample, DeletedObject, Device, QuantitySample, Sample, Source
 
 _SAMPLE = struct.Struct(n.SAMPLE_RECORD_FORMAT)
@@ -332,6 +333,22 @@ class SampleList(_RecordList[Sample]):
         rounded to 15 significant digits (rule 44); with ``times``, each
         sample's UTC offset and creation date too; see SampleColumns."""
         return sample_columns(self._context, unit, times)
+
+    def to_arrow(self, unit: str | None = None, *, columns: Iterable[str] | None = None) -> Any:
+        """The samples as a ``pyarrow.Table`` (see ``openhealthkit.arrow``
+        for the columns; ``columns`` keeps only those named), values in
+        each type's canonical unit, exactly as stored, or in ``unit``,
+        rounded to 15 significant digits (rule 44). The library writes the
+        columns once and pyarrow takes them without a copy; the table
+        outlives the result. A live query's batch is copied for its
+        callback and has no library batch left: read it with
+        ``to_numpy()``. Needs pyarrow."""
+        handle = self._context.handle
+        if handle is None:
+            raise InvalidArgumentError("a live query's results have no Arrow form: use to_numpy(), or "
+                                       "store.query_arrow(...) from the anchor before them")
+        o = arrow_options(unit, columns)
+        return import_table(lambda array, schema: n.lib.ohk_batch_export_arrow(array, schema, handle, o))
 
     def to_pandas(self, unit: str | None = None, *, uuids: bool = False, times: bool = False,
                   devices: bool = False, metadata: bool = False, index: bool = True) -> Any:

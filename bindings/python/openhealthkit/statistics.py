@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
 from typing import TYPE_CHECKING, Any, cast
@@ -20,6 +21,7 @@ from . import _native as n
 from ._checks import numpy_module, pandas_module
 from ._convert import display_zone, unix_time, utc_datetime
 from ._handles import predicate_handle
+from .arrow import import_table, options as arrow_options
 from .catalogue import Aggregation, SampleType, converted
 from .errors import ArgumentTypeError, InvalidArgumentError, Status
 from .samples import Source
@@ -109,6 +111,28 @@ class StatisticsList(list[Statistics]):
     zone: tzinfo | None = timezone.utc
     #: Whether the query asked for SEPARATE_BY_SOURCE (``by_source`` needs it).
     separate: bool = False
+    #: The unit of the figures.
+    unit: str = ""
+    #: The library's result, kept for ``to_arrow`` (None for a live query's delivery).
+    _result: Any = None
+
+    def to_arrow(self, unit: str | None = None) -> Any:
+        """The intervals as a ``pyarrow.Table``, written by the library:
+        ``start_date`` and ``end_date`` (timestamp[us, UTC]: the instants,
+        or naive wall-clock times with ``local_time=True``), ``source`` and
+        ``source_bundle`` (null on the rows with sources merged; with
+        SEPARATE_BY_SOURCE each interval's rows per source follow its own),
+        ``sum``, ``average``, ``minimum``, ``maximum``, ``most_recent`` (in
+        ``unit``, by default the list's; each field's metadata names it),
+        ``most_recent_start``, ``most_recent_end``, ``duration`` (seconds)
+        and ``count``. A figure not asked for, or of an interval without
+        data, is null. Needs pyarrow."""
+        if self._result is None:
+            raise InvalidArgumentError("a live query's statistics have no Arrow form: use to_numpy(), or "
+                                       "store.statistics_collection(...) for a table")
+        o = arrow_options(unit or self.unit or None, None)
+        result = self._result
+        return import_table(lambda array, schema: n.lib.ohk_statistics_result_export_arrow(array, schema, result, o))
 
     def to_numpy(self) -> dict[str, Any]:
         """``start`` and ``end`` (``datetime64[us]``: UTC instants, or
@@ -294,11 +318,16 @@ def _options(kind: SampleType, options: StatisticsOptions | None) -> StatisticsO
 
 
 def _read(pointer: Any, kind: SampleType, unit: str | None, labels: CollectionLabels) -> StatisticsList:
-    """The statistics of a result the caller owns, which this frees."""
+    """The statistics of a result the caller owns, which the list keeps
+    (for ``to_arrow``) and frees when it is collected."""
     try:
-        return convert_result(pointer.contents, kind, unit, labels)
-    finally:
+        out = convert_result(pointer.contents, kind, unit, labels)
+    except BaseException:
         n.lib.ohk_statistics_result_free(pointer)
+        raise
+    out._result = pointer
+    weakref.finalize(out, n.lib.ohk_statistics_result_free, pointer)
+    return out
 
 
 def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | None,
@@ -330,7 +359,7 @@ def convert_result(r: n.ohk_statistics_result, kind: SampleType, unit: str | Non
             duration=None if math.isnan(v.duration) else timedelta(seconds=v.duration), count=v.count)
 
     out = StatisticsList()
-    out.zone, out.separate = zone, labels.separate
+    out.zone, out.separate, out.unit = zone, labels.separate, target
     for interval in r.intervals[:r.interval_count]:
         own = r.sources[interval.first_source:interval.first_source + interval.source_count]
         out.append(Statistics(

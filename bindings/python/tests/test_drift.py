@@ -36,16 +36,18 @@ BASES.update({name: BASES[c] for c, name in
 def ctype_of(text: str):
     """The ctypes type the binding's conventions give a C type: ``const
     char *`` is c_char_p and ``char *`` an owned string; byte buffers
-    (``uint8_t *``) are c_char_p; ``void *`` is c_void_p; anything else is
-    POINTER applied once per ``*`` to its base type or struct."""
-    tokens = text.replace("*", " * ").split()
+    (``uint8_t *``) are c_char_p; ``void *`` and the Arrow C Data
+    Interface's structs (handed to pyarrow by address) are c_void_p;
+    anything else is POINTER applied once per ``*`` to its base type or
+    struct."""
+    tokens = [t for t in text.replace("*", " * ").split() if t != "struct"]
     base_const = tokens[0] == "const"
     base = [t for t in tokens if t not in ("const", "*")]
     assert len(base) == 1, f"cannot read C type {text!r}"
     base, depth = base[0], tokens.count("*")
     if depth and base == "char":
         inner, depth = (ctypes.c_char_p if base_const else n.OWNED_STRING), depth - 1
-    elif depth and base in ("uint8_t", "void"):
+    elif depth and base in ("uint8_t", "void", "ArrowArray", "ArrowSchema"):
         inner, depth = (ctypes.c_char_p if base == "uint8_t" else ctypes.c_void_p), depth - 1
     elif base in BASES:
         inner = BASES[base]

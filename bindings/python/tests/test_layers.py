@@ -40,7 +40,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
         "heartbeat", "audiogram", "electrocardiogram", "clinical", "activity", "characteristics", "hooks",
         "receiving", "replication", "subscriptions", "_handles"),
     # Batches, columns and collections of results.
-    3: ("_kinds", "columns", "batch", "workout_list", "workouts", "statistics", "sleep"),
+    3: ("_kinds", "columns", "arrow", "batch", "workout_list", "workouts", "statistics", "sleep"),
     # What runs on a store: live queries, asyncio, a store's summary.
     4: ("queries", "aio", "summary"),
     # The HealthStore façade, in its parts.
@@ -52,7 +52,7 @@ LAYERS: dict[int, tuple[str, ...]] = {
 }
 LAYER = {("openhealthkit." + name).rstrip("."): layer for layer, names in LAYERS.items() for name in names}
 #: The optional dependencies, imported inside functions where a call needs them, by this module alone.
-OPTIONAL = {"numpy", "pandas"}
+OPTIONAL = {"numpy", "pandas", "pyarrow"}
 OPTIONAL_IMPORTER = "openhealthkit._checks"
 
 
