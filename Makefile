@@ -44,7 +44,7 @@ help: ## list the targets, one line each (this list)
 	@echo "variables: PREFIX=$(PREFIX) DOCDIR=$(DOCDIR) BENCH_N=$(BENCH_N) BENCH_DIR=$(BENCH_DIR)"
 	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
 
-.PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test c-bench c-delta-loop \
+.PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test cli-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook
@@ -168,6 +168,7 @@ test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, w
 	$(MAKE) c-test
 	$(MAKE) py-test
 	$(MAKE) server-test
+	$(MAKE) cli-test
 	$(MAKE) wheel-check
 	$(MAKE) cookbook
 	$(MAKE) fuzz-smoke
@@ -188,6 +189,12 @@ server-test: deps server-deps ## ohk serve on loopback through Python and curl c
 	Tests/server/curl_test.sh .build/debug/ohk
 	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk PHONE_SYNC_BIN=$(CURDIR)/.build/debug/phone-sync \
 	  $(PYTHON) -m pytest -q
+
+# ohk run as a user runs it, its output read by real readers (DuckDB,
+# pyarrow): `ohk export` to CSV, NDJSON and Parquet (Tests/cli).
+cli-test: deps py-deps python-lib ## ohk export (and its readers) on the real-export fixtures
+	$(SWIFT) build $(TRAITS) --product ohk
+	cd Tests/cli && OHK_BIN=$(CURDIR)/.build/debug/ohk $(PYTHON) -m pytest -q
 
 c-test: c-deps header-check lib ## the C tests: header, cmocka under valgrind and ASan, examples, installed copy
 	$(MAKE) -C Tests/c all

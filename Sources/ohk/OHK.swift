@@ -35,7 +35,7 @@ struct OHK: ParsableCommand {
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
                       PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self,
-                      SubscriptionsCommand.self, SinkCommand.self, SyncCommand.self] + serverCommands
+                      SubscriptionsCommand.self, SinkCommand.self, SyncCommand.self, ExportCommand.self] + serverCommands
     )
 }
 

@@ -52,11 +52,14 @@ final class ArrowColumn {
 
     /// A dictionary-encoded string column: `indices` (int32, `length`
     /// rows; `validity` nil when every row has a value) into `values`.
+    /// A row is null through `validity`, never through its entry: Parquet
+    /// writers refuse a null in a dictionary, so a nil entry (which no
+    /// valid row may use) is written as "".
     static func dictionary(_ name: String, indices: UnsafeRawPointer, length: Int, validity: ValidityBitmap? = nil,
                            values: [String?], _ memory: ArrowMemory) -> ArrowColumn {
         let nulls = validity?.nullCount ?? 0
         return ArrowColumn(name, format: "i", length: length, nullCount: nulls,
                            buffers: [nulls > 0 ? UnsafeRawPointer(validity!.bits) : nil, indices],
-                           dictionary: strings("", values, memory), nullable: validity != nil)
+                           dictionary: strings("", values.map { $0 ?? "" }, memory), nullable: validity != nil)
     }
 }

@@ -78,7 +78,17 @@ final class SampleTable {
                                        metadata: unit.map { [("unit", $0.description)] } ?? []))
         }
         if want(OHK_ARROW_UNIT) {
-            columns.append(.dictionary("unit", indices: UnsafeRawPointer(typeColumn!), length: rows, values: units, memory))
+            // A category type's rows have no unit: nulls, through a bitmap
+            // only when such a type is among them.
+            var valid: ValidityBitmap?
+            if units.contains(nil) {
+                var v = ValidityBitmap(memory, rows: rows)
+                let type = typeColumn!
+                for i in 0..<rows { v.set(i, valid: units[Int(type[i])] != nil) }
+                valid = v
+            }
+            columns.append(.dictionary("unit", indices: UnsafeRawPointer(typeColumn!), length: rows, validity: valid,
+                                       values: units, memory))
         }
         if want(OHK_ARROW_TYPE) {
             columns.append(.dictionary("type", indices: UnsafeRawPointer(typeColumn!), length: rows,
@@ -152,17 +162,18 @@ final class SampleTable {
         var names: [String?] = []
         for i in 0..<rows {
             let id = Int(ids[i])
-            valid.set(i, valid: id != 0)
-            guard id != 0 else { continue }
-            if id < number.count, number[id] >= 0 {
-                indices[i] = number[id]
+            guard id != 0 else {
+                valid.set(i, valid: false)
                 continue
             }
-            if id >= number.count { number += repeatElement(-1, count: id + 1 - number.count) }
-            let d = device(UInt32(id))
-            number[id] = Int32(names.count)
-            names.append(d?.name ?? d?.model ?? d?.manufacturer)
+            if id >= number.count || number[id] < 0 {
+                if id >= number.count { number += repeatElement(-1, count: id + 1 - number.count) }
+                let d = device(UInt32(id))
+                number[id] = Int32(names.count)
+                names.append(d?.name ?? d?.model ?? d?.manufacturer)
+            }
             indices[i] = number[id]
+            valid.set(i, valid: names[Int(number[id])] != nil)  // a device with none of the three: null
         }
         return .dictionary("device", indices: UnsafeRawPointer(indices), length: rows, validity: valid, values: names, memory)
     }

@@ -163,6 +163,14 @@ def pyarrow_module(what: str) -> Any:
     return pyarrow
 
 
+def parquet_module(what: str) -> Any:
+    """pyarrow.parquet, as ``pyarrow_module``."""
+    pyarrow_module(what)
+    import pyarrow.compute  # type: ignore[import-untyped]  # the filters the export runs
+    import pyarrow.parquet  # type: ignore[import-untyped]
+    return pyarrow.parquet
+
+
 def pandas_module(what: str = "to_pandas()") -> Any:
     """pandas, imported when first needed (it is optional); ImportError
     saying what needs it otherwise."""

@@ -5,17 +5,22 @@ per night and what the store holds."""
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import AsyncIterator, Callable, Iterable
 from datetime import date, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from . import _native as n
 from . import sleep as _sleep
 from . import statistics as _statistics
+from . import parquet as _parquet
 from . import summary as _summary
 from ._convert import as_list
 from ._store_core import check_unit, count_arg, query_options, type_identifier
 from ._store_saving import Saving
+from .anchor import AnchorLike, as_anchor
+from .arrow import ArrowResult, deleted_table
 from .activity import ActivitySummary, ActivitySummaryList, day_range, summaries_to_c
 from .aio import statistics_updates
 from .catalogue import SampleType
@@ -241,6 +246,45 @@ class Analysis(Saving):
         if not isinstance(spans, bool):
             raise ArgumentTypeError(f"spans must be a bool, not {type(spans).__name__}")
         return _summary.summary(self, self._handle, spans)
+
+    def export_parquet(self, folder: str | os.PathLike[str], types: Iterable[str | SampleType] | None = None, *,
+                       since: AnchorLike = None) -> _parquet.ParquetExport:
+        """Writes the store into `folder` as Parquet, or brings an earlier
+        export up to date: ``samples/<type identifier>.parquet`` per type
+        (the columns of ``query_arrow``: typed, values in canonical units),
+        ``deletions.parquet`` (the deleted objects it has seen) and
+        ``anchor`` (what the folder is current to).
+
+        The first call writes every sample of `types` (default: every type
+        the store has held). Later calls read only what changed since the
+        folder's anchor (or `since`), and rewrite only the files of the
+        types that changed: a deleted sample's row goes, a new one comes,
+        so each file is the type's samples as the store has them. DuckDB
+        reads the folder as it is::
+
+            store.export_parquet("health")      # once a day
+            duckdb.sql("select * from read_parquet('health/samples/*.parquet', union_by_name=true)")
+
+        An interrupted export leaves no partial file under a final name
+        and the anchor where it was: the next call repeats the changes.
+        Needs pyarrow."""
+        root = Path(folder) if isinstance(folder, (str, os.PathLike)) else None
+        if root is None:
+            raise ArgumentTypeError(f"folder must be a path, not {type(folder).__name__}")
+        start = as_anchor(since) if since is not None else _parquet.kept_anchor(root)
+        if types is None:
+            identifiers = [t.type for t in self.summary(spans=False)]
+        else:
+            identifiers = [self.sample_type(t).identifier for t in as_list(types, "types", (str, SampleType),
+                                                                             "a type identifier or a SampleType")]
+
+        def query(wanted: list[str], anchor: Any) -> ArrowResult:
+            if not wanted:  # an empty store: nothing to write but the anchor
+                pa = deleted_table([])
+                return ArrowResult(samples=pa.slice(0, 0), deleted=pa, anchor=self.current_anchor())
+            return self.query_arrow(wanted, anchor)
+
+        return _parquet.export(root, query, identifiers, start, incremental=bool(start))
 
     def sleep_nights(self, first: date, last: date, *, utc_offset: timedelta = timedelta(0),
                      time_zone: str | None = None, local_time: bool = False,
