@@ -18,6 +18,14 @@ saved from Python in transactions of 100,000; its rate is printed as
                  reads; the median of 5 calls (first_per_s: the first's rate)
   numpy_full_from_batch  query(...).samples.to_numpy(): a batch, then columns
   numpy_batched  limit 1,000 until empty, each batch to_numpy()
+  pandas_full    query_columns(...).samples.to_pandas(): the DataFrame
+  arrow_full     one query_arrow, every column: the library writes the
+                 table pyarrow takes (median of 5; pyarrow_bytes: what
+                 pyarrow itself allocated, the copies it made)
+  arrow_numpy_columns  query_arrow of numpy_full's columns (uuid, dates,
+                 value, type, source): like for like with numpy_full
+  arrow_from_batch  query(...).samples.to_arrow()
+  parquet_export export_parquet into a fresh folder (MB/s of Parquet written)
   observer       1,000 rounds of {save 1 sample; wait for the observer},
                  in-process and with the saves made by a second process
   size           peak RSS and peak anonymous memory (RssAnon at phase ends) of
@@ -184,6 +192,45 @@ def reads(store: ohk.HealthStore, n: int, report: Report) -> None:
     for result in store.batches(STEPS, batch_size=1000):
         count += len(result.samples.to_numpy())
     rate(report, "numpy_batched", count, want, time.perf_counter() - t0)
+
+    t0 = time.perf_counter()
+    frame = store.query_columns(STEPS).samples.to_pandas()
+    rate(report, "pandas_full", len(frame), want, time.perf_counter() - t0)
+    del frame
+    arrow_phases(report, store, want)
+
+
+def arrow_phases(report: Report, store: ohk.HealthStore, want: int) -> None:
+    """Arrow tables and a Parquet folder (pyarrow is a test dependency)."""
+    import pyarrow
+    for phase, columns in (("arrow_full", None),
+                           ("arrow_numpy_columns", ["uuid", "start_date", "end_date", "value", "type", "source"])):
+        seconds, counts, copied = [], [], []
+        for _ in range(5):
+            before = pyarrow.total_allocated_bytes()
+            t0 = time.perf_counter()
+            table = store.query_arrow(STEPS, columns=columns).samples
+            seconds.append(time.perf_counter() - t0)
+            copied.append(pyarrow.total_allocated_bytes() - before)
+            counts.append(table.num_rows)
+            del table
+        count = counts[0] if len(set(counts)) == 1 else -1
+        rate(report, phase, count, want, sorted(seconds)[2], calls=5, pyarrow_bytes=max(copied))
+
+    t0 = time.perf_counter()
+    table = store.query(STEPS).samples.to_arrow()
+    rate(report, "arrow_from_batch", table.num_rows, want, time.perf_counter() - t0)
+    del table
+
+    folder = Path(store.path).parent / "parquet-bench"
+    shutil.rmtree(folder, ignore_errors=True)
+    t0 = time.perf_counter()
+    written = store.export_parquet(folder, [STEPS])
+    seconds = time.perf_counter() - t0
+    size = sum(p.stat().st_size for p in folder.rglob("*.parquet"))
+    rate(report, "parquet_export", written.rows.get(STEPS, 0), want, seconds, mb_per_s=round(size / seconds / 1e6, 1),
+         bytes_per_sample=round(size / max(1, written.rows.get(STEPS, 1)), 1))
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 def percentiles(latencies_ns: list[int]) -> dict[str, float]:
