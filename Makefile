@@ -160,6 +160,7 @@ test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, w
 	python3 scripts/gen_identifiers.py --check
 	python3 scripts/gen_enums.py --check
 	python3 scripts/gen_ctypes.py --check
+	python3 scripts/gen_fhir.py --check
 	$(SWIFT) build $(TRAITS) --build-tests
 	$(SWIFT) test $(TRAITS) --skip-build
 	$(MAKE) swift6-app
@@ -193,6 +194,8 @@ server-test: deps server-deps ## ohk serve on loopback through Python and curl c
 # ohk run as a user runs it, its output read by real readers (DuckDB,
 # pyarrow): `ohk export` to CSV, NDJSON and Parquet (Tests/cli).
 cli-test: deps py-deps python-lib ## ohk export (and its readers) on the real-export fixtures
+	@$(PYTHON) -c "import fhir.resources.R4B" 2>/dev/null || { \
+	  echo "installing fhir.resources (a FHIR validator)"; $(PYTHON) -m pip install -q "fhir.resources>=8,<9"; }
 	$(SWIFT) build $(TRAITS) --product ohk
 	cd Tests/cli && OHK_BIN=$(CURDIR)/.build/debug/ohk $(PYTHON) -m pytest -q
 

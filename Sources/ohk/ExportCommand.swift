@@ -6,7 +6,7 @@ import OpenHealthKitCore
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write the store into a folder of files, one per type, and keep it current: CSV, NDJSON or Parquet.",
+        abstract: "Write the store into a folder of files and keep it current: CSV, NDJSON or Parquet per type, or FHIR R4.",
         discussion: """
         DIR gets samples/<type identifier>.<format> (one row per sample),
         deletions.<format> (the deleted objects seen) and anchor (what the
@@ -25,21 +25,30 @@ struct ExportCommand: ParsableCommand {
         openhealthkit package with its arrow extra
         (pip install 'openhealthkit[arrow]'; OHK_PYTHON names the Python).
 
+        FHIR writes Bulk Data NDJSON, one file per resource type
+        (Observation.ndjson, Immunization.ndjson…): samples as
+        Observations with LOINC and Apple codings and UCUM units, clinical
+        records of FHIR R4 as the resources they hold (docs/fhir.md). Each
+        run writes the whole folder anew; with --since FILE, only the
+        samples added after its anchor, as Bulk Data's _since does
+        (deletions have no FHIR form).
+
         Examples:
           ohk export --format csv --out ~/health-csv
           ohk export --format parquet --out ~/health StepCount HeartRate
           ohk export --format ndjson --out feed --since feed.anchor
+          ohk export --format fhir --out ~/health-fhir
         """
     )
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, ndjson, parquet }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, ndjson, parquet, fhir }
 
     @OptionGroup var location: StoreLocation
 
     @Argument(help: "Sample types (default: every type the store has held).")
     var types: [String] = []
 
-    @Option(help: "csv, ndjson or parquet.")
+    @Option(help: "csv, ndjson, parquet or fhir.")
     var format: Format
 
     @Option(name: .customLong("out"), help: ArgumentHelp("The folder to write (created when missing).", valueName: "dir"))
@@ -51,6 +60,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         if format == .parquet { return try ParquetThroughPython(command: self).run() }
+        if format == .fhir { return try runFHIR() }
         try reportingErrors {
             let store = try location.open()
             let chosen = try types.isEmpty ? store.counts().types.map(\.type) : types.map { try sampleType($0, in: store) }
@@ -80,10 +90,38 @@ struct ExportCommand: ParsableCommand {
         }
     }
 
+    /// The FHIR folder: the samples after --since FILE's anchor, else all.
+    private func runFHIR() throws {
+        try reportingErrors {
+            let store = try location.open()
+            let chosen = try types.isEmpty ? store.counts().types.map(\.type) : types.map { try sampleType($0, in: store) }
+            let folder = expandingTilde(out)
+            var anchor = try since.flatMap { try startAnchor(nil, sinceFile: expandingTilde($0)) }
+            let export = try FHIRExport(folder: folder)
+            if !chosen.isEmpty {
+                let descriptors = chosen.map { QueryDescriptor(type: $0) }
+                while true {
+                    let page = try store.anchoredQuery(descriptors, anchor: anchor, limit: 10_000)
+                    try export.add(page)
+                    anchor = page.newAnchor
+                    if page.samples.count + page.deletedObjects.count < 10_000 { break }
+                }
+            }
+            let end = try anchor ?? store.currentAnchor()
+            try export.finish(store: store, anchor: end.base64)
+            if let since { writeFileAtomically(expandingTilde(since), end.base64 + "\n") }
+            store.close()
+            let total = export.written.values.reduce(0, +)
+            let files = export.written.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            print("wrote \(total) FHIR resource\(total == 1 ? "" : "s") in \(folder)\(files.isEmpty ? "" : ": " + files)")
+            for (reason, n) in export.skipped.sorted(by: { $0.key < $1.key }) { print("not written: \(n) \(reason)") }
+        }
+    }
+
     /// --since FILE's anchor when the file exists, else the folder's, else
     /// none (everything).
-    private func startAnchor(_ folder: String) throws -> QueryAnchor? {
-        for file in [since.map(expandingTilde), folder + "/anchor"].compactMap({ $0 }) {
+    private func startAnchor(_ folder: String?, sinceFile: String? = nil) throws -> QueryAnchor? {
+        for file in [sinceFile ?? since.map(expandingTilde), folder.map { $0 + "/anchor" }].compactMap({ $0 }) {
             guard let text = readFile(file) else { continue }
             guard let first = text.split(whereSeparator: \.isWhitespace).first else {
                 throw ValidationError("\(file) is empty (truncated?); remove it to export everything again")
