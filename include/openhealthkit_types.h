@@ -650,7 +650,10 @@ typedef struct ohk_electrocardiogram {
 
 /* A clinical record (HKClinicalRecord, rule 42): its display name and its
  * FHIR resource, whose JSON is kept byte for byte. The sample's type is
- * the record's clinical type (HKClinicalTypeIdentifierImmunizationRecord…). */
+ * the record's clinical type (HKClinicalTypeIdentifierImmunizationRecord…).
+ * A record without a resource (HealthKit's fhirResource is optional) has
+ * resource_type NULL, and with it identifier, fhir_version, source_url
+ * and data NULL, data_length 0. */
 typedef struct ohk_clinical_record {
     const char *display_name;
     const char *resource_type;    /* "Immunization", "Observation"… (HKFHIRResourceType) */

@@ -133,7 +133,7 @@ public final class HKClinicalRecord: HKSample, @unchecked Sendable {
     init(_ c: ClinicalRecord, type: HKSampleType, start: Date, end: Date, uuid: UUID, sourceRevision: HKSourceRevision,
          device: HKDevice?, metadata: ObjectMetadata, creationDate: Date?, utcOffset: Int?) {
         displayName = c.displayName
-        fhirResource = HKFHIRResource(c.fhirResource)
+        fhirResource = c.fhirResource.map(HKFHIRResource.init)
         super.init(type: type, start: start, end: end, uuid: uuid, sourceRevision: sourceRevision,
                    device: device, metadata: metadata, creationDate: creationDate, utcOffset: utcOffset)
     }

@@ -47,14 +47,20 @@ extension RecordMapper {
         return resourceType
     }
 
-    mutating func clinicalRecord(_ a: [String: String], data: [UInt8]) -> Result<Sample, SkipReason> {
-        let resourceType = a["type"] ?? ""
-        let json = JSONValue.read(data)
-        guard let typeID = Self.clinicalType(resourceType: resourceType, json: json),
-              let type = TypeCatalogue.standard[typeID] else {
-            return .failure(SkipReason(kind: .unknownType, subject: "ClinicalRecord of \(resourceType.isEmpty ? "no type" : resourceType)"))
+    /// A `<ClinicalRecord>` with its file's JSON `data`, or without it
+    /// (nil: the export lacks the file): then a record without a resource,
+    /// as HealthKit's `fhirResource` may be, titled by its resource type,
+    /// its UUID made from its attributes (`withoutResourceUUID`).
+    mutating func clinicalRecord(_ a: [String: String], data: [UInt8]?) -> Result<Sample, SkipReason> {
+        let given = a["type"] ?? ""
+        let json = data.flatMap(JSONValue.read)
+        // The attribute names the resource type ("Procedure") or, in newer
+        // exports, the clinical type (HKClinicalTypeIdentifierLabResultRecord).
+        let typeID = given.hasPrefix(TypeCatalogue.clinicalPrefix) ? given : Self.clinicalType(resourceType: given, json: json)
+        guard let typeID, let type = TypeCatalogue.standard[typeID] else {
+            return .failure(SkipReason(kind: .unknownType, subject: "ClinicalRecord of \(given.isEmpty ? "no type" : given)"))
         }
-        guard json?.object != nil else { return .failure(SkipReason(kind: .badValue, subject: "FHIR JSON of \(typeID)")) }
+        if data != nil { guard json?.object != nil else { return .failure(SkipReason(kind: .badValue, subject: "FHIR JSON of \(typeID)")) } }
         guard let sourceName = a["sourceName"], !sourceName.isEmpty else {
             return .failure(SkipReason(kind: .missingField, subject: "sourceName of \(typeID)"))
         }
@@ -64,13 +70,22 @@ extension RecordMapper {
         guard let received = a["receivedDate"].flatMap(ExportTimestamp.parseWithOffset) else {
             return .failure(SkipReason(kind: .badDate, subject: typeID))
         }
-        let record = ClinicalRecord(displayName: Self.displayName(json, resourceType: resourceType),
+        let resourceType = json?["resourceType"]?.string ?? (given.hasPrefix(TypeCatalogue.clinicalPrefix) ? "" : given)
+        let source = source(sourceName, nil)
+        let at = received.instant
+        let record: ClinicalRecord
+        let uuid: UUID
+        if let data {
+            record = ClinicalRecord(displayName: Self.displayName(json, resourceType: resourceType),
                                     fhirResource: .init(resourceType: resourceType, identifier: a["identifier"] ?? "",
                                                         fhirVersion: a["fhirVersion"] ?? "", sourceURL: a["sourceURL"],
                                                         data: data))
-        let source = source(sourceName, nil)
-        let at = received.instant
-        let uuid = contentUUID(type, source, nil, at, at, nil, .clinicalRecord(record), [:])
+            uuid = contentUUID(type, source, nil, at, at, nil, .clinicalRecord(record), [:])
+        } else {
+            let title = resourceType.isEmpty ? String(typeID.dropFirst(TypeCatalogue.clinicalPrefix.count)) : resourceType
+            record = ClinicalRecord(displayName: title, fhirResource: nil)
+            uuid = withoutResourceUUID(a, type: type, source: source, at: at)
+        }
         do {
             let when = Date(timeIntervalSinceReferenceDate: at)
             return .success(try Sample.clinicalRecord(type, record, start: when, end: when, source: source, uuid: uuid,
@@ -78,6 +93,17 @@ extension RecordMapper {
         } catch {
             return .failure(SkipReason(kind: .invalidSample, subject: typeID))
         }
+    }
+
+    /// The UUID of a record saved without its resource: that of the same
+    /// attributes with empty JSON, which no record with its file has. An
+    /// import that later reads the file replaces it (`ImportSaver`).
+    mutating func withoutResourceUUID(_ a: [String: String], type: SampleType, source: Source, at: Double) -> UUID {
+        let stand = ClinicalRecord(displayName: "", fhirResource: .init(resourceType: a["type"] ?? "",
+                                                                        identifier: a["identifier"] ?? "",
+                                                                        fhirVersion: a["fhirVersion"] ?? "",
+                                                                        sourceURL: a["sourceURL"], data: []))
+        return contentUUID(type, source, nil, at, at, nil, .clinicalRecord(stand), [:])
     }
 
     /// `<ActivitySummary>` → the day's summary (rule 43): energy in the

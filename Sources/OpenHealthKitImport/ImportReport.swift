@@ -161,7 +161,7 @@ public struct ImportReport: Sendable {
                      holds: "with their sensitivity points", also: []),
             Self.row("ClinicalRecord", count: clinicalRecords, added: clinicalRecordsAdded, stored: clinicalRecordsAlreadyStored,
                      holds: "with the FHIR JSON of their files",
-                     also: [(clinicalRecordsWithoutFile, "without their file in the export"),
+                     also: [(clinicalRecordsWithoutFile, "kept without their FHIR resource: the export lacks their file"),
                             (clinicalRecordsNotRead, "not read: the import stopped before the files")]),
             Self.row("ActivitySummary", count: activitySummaries, added: activitySummariesAdded,
                      stored: activitySummariesAlreadyStored, holds: "one per day",

@@ -25,6 +25,9 @@ struct Saver {
     private var routes: [String: [(route: ExportWorkout.Route, workout: UUID)]] = [:]
     /// Clinical records by their file (relative to the export's folder).
     private var clinical: [String: [(attributes: [String: String], line: Int)]] = [:]
+    /// By type: the UUIDs records read with their file would have had
+    /// without it, which an earlier import may have saved.
+    private var recordsWithoutResource: [SampleType: Set<UUID>] = [:]
     /// Activity summaries not saved yet, by day (a later one of a day wins).
     private var summaries: [ActivitySummary.Day: ActivitySummary] = [:]
 
@@ -81,7 +84,11 @@ struct Saver {
             report.clinicalRecords += 1
             // "/clinical-records/Immunization-….json": from the export's folder.
             let path = String((c["resourceFilePath"] ?? "").drop { $0 == "/" })
-            if path.isEmpty { report.clinicalRecordsWithoutFile += 1 } else { clinical[path, default: []].append((c, r.line)) }
+            if path.isEmpty {
+                try takeWithoutResource([(c, r.line)])
+            } else {
+                clinical[path, default: []].append((c, r.line))
+            }
             return
         }
         if let w = r.workout {
@@ -210,7 +217,7 @@ struct Saver {
         case .route(let r): r.locations.count * 64
         case .heartbeats(let h): h.beats.count * 9
         case .electrocardiogram(let e): e.voltages.count * 8
-        case .clinicalRecord(let c): c.fhirResource.data.count
+        case .clinicalRecord(let c): c.fhirResource?.data.count ?? 0
         }
     }
 
@@ -276,9 +283,17 @@ struct Saver {
         // What the XML names that the export does not hold.
         report.routesWithoutFile += routes.values.reduce(0) { $0 + $1.count }
         routes.removeAll()
-        report.clinicalRecordsWithoutFile += clinical.values.reduce(0) { $0 + $1.count }
+        // A record whose file the export lacks is kept without its
+        // resource, as HealthKit allows (its fhirResource is optional).
+        for records in clinical.values { try takeWithoutResource(records) }
         clinical.removeAll()
         try flushAndSettle()
+        // A record read with its file replaces the one an earlier import
+        // kept without it (the XML alone, or an export that lacked it).
+        for (type, uuids) in recordsWithoutResource where !uuids.isEmpty {
+            _ = try store.delete(type: type, predicate: .uuids(uuids))
+        }
+        recordsWithoutResource.removeAll()
         return read
     }
 
@@ -333,6 +348,21 @@ struct Saver {
     private mutating func takeClinicalFile(_ records: [(attributes: [String: String], line: Int)], _ bytes: [UInt8]) throws {
         for (attributes, line) in records {
             switch mapper.clinicalRecord(attributes, data: bytes) {
+            case .success(let s):
+                enqueue(s)
+                recordsWithoutResource[s.type, default: []].insert(
+                    mapper.withoutResourceUUID(attributes, type: s.type, source: s.source, at: s.startDate.timeIntervalSinceReferenceDate))
+                if isFull { try flush() }
+            case .failure(let reason): skip(reason, line: line)
+            }
+        }
+    }
+
+    /// Records whose file the export lacks: saved without a resource.
+    private mutating func takeWithoutResource(_ records: [(attributes: [String: String], line: Int)]) throws {
+        for (attributes, line) in records {
+            report.clinicalRecordsWithoutFile += 1
+            switch mapper.clinicalRecord(attributes, data: nil) {
             case .success(let s):
                 enqueue(s)
                 if isFull { try flush() }

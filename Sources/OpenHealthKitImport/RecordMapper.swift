@@ -242,11 +242,11 @@ struct RecordMapper {
             for v in e.voltages { bits(v.bitPattern) }
         case .clinicalRecord(let c):
             name.append(9)
-            text(c.fhirResource.resourceType)
-            text(c.fhirResource.identifier)
-            text(c.fhirResource.fhirVersion)
-            text(c.fhirResource.sourceURL)
-            name.append(contentsOf: c.fhirResource.data)
+            text(c.fhirResource?.resourceType)
+            text(c.fhirResource?.identifier)
+            text(c.fhirResource?.fhirVersion)
+            text(c.fhirResource?.sourceURL)
+            name.append(contentsOf: c.fhirResource?.data ?? [])
         case .heartbeats(let h):
             // Every beat: a series is short (a minute's beats).
             name.append(6)

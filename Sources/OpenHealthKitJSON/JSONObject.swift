@@ -213,14 +213,17 @@ extension JSONObject {
         case .clinicalRecord(let c):
             // The resource's JSON as it came, as a string: its bytes are
             // kept exactly, white space and key order included.
-            add("value", int: c.fhirResource.data.count)
+            // A record without a resource has its display name alone.
+            add("value", int: c.fhirResource?.data.count ?? 0)
             var r = JSONObject()
             r.add("displayName", c.displayName)
-            r.add("resourceType", c.fhirResource.resourceType)
-            r.add("identifier", c.fhirResource.identifier)
-            r.add("fhirVersion", c.fhirResource.fhirVersion)
-            r.add("sourceURL", c.fhirResource.sourceURL)
-            r.add("data", String(decoding: c.fhirResource.data, as: UTF8.self))
+            if let f = c.fhirResource {
+                r.add("resourceType", f.resourceType)
+                r.add("identifier", f.identifier)
+                r.add("fhirVersion", f.fhirVersion)
+                r.add("sourceURL", f.sourceURL)
+                r.add("data", String(decoding: f.data, as: UTF8.self))
+            }
             add("clinicalRecord", object: r)
         case .heartbeats(let h):
             // Each beat `[seconds since the start, preceded by a gap]`.

@@ -54,9 +54,15 @@ extension UploadDecoding {
                                                 utcOffset: e.utcOffset)
         case .clinicalRecord:
             guard let c = u.clinicalRecord else { throw missing("clinicalRecord", "an object with its FHIR resource's data") }
-            let record = ClinicalRecord(displayName: c.displayName, fhirResource: .init(
-                resourceType: c.resourceType, identifier: c.identifier, fhirVersion: c.fhirVersion, sourceURL: c.sourceURL,
-                data: Array(c.data.utf8)))
+            var resource: ClinicalRecord.FHIRResource?
+            if c.resourceType != nil || c.data != nil {  // else a record without a resource
+                guard let type = c.resourceType, let id = c.identifier, let version = c.fhirVersion, let data = c.data else {
+                    throw missing("clinicalRecord", "resourceType, identifier, fhirVersion and data together, or none of them")
+                }
+                resource = .init(resourceType: type, identifier: id, fhirVersion: version, sourceURL: c.sourceURL,
+                                 data: Array(data.utf8))
+            }
+            let record = ClinicalRecord(displayName: c.displayName, fhirResource: resource)
             return try Sample.clinicalRecord(type, record, start: e.start, end: e.end, source: e.source, device: e.device,
                                              metadata: e.metadata, uuid: e.uuid, creationDate: e.creationDate,
                                              utcOffset: e.utcOffset)

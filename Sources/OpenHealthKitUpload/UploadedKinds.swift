@@ -112,12 +112,13 @@ public struct UploadedElectrocardiogram: Decodable, Sendable {
 }
 
 /// A clinical record's `clinicalRecord` object; `data` is the FHIR
-/// resource's JSON as a string.
+/// resource's JSON as a string. A record without a resource has its
+/// display name alone.
 public struct UploadedClinicalRecord: Decodable, Sendable {
     public var displayName: String
-    public var resourceType: String
-    public var identifier: String
-    public var fhirVersion: String
+    public var resourceType: String?
+    public var identifier: String?
+    public var fhirVersion: String?
     public var sourceURL: String?
-    public var data: String
+    public var data: String?
 }

@@ -46,7 +46,10 @@ final class FHIRExport {
         case .electrocardiogram(let ecg):
             try write("Observation", electrocardiogram(s, ecg))
         case .clinicalRecord(let r):
-            let resource = r.fhirResource
+            guard let resource = r.fhirResource else {
+                skipped["clinical records without a FHIR resource", default: 0] += 1
+                return
+            }
             guard resource.fhirVersion.hasPrefix("4.") else {
                 skipped["clinical records of FHIR \(resource.fhirVersion)\(resource.fhirVersion == "1.0.2" ? " (DSTU2)" : ""), not R4", default: 0] += 1
                 return

@@ -166,7 +166,7 @@ struct QueryCommand: ParsableCommand {
             case .electrocardiogram(let e):
                 return ("\(e.classification) \(e.voltages.count)", "voltages")
             case .clinicalRecord(let c):
-                return (c.displayName, c.fhirResource.resourceType)
+                return (c.displayName, c.fhirResource?.resourceType ?? "no FHIR resource")
             }
         }
     }

@@ -92,7 +92,7 @@ import Testing
         let type = try #require(TypeCatalogue.lookup("ImmunizationRecord"))
         let read = try store.anchoredQuery(type: type, anchor: nil).samples
         guard read.count == 1, case .clinicalRecord(let c) = read[0].value else { Issue.record("no record read"); return }
-        #expect(c.fhirResource.data == Array(data.utf8) && c.displayName == "Flu" && c.fhirResource.sourceURL == nil)
+        #expect(c.fhirResource?.data == Array(data.utf8) && c.displayName == "Flu" && c.fhirResource?.sourceURL == nil)
         #expect(TypeCatalogue.clinicalTypeNames.allSatisfy { TypeCatalogue.lookup($0)?.kind == .clinicalRecord })
         #expect(TypeCatalogue.shortName(type) == "ImmunizationRecord")
     }

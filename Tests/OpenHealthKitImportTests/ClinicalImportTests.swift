@@ -116,19 +116,20 @@ import Testing
         let store = try newStore()
         defer { store.close() }
         let r = try importFile(exportFolder(), into: store)
-        #expect(r.clinicalRecords == 6 && r.clinicalRecordsAdded == 4 && r.clinicalRecordsWithoutFile == 1)
+        // Four with their file, the third procedure without (its file is missing).
+        #expect(r.clinicalRecords == 6 && r.clinicalRecordsAdded == 5 && r.clinicalRecordsWithoutFile == 1)
         #expect(r.skipped[SkipReason(kind: .unknownType, subject: "ClinicalRecord of Patient")] == 1)
-        #expect(r.contents.contains { $0.kind == "ClinicalRecord" && $0.imported == 4 })
+        #expect(r.contents.contains { $0.kind == "ClinicalRecord" && $0.imported == 5 })
         #expect(r.notImported["ClinicalRecord"] == nil && r.filesNotImported["clinical-records/*.json"] == nil)
         let procedures = try samples(store, "HKClinicalTypeIdentifierProcedureRecord")
         #expect(Set(procedures.compactMap { s -> String? in
             if case .clinicalRecord(let c) = s.value { return c.displayName } else { return nil }
-        }) == ["Appendectomy", "X-ray"])
+        }) == ["Appendectomy", "X-ray", "Procedure"])
         let flu = try #require(try samples(store, "HKClinicalTypeIdentifierImmunizationRecord").first)
         guard case .clinicalRecord(let c) = flu.value else { Issue.record("not a clinical record"); return }
-        #expect(c.fhirResource.data == Array(#"{"resourceType":"Immunization","vaccineCode":{"text":"Influenza"}}"#.utf8))
-        #expect(c.fhirResource.identifier == "Tdot1l.AKI5tXy3lOznArzgB" && c.fhirResource.fhirVersion == "1.0.2")
-        #expect(c.fhirResource.sourceURL?.hasSuffix("/Immunization/Tdot1l.AKI5tXy3lOznArzgB") == true)
+        #expect(c.fhirResource?.data == Array(#"{"resourceType":"Immunization","vaccineCode":{"text":"Influenza"}}"#.utf8))
+        #expect(c.fhirResource?.identifier == "Tdot1l.AKI5tXy3lOznArzgB" && c.fhirResource?.fhirVersion == "1.0.2")
+        #expect(c.fhirResource?.sourceURL?.hasSuffix("/Immunization/Tdot1l.AKI5tXy3lOznArzgB") == true)
         // receivedDate="2020-12-06 20:24:29 -0800": the record's dates, as HealthKit's.
         #expect(flu.startDate == flu.endDate && flu.utcOffset == -28_800 && flu.source.name == "Sutter Health")
         // A diagnostic report is a lab result (decision); without a text of
@@ -137,7 +138,7 @@ import Testing
         #expect(report.count == 1)
         if case .clinicalRecord(let c)? = report.first?.value { #expect(c.displayName == "DiagnosticReport") }
         let again = try importFile(exportFolder(), into: store)
-        #expect(again.clinicalRecordsAdded == 0 && again.clinicalRecordsAlreadyStored == 4)
+        #expect(again.clinicalRecordsAdded == 0 && again.clinicalRecordsAlreadyStored == 5)
     }
 
     @Test func rule42_anObservationIsAVitalSignByItsCategoryElseALabResult() {
@@ -148,6 +149,40 @@ import Testing
         #expect(type(#"{"category":[{"coding":[{"system":"x","code":"vital-signs"}]}]}"#) == "HKClinicalTypeIdentifierVitalSignRecord")
         #expect(type(#"{"category":[{"coding":[{"code":"laboratory"}]}]}"#) == "HKClinicalTypeIdentifierLabResultRecord")
         #expect(RecordMapper.clinicalType(resourceType: "Patient", json: nil) == nil)
+    }
+
+    /// HealthKit's fhirResource is optional: a record whose file the export
+    /// lacks is kept without it, titled by its resource type, and replaced
+    /// by the record with its resource when an import reads the file.
+    @Test func rule42_aRecordWhoseFileIsMissingIsKeptWithoutItsResourceUntilItComes() throws {
+        let store = try newStore()
+        defer { store.close() }
+        func records() throws -> [(String, ClinicalRecord)] {
+            try TypeCatalogue.clinicalTypeNames.flatMap { name in
+                try samples(store, TypeCatalogue.clinicalPrefix + name).compactMap { s -> (String, ClinicalRecord)? in
+                    if case .clinicalRecord(let c) = s.value { return (name, c) } else { return nil }
+                }
+            }
+        }
+        // The XML alone: every file is missing. The Patient is no clinical
+        // type of HealthKit's and is still skipped; the five others are kept.
+        let alone = temporaryDirectory() + "/export.xml"
+        writeBytes(alone, readBytes(fixtureA))
+        let first = try importFile(alone, into: store)
+        #expect(first.clinicalRecords == 6 && first.clinicalRecordsWithoutFile == 6 && first.clinicalRecordsAdded == 5)
+        let kept = try records()
+        #expect(kept.count == 5 && kept.allSatisfy { $0.1.fhirResource == nil })
+        #expect(Set(kept.map(\.1.displayName)) == ["Procedure", "Immunization", "DiagnosticReport"])
+        // Again: the same five, not five more.
+        #expect(try importFile(alone, into: store).clinicalRecordsAdded == 0)
+        // The folder with the files of four of them: those four now have
+        // their resource, and the record whose file is still missing stays.
+        _ = try importFile(exportFolder() + "/export.xml", into: store)
+        let now = try records()
+        #expect(now.count == 5)
+        #expect(now.filter { $0.1.fhirResource == nil }.map(\.1.displayName) == ["Procedure"])
+        #expect(Set(now.compactMap { $0.1.fhirResource == nil ? nil : $0.1.displayName })
+                == ["Appendectomy", "X-ray", "Influenza", "DiagnosticReport"])
     }
 
     @Test func rule42_aFileThatIsNotJSONAndARecordWithoutItsIdentifierAreSkipped() throws {

@@ -56,7 +56,7 @@ import OpenHealthKitCore
         #expect(r.failure == nil)
         #expect(r.records == 5)
         #expect(r.added == 5)
-        #expect(r.skippedCount == 0)
+        #expect(r.skippedCount == 1)  // the Patient record: no clinical type of HealthKit's
         #expect(r.notImported == [:])
         // One row for every kind the export holds, nothing left out.
         #expect(r.contents.map(\.kind) == ["Record", "Workout", "WorkoutRoute", "ClinicalRecord", "ActivitySummary",
@@ -73,13 +73,17 @@ import OpenHealthKitCore
                                                    note: "with their events, statistics and activities"))
         // A loose XML file: its route's GPX file and its records' JSON files are not beside it.
         #expect(row("WorkoutRoute")?.imported == 0 && row("WorkoutRoute")?.note.contains("1 without their file") == true)
-        #expect(row("ClinicalRecord") == ImportReport.Row(kind: "ClinicalRecord", count: 6, imported: 0,
-                                                          note: "with the FHIR JSON of their files; 6 without their file in the export"))
+        // Without their files, the five records of HealthKit's clinical types are kept without their resource.
+        #expect(row("ClinicalRecord") == ImportReport.Row(kind: "ClinicalRecord", count: 6, imported: 5,
+                                                          note: "with the FHIR JSON of their files; "
+                                                              + "6 kept without their FHIR resource: the export lacks their file"))
         #expect(row("ActivitySummary") == ImportReport.Row(kind: "ActivitySummary", count: 17, imported: 17, note: "one per day"))
         #expect(r.addedByType == ["HKQuantityTypeIdentifierBodyMassIndex": 4, "HKDataTypeIdentifierHeartbeatSeries": 1,
-                                  "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": 1, "HKWorkoutTypeIdentifier": 1])
-        #expect(r.addedByUnit == ["count": 4, "ms": 1, "": 2])
-        #expect(r.addedBySource == ["Renpho": 4, "🕛🕐🕑🕒": 3])
+                                  "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": 1, "HKWorkoutTypeIdentifier": 1,
+                                  "HKClinicalTypeIdentifierProcedureRecord": 3, "HKClinicalTypeIdentifierImmunizationRecord": 1,
+                                  "HKClinicalTypeIdentifierLabResultRecord": 1])
+        #expect(r.addedByUnit == ["count": 4, "ms": 1, "": 7])
+        #expect(r.addedBySource == ["Renpho": 4, "🕛🕐🕑🕒": 3, "Sutter Health": 5])
     }
 
     @Test func importingTheSameExportAgainAddsNothing() throws {
@@ -106,7 +110,8 @@ import OpenHealthKitCore
         #expect(r.alreadyStored == 2)
         let delta = try store.anchoredQuery(type: try SampleType.named("HKQuantityTypeIdentifierBodyMassIndex"), anchor: before)
         #expect(delta.samples.count == 2)
-        #expect(try store.counts().samples == 47)  // 36 + 5 workouts + an audiogram of B, 3 + 1 + a heartbeat series of A
+        // 36 + 5 workouts + an audiogram of B; 3 + 1 + a heartbeat series + 5 clinical records of A
+        #expect(try store.counts().samples == 52)
     }
 
     @Test func aDeletedSampleStaysDeletedWhenTheExportIsImportedAgain() throws {

@@ -53,6 +53,7 @@ static void rule41_an_electrocardiogram_is_one_array_of_voltages(void **state)
 }
 
 /* Rule 42: a record's JSON comes back byte for byte. */
+/* ... and a record without a resource has NULL fields. */
 static void rule42_a_clinical_record_keeps_its_json(void **state)
 {
     fixture *f = *state;
@@ -81,6 +82,20 @@ static void rule42_a_clinical_record_keeps_its_json(void **state)
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save_clinical_record(NULL, f->store, &in, &rec));
     in.type = ECG;
     EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_save_clinical_record(NULL, f->store, &in, &rec));
+
+    /* No resource (HealthKit's fhirResource is optional): its fields NULL. */
+    in = kind_input(IMMUNIZATION, T0 + 60, T0 + 60);
+    ohk_clinical_record bare = {"Procedure", NULL, NULL, NULL, NULL, NULL, 0};
+    OK(ohk_store_save_clinical_record(NULL, f->store, &in, &bare));
+    b = query_type(f->store, IMMUNIZATION, NULL, 0);
+    assert_int_equal(sample_count(b), 2);
+    OK(ohk_batch_clinical_record(&got, b, 1));
+    assert_string_equal(got.display_name, "Procedure");
+    assert_null(got.resource_type);
+    assert_null(got.identifier);
+    assert_null(got.data);
+    assert_int_equal(got.data_length, 0);
+    ohk_batch_free(b);
 }
 
 /* Rule 43: one summary per day, replaced whole, read by range and by change. */

@@ -9,9 +9,11 @@ import OpenHealthKitCore
 /// Saves a clinical record (HKClinicalRecord, rule 42) of the clinical
 /// type `sample->type` names (HKClinicalTypeIdentifierImmunizationRecord…):
 /// its display name and FHIR resource, whose JSON (`record->data`) is kept
-/// byte for byte. The input's value and unit are not read. Returns
-/// OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does not
-/// read, an empty name, identifier or version, data that is not one
+/// byte for byte; a NULL `record->resource_type` saves a record without a
+/// resource (HealthKit's fhirResource is optional; the other resource
+/// fields are then not read). The input's value and unit are not read.
+/// Returns OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does
+/// not read, an empty name, identifier or version, data that is not one
 /// JSON object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
 /// OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
 /// OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
@@ -27,11 +29,12 @@ import OpenHealthKitCore
         guard let r = record?.pointee else { throw CError(.invalidArgument, "record is NULL") }
         let value = ClinicalRecord(
             displayName: try string(r.display_name, "record->display_name"),
-            fhirResource: .init(resourceType: try string(r.resource_type, "record->resource_type"),
-                                identifier: try string(r.identifier, "record->identifier"),
-                                fhirVersion: try string(r.fhir_version, "record->fhir_version"),
-                                sourceURL: r.source_url == nil ? nil : try string(r.source_url, "record->source_url"),
-                                data: Array(try buffer(r.data, r.data_length, "record->data"))))
+            fhirResource: r.resource_type == nil ? nil : .init(
+                resourceType: try string(r.resource_type, "record->resource_type"),
+                identifier: try string(r.identifier, "record->identifier"),
+                fhirVersion: try string(r.fhir_version, "record->fhir_version"),
+                sourceURL: r.source_url == nil ? nil : try string(r.source_url, "record->source_url"),
+                data: Array(try buffer(r.data, r.data_length, "record->data"))))
         try saveOne(out_outcome, s, c) { f in
             try Sample.clinicalRecord(type, value, start: f.start, end: f.end, source: f.source, device: f.device,
                                       metadata: f.metadata, uuid: f.uuid, creationDate: f.created, utcOffset: f.offset)
@@ -40,7 +43,9 @@ import OpenHealthKitCore
 }
 
 /// Sample `sample_index`'s record (a clinical record's): *out_record is filled,
-/// its strings and JSON borrowed from the batch. Returns OHK_OK;
+/// its strings and JSON borrowed from the batch; a record without a FHIR
+/// resource has resource_type, identifier, fhir_version, source_url and
+/// data NULL. Returns OHK_OK;
 /// OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
 /// a clinical record); OHK_ERR_CLOSED. Any thread.
 @c public func ohk_batch_clinical_record(_ out_record: UnsafeMutablePointer<ohk_clinical_record>?,

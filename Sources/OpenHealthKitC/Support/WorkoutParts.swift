@@ -62,7 +62,11 @@ struct CPartMemory {
                 sampling_frequency_hz: e.samplingFrequency ?? .nan, voltages: UnsafePointer(voltages.baseAddress),
                 voltage_count: UInt64(e.voltages.count)))
         case .clinicalRecord(let c):
-            let r = c.fhirResource
+            guard let r = c.fhirResource else {  // no resource: its fields NULL
+                return .clinicalRecord(ohk_clinical_record(display_name: strings.add(c.displayName), resource_type: nil,
+                                                           identifier: nil, fhir_version: nil, source_url: nil, data: nil,
+                                                           data_length: 0))
+            }
             let data = array(UInt8.self, r.data.count)
             if !r.data.isEmpty { _ = data.initialize(from: r.data) }
             return .clinicalRecord(ohk_clinical_record(

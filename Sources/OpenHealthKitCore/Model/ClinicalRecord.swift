@@ -31,10 +31,13 @@ public struct ClinicalRecord: Hashable, Sendable {
 
     /// What a person reads as the record's title.
     public var displayName: String
-    public var fhirResource: FHIRResource
+    /// The FHIR resource; nil for a record whose resource is unknown, as
+    /// HealthKit's `fhirResource` may be (an export's `<ClinicalRecord>`
+    /// whose file is missing).
+    public var fhirResource: FHIRResource?
 
-    /// A record named `displayName` holding `fhirResource`.
-    public init(displayName: String, fhirResource: FHIRResource) {
+    /// A record named `displayName` holding `fhirResource` (nil: none).
+    public init(displayName: String, fhirResource: FHIRResource?) {
         self.displayName = displayName
         self.fhirResource = fhirResource
     }
@@ -45,11 +48,13 @@ public struct ClinicalRecord: Hashable, Sendable {
         "MedicationDispense", "MedicationOrder", "MedicationRequest", "MedicationStatement", "Observation", "Procedure",
     ]
 
-    /// What a save refuses (rule 42): a resource type HealthKit does not
-    /// read, an empty identifier, FHIR version or display name, data that
-    /// is not one JSON object (parsed whole: it is read back as JSON).
+    /// What a save refuses (rule 42): an empty display name; for a record
+    /// with a resource, a resource type HealthKit does not read, an empty
+    /// identifier or FHIR version, data that is not one JSON object
+    /// (parsed whole: it is read back as JSON).
     func validate(_ uuid: UUID) throws {
-        let r = fhirResource
+        guard !displayName.isEmpty else { throw OHKError(.invalidValue, "clinical record \(uuid) lacks its display name") }
+        guard let r = fhirResource else { return }
         guard Self.resourceTypes.contains(r.resourceType) else {
             throw OHKError(.invalidValue, "clinical record \(uuid): '\(r.resourceType)' is not a FHIR resource type HealthKit reads")
         }
@@ -67,19 +72,22 @@ public struct ClinicalRecord: Hashable, Sendable {
 
 /// A clinical record's stored form (a record payload): a version, the
 /// display name, the resource's type, identifier, FHIR version and
-/// source URL as strings, then its JSON bytes.
+/// source URL as strings, then its JSON bytes. A record without a
+/// resource has an empty type and no bytes (which a record with one
+/// never has): the same layout, which every version of the library reads.
 enum ClinicalRecordCodec {
     static let version: UInt8 = 1
 
     static func encode(_ c: ClinicalRecord, into out: inout ByteWriter) {
         out.u8(version)
         out.string(c.displayName)
-        out.string(c.fhirResource.resourceType)
-        out.string(c.fhirResource.identifier)
-        out.string(c.fhirResource.fhirVersion)
-        out.optionalString(c.fhirResource.sourceURL)
-        out.u32(UInt32(c.fhirResource.data.count))
-        out.bytes.append(contentsOf: c.fhirResource.data)
+        let r = c.fhirResource
+        out.string(r?.resourceType ?? "")
+        out.string(r?.identifier ?? "")
+        out.string(r?.fhirVersion ?? "")
+        out.optionalString(r?.sourceURL)
+        out.u32(UInt32(r?.data.count ?? 0))
+        out.bytes.append(contentsOf: r?.data ?? [])
     }
 
     static func decode(_ r: inout ByteReader) throws -> ClinicalRecord {
@@ -87,6 +95,7 @@ enum ClinicalRecordCodec {
         let name = try r.string(), type = try r.string(), id = try r.string(), fhir = try r.string()
         let url = try r.optionalString()
         let data = try r.bytes(Int(try r.u32()))
+        guard !type.isEmpty || !data.isEmpty else { return ClinicalRecord(displayName: name, fhirResource: nil) }
         return ClinicalRecord(displayName: name, fhirResource: .init(resourceType: type, identifier: id, fhirVersion: fhir,
                                                                       sourceURL: url, data: data))
     }

@@ -62,7 +62,7 @@ enum RecordCodec {
         case .heartbeats(let h): value = Double(h.beats.count).bitPattern; flags |= flagPayload
         case .audiogram(let a): value = Double(a.points.count).bitPattern; flags |= flagPayload
         case .electrocardiogram(let e): value = Double(e.voltages.count).bitPattern; flags |= flagPayload
-        case .clinicalRecord(let c): value = Double(c.fhirResource.data.count).bitPattern; flags |= flagPayload
+        case .clinicalRecord(let c): value = Double(c.fhirResource?.data.count ?? 0).bitPattern; flags |= flagPayload
         }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in

@@ -24,21 +24,30 @@ class ClinicalRecord:
     ``fhir_version`` ("1.0.2" is DSTU2, "4.0.1" R4), the ``source_url``
     (None where unknown) and ``data``, the resource's JSON, kept byte for
     byte (a str is taken as UTF-8). ``json()`` parses it;
-    ``from_resource`` makes a record of a resource given as a dict.
+    ``from_resource`` makes a record of a resource given as a dict. A
+    record without a resource (HealthKit's ``fhirResource`` is optional:
+    an import whose export lacks the record's file keeps it so) has its
+    display name alone, the other fields None (``has_resource`` False).
 
         ohk.ClinicalRecord("Influenza vaccine", "Immunization", "imm-1", "4.0.1", None,
                            b'{"resourceType": "Immunization", "id": "imm-1"}')
     """
 
     display_name: str
-    resource_type: str
-    identifier: str
-    fhir_version: str
-    source_url: str | None
-    data: bytes
+    resource_type: str | None = None
+    identifier: str | None = None
+    fhir_version: str | None = None
+    source_url: str | None = None
+    data: bytes | None = None
 
     def __post_init__(self) -> None:
-        for name in ("display_name", "resource_type", "identifier", "fhir_version"):
+        text(self.display_name, "display_name")
+        if self.resource_type is None:
+            given = [name for name in ("identifier", "fhir_version", "source_url", "data") if getattr(self, name) is not None]
+            if given:
+                raise InvalidValueError(f"a record without a resource (resource_type None) has no {', '.join(given)}")
+            return
+        for name in ("resource_type", "identifier", "fhir_version"):
             text(getattr(self, name), name)
         if self.source_url is not None:
             text(self.source_url, "source_url")
@@ -64,13 +73,20 @@ class ClinicalRecord:
         data = json.dumps(resource, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
         return cls(display_name, resource["resourceType"], resource["id"], fhir_version, source_url, data)
 
+    @property
+    def has_resource(self) -> bool:
+        """Whether the record holds its FHIR resource."""
+        return self.resource_type is not None
+
     def json(self) -> Any:
         """The resource's JSON parsed (a dict for every record a store
-        accepts). ``json.JSONDecodeError`` (a ValueError) if it does not
-        parse."""
-        return json.loads(self.data)
+        accepts), None for a record without a resource.
+        ``json.JSONDecodeError`` (a ValueError) if it does not parse."""
+        return None if self.data is None else json.loads(self.data)
 
     def __repr__(self) -> str:
+        if self.data is None:
+            return f"ClinicalRecord({self.display_name!r}, no FHIR resource)"
         return (f"ClinicalRecord({self.display_name!r}, {self.resource_type}, identifier={self.identifier!r}, "
                 f"fhir_version={self.fhir_version!r}, {len(self.data)} bytes of JSON)")
 
@@ -92,7 +108,7 @@ class ClinicalRecordSample(OwnFieldsSample):
 
     def _value_text(self) -> str:
         record = self.clinical_record
-        return f"{record.display_name!r} ({record.resource_type})"
+        return f"{record.display_name!r} ({record.resource_type or 'no FHIR resource'})"
 
     @classmethod
     def _read_fields(cls, handle: Any, index: int) -> ClinicalRecord:
@@ -100,7 +116,8 @@ class ClinicalRecordSample(OwnFieldsSample):
 
     def _save_call(self, keep: list[Any]) -> SaveCall:
         record = self.clinical_record
-        check_fhir_json(record.data)  # the library checks it too; here the message says where it fails
+        if record.data is not None:
+            check_fhir_json(record.data)  # the library checks it too; here the message says where it fails
         return SaveCall("ohk_store_save_clinical_record", (clinical_record_to_c(record, keep),))
 
 

@@ -192,3 +192,17 @@ def test_rule_42_a_large_resource_is_kept_whole(store):
     store.save_clinical_record("LabResultRecord", flu(resource_type="Observation", identifier="obs-1", data=data), T0)
     [sample] = store.query("LabResultRecord").samples
     assert sample.clinical_record.data == data and sample.value == len(data)
+
+
+def test_rule_42_a_record_without_its_resource_round_trips(store, tmp_path):
+    # HealthKit's fhirResource is optional: an export that lacks a record's file.
+    bare = ohk.ClinicalRecord("Procedure")
+    assert not bare.has_resource and bare.json() is None and "no FHIR resource" in repr(bare)
+    [outcome] = store.save_clinical_record(IMMUNIZATION, bare, T0, source=HOSPITAL)
+    [read] = store.query(IMMUNIZATION).samples
+    assert read.uuid == outcome.uuid and read.clinical_record == bare and read.value == 0
+    with ohk.HealthStore(tmp_path / "other", durable=False) as other:
+        other.save([read])  # a read record saves as it is, into another store
+        assert [s.clinical_record for s in other.query(IMMUNIZATION).samples] == [bare]
+    with pytest.raises(ohk.InvalidValueError, match="without a resource"):
+        ohk.ClinicalRecord("Procedure", None, "imm-1")

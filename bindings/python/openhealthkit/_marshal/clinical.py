@@ -14,14 +14,17 @@ if TYPE_CHECKING:
 
 #: A record's fields as a batch holds them, in ClinicalRecord's order:
 #: display name, resource type, identifier, FHIR version, source URL (None
-#: where unknown) and the resource's JSON.
-RecordParts = tuple[str, str, str, str, "str | None", bytes]
+#: where unknown) and the resource's JSON; all but the name None for a
+#: record without a resource.
+RecordParts = tuple[str, "str | None", "str | None", "str | None", "str | None", "bytes | None"]
 
 
 def read_clinical_record(handle: Any, index: int) -> RecordParts:
     """Sample `index`'s record, copied out of the batch."""
     r = n.ohk_clinical_record()
     n.lib.ohk_batch_clinical_record(r, handle, index)
+    if r.resource_type is None:  # a record without a resource
+        return (r.display_name.decode("utf-8"), None, None, None, None, None)
     length = r.data_length
     address = ctypes.cast(r.data, ctypes.c_void_p).value
     data = ctypes.string_at(address, length) if length and address else b""
@@ -31,7 +34,12 @@ def read_clinical_record(handle: Any, index: int) -> RecordParts:
 
 def clinical_record_to_c(record: ClinicalRecord, keep: list[Any]) -> n.ohk_clinical_record:
     """The C form of `record`; its strings stay in `keep`. The JSON is
-    passed in place (bytes are immutable), not copied."""
+    passed in place (bytes are immutable), not copied. A record without a
+    resource has a NULL resource type."""
+    if record.data is None:
+        name = n.encode(record.display_name, "display_name")
+        keep.append(name)
+        return n.ohk_clinical_record(name)
     texts = [n.encode(getattr(record, name), name)
              for name in ("display_name", "resource_type", "identifier", "fhir_version")]
     url = None if record.source_url is None else n.encode(record.source_url, "source_url")
