@@ -3,7 +3,7 @@
 
 SWIFT      ?= swift
 # The ohk tool is a package trait, off for packages that use the libraries.
-TRAITS     := --traits CommandLineTool,Server
+TRAITS     := --traits CommandLineTool,Server,MCPServer
 # Release builds (the quickstart, benchmarks) leave the server out: a
 # release build of its HTTP library takes minutes, and they do not need it.
 RELEASE_TRAITS := --traits CommandLineTool
@@ -191,11 +191,13 @@ server-test: deps server-deps ## ohk serve on loopback through Python and curl c
 	cd Tests/server && OHK_BIN=$(CURDIR)/.build/debug/ohk PHONE_SYNC_BIN=$(CURDIR)/.build/debug/phone-sync \
 	  $(PYTHON) -m pytest -q
 
-# ohk run as a user runs it, its output read by real readers (DuckDB,
-# pyarrow): `ohk export` to CSV, NDJSON and Parquet (Tests/cli).
-cli-test: deps py-deps python-lib ## ohk export (and its readers) on the real-export fixtures
-	@$(PYTHON) -c "import fhir.resources.R4B" 2>/dev/null || { \
-	  echo "installing fhir.resources (a FHIR validator)"; $(PYTHON) -m pip install -q "fhir.resources>=8,<9"; }
+# ohk run as a user runs it, its output read by real readers: `ohk export`
+# to CSV, NDJSON and Parquet (DuckDB, pyarrow), to FHIR (fhir.resources'
+# validator), and `ohk mcp` through the `mcp` package's client (Tests/cli).
+cli-test: deps py-deps python-lib ## ohk export and ohk mcp, with real readers, on the real-export fixtures
+	@$(PYTHON) -c "import fhir.resources.R4B, mcp" 2>/dev/null || { \
+	  echo "installing fhir.resources (a FHIR validator) and mcp (an MCP client)"; \
+	  $(PYTHON) -m pip install -q "fhir.resources>=8,<9" "mcp>=2.3,<3"; }
 	$(SWIFT) build $(TRAITS) --product ohk
 	cd Tests/cli && OHK_BIN=$(CURDIR)/.build/debug/ohk $(PYTHON) -m pytest -q
 

@@ -21,6 +21,9 @@ let package = Package(
         // `ohk serve` and `ohk token` (docs/server.md): the HTTP server
         // library stays out of the C library and of the plain ohk.
         .trait(name: "Server", description: "ohk serve and ohk token (needs Hummingbird).", enabledTraits: ["CommandLineTool"]),
+        // `ohk mcp` (docs/mcp.md): the MCP server over stdio, for AI clients.
+        .trait(name: "MCPServer", description: "ohk mcp, an MCP server over stdio (needs the MCP Swift SDK).",
+               enabledTraits: ["CommandLineTool"]),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -28,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", exact: "0.12.1"),
     ],
     targets: [
         // liblmdb through pkg-config (Debian: liblmdb-dev).
@@ -129,6 +133,13 @@ let package = Package(
                                     condition: .when(traits: ["Server"]))],
             path: "Sources/OpenHealthKitServer"
         ),
+        // `ohk mcp`: a store's samples as MCP tools (docs/mcp.md).
+        .target(
+            name: "OpenHealthKitMCP",
+            dependencies: ["OpenHealthKitCore", "OpenHealthKitJSON",
+                           .product(name: "MCP", package: "swift-sdk", condition: .when(traits: ["MCPServer"]))],
+            path: "Sources/OpenHealthKitMCP"
+        ),
         // The command-line tool.
         .executableTarget(
             name: "ohk",
@@ -137,7 +148,8 @@ let package = Package(
                            .product(name: "ArgumentParser", package: "swift-argument-parser",
                                     condition: .when(traits: ["CommandLineTool"])),
                            .target(name: "OpenHealthKitServer", condition: .when(traits: ["Server"])),
-                           .target(name: "OpenHealthKitUpload", condition: .when(traits: ["Server"]))],
+                           .target(name: "OpenHealthKitUpload", condition: .when(traits: ["Server"])),
+                           .target(name: "OpenHealthKitMCP", condition: .when(traits: ["MCPServer"]))],
             path: "Sources/ohk"
         ),
         // The reference workload's data and clocks, shared by the benchmarks.

@@ -10,7 +10,7 @@ package struct CategoryRows {
     package let header: [String]
     /// The JSON keys of the columns.
     package let keys: [String]
-    package let rows: [[String]]
+    package var rows: [[String]]
 
     package static func isNights(_ type: SampleType, _ interval: StatisticsInterval) -> Bool {
         type.identifier == "HKCategoryTypeIdentifierSleepAnalysis" && interval == .day

@@ -17,7 +17,7 @@ package struct StatisticsRows {
     /// The unit of the quantity columns.
     package let shown: HealthUnit
     /// start, end, (source), then a value per column ("" when none).
-    package let rows: [[String]]
+    package var rows: [[String]]
 
     package var names: [String] { ["start", "end"] + (separate ? ["source"] : []) }
 

@@ -58,6 +58,21 @@ package enum StatsTime {
         if case .zone(let z) = self { return z }
         return nil
     }
+    /// What the times are in: the zone's name, `UTC`, `UTC+01:00`, or
+    /// `each sample's own UTC offset`.
+    package var name: String {
+        func offset(_ o: Int) -> String {
+            guard o != 0 else { return "UTC" }
+            let m = abs(o) / 60, pad = { (v: Int) in v < 10 ? "0\(v)" : "\(v)" }
+            return "UTC\(o < 0 ? "-" : "+")\(pad(m / 60)):\(pad(m % 60))"
+        }
+        switch self {
+        case .zone(let z): return z.identifier
+        case .offset(let o): return offset(o)
+        case .sampleLocal: return "each sample's own UTC offset (wall-clock times)"
+        }
+    }
+
     /// Whether each sample counts in its own offset (`--local-time`).
     package var isSampleLocal: Bool {
         if case .sampleLocal = self { return true }

@@ -12,7 +12,7 @@ package struct WorkoutRows {
     /// The JSON keys of the columns.
     package static let keys = ["start", "end", "workouts", "durationMinutes", "distanceKilometres", "energyKilocalories",
                                "likelyDuplicatesNotCounted"]
-    package let rows: [[String]]
+    package var rows: [[String]]
     /// Likely duplicates left out of every row.
     package let duplicates: Int
 

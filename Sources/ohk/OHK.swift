@@ -35,7 +35,7 @@ struct OHK: ParsableCommand {
         subcommands: [ImportCommand.self, TypesCommand.self, StatsCommand.self, QueryCommand.self,
                       ChangesCommand.self, ObserveCommand.self, AddCommand.self, DeleteCommand.self,
                       PruneCommand.self, CheckCommand.self, RebuildStatisticsCommand.self, ActivityCommand.self,
-                      SubscriptionsCommand.self, SinkCommand.self, SyncCommand.self, ExportCommand.self] + serverCommands
+                      SubscriptionsCommand.self, SinkCommand.self, SyncCommand.self, ExportCommand.self] + serverCommands + mcpCommands
     )
 }
 
@@ -44,5 +44,12 @@ struct OHK: ParsableCommand {
 let serverCommands: [any ParsableCommand.Type] = [ServeCommand.self, TokenCommand.self]
 #else
 let serverCommands: [any ParsableCommand.Type] = []
+#endif
+
+/// `ohk mcp`, in a build with the MCPServer trait.
+#if MCPServer
+let mcpCommands: [any ParsableCommand.Type] = [MCPCommand.self]
+#else
+let mcpCommands: [any ParsableCommand.Type] = []
 #endif
 #endif

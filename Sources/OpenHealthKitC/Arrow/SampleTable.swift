@@ -106,20 +106,23 @@ final class SampleTable {
         if want(OHK_ARROW_DEVICE) { columns.append(devices(rows, names.device)) }
         if let metadata { columns.append(metadata.column("metadata", rows: rows, memory)) }
         if want(OHK_ARROW_UTC_OFFSET) {
-            let p = pointers.utcOffset!
-            var valid = ValidityBitmap(memory, rows: rows)
-            for i in 0..<rows { valid.set(i, valid: p[i] != SampleColumnPointers.noUTCOffset) }
-            columns.append(ArrowColumn("utc_offset", format: "i", length: rows, nullCount: valid.nullCount,
-                                       buffers: [UnsafeRawPointer(valid.bits), UnsafeRawPointer(p)], nullable: true))
+            columns.append(nullable("utc_offset", "i", pointers.utcOffset!, rows, none: SampleColumnPointers.noUTCOffset))
         }
         if want(OHK_ARROW_CREATION_DATE) {
-            let p = pointers.creationUnixMicroseconds!
-            var valid = ValidityBitmap(memory, rows: rows)
-            for i in 0..<rows { valid.set(i, valid: p[i] != SampleColumnPointers.noCreationDate) }
-            columns.append(ArrowColumn("creation_date", format: "tsu:UTC", length: rows, nullCount: valid.nullCount,
-                                       buffers: [UnsafeRawPointer(valid.bits), UnsafeRawPointer(p)], nullable: true))
+            columns.append(nullable("creation_date", "tsu:UTC", pointers.creationUnixMicroseconds!, rows,
+                                    none: SampleColumnPointers.noCreationDate))
         }
         return .table(columns, length: rows)
+    }
+
+    /// A column whose rows holding `none` (the writer's mark of a missing
+    /// value) are nulls.
+    private func nullable<T: Equatable>(_ name: String, _ format: String, _ p: UnsafeMutablePointer<T>, _ rows: Int,
+                                        none: T) -> ArrowColumn {
+        var valid = ValidityBitmap(memory, rows: rows)
+        for i in 0..<rows { valid.set(i, valid: p[i] != none) }
+        return ArrowColumn(name, format: format, length: rows, nullCount: valid.nullCount,
+                           buffers: [UnsafeRawPointer(valid.bits), UnsafeRawPointer(p)], nullable: true)
     }
 
     private func time(_ name: String, _ p: UnsafeMutablePointer<Int64>, _ rows: Int) -> ArrowColumn {
