@@ -818,9 +818,11 @@ ohk_status ohk_batch_electrocardiogram(ohk_electrocardiogram *out_ecg, const ohk
  * Saves a clinical record (HKClinicalRecord, rule 42) of the clinical
  * type `sample->type` names (HKClinicalTypeIdentifierImmunizationRecord…):
  * its display name and FHIR resource, whose JSON (`record->data`) is kept
- * byte for byte. The input's value and unit are not read. Returns
- * OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does not
- * read, an empty name, identifier or version, data that is not one
+ * byte for byte; a NULL `record->resource_type` saves a record without a
+ * resource (HealthKit's fhirResource is optional; the other resource
+ * fields are then not read). The input's value and unit are not read.
+ * Returns OHK_OK; OHK_ERR_INVALID_VALUE (a resource type HealthKit does
+ * not read, an empty name, identifier or version, data that is not one
  * JSON object); OHK_ERR_INVALID_ARGUMENT (no type, or not a clinical one);
  * OHK_ERR_INVALID_DATE_RANGE; OHK_ERR_INVALID_METADATA;
  * OHK_ERR_DUPLICATE_UUID; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
@@ -830,7 +832,9 @@ ohk_status ohk_store_save_clinical_record(ohk_save_outcome *out_outcome, ohk_sto
 
 /**
  * Sample `sample_index`'s record (a clinical record's): *out_record is filled,
- * its strings and JSON borrowed from the batch. Returns OHK_OK;
+ * its strings and JSON borrowed from the batch; a record without a FHIR
+ * resource has resource_type, identifier, fhir_version, source_url and
+ * data NULL. Returns OHK_OK;
  * OHK_ERR_INVALID_ARGUMENT (an index out of range, a sample that is not
  * a clinical record); OHK_ERR_CLOSED. Any thread.
  */
