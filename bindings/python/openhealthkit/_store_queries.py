@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from . import _native as n
 from ._enums import Frequency
+from ._checks import pyarrow_module
 from ._store_core import StoreCore, count_arg, query_options
 from .aio import updates
 from .anchor import Anchor, AnchorLike, as_anchor
@@ -97,6 +98,31 @@ class Queries(StoreCore):
             n.lib.ohk_batch_free(batch)
             raise
         return ArrowResult(samples=table, deleted=deleted_table(list(rest.deleted)), anchor=rest.anchor)
+
+    def arrow_reader(self, types: Types, anchor: AnchorLike = None, *, predicate: Predicate | None = None,
+                     batch_size: int = 100_000, unit: str | None = None,
+                     columns: Iterable[str] | None = None) -> Any:
+        """The samples of ``query_arrow`` as a ``pyarrow.RecordBatchReader``
+        of batches of at most `batch_size` rows, each read when the
+        consumer asks for it: a store larger than memory streams into
+        DuckDB, Polars or a Parquet writer
+        (``pyarrow.parquet.write_table`` / ``duckdb.sql("from reader")``).
+        Samples only: ``query_arrow`` gives the deleted objects and the
+        anchor. Needs pyarrow."""
+        if count_arg(batch_size, "batch_size") == 0:
+            raise InvalidArgumentError("batch_size must be at least 1")
+        first = self.query_arrow(types, anchor, predicate=predicate, limit=batch_size, unit=unit, columns=columns)
+
+        def pages() -> Iterator[Any]:
+            page = first
+            while True:
+                yield from page.samples.to_batches()
+                if page.samples.num_rows + page.deleted.num_rows < batch_size:
+                    return
+                page = self.query_arrow(types, page.anchor, predicate=predicate, limit=batch_size, unit=unit,
+                                        columns=columns)
+
+        return pyarrow_module("arrow_reader()").RecordBatchReader.from_batches(first.samples.schema, pages())
 
     def _query(self, descriptors: Any, count: int, anchor: Anchor, limit: int) -> QueryResult:
         batch = ctypes.POINTER(n.ohk_batch)()

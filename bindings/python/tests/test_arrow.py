@@ -196,3 +196,18 @@ def test_rule_44_arrow_rounding_agrees_with_value_in_on_random_values(store):
         samples = list(store.query(kind).samples)
         table = store.query_arrow(kind, unit=unit).samples
         assert table.column("value").to_pylist() == [s.value_in(unit) for s in samples], unit
+
+
+def test_arrow_reader_streams_the_samples_in_batches(store):
+    store.save([steps(i, value=i) for i in range(2_500)])
+    store.delete(list(store.query(STEPS).samples)[:10])
+    reader = store.arrow_reader(STEPS, batch_size=1_000)
+    assert isinstance(reader, pa.RecordBatchReader)
+    batches = list(reader)
+    assert [b.num_rows for b in batches] == [1_000, 1_000, 490]
+    values = [v for b in batches for v in b.column("value").to_pylist()]
+    assert values == store.query_arrow(STEPS).samples.column("value").to_pylist()
+    streamed = store.arrow_reader(STEPS, batch_size=700)  # noqa: F841 - read by DuckDB by name
+    assert duckdb.sql("select count(*), sum(value) from streamed").fetchall() == [(2_490, sum(values))]
+    with pytest.raises(ohk.InvalidArgumentError):
+        store.arrow_reader(STEPS, batch_size=0)
