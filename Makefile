@@ -47,7 +47,8 @@ help: ## list the targets, one line each (this list)
 .PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test cli-test c-bench c-delta-loop \
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
-        latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook
+        latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook \
+        lmdb-walk-bench
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
@@ -328,6 +329,17 @@ c-bench-run:
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
 	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
+
+# A full read through C beside a bare LMDB walk of the same tree
+# (Benchmarks/c/lmdb_walk.c), on a store filled by py-bench's filler.
+WALK_STORE ?= build/bench-walk-store
+lmdb-walk-bench: lib py-deps ## a full read through C beside a bare LMDB cursor walk of the same tree (BENCH_N samples)
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/lmdb_walk Benchmarks/c/lmdb_walk.c \
+	  -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -llmdb
+	test -d $(WALK_STORE) || { $(MAKE) --no-print-directory python-lib && \
+	  $(PYTHON) $(PYPKG)/bench/bench.py --fill $(BENCH_N) $(WALK_STORE); }
+	build/bench/lmdb_walk $(WALK_STORE)
 
 # The C delta query's fixed costs without the disk (Benchmarks/c/delta_loop.c):
 # make c-delta-loop [BENCH_N=100000] [LOOP_MODE=sweep:2]. For A/B runs of two
