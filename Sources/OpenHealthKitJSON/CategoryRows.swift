@@ -22,7 +22,7 @@ package struct CategoryRows {
         let nights = isNights(type, interval)
         // Nights: from/to name the days nights end on; each runs from the noon before, on the wall clock.
         let range = try time.span(from: from, to: to, unit: interval.unit, wallShift: nights ? -12 * 3600 : 0) {
-            try store.statistics(type: type, options: .duration).map { ($0.startDate, $0.endDate) }
+            try store.sampleSpan(of: type)  // the ends of the start index, not a pass over the samples
         }
         guard let (lo, hi, anchor) = range else { return nil }
         let found = try store.categoryDurations(type: type, anchor: anchor, interval: interval, from: lo, to: hi,

@@ -29,7 +29,7 @@ package struct StatisticsRows {
         var options = options
         if time.isSampleLocal { options.insert(.sampleLocalTime) }
         let range = try time.span(from: from, to: to, unit: interval.unit) {
-            try store.statistics(type: type, options: .duration).map { ($0.startDate, $0.endDate) }
+            try store.sampleSpan(of: type)  // the ends of the start index, not a pass over the samples
         }
         guard let (from, to, anchor) = range else { return nil }
         let stats = try store.statisticsCollection(type: type, options: options, anchor: anchor, interval: interval,
