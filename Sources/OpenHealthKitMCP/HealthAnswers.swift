@@ -94,13 +94,7 @@ package struct HealthAnswers {
             }
             if chosen.isEmpty { chosen = style == .cumulative ? .cumulativeSum : .discreteAverage }
             if bySource { chosen.insert(.separateBySource) }
-            let shown = try unit.map { u -> HealthUnit in
-                guard let h = try? HealthUnit(u) else { throw Refusal("'\(u)' is not a unit (count/min, kg, km, kcal…)") }
-                guard h.isCompatible(with: canonical) else {
-                    throw Refusal("unit '\(u)' does not measure \(type.identifier), whose unit is \(canonical)")
-                }
-                return h
-            }
+            let shown = try unit.map { try Self.unit($0, measuring: type, canonical) }
             do {
                 try chosen.check(for: type)
             } catch let e as OHKError {
@@ -147,10 +141,7 @@ package struct HealthAnswers {
         guard (1...Self.rowCap).contains(count) else { throw Refusal("count is 1 to \(Self.rowCap), not \(count)") }
         let shown: HealthUnit? = try unit.map { u in
             guard let canonical = type.canonicalUnit else { throw Refusal("\(type.identifier) has no unit: its values are names") }
-            guard let h = try? HealthUnit(u), h.isCompatible(with: canonical) else {
-                throw Refusal("unit '\(u)' does not measure \(type.identifier), whose unit is \(canonical)")
-            }
-            return h
+            return try Self.unit(u, measuring: type, canonical)
         }
         let all = try store.anchoredQuery(type: type, anchor: nil).samples
         var starts: [Double] = []
@@ -277,6 +268,15 @@ package struct HealthAnswers {
     }
 
     // MARK: helpers
+
+    /// `text` as a unit of `type`'s dimension (its canonical unit `canonical`).
+    private static func unit(_ text: String, measuring type: SampleType, _ canonical: HealthUnit) throws -> HealthUnit {
+        guard let h = try? HealthUnit(text) else { throw Refusal("'\(text)' is not a unit (count/min, kg, km, kcal…)") }
+        guard h.isCompatible(with: canonical) else {
+            throw Refusal("unit '\(text)' does not measure \(type.identifier), whose unit is \(canonical)")
+        }
+        return h
+    }
 
     func sampleType(_ name: String) throws -> SampleType {
         do {

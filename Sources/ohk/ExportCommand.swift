@@ -67,21 +67,7 @@ struct ExportCommand: ParsableCommand {
             let folder = expandingTilde(out)
             let start = try startAnchor(folder)
             let export = try TextExport(folder: folder, format: format, incremental: start != nil)
-            var anchor = start
-            var changes = 0
-            if !chosen.isEmpty {
-                let descriptors = chosen.map { QueryDescriptor(type: $0) }
-                while true {  // in pages: bounded memory however large the store
-                    let page = try store.anchoredQuery(descriptors, anchor: anchor, limit: 10_000)
-                    try export.add(page)
-                    changes += page.samples.count + page.deletedObjects.count
-                    anchor = page.newAnchor
-                    if isatty(2) != 0 { writeStderr("\rohk: \(changes) changes read") }
-                    if page.samples.count + page.deletedObjects.count < 10_000 { break }
-                }
-                if isatty(2) != 0 { writeStderr("\n") }
-            }
-            let end = try anchor ?? store.currentAnchor()
+            let (end, changes) = try readChanges(store, chosen, after: start, into: export.add)
             let written = try export.finish(anchor: end.base64, types: chosen)
             if let since { writeFileAtomically(expandingTilde(since), end.base64 + "\n") }
             store.close()
@@ -96,18 +82,9 @@ struct ExportCommand: ParsableCommand {
             let store = try location.open()
             let chosen = try types.isEmpty ? store.counts().types.map(\.type) : types.map { try sampleType($0, in: store) }
             let folder = expandingTilde(out)
-            var anchor = try since.flatMap { try startAnchor(nil, sinceFile: expandingTilde($0)) }
+            let start = try since.flatMap { try startAnchor(nil, sinceFile: expandingTilde($0)) }
             let export = try FHIRExport(folder: folder)
-            if !chosen.isEmpty {
-                let descriptors = chosen.map { QueryDescriptor(type: $0) }
-                while true {
-                    let page = try store.anchoredQuery(descriptors, anchor: anchor, limit: 10_000)
-                    try export.add(page)
-                    anchor = page.newAnchor
-                    if page.samples.count + page.deletedObjects.count < 10_000 { break }
-                }
-            }
-            let end = try anchor ?? store.currentAnchor()
+            let (end, _) = try readChanges(store, chosen, after: start, into: export.add)
             try export.finish(store: store, anchor: end.base64)
             if let since { writeFileAtomically(expandingTilde(since), end.base64 + "\n") }
             store.close()
@@ -116,6 +93,28 @@ struct ExportCommand: ParsableCommand {
             print("wrote \(total) FHIR resource\(total == 1 ? "" : "s") in \(folder)\(files.isEmpty ? "" : ": " + files)")
             for (reason, n) in export.skipped.sorted(by: { $0.key < $1.key }) { print("not written: \(n) \(reason)") }
         }
+    }
+
+    /// Hands every change of `types` after `start` to `take`, in pages of
+    /// 10,000 (bounded memory however large the store), with a count on a
+    /// terminal; returns the anchor after the last and how many there were.
+    private func readChanges(_ store: Store, _ types: [SampleType], after start: QueryAnchor?,
+                             into take: (AnchoredQueryResult) throws -> Void) throws -> (QueryAnchor, Int) {
+        var anchor = start
+        var changes = 0
+        if !types.isEmpty {
+            let descriptors = types.map { QueryDescriptor(type: $0) }
+            while true {
+                let page = try store.anchoredQuery(descriptors, anchor: anchor, limit: 10_000)
+                try take(page)
+                changes += page.samples.count + page.deletedObjects.count
+                anchor = page.newAnchor
+                if isatty(2) != 0 { writeStderr("\rohk: \(changes) changes read") }
+                if page.samples.count + page.deletedObjects.count < 10_000 { break }
+            }
+            if isatty(2) != 0 { writeStderr("\n") }
+        }
+        return (try anchor ?? store.currentAnchor(), changes)
     }
 
     /// --since FILE's anchor when the file exists, else the folder's, else

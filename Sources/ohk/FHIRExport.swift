@@ -22,9 +22,7 @@ final class FHIRExport {
 
     init(folder: String) throws {
         self.folder = folder
-        guard mkdir(folder, 0o755) == 0 || errno == EEXIST, access(folder, W_OK) == 0 else {
-            throw ValidationError("cannot write the export to \(folder): \(String(cString: strerror(errno)))")
-        }
+        try makeExportFolders([folder], for: folder)
     }
 
     func add(_ page: AnchoredQueryResult) throws {
@@ -120,16 +118,21 @@ final class FHIRExport {
     /// (rounded to 15 significant digits), or in the canonical unit when
     /// the mapping names none or one that does not convert.
     private func quantity(_ stored: Double, of type: SampleType, _ unit: FHIRMapping.UnitMap?) -> String {
+        if let unit, let target = quantityValue(stored, type, unit) { return Self.quantity(target, unit) }
         var o = JSONObject()
-        if let unit, let target = quantityValue(stored, type, unit) {
-            o.add("value", raw: target)
-            o.add("unit", unit.unit)
-            o.add("system", unit.code == nil ? nil : unit.system ?? "http://unitsofmeasure.org")
-            o.add("code", unit.code)
-        } else {
-            o.add("value", raw: TextForms.exactNumber(stored))
-            o.add("unit", type.canonicalUnitText)
-        }
+        o.add("value", raw: TextForms.exactNumber(stored))
+        o.add("unit", type.canonicalUnitText)
+        return o.closed
+    }
+
+    /// A Quantity of `value` (number text) in the mapping's `unit`: its
+    /// UCUM system and code where it has a code.
+    private static func quantity(_ value: String, _ unit: FHIRMapping.UnitMap) -> String {
+        var o = JSONObject()
+        o.add("value", raw: value)
+        o.add("unit", unit.unit)
+        o.add("system", unit.code == nil ? nil : unit.system ?? "http://unitsofmeasure.org")
+        o.add("code", unit.code)
         return o.closed
     }
 
@@ -184,12 +187,7 @@ final class FHIRExport {
         }
         func measured(_ name: String, _ v: Double) {
             guard let unit = mapping.electrocardiogramParts[name]?.unit else { return }
-            var q = JSONObject()
-            q.add("value", raw: TextForms.number(v))
-            q.add("unit", unit.unit)
-            q.add("system", unit.code == nil ? nil : unit.system ?? "http://unitsofmeasure.org")
-            q.add("code", unit.code)
-            part(name, ("valueQuantity", q.closed))
+            part(name, ("valueQuantity", Self.quantity(TextForms.number(v), unit)))
         }
         measured("numberOfVoltageMeasurements", Double(ecg.voltages.count))
         if let f = ecg.samplingFrequency { measured("samplingFrequency", f) }

@@ -26,12 +26,7 @@ final class TextExport {
 
     init(folder: String, format: ExportCommand.Format, incremental: Bool) throws {
         (self.folder, self.format, self.incremental) = (folder, format, incremental)
-        for dir in [folder, folder + "/samples"] where mkdir(dir, 0o755) != 0 && errno != EEXIST {
-            throw ValidationError("cannot write the export to \(folder): \(String(cString: strerror(errno)))")
-        }
-        guard access(folder + "/samples", W_OK) == 0 else {
-            throw ValidationError("cannot write the export to \(folder): \(String(cString: strerror(errno)))")
-        }
+        try makeExportFolders([folder, folder + "/samples"], for: folder)
         deletions = try RowFile(folder + "/.deletions.\(format == .csv ? "csv" : "ndjson").new")
     }
 
@@ -137,6 +132,17 @@ final class TextExport {
         var out = "\""
         for c in s { out += c == "\"" ? "\"\"" : String(c) }
         return out + "\""
+    }
+}
+
+/// Creates `dirs` (each in turn, kept when present) and checks that the
+/// last can be written: an export refuses before it writes anything.
+func makeExportFolders(_ dirs: [String], for folder: String) throws {
+    for dir in dirs where mkdir(dir, 0o755) != 0 && errno != EEXIST {
+        throw ValidationError("cannot write the export to \(folder): \(String(cString: strerror(errno)))")
+    }
+    guard access(dirs.last!, W_OK) == 0 else {
+        throw ValidationError("cannot write the export to \(folder): \(String(cString: strerror(errno)))")
     }
 }
 

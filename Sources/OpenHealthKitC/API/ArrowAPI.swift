@@ -42,7 +42,7 @@ import OpenHealthKitCore
         let ds = try descriptors(o.descriptors, o.descriptor_count, h.store)
         guard o.limit <= UInt64(Int.max) else { throw CError(.invalidArgument, "options.limit \(o.limit) is too large") }
         let limit = Int(o.limit), anchor = try AnchorValue.read(o.anchor)
-        let unit = try o.unit.map { try HealthUnit(try string($0, "options.unit")) }
+        let unit = try arrowUnit(o)
         let oneType = Set(ds.map(\.type)).count == 1
         // One row more than the bound: a full table means a save came in
         // between, and the read runs again with the new bound.
@@ -53,9 +53,7 @@ import OpenHealthKitCore
             let r = try h.store.anchoredQuery(ds, anchor: anchor, limit: limit, into: table.writerPointers, capacity: capacity)
             if r.count == capacity { continue }
             let batch = BatchHandle(r.result, names: h.names, sourceOrder: r.sourceOrder)
-            let samples = r.result.samples
-            let column = try table.table(rows: r.count, names: .init(types: samples.types, sources: batch.sources.entries,
-                                                                      device: { samples.device(id: $0) }), unit: unit)
+            let column = try table.table(rows: r.count, names: .init(batch), unit: unit)
             ArrowExport.export(column, memory: table.memory, array: array, schema: schema)
             result.pointee = Registry.add(batch)
             return
@@ -77,12 +75,10 @@ import OpenHealthKitCore
         let array = try out(out_array, "out_array"), schema = try out(out_schema, "out_schema")
         let o = try arrowOptionsVersions.read(options) ?? arrowOptionsVersions.defaults
         let b = try BatchHandle.get(batch)
-        let unit = try o.unit.map { try HealthUnit(try string($0, "options.unit")) }
-        let samples = b.result.samples
-        let table = try SampleTable(capacity: samples.count, columns: o.columns, oneType: false)
+        let rows = b.result.samples.count
+        let table = try SampleTable(capacity: rows, columns: o.columns, oneType: false)
         b.fill(table.writerPointers)
-        let column = try table.table(rows: samples.count, names: .init(types: samples.types, sources: b.sources.entries,
-                                                                        device: { samples.device(id: $0) }), unit: unit)
+        let column = try table.table(rows: rows, names: .init(b), unit: try arrowUnit(o))
         ArrowExport.export(column, memory: table.memory, array: array, schema: schema)
     }
 }
@@ -108,10 +104,14 @@ import OpenHealthKitCore
         let array = try out(out_array, "out_array"), schema = try out(out_schema, "out_schema")
         guard let result else { throw CError(.invalidArgument, "result is NULL") }
         let o = try arrowOptionsVersions.read(options) ?? arrowOptionsVersions.defaults
-        let unit = try o.unit.map { try HealthUnit(try string($0, "options.unit")) }
-        let (column, memory) = try StatisticsTable.table(StatisticsResultC.block(result).pointee, unit: unit)
+        let (column, memory) = try StatisticsTable.table(StatisticsResultC.block(result).pointee, unit: try arrowUnit(o))
         ArrowExport.export(column, memory: memory, array: array, schema: schema)
     }
+}
+
+/// The unit the options ask for; nil: each type's canonical one.
+private func arrowUnit(_ o: ohk_arrow_options) throws -> HealthUnit? {
+    try o.unit.map { try HealthUnit(try string($0, "options.unit")) }
 }
 
 nonisolated(unsafe) let arrowOptionsVersions = VersionedOptions<ohk_arrow_options>(

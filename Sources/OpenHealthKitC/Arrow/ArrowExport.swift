@@ -15,6 +15,36 @@ enum ArrowExport {
         fill(schema, column)
     }
 
+    // MARK: what arrays and schemas share
+
+    /// A node's children and dictionary as structs of their own, each
+    /// filled by `fill`.
+    private static func parts<T>(_ column: ArrowColumn, _ fill: (UnsafeMutablePointer<T>, ArrowColumn) -> Void)
+        -> (UnsafeMutableBufferPointer<UnsafeMutablePointer<T>?>, UnsafeMutablePointer<T>?) {
+        func made(_ c: ArrowColumn) -> UnsafeMutablePointer<T> {
+            let p = UnsafeMutablePointer<T>.allocate(capacity: 1)
+            fill(p, c)
+            return p
+        }
+        let children = UnsafeMutableBufferPointer<UnsafeMutablePointer<T>?>.allocate(capacity: column.children.count)
+        for (i, c) in column.children.enumerated() { children[i] = made(c) }
+        return (children, column.dictionary.map(made))
+    }
+
+    /// Releases what a node still holds (a moved child's release is NULL:
+    /// only its struct's storage is ours) and frees the structs.
+    private static func releaseParts<T>(_ children: UnsafeMutableBufferPointer<UnsafeMutablePointer<T>?>,
+                                        _ dictionary: UnsafeMutablePointer<T>?, release: (UnsafeMutablePointer<T>) -> Void) {
+        for case let child? in children {
+            release(child)
+            child.deallocate()
+        }
+        if let d = dictionary {
+            release(d)
+            d.deallocate()
+        }
+    }
+
     // MARK: arrays
 
     private final class ArrayNode {
@@ -27,17 +57,7 @@ enum ArrowExport {
             self.memory = memory
             buffers = .allocate(capacity: max(column.buffers.count, 1))
             for (i, b) in column.buffers.enumerated() { buffers[i] = b }
-            children = .allocate(capacity: column.children.count)
-            for (i, c) in column.children.enumerated() {
-                let child = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
-                ArrowExport.fill(child, c, memory)
-                children[i] = child
-            }
-            dictionary = column.dictionary.map { d in
-                let p = UnsafeMutablePointer<ArrowArray>.allocate(capacity: 1)
-                ArrowExport.fill(p, d, memory)
-                return p
-            }
+            (children, dictionary) = ArrowExport.parts(column) { ArrowExport.fill($0, $1, memory) }
         }
 
         deinit {
@@ -55,19 +75,11 @@ enum ArrowExport {
                                     release: releaseArray, private_data: Unmanaged.passRetained(node).toOpaque()))
     }
 
-    /// Releases what the node still holds (a moved child's release is
-    /// NULL: only its struct's storage is ours), then the node.
+    /// Releases what the node still holds, then the node.
     private static let releaseArray: @convention(c) (UnsafeMutablePointer<ArrowArray>?) -> Void = { a in
         guard let a, let raw = a.pointee.private_data else { return }
         let node = Unmanaged<ArrayNode>.fromOpaque(raw).takeRetainedValue()
-        for case let child? in node.children {
-            child.pointee.release?(child)
-            child.deallocate()
-        }
-        if let d = node.dictionary {
-            d.pointee.release?(d)
-            d.deallocate()
-        }
+        releaseParts(node.children, node.dictionary) { $0.pointee.release?($0) }
         a.pointee.release = nil
         a.pointee.private_data = nil
     }
@@ -83,17 +95,7 @@ enum ArrowExport {
         init(_ column: ArrowColumn) {
             strings = [strdup(column.format)!, strdup(column.name)!]
             metadata = column.metadata.isEmpty ? nil : SchemaNode.encode(column.metadata)
-            children = .allocate(capacity: column.children.count)
-            for (i, c) in column.children.enumerated() {
-                let child = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
-                ArrowExport.fill(child, c)
-                children[i] = child
-            }
-            dictionary = column.dictionary.map { d in
-                let p = UnsafeMutablePointer<ArrowSchema>.allocate(capacity: 1)
-                ArrowExport.fill(p, d)
-                return p
-            }
+            (children, dictionary) = ArrowExport.parts(column) { ArrowExport.fill($0, $1) }
         }
 
         /// The specification's metadata encoding: a count, then each key
@@ -131,14 +133,7 @@ enum ArrowExport {
     private static let releaseSchema: @convention(c) (UnsafeMutablePointer<ArrowSchema>?) -> Void = { s in
         guard let s, let raw = s.pointee.private_data else { return }
         let node = Unmanaged<SchemaNode>.fromOpaque(raw).takeRetainedValue()
-        for case let child? in node.children {
-            child.pointee.release?(child)
-            child.deallocate()
-        }
-        if let d = node.dictionary {
-            d.pointee.release?(d)
-            d.deallocate()
-        }
+        releaseParts(node.children, node.dictionary) { $0.pointee.release?($0) }
         s.pointee.release = nil
         s.pointee.private_data = nil
     }

@@ -60,13 +60,21 @@ final class SampleTable {
         /// By the source column's numbers.
         let sources: UnsafeMutableBufferPointer<ohk_source>
         let device: (UInt32) -> Device?
+
+        /// A batch's: the source column holds its numbering.
+        init(_ batch: BatchHandle) {
+            let samples = batch.result.samples
+            types = samples.types
+            sources = batch.sources.entries
+            device = { samples.device(id: $0) }
+        }
     }
 
     /// The table of the first `rows` rows, once the writer is done.
     func table(rows: Int, names: Names, unit: HealthUnit?) throws -> ArrowColumn {
         func want(_ bit: Int) -> Bool { wanted & UInt32(bit) != 0 }
         var columns: [ArrowColumn] = []
-        let units = try unitTexts(names.types, unit)
+        let units = unitTexts(names.types, unit)
         if want(OHK_ARROW_UUID) {
             columns.append(ArrowColumn("uuid", format: "w:16", length: rows, buffers: [nil, UnsafeRawPointer(pointers.uuid!)]))
         }
@@ -131,7 +139,7 @@ final class SampleTable {
 
     /// Each type's unit as the unit column names it: `unit`, or the
     /// type's canonical unit; nil for category types.
-    private func unitTexts(_ types: [SampleType], _ unit: HealthUnit?) throws -> [String?] {
+    private func unitTexts(_ types: [SampleType], _ unit: HealthUnit?) -> [String?] {
         types.map { t in t.canonicalUnitText == nil ? nil : unit?.description ?? t.canonicalUnitText }
     }
 
