@@ -82,27 +82,33 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// many as fit (none at or past the end); returns how many.
     func copyRecords(from first: Int, into out: UnsafeMutableBufferPointer<ohk_sample_record>) -> Int {
         let end = min(result.samples.count, first + out.count)
-        guard first < end else { return 0 }
-        var i = 0
-        result.samples.forEach(in: first..<end) { f in
-            var flags: UInt32 = 0
-            let value: Double
-            if let q = f.quantity { value = q } else { value = Double(f.categoryValue!); flags |= UInt32(OHK_SAMPLE_CATEGORY) }
-            if f.deviceID != 0 { flags |= UInt32(OHK_SAMPLE_HAS_DEVICE) }
-            if f.hasMetadata { flags |= UInt32(OHK_SAMPLE_HAS_METADATA) }
-            let created = f.creationTime
-            if created != nil { flags |= UInt32(OHK_SAMPLE_HAS_CREATION_DATE) }
-            let offset = f.utcOffset
-            if offset != nil { flags |= UInt32(OHK_SAMPLE_HAS_UTC_OFFSET) }
-            out[i] = ohk_sample_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
-                                       end: UnixTime.fromReference(f.endTime), value: value,
-                                       type_index: UInt32(f.typeIndex), source_index: sources.number(ofStoreID: f.sourceID),
-                                       flags: flags, utc_offset: Int32(offset ?? 0),
-                                       creation_date: created.map(UnixTime.fromReference) ?? .nan)
-            i += 1
-        }
-        return i
+        guard first < end, let base = out.baseAddress else { return 0 }
+        result.samples.writeRows(first..<end, into: base, Self.recordLayout, sourceNumbers: sources.numbers)
+        return end - first
     }
+
+    /// Where `writeRows` puts each field of an `ohk_sample_record` (its
+    /// flags are the OHK_SAMPLE_* bits).
+    private static let recordLayout: SampleRowLayout = {
+        typealias R = ohk_sample_record
+        typealias C = SampleColumnPointers
+        precondition([C.category, C.hasDevice, C.hasMetadata, C.hasCreationDate, C.hasUTCOffset]
+                     == [OHK_SAMPLE_CATEGORY, OHK_SAMPLE_HAS_DEVICE, OHK_SAMPLE_HAS_METADATA,
+                         OHK_SAMPLE_HAS_CREATION_DATE, OHK_SAMPLE_HAS_UTC_OFFSET].map(UInt32.init),
+                     "the record flags are the columns' bits")
+        var l = SampleRowLayout()
+        l.stride = MemoryLayout<R>.stride
+        l.uuid = MemoryLayout<R>.offset(of: \.uuid)!
+        l.start = MemoryLayout<R>.offset(of: \.start)!
+        l.end = MemoryLayout<R>.offset(of: \.end)!
+        l.value = MemoryLayout<R>.offset(of: \.value)!
+        l.typeIndex = MemoryLayout<R>.offset(of: \.type_index)!
+        l.sourceIndex = MemoryLayout<R>.offset(of: \.source_index)!
+        l.flags = MemoryLayout<R>.offset(of: \.flags)!
+        l.utcOffset = MemoryLayout<R>.offset(of: \.utc_offset)!
+        l.creation = MemoryLayout<R>.offset(of: \.creation_date)!
+        return l
+    }()
 
     /// Writes the samples' fields into the caller's columns (each NULL
     /// column skipped), straight from the query's records: the core fills

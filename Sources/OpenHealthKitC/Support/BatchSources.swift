@@ -57,6 +57,9 @@ struct BatchSources {
         UnsafeMutableBufferPointer(start: (block + mapBytes).assumingMemoryBound(to: ohk_source.self), count: count)
     }
 
+    /// The numbers by store source id (of the ids the batch's objects use).
+    var numbers: UnsafePointer<UInt32> { UnsafePointer(block.assumingMemoryBound(to: UInt32.self)) }
+
     /// The number of a store source id the batch's objects use.
     @inline(__always)
     func number(ofStoreID id: UInt32) -> UInt32 { block.assumingMemoryBound(to: UInt32.self)[Int(id)] }

@@ -120,17 +120,18 @@ extension SampleColumnPointers {
     @inline(__always)
     static func value(_ r: RecordView) -> Double { r.isCategory ? Double(r.category) : r.quantity }
 
+    /// The flags column's bits for `r`.
+    @inline(__always)
+    static func flags(_ r: RecordView) -> UInt32 {
+        (r.isCategory ? category : 0) | (r.deviceID != 0 ? hasDevice : 0) | (r.hasMetadata ? hasMetadata : 0)
+            | (r.hasCreation ? hasCreationDate : 0) | (r.hasUTCOffset ? hasUTCOffset : 0)
+    }
+
     /// Writes the flags, creation date and UTC offset of `r` as row `i`,
     /// where those columns are asked for.
     @inline(__always)
     func writeDetails(_ r: RecordView, at i: Int) {
-        if let p = flags {
-            p[i] = (r.isCategory ? Self.category : 0)
-                | (r.deviceID != 0 ? Self.hasDevice : 0)
-                | (r.hasMetadata ? Self.hasMetadata : 0)
-                | (r.hasCreation ? Self.hasCreationDate : 0)
-                | (r.hasUTCOffset ? Self.hasUTCOffset : 0)
-        }
+        if let p = flags { p[i] = Self.flags(r) }
         if let p = creationUnixMicroseconds {
             p[i] = r.creation.map(Self.unixMicroseconds) ?? Self.noCreationDate
         }

@@ -116,42 +116,44 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), columns: columns,
                           limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
-        var entry = try cursor.seek(atLeast: from)
+        let first = try cursor.seek(atLeast: from)
+        let map = LeafPage.Map(txn)
         if var sink = columns {
-            try walk(cursor, from: entry, into: &sink, &taken, LeafPage.Map(txn))
+            // The sink held here rather than in `taken` (an optional
+            // there, copied per record), and a sample taken without
+            // `keep`'s tests.
+            try forEachEntry(cursor, from: first, map) { seq, raw in
+                taken.readahead.note(raw.baseAddress)
+                let r = try RecordView(stored: raw)
+                if r.isTombstone { return try keep(seq, r, 0, &taken) }
+                taken.returned += 1
+                taken.lastReturned = seq
+                return sink.take(r, typeIndex: 0) || taken.returned == taken.limit
+            }
             taken.columns = sink
             return taken
         }
-        while let (seq, raw) = entry {
+        try forEachEntry(cursor, from: first, map) { seq, raw in
             taken.readahead.note(raw.baseAddress)
-            if try keep(seq, RecordView(stored: raw), 0, &taken) { break }
-            entry = try cursor.next()
+            return try keep(seq, RecordView(stored: raw), 0, &taken)
         }
         return taken
     }
 
-    /// The walk of a columns query: the sink held here rather than in
-    /// `taken` (an optional there, copied per record), and a sample taken
-    /// without `keep`'s tests. The entries of a leaf page are read in
-    /// place (`LeafPage`) after the one LMDB returned first; past the
-    /// page's end, or at an entry LMDB must read itself, the cursor seeks
-    /// past the last one taken.
-    private func walk(_ cursor: Cursor, from first: (UInt64, UnsafeRawBufferPointer)?,
-                      into sink: inout ColumnSink, _ taken: inout Taken, _ map: LeafPage.Map) throws {
+    /// Calls `body` with the entries from `first` on, in key order, until
+    /// it returns true. The entries of a leaf page are read in place
+    /// (`LeafPage`) after the one LMDB returned first; past the page's
+    /// end, or at an entry LMDB must read itself, the cursor seeks past
+    /// the last one taken.
+    @inline(__always)
+    private func forEachEntry(_ cursor: Cursor, from first: (UInt64, UnsafeRawBufferPointer)?, _ map: LeafPage.Map,
+                              _ body: (UInt64, UnsafeRawBufferPointer) throws -> Bool) throws {
         var entry = first
         var page: LeafPage? = nil
         var next = 0  // the page's node after `entry`
         var cursorIsAtEntry = true
         while let (seq, raw) = entry {
-            taken.readahead.note(raw.baseAddress)
-            let r = try RecordView(stored: raw)
-            if r.isTombstone {
-                if try keep(seq, r, 0, &taken) { return }
-            } else {
-                taken.returned += 1
-                taken.lastReturned = seq
-                if sink.take(r, typeIndex: 0) || taken.returned == taken.limit { return }
-            }
+            if try body(seq, raw) { return }
             if let p = page, next < p.count, let e = p.entry(next) {
                 next += 1
                 ohk_prefetch_below(e.1.baseAddress, 384)
