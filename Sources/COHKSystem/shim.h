@@ -2,7 +2,8 @@
  * variadic), atomics on a word in shared memory (a file mapping that
  * several processes see), open-file-description locks (fcntl() is
  * variadic too), getrandom (not in Swift's Glibc module), and a
- * prefetch (a compiler builtin).
+ * prefetch (a compiler builtin), and glibc's malloc_trim and
+ * malloc_usable_size (in <malloc.h>, which the Glibc module leaves out).
  * Header-only: static inline, nothing to link. */
 #ifndef OHK_CSYSTEM_SHIM_H
 #define OHK_CSYSTEM_SHIM_H
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/random.h>
@@ -21,6 +23,24 @@
 /* Sleeps while *word == expected, until a wake names one of `bits`.
  * Shared (not FUTEX_PRIVATE): the word lives in a file mapping. Returns 0
  * when woken or when *word already differed, else errno (EINTR). */
+/* Gives freed heap memory back to the system (glibc's malloc_trim; a
+ * C library without it keeps it). */
+static inline void ohk_malloc_trim(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
+/* The bytes malloc gave a block (at least what was asked). */
+static inline size_t ohk_malloc_size(void *p) {
+#ifdef __GLIBC__
+    return malloc_usable_size(p);
+#else
+    (void)p;
+    return 0;
+#endif
+}
+
 static inline int ohk_futex_wait_bits(uint32_t *word, uint32_t expected, uint32_t bits) {
     long rc = syscall(SYS_futex, word, FUTEX_WAIT_BITSET, expected, NULL, NULL, bits);
     if (rc == 0) return 0;

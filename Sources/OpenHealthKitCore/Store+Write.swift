@@ -294,14 +294,15 @@ extension Store {
         let (result, hookCall) = try operation { () -> (T, (CommitHook, StoreCommit)?) in
             try refuseIfReadOnly()
             let committed = cache.withLock { $0 }
-            let (result, added, note, position, changed) = try env.write(durable: options.durable) { txn in
+            let (result, added, note, position, changed, written) = try env.write(durable: options.durable) { txn in
                 var w = try WriteContext(txn, trees, cache: committed, uuidHash: tuning.uuidHash, uuidTuning: tuning.uuidIndex)
                 let r = try body(&w)
                 try w.finish()
                 let note = w.note
                 return (r, w.added, note, (txnID: txn.id, head: w.head, horizon: w.horizon),
-                        note?.typeIDs ?? w.changedTypeIDs)
+                        note?.typeIDs ?? w.changedTypeIDs, w.positionsWritten)
             }
+            if written >= FreedMemory.largeObjectCount { FreedMemory.giveBack() }
             cache.withLock { $0.merge(added) }
             lastCommit.withLock { if position.txnID > $0.txnID { $0 = position } }
             signal.bump()

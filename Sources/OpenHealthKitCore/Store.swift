@@ -157,6 +157,7 @@ public final class Store: @unchecked Sendable {
             signal.closeDescriptor()
         }
         pthread_rwlock_unlock(lifecycle)
+        FreedMemory.giveBack()
         // Released outside every lock: its owner's clean-up may call us.
         let hook = commitHook.withLock { h in defer { h = nil }; return h }
         withExtendedLifetime(hook) {}

@@ -124,6 +124,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     }
 
     deinit {
+        let freed = (records?.count ?? 0) * MemoryLayout<ohk_sample_record>.stride
         records?.deallocate()
         deleted.deallocate()
         sources.free()
@@ -131,6 +132,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
         strings.freeAll()
         lazyStrings.freeAll()
         partMemory.freeAll()
+        if freed >= FreedMemory.largeByteCount { FreedMemory.giveBack() }
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock { _ in try body() } }

@@ -1,3 +1,4 @@
+import COHKSystem
 import Glibc
 
 /// Records copied out of the store back to back in one malloc'd block,
@@ -10,7 +11,11 @@ final class RecordBuffer: @unchecked Sendable {
     fileprivate(set) var offsets: [UInt32] = []
 
     fileprivate init(capacity: Int) { base = malloc(capacity)! }
-    deinit { free(base) }
+    deinit {
+        let large = ohk_malloc_size(base) >= FreedMemory.largeByteCount
+        free(base)
+        if large { FreedMemory.giveBack() }
+    }
 
     var count: Int { max(offsets.count - 1, 0) }
 

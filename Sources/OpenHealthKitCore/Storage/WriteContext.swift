@@ -127,6 +127,9 @@ struct WriteContext {
     /// through `append`, which keeps a cursor per type.
     var changedTypeIDs: [UInt16] { appendCursors.map(\.typeID) }
 
+    /// How many positions (saves and deletions) the transaction wrote.
+    var positionsWritten: UInt64 { head - startHead }
+
     mutating func nextSeq() -> UInt64 {
         head += 1
         return head
