@@ -71,12 +71,18 @@ static double walk(const char *dir, const char *type, uint64_t *rows, uint64_t *
     return t;
 }
 
-static double fetch(const char *dir, const char *type, uint64_t *rows)
+static ohk_store *open_read_only(const char *dir)
 {
     ohk_store *s;
     ohk_store_options o = OHK_STORE_OPTIONS_INIT;
     o.read_only = true;
     check(ohk_store_open(&s, dir, &o), "ohk_store_open");
+    return s;
+}
+
+static double fetch(const char *dir, const char *type, uint64_t *rows)
+{
+    ohk_store *s = open_read_only(dir);
     ohk_descriptor d = {type, NULL};
     double t = 0;
     /* Twice, as the walk: the second read is timed. */
@@ -102,10 +108,7 @@ static double fetch(const char *dir, const char *type, uint64_t *rows)
 /* The record path: one anchored fetch, its records read field by field. */
 static double fetch_records(const char *dir, const char *type, uint64_t *rows)
 {
-    ohk_store *s;
-    ohk_store_options o = OHK_STORE_OPTIONS_INIT;
-    o.read_only = true;
-    check(ohk_store_open(&s, dir, &o), "ohk_store_open");
+    ohk_store *s = open_read_only(dir);
     ohk_descriptor d = {type, NULL};
     double t = 0, sum = 0;
     for (int pass = 0; pass < 2; pass++) {
