@@ -20,9 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Sleeps while *word == expected, until a wake names one of `bits`.
- * Shared (not FUTEX_PRIVATE): the word lives in a file mapping. Returns 0
- * when woken or when *word already differed, else errno (EINTR). */
 /* Gives freed heap memory back to the system (glibc's malloc_trim; a
  * C library without it keeps it). */
 static inline void ohk_malloc_trim(void) {
@@ -41,6 +38,9 @@ static inline size_t ohk_malloc_size(void *p) {
 #endif
 }
 
+/* Sleeps while *word == expected, until a wake names one of `bits`.
+ * Shared (not FUTEX_PRIVATE): the word lives in a file mapping. Returns 0
+ * when woken or when *word already differed, else errno (EINTR). */
 static inline int ohk_futex_wait_bits(uint32_t *word, uint32_t expected, uint32_t bits) {
     long rc = syscall(SYS_futex, word, FUTEX_WAIT_BITSET, expected, NULL, NULL, bits);
     if (rc == 0) return 0;

@@ -302,11 +302,12 @@ extension Store {
                 return (r, w.added, note, (txnID: txn.id, head: w.head, horizon: w.horizon),
                         note?.typeIDs ?? w.changedTypeIDs, w.positionsWritten)
             }
-            if written >= FreedMemory.largeObjectCount { FreedMemory.giveBack() }
             cache.withLock { $0.merge(added) }
             lastCommit.withLock { if position.txnID > $0.txnID { $0 = position } }
             signal.bump()
             wakeLiveQueries(note)
+            // After the news is out: the trim delays no reader.
+            if written >= FreedMemory.largeObjectCount { FreedMemory.giveBack() }
             guard !changed.isEmpty, let hook = commitHook.withLock({ $0 }) else { return (result, nil) }
             return (result, (hook, storeCommit(changed, head: position.head, horizon: position.horizon)))
         }

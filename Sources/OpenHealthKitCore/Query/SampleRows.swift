@@ -25,8 +25,8 @@ extension SampleBatch {
     /// Writes the samples of `range` as rows of `layout` from `out` on, in
     /// one tight pass over their records: the flags are the columns'
     /// (`SampleColumnPointers.category` …) and a source id becomes
-    /// `sourceNumbers[id]`. A reader of records wanted a tenth of the
-    /// time `forEach` and its optional fields took.
+    /// `sourceNumbers[id]`. Through `forEach`, each field's optional and
+    /// each UUID's conversion were a sixth of a batched read through C.
     package func writeRows(_ range: Range<Int>, into out: UnsafeMutableRawPointer, _ layout: SampleRowLayout,
                            sourceNumbers: UnsafePointer<UInt32>) {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
