@@ -2,6 +2,7 @@
 #include "support.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 /* Each of the first `n` rows of `cols` (uuid to flags) is record r[i]'s
@@ -131,6 +132,60 @@ static void save_then_query_reads_every_field(void **state)
 
 /* A batch numbers sources in the order its samples first use them, not by
  * the store's ids: a later source first gets 0. Records and columns agree. */
+/* One save whose inputs take turns among more sources and units than
+ * the library remembers between inputs (it compares their text, since
+ * callers reuse buffers): each sample keeps its own. Then a second save
+ * from the same name buffers, their text changed, with one unit buffer
+ * for every input. */
+static void inputs_taking_turns_keep_their_own_source_and_unit(void **state)
+{
+    fixture *f = *state;
+    enum { N = 60, SOURCES = 11 };
+    static const char *const units[3] = { "count/min", "count/s", "count/hr" };
+    static const double per_minute[3] = { 1, 1.0 / 60, 60 }; /* a value of 60 + i a minute, in each unit */
+    char names[SOURCES][32];
+    ohk_sample_input in[N];
+    for (int i = 0; i < N; i++) {
+        in[i] = steps_input(i);
+        in[i].type = HEART;
+        in[i].value = (60 + i) * per_minute[i % 3];
+        in[i].unit = units[i % 3];
+        snprintf(names[i % SOURCES], sizeof names[0], "com.example.turn%d", i % SOURCES);
+        in[i].source.bundle_identifier = in[i].source.name = names[i % SOURCES];
+    }
+    OK(ohk_store_save(NULL, f->store, in, N));
+    ohk_anchor a;
+    OK(ohk_store_current_anchor(&a, f->store));
+    char unit[16] = "count/min";
+    for (int i = 0; i < SOURCES; i++)
+        snprintf(names[i], sizeof names[0], "com.example.again%d", i);
+    for (int i = 0; i < N; i++) {
+        in[i] = steps_input(N + i);
+        in[i].type = HEART;
+        in[i].value = 60 + i;
+        in[i].unit = unit;
+        in[i].source.bundle_identifier = in[i].source.name = names[i % SOURCES];
+    }
+    OK(ohk_store_save(NULL, f->store, in, N));
+
+    ohk_batch *b = query_type(f->store, HEART, NULL, 0);
+    const ohk_sample_record *r;
+    uint64_t n;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, 2 * N);
+    for (int i = 0; i < 2 * N; i++) {
+        int k = i % N;
+        double want = (60 + k) / 60.0; /* count/s */
+        assert_true(fabs(r[i].value - want) <= 1e-12 * want);
+        ohk_source src;
+        OK(ohk_batch_source(&src, b, r[i].source_index));
+        char expected[32];
+        snprintf(expected, sizeof expected, i < N ? "com.example.turn%d" : "com.example.again%d", k % SOURCES);
+        assert_string_equal(src.bundle_identifier, expected);
+    }
+    ohk_batch_free(b);
+}
+
 static void sources_are_numbered_by_first_use(void **state)
 {
     fixture *f = *state;
@@ -679,6 +734,7 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(rule08b_strict_end_date_is_half_open, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule24_creation_date_and_utc_offset_round_trip, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(inputs_taking_turns_keep_their_own_source_and_unit, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(columns_are_fetched_as_the_query_reads, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),

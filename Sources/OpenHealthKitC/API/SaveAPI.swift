@@ -4,14 +4,13 @@ import FoundationEssentials
 import Glibc
 import OpenHealthKitCore
 
-/// Builds core samples from C inputs. Consecutive inputs usually share
-/// their type, unit and source, so the last of each is remembered
-/// (compared by content, since callers reuse buffers).
+/// Builds core samples from C inputs. Consecutive inputs usually draw
+/// on a few types, units and sources, so the recent ones are remembered.
 struct SampleBuilder {
     let store: Store
-    private var lastType: (text: [CChar], type: SampleType)?
-    private var lastUnit: (text: [CChar], unit: HealthUnit)?
-    private var lastSource: (bundle: [CChar], name: [CChar], version: [CChar]?, source: Source)?
+    private var types = RecentByText<SampleType>()
+    private var units = RecentByText<HealthUnit>()
+    private var sources = RecentByText<Source>()
 
     init(store: Store) { self.store = store }
 
@@ -64,28 +63,27 @@ struct SampleBuilder {
 
     private mutating func sampleType(_ p: UnsafePointer<CChar>?, _ what: @autoclosure () -> String) throws -> SampleType {
         guard let p else { throw CError(.invalidArgument, "\(what()) is NULL") }
-        if let last = lastType, Self.same(p, last.text) { return last.type }
+        if let t = types.find(p) { return t }
         let t = try store.sampleType(try string(p, what()))
-        lastType = (Self.bytes(p), t)
+        types.add(t, p)
         return t
     }
 
     private mutating func unit(_ p: UnsafePointer<CChar>, _ i: Int) throws -> HealthUnit {
-        if let last = lastUnit, Self.same(p, last.text) { return last.unit }
+        if let u = units.find(p) { return u }
         let u = try HealthUnit(try string(p, "samples[\(i)].unit"))
-        lastUnit = (Self.bytes(p), u)
+        units.add(u, p)
         return u
     }
 
     private mutating func source(_ s: ohk_source, _ what: @autoclosure () -> String) throws -> Source {
-        if let last = lastSource, let b = s.bundle_identifier, let n = s.name, Self.same(b, last.bundle),
-           Self.same(n, last.name), Self.sameOptional(s.version, last.version) {
-            return last.source
+        if s.bundle_identifier != nil, s.name != nil, let known = sources.find(s.bundle_identifier, s.name, s.version) {
+            return known
         }
         let source = Source(bundleIdentifier: try string(s.bundle_identifier, "\(what()).source.bundle_identifier"),
                             name: try string(s.name, "\(what()).source.name"),
                             version: try optionalString(s.version, "\(what()).source.version"))
-        lastSource = (Self.bytes(s.bundle_identifier!), Self.bytes(s.name!), s.version.map(Self.bytes), source)
+        sources.add(source, s.bundle_identifier, s.name, s.version)
         return source
     }
 
@@ -99,22 +97,6 @@ struct SampleBuilder {
                       softwareVersion: try f(d.software_version, "software_version"),
                       localIdentifier: try f(d.local_identifier, "local_identifier"),
                       udiDeviceIdentifier: try f(d.udi_device_identifier, "udi_device_identifier"))
-    }
-
-    private static func bytes(_ p: UnsafePointer<CChar>) -> [CChar] {
-        Array(UnsafeBufferPointer(start: p, count: strlen(p) + 1))
-    }
-
-    private static func same(_ p: UnsafePointer<CChar>, _ text: [CChar]) -> Bool {
-        text.withUnsafeBufferPointer { strcmp(p, $0.baseAddress!) == 0 }
-    }
-
-    private static func sameOptional(_ p: UnsafePointer<CChar>?, _ text: [CChar]?) -> Bool {
-        switch (p, text) {
-        case (nil, nil): return true
-        case let (p?, t?): return same(p, t)
-        default: return false
-        }
     }
 }
 
