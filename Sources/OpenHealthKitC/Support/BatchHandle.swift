@@ -52,7 +52,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
             deleted = .allocate(capacity: r.deletedObjects.count)
             var k = 0
             r.deletedObjects.forEach { f in
-                deleted[k] = ohk_deleted_record(uuid: f.uuid.uuid, start: UnixTime.fromReference(f.startTime),
+                deleted[k] = ohk_deleted_record(uuid: f.uuidBytes, start: UnixTime.fromReference(f.startTime),
                                                 end: UnixTime.fromReference(f.endTime),
                                                 deletion_date: UnixTime.fromReference(f.deletionTime),
                                                 type_index: UInt32(f.typeIndex),

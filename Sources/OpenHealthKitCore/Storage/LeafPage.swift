@@ -28,10 +28,15 @@ struct LeafPage {
             var stat = MDB_stat()
             mdb_env_stat(mdb_txn_env(txn.txn), &stat)
             pageSize = Int(stat.ms_psize)
+            inPlace = Self.libraryIsLMDB09
+        }
+
+        /// Asked once: every record walk, each delta among them, makes a map.
+        private static let libraryIsLMDB09: Bool = {
             var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
             _ = mdb_version(&major, &minor, &patch)
-            inPlace = major == 0 && minor == 9 && MemoryLayout<Int>.size == 8
-        }
+            return major == 0 && minor == 9 && MemoryLayout<Int>.size == 8
+        }()
     }
 
     private let base: UnsafeRawPointer
