@@ -186,6 +186,45 @@ static void inputs_taking_turns_keep_their_own_source_and_unit(void **state)
     ohk_batch_free(b);
 }
 
+/* A batch large enough to be laid out by two threads reads the same as
+ * a small one: every record, across the halves' seam, and the copies a
+ * part at a time. */
+static void a_large_batch_reads_every_record(void **state)
+{
+    fixture *f = *state;
+    enum { N = 70000 };
+    static const char *const names[2] = { "com.example.even", "com.example.odd" };
+    ohk_sample_input *in = calloc(N, sizeof *in);
+    for (int i = 0; i < N; i++) {
+        in[i] = steps_input(i);
+        in[i].source.bundle_identifier = in[i].source.name = names[i % 2];
+        in[i].has_utc_offset = i % 3 == 0;
+        in[i].utc_offset = 3600;
+    }
+    OK(ohk_store_save(NULL, f->store, in, N));
+    free(in);
+    ohk_batch *b = query_type(f->store, STEPS, NULL, 0);
+    const ohk_sample_record *r;
+    uint64_t n;
+    OK(ohk_batch_samples(&r, &n, b));
+    assert_int_equal(n, N);
+    ohk_sample_record part[7];
+    uint64_t copied = 0;
+    for (int i = 0; i < N; i++) {
+        assert_true(r[i].start == T0 + 60.0 * i && r[i].end == r[i].start + 60 && r[i].value == i);
+        assert_int_equal(r[i].source_index, (uint32_t)(i % 2)); /* numbered by first use */
+        assert_int_equal(!!(r[i].flags & OHK_SAMPLE_HAS_UTC_OFFSET), i % 3 == 0);
+        assert_int_equal(r[i].utc_offset, i % 3 == 0 ? 3600 : 0);
+        assert_true(isnan(r[i].creation_date));
+        if (i % 7 == 0) {
+            OK(ohk_batch_copy_samples(&copied, NULL, part, 7, b, (uint64_t)i));
+            assert_int_equal(copied, i + 7 <= N ? 7 : N - i);
+            assert_memory_equal(part, &r[i], copied * sizeof *part);
+        }
+    }
+    ohk_batch_free(b);
+}
+
 static void sources_are_numbered_by_first_use(void **state)
 {
     fixture *f = *state;
@@ -735,6 +774,7 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(rule24_creation_date_and_utc_offset_round_trip, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sources_are_numbered_by_first_use, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(inputs_taking_turns_keep_their_own_source_and_unit, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(a_large_batch_reads_every_record, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(columns_are_fetched_as_the_query_reads, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
