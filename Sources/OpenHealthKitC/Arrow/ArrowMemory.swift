@@ -20,7 +20,7 @@ final class ArrowMemory: @unchecked Sendable {
             if let p, p != MAP_FAILED {
                 // No huge pages: a fresh block of tens of MB paid for them in
                 // compaction, half again a full read (as the Python columns found).
-                _ = madvise(p, size, 14)  // MADV_NOHUGEPAGE
+                _ = madvise(p, size, 15)  // MADV_NOHUGEPAGE (14 is MADV_HUGEPAGE)
                 mapped.append((p, size))
                 return p
             }
