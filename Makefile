@@ -154,6 +154,12 @@ build: deps ## debug build of every product (swift build)
 # the C API (header, library, C tests under valgrind and AddressSanitizer,
 # examples, an installed-copy build), then the Python package (pytest, and
 # `pip install` into a fresh venv), then the fuzz and crash smoke runs.
+# The suites that SIGKILL ohk at random moments of its runs run one at a
+# time, on their own: beside the rest of the Swift tests, a loaded machine
+# stretched the runs' start until few kills landed where the runs commit
+# (41 of 100 in 2,000 rounds).
+KILL_SUITES := SyncProcessTests SinkProcessTests
+space := $(subst ,, )
 test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, wheel, cookbook, fuzz and crash smoke runs
 	python3 scripts/check_self_contained.py
 	python3 scripts/check_semantics.py
@@ -163,7 +169,8 @@ test: deps pg-deps ## every test: repository checks, Swift, C, Python, server, w
 	python3 scripts/gen_ctypes.py --check
 	python3 scripts/gen_fhir.py --check
 	$(SWIFT) build $(TRAITS) --build-tests
-	$(SWIFT) test $(TRAITS) --skip-build
+	$(SWIFT) test $(TRAITS) --skip-build --skip "$(subst $(space),|,$(KILL_SUITES))"
+	for suite in $(KILL_SUITES); do $(SWIFT) test $(TRAITS) --skip-build --filter "$$suite" || exit 1; done
 	$(MAKE) swift6-app
 	scripts/check_user_package.sh
 	$(MAKE) fuzz-replay
