@@ -77,9 +77,9 @@ struct SampleBuilder {
     }
 
     private mutating func source(_ s: ohk_source, _ what: @autoclosure () -> String) throws -> Source {
-        if s.bundle_identifier != nil, s.name != nil, let known = sources.find(s.bundle_identifier, s.name, s.version) {
-            return known
-        }
+        // Only sources with both strings are remembered: a NULL one is
+        // never found here, and fails below.
+        if let known = sources.find(s.bundle_identifier, s.name, s.version) { return known }
         let source = Source(bundleIdentifier: try string(s.bundle_identifier, "\(what()).source.bundle_identifier"),
                             name: try string(s.name, "\(what()).source.name"),
                             version: try optionalString(s.version, "\(what()).source.version"))

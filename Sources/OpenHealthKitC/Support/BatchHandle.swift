@@ -124,7 +124,6 @@ final class BatchHandle: Handle, @unchecked Sendable {
     }
 
     deinit {
-        let freed = (records?.count ?? 0) * MemoryLayout<ohk_sample_record>.stride
         records?.deallocate()
         deleted.deallocate()
         sources.free()
@@ -132,7 +131,8 @@ final class BatchHandle: Handle, @unchecked Sendable {
         strings.freeAll()
         lazyStrings.freeAll()
         partMemory.freeAll()
-        if freed >= FreedMemory.largeByteCount { FreedMemory.giveBack() }
+        // The record buffer, freed next with `result`, gives back the
+        // memory of both (its deinit trims after a large block).
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock { _ in try body() } }
