@@ -156,3 +156,41 @@ func killRound(_ args: [String], rng: inout Rng, runMicroseconds: inout Double, 
     runMicroseconds = 0.7 * runMicroseconds + 0.3 * took
     return (false, (status >> 8) & 0xff, text)
 }
+
+/// One round of a kill loop aimed inside the copying: starts `ohk args`,
+/// lets `write` commit, waits for `progressed` (the event: a batch has
+/// landed), then SIGKILLs at a moment drawn below 1.2 of the time a run
+/// takes from there to its end (`tailMicroseconds`, updated from runs
+/// that end by themselves). A timer alone lands most kills in the start
+/// on a loaded machine; this one waits on the event, with a bound.
+/// Nil when ohk cannot start, or neither copies nor ends in a minute.
+func killRoundAfterProgress(_ args: [String], rng: inout Rng, tailMicroseconds: inout Double,
+                            write: () throws -> Void, progressed: () throws -> Bool)
+    rethrows -> (killed: Bool, status: Int32, output: String)? {
+    guard let (pid, out) = spawnWithOutput(ohkPath, args, mergeStderr: true) else { return nil }
+    defer { close(out) }
+    try write()
+    var status: Int32 = 0
+    var reaped = false
+    var waited = 0
+    while try !progressed() {
+        if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+        guard waited < 600_000 else { kill(pid, SIGKILL); waitpid(pid, nil, 0); return nil }
+        usleep(100)
+        waited += 1
+    }
+    var seen = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &seen)
+    if !reaped {
+        usleep(UInt32(rng.int(max(1, Int(tailMicroseconds * 1.2)))))  // the kill's moment, not a wait for anything
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+    let text = readToEnd(out)
+    if status & 0x7f == SIGKILL { return (true, 0, text) }
+    var ended = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ended)
+    let took = Double(ended.tv_sec - seen.tv_sec) * 1e6 + Double(ended.tv_nsec - seen.tv_nsec) / 1e3
+    if !reaped { tailMicroseconds = 0.7 * tailMicroseconds + 0.3 * took }
+    return (false, (status >> 8) & 0xff, text)
+}

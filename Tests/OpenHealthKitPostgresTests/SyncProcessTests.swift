@@ -117,17 +117,22 @@ import TestSupport
         }
         func position() throws -> UInt64 { try b.syncCheckpoints().first?.position ?? 0 }
         var killedInside = 0, round = 0
-        var runMicroseconds = 50_000.0
-        // The cap bounds the test's time: a loaded machine lands fewer
-        // kills inside a run (74 of 100 in 2,000 rounds, alone).
-        while killedInside < 100 && round < 6_000 {
+        var runMicroseconds = 50_000.0, tailMicroseconds = 20_000.0
+        let args = ["sync", a.directory, dest, "--batch", "\(batch)", "--quiet"] + extra
+        // Odd rounds kill on a timer, anywhere in a run, its start
+        // included; even rounds wait until a batch lands and kill in the
+        // rest of the copying, so the kills inside do not depend on how
+        // loaded the machine is.
+        while killedInside < 100 && round < 2_000 {
             round += 1
             let before = try position()
-            guard let r = try killRound(["sync", a.directory, dest, "--batch", "\(batch)", "--quiet"] + extra, rng: &rng,
-                                        runMicroseconds: &runMicroseconds, from: killFrom, write: {
-                for _ in 0..<4 { try maker.commit(a) }
-            }) else {
-                Issue.record("cannot start ohk")
+            let write = { for _ in 0..<4 { try maker.commit(a) } }
+            let outcome = round % 2 == 1
+                ? try killRound(args, rng: &rng, runMicroseconds: &runMicroseconds, from: killFrom, write: write)
+                : try killRoundAfterProgress(args, rng: &rng, tailMicroseconds: &tailMicroseconds, write: write,
+                                             progressed: { try position() > before })
+            guard let r = outcome else {
+                Issue.record("cannot start ohk, or it neither copied nor ended in a minute")
                 return
             }
             if r.killed {
