@@ -135,8 +135,7 @@ extension Store {
             }
         }
         try each(t.buckets, "statistics bucket") { k, v in
-            let fits = [AggregationStyle.cumulative, .discreteArithmetic].contains { v.count >= 2
-                && v.count == 2 + Int(UInt16(littleEndian: v.loadUnaligned(as: UInt16.self))) * BucketCodec.size($0) }
+            let fits = [AggregationStyle.cumulative, .discreteArithmetic].contains { (try? BucketCodec.forEach(v, $0) { _ in }) != nil }
             if k.count != 15 || (!fits && (try? TypeSummary.decode(v)) == nil) {
                 report.problem("statistics bucket under key \(EntryCheck.hex(k)) does not decode")
             }

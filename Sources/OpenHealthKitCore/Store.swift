@@ -320,8 +320,9 @@ public final class Store: @unchecked Sendable {
                            + "type from 0.14 on: open it with 0.13, export its samples and import them under another identifier")
         }
         // Statistics that miss changes (format 8 had none) are built again,
-        // and so are those without checks (format 15).
-        if try format < 15 || txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
+        // and so are those without checks (format 15) and those of fixed
+        // widths (format 18).
+        if try format < 18 || txn.metaU64(trees, .statisticsHead) != head { _ = try rebuildStatistics(txn, trees) }
         if format < 17 { try DigestTable.build(txn, trees, cache) }
         if format < UInt64(Schema.format) { try txn.setMetaU64(trees, .format, UInt64(Schema.format)) }
     }

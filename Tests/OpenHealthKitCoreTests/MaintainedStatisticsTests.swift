@@ -175,6 +175,68 @@ import Testing
         #expect(plain.contains { ($0.sum ?? 0) > 0 })
     }
 
+    /// What a format-17 library wrote for a bucket: a UInt16 count, then
+    /// per source fixed widths (52 bytes cumulative, 92 discrete).
+    private func fixedWidthBucket(_ figures: [BucketFigures], discrete: Bool) -> [UInt8] {
+        var w = ByteWriter()
+        w.u16(UInt16(figures.count))
+        for f in figures {
+            w.u32(f.sourceID); w.u32(f.count); w.u32(f.crossCount)
+            if discrete {
+                for v in [f.weighted, f.weight, f.arithmetic, f.crossArithmetic, f.minimum, f.maximum] { w.f64(v) }
+            } else {
+                w.f64(f.sum)
+            }
+            w.f64(f.recentEnd); w.f64(f.recentStart); w.f64(f.recentValue); w.u64(f.recentOrder)
+        }
+        return w.bytes
+    }
+
+    /// Format 18 (rule 21): a format-17 store, whose buckets are of fixed
+    /// widths, opens as the current format with its buckets rebuilt in
+    /// the compact form, the same figures, and a clean verify.
+    @Test func aFormat17StoreGetsCompactBucketsWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        var rng = Rng(state: 17)
+        try store.save((0..<300).map { _ in try sample(&rng, sync: nil) })
+        var answered = 0
+        try compare(store, "before", answered: &answered)
+        let heartID = try #require(store.knownTypeID(heartRate))
+        func bucketBytes() throws -> Int {
+            try store.env.read { txn in
+                var total = 0
+                try txn.forEach(store.trees.statistics.buckets) { _, v in total += v.count }
+                return total
+            }
+        }
+        let compact = try bucketBytes()
+        try store.env.write { txn in
+            var entries: [([UInt8], [UInt8])] = []
+            try txn.forEach(store.trees.statistics.buckets) { k, raw in
+                guard k.count == 15, k.loadUnaligned(fromByteOffset: 2, as: UInt32.self) != UInt32.max.bigEndian else { return }
+                let discrete = StatisticsKeys.type(ofKey: k) == heartID
+                let v = try EntryCheck.opened(k, raw, "a bucket")
+                let figures = try BucketCodec.decode(v, discrete ? .discreteArithmetic : .cumulative)
+                entries.append((Array(k), EntryCheck.sealed(Array(k), fixedWidthBucket(figures, discrete: discrete))))
+            }
+            #expect(!entries.isEmpty)
+            for (k, v) in entries { _ = try txn.put(store.trees.statistics.buckets, k, v) }
+            try txn.setMetaU64(store.trees, .format, 17)
+        }
+        let fixed = try bucketBytes()
+        #expect(fixed > compact + compact / 2, "\(fixed) bytes fixed, \(compact) compact")
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
+        #expect(try bucketBytes() == compact)
+        var after = 0
+        try compare(store, "after the upgrade", answered: &after)
+        #expect(after == answered && after > 0)
+        #expect(try store.verify().problems == [])
+    }
+
     /// Changes written past the buckets (by a library that keeps none) are
     /// not read from them, and the next open rebuilds them.
     @Test func rule34_bucketsBehindTheLastChangeAreRebuiltOnOpen() throws {

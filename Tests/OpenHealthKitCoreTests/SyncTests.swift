@@ -64,7 +64,7 @@ import Testing
         store.close()
         store = try makeStore(directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 17)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         #expect(try store.liveDigests()[steps.identifier] == (try expectedDigest(store)))
         #expect(try store.liveDigests()[sleep.identifier] == (try expectedDigest(store, sleep)))
         #expect(try store.verify().problems == [])

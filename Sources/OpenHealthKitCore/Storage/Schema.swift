@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 15). One LMDB environment per store
+/// The store's on-disk layout (format 18). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -91,8 +91,12 @@ enum Schema {
     /// saved at (older entries do not: they read as unknown), and
     /// replications keep their checkpoints and conflicts in the store
     /// (`sync_checkpoints`, `sync_conflicts`), which start empty.
+    /// 18: statistics buckets of varints and tagged numbers
+    /// (`BucketCodec`), a third of the fixed widths' bytes; rebuilt from
+    /// the samples when an older store is opened. A format-17 library
+    /// would take them for corruption, so it refuses the store.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 17
+    static let format: UInt32 = 18
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions",
