@@ -457,9 +457,9 @@ ohk_status ohk_batch_samples(const ohk_sample_record **out_records, uint64_t *ou
  * batch, none at or past it); *out_count receives how many, and
  * *out_flags (unless NULL) the OR of their flags (no OHK_SAMPLE_HAS_*
  * bit: none of them has that field). The same records as
- * ohk_batch_samples, a part at a time, without the batch keeping a copy
- * of all of them: what a reader that converts each record into an
- * object of its own language wants.
+ * ohk_batch_samples, a part at a time, in the caller's memory: what a
+ * reader that converts each record into an object of its own language
+ * wants.
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
  * records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
  */
@@ -470,10 +470,9 @@ ohk_status ohk_batch_copy_samples(uint64_t *out_count, uint32_t *out_flags, ohk_
  * arrays of *columns (NULL arrays are skipped), which the caller owns and
  * sizes for at least `capacity` samples; *out_count receives the number
  * of samples. With every array NULL it only reports the count (to size
- * the arrays; `capacity` is then ignored). Faster than ohk_batch_samples
- * for analysis code: the columns are filled straight from the query's
- * records, and the record array is not laid out unless
- * ohk_batch_samples is called.
+ * the arrays; `capacity` is then ignored). For analysis code that wants
+ * columns of a batch it has; ohk_store_fetch_columns fills columns
+ * straight from the store, without a batch's records.
  * Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL columns or out_count,
  * capacity below the sample count); OHK_ERR_CLOSED (a freed batch).
  * Any thread.

@@ -75,7 +75,7 @@ import OpenHealthKitCore
         let array = try out(out_array, "out_array"), schema = try out(out_schema, "out_schema")
         let o = try arrowOptionsVersions.read(options) ?? arrowOptionsVersions.defaults
         let b = try BatchHandle.get(batch)
-        let rows = b.result.samples.count
+        let rows = b.sampleCount
         let table = try SampleTable(capacity: rows, columns: o.columns, oneType: false)
         b.fill(table.writerPointers)
         let column = try table.table(rows: rows, names: .init(b), unit: try arrowUnit(o))

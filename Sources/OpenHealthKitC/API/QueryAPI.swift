@@ -24,16 +24,20 @@ import OpenHealthKitCore
         let result = try out(out_batch, "out_batch")
         let h = try StoreHandle.handle(store)
         guard limit <= UInt64(Int.max) else { throw CError(.invalidArgument, "limit \(limit) is too large") }
-        let r: AnchoredQueryResult
+        // The records are laid out as the scan reads, not copied first,
+        // unless the query can return only a few.
+        let fetched: RowsQueryResult
         if descriptor_count == 1, let d = descriptors?.pointee, d.predicate == nil {
             // One type, no predicate (every delta): no descriptor array.
-            r = try h.store.anchoredQuery(type: try sampleType(d.type, h.store, "descriptors[0].type"),
-                                          anchor: try AnchorValue.read(anchor), limit: Int(limit))
+            fetched = try h.store.anchoredQuery(type: try sampleType(d.type, h.store, "descriptors[0].type"),
+                                                anchor: try AnchorValue.read(anchor), limit: Int(limit),
+                                                rows: BatchHandle.recordLayout, rowsFrom: BatchHandle.rowsFrom)
         } else {
             let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store)
-            r = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit))
+            fetched = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit),
+                                                rows: BatchHandle.recordLayout, rowsFrom: BatchHandle.rowsFrom)
         }
-        result.pointee = Registry.add(BatchHandle(r, names: h.names))
+        result.pointee = Registry.add(BatchHandle(rows: fetched, names: h.names))
     }
 }
 
@@ -58,9 +62,9 @@ import OpenHealthKitCore
 /// batch, none at or past it); *out_count receives how many, and
 /// *out_flags (unless NULL) the OR of their flags (no OHK_SAMPLE_HAS_*
 /// bit: none of them has that field). The same records as
-/// ohk_batch_samples, a part at a time, without the batch keeping a copy
-/// of all of them: what a reader that converts each record into an
-/// object of its own language wants.
+/// ohk_batch_samples, a part at a time, in the caller's memory: what a
+/// reader that converts each record into an object of its own language
+/// wants.
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL out_count, or NULL
 /// records with a capacity); OHK_ERR_CLOSED (a freed batch). Any thread.
 @c public func ohk_batch_copy_samples(_ out_count: UnsafeMutablePointer<UInt64>?,
@@ -71,7 +75,7 @@ import OpenHealthKitCore
         let count = try out(out_count, "out_count")
         guard records != nil || capacity == 0 else { throw CError(.invalidArgument, "records is NULL") }
         let b = try BatchHandle.get(batch)
-        let n = UInt64(b.result.samples.count)
+        let n = UInt64(b.sampleCount)
         out_flags?.pointee = 0
         guard first < n, capacity > 0, let records else { count.pointee = 0; return }
         let room = Int(min(capacity, n - first))
@@ -85,10 +89,9 @@ import OpenHealthKitCore
 /// arrays of *columns (NULL arrays are skipped), which the caller owns and
 /// sizes for at least `capacity` samples; *out_count receives the number
 /// of samples. With every array NULL it only reports the count (to size
-/// the arrays; `capacity` is then ignored). Faster than ohk_batch_samples
-/// for analysis code: the columns are filled straight from the query's
-/// records, and the record array is not laid out unless
-/// ohk_batch_samples is called.
+/// the arrays; `capacity` is then ignored). For analysis code that wants
+/// columns of a batch it has; ohk_store_fetch_columns fills columns
+/// straight from the store, without a batch's records.
 /// Returns OHK_OK; OHK_ERR_INVALID_ARGUMENT (NULL columns or out_count,
 /// capacity below the sample count); OHK_ERR_CLOSED (a freed batch).
 /// Any thread.
@@ -99,7 +102,7 @@ import OpenHealthKitCore
         let count = try out(out_count, "out_count")
         guard let columns else { throw CError(.invalidArgument, "columns is NULL") }
         let b = try BatchHandle.get(batch)
-        let n = UInt64(b.result.samples.count)
+        let n = UInt64(b.sampleCount)
         let c = columns.pointee
         let none = c.uuid == nil && c.start_us == nil && c.end_us == nil && c.value == nil
             && c.type_index == nil && c.source_index == nil && c.flags == nil

@@ -75,9 +75,14 @@ struct CPartMemory {
                 source_url: r.sourceURL.map { strings.add($0) }, data: UnsafePointer(data.baseAddress),
                 data_length: UInt64(r.data.count)))
         case .quantity, .category:
-            throw CError(.invalidArgument, "sample \(index) is a \(sample.type.identifier) sample, not a workout, route, "
-                         + "correlation, heartbeat series, audiogram, electrocardiogram or clinical record")
+            throw Self.noPart(index: index, type: sample.type)
         }
+    }
+
+    /// The error for a quantity or category sample, which has no fields of its own.
+    static func noPart(index: Int, type: SampleType) -> CError {
+        CError(.invalidArgument, "sample \(index) is a \(type.identifier) sample, not a workout, route, "
+               + "correlation, heartbeat series, audiogram, electrocardiogram or clinical record")
     }
 
     func freeAll() {

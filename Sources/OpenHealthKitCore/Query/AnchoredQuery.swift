@@ -1,3 +1,4 @@
+import Glibc
 import FoundationEssentials
 
 /// What an anchored object query returns (rules 4–7).
@@ -68,6 +69,48 @@ extension Store {
             }
             // Inside the read: the names of new sources are read with it.
             return ColumnsQueryResult(result: try result(taken), count: written.count, sourceOrder: written.sourceOrder)
+        }
+    }
+
+    /// The anchored query of `descriptors`, its samples written as rows of
+    /// `layout` (the C library's records) as the scan meets them, in a
+    /// block sized for every sample the query can return: no copy of the
+    /// records in between, and a large read writes on a second thread.
+    /// Only the samples whose rows leave fields out are kept as records.
+    /// A query that can return fewer than `rowsFrom` samples keeps its
+    /// records instead (`rows` nil): for a delta of a few samples, the
+    /// block and the sink cost more than the copy they save.
+    package func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?, limit: Int = 0,
+                               rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+        if descriptors.count == 1 && descriptors[0].predicate == nil {
+            return try anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
+        }
+        try Self.validate(limit: limit)
+        let groups = try Self.group(descriptors, validatingWith: self)
+        return try readRetryingTrees { txn in
+            let rows = RowsBlock(layout, from: rowsFrom)
+            let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows)
+            return try rows.result(taken, self)
+        }
+    }
+
+    /// The same for one type without a predicate (every delta), whose
+    /// bound is known before the walk.
+    package func anchoredQuery(type: SampleType, anchor: QueryAnchor?, limit: Int = 0,
+                               rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+        try Self.validate(limit: limit)
+        try validateType(type)
+        return try readRetryingTrees { txn in
+            // A delta's positions bound it before the type's count is read.
+            let (head, horizon) = try position(txn)
+            let from = try startPosition(anchor, head: head, horizon: horizon)
+            guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom,
+                  Self.capped(try storedTrees(type, txn).map { txn.entries($0.1.records) } ?? 0, limit) >= rowsFrom else {
+                return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
+            }
+            let rows = RowsBlock(layout, from: rowsFrom)
+            let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
+            return try rows.result(taken, self)
         }
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Where a columns query writes its samples: straight into the caller's
 /// column arrays as the scan meets them, with no copy of the records in
 /// between (`Store.anchoredQuery(_:anchor:limit:into:capacity:)`). Half
@@ -86,4 +88,78 @@ package struct ColumnsQueryResult: Sendable {
     package let count: Int
     /// The store source ids the source column's numbers stand for.
     package let sourceOrder: [UInt32]
+}
+
+/// What a rows query returns (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`).
+package struct RowsQueryResult: @unchecked Sendable {
+    /// The deleted objects, the new anchor, and in `samples` the records
+    /// of the samples whose rows leave fields out (metadata, a device, a
+    /// payload), with the types and names; every sample's record when
+    /// `rows` is nil.
+    package let result: AnchoredQueryResult
+    /// The rows, malloc'd (the caller frees them); nil when the query kept
+    /// its records instead (a few samples at most).
+    package let rows: UnsafeMutableRawPointer?
+    package let count: Int
+    /// The store source ids the rows' source numbers stand for.
+    package let sourceOrder: [UInt32]
+    /// The row of each record in `result.samples`, ascending.
+    package let recordRows: [UInt32]
+
+    /// A result that kept its records.
+    init(records: AnchoredQueryResult) {
+        (result, rows, count, sourceOrder, recordRows) = (records, nil, records.samples.count, [], [])
+    }
+
+    init(result: AnchoredQueryResult, rows: UnsafeMutableRawPointer, count: Int, sourceOrder: [UInt32], recordRows: [UInt32]) {
+        (self.result, self.rows, self.count, self.sourceOrder, self.recordRows) = (result, rows, count, sourceOrder, recordRows)
+    }
+}
+
+/// The block of a rows query (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`):
+/// made with its sink once the plan bounds the samples, and freed unless
+/// a result takes it.
+final class RowsBlock {
+    let layout: SampleRowLayout
+    let rowsFrom: Int
+    private var block: UnsafeMutableRawPointer?
+    /// A pipeline's thread writes into the block: finished before it is freed.
+    private var holder: ColumnPipeline.Holder?
+
+    init(_ layout: SampleRowLayout, from rowsFrom: Int) {
+        self.layout = layout
+        self.rowsFrom = rowsFrom
+    }
+
+    deinit {
+        _ = holder?.pipeline?.finish()
+        if let block { free(block) }
+    }
+
+    /// The sink of a query that returns at most `bound` samples; nil below
+    /// `rowsFrom`. Room for one more: a full block would end the result as
+    /// a limit does.
+    func sink(bound: Int) -> ColumnSink? {
+        guard bound >= rowsFrom else { return nil }
+        let capacity = bound + 1
+        block = malloc(capacity * layout.stride)!
+        var out = SampleColumnPointers()
+        out.rows = block
+        out.rowLayout = layout
+        holder = ColumnPipeline.holder(capacity: capacity)
+        return ColumnSink(ColumnWriter(out), capacity: capacity, holder: holder)
+    }
+
+    /// The result of the read that filled the block (inside the read: the
+    /// pipeline reads records in the map); the block goes with it.
+    func result(_ taken: Store.Taken, _ store: Store) throws -> RowsQueryResult {
+        var taken = taken
+        guard taken.columns != nil, let rows = block else { return RowsQueryResult(records: try store.result(taken)) }
+        let written = taken.columns!.finish()
+        taken.batch.noteSource(through: written.maxSourceID)
+        let result = try store.result(taken)
+        block = nil
+        return RowsQueryResult(result: result, rows: rows, count: written.count, sourceOrder: written.sourceOrder,
+                               recordRows: taken.extraRows ?? [])
+    }
 }

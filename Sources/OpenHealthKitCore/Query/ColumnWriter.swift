@@ -18,7 +18,12 @@ struct ColumnWriter {
     /// Writes one sample as row `count`.
     @inline(__always)
     mutating func write(_ r: RecordView, typeIndex: Int) {
-        out.write(r, at: count, typeIndex: UInt32(typeIndex), source: number(r.sourceID))
+        if let rows = out.rows {
+            out.rowLayout.write(r, into: rows + count &* out.rowLayout.stride, typeIndex: UInt32(typeIndex),
+                                source: number(r.sourceID))
+        } else {
+            out.write(r, at: count, typeIndex: UInt32(typeIndex), source: number(r.sourceID))
+        }
         count += 1
     }
 
@@ -48,9 +53,23 @@ struct ColumnWriter {
         @inline(__always) func record(_ i: Int) -> RecordView {
             RecordView(bytes: UnsafeRawBufferPointer(start: e[i].base, count: Int(e[i].count)))
         }
+        let reach = min(m + ahead, m + Self.lookahead)
+        if let rows = out.rows {
+            // Rows: each record read once, its row written whole.
+            let l = out.rowLayout
+            for i in 0..<m {
+                if i + Self.lookahead < reach {
+                    ohk_prefetch(e[i + Self.lookahead].base)
+                    ohk_prefetch(e[i + Self.lookahead].base + 40)
+                }
+                let r = record(i)
+                l.write(r, into: rows + (row &+ i) &* l.stride, typeIndex: e[i].typeIndex, source: number(r.sourceID))
+            }
+            count += m
+            return
+        }
         // The sources first, with the records' memory asked for ahead:
         // their numbering is the result's even without a source column.
-        let reach = min(m + ahead, m + Self.lookahead)
         let source = out.sourceID
         for i in 0..<m {
             if i + Self.lookahead < reach {
@@ -155,6 +174,7 @@ extension SampleColumnPointers {
             let high = UInt(bitPattern: p) + UInt(rows.upperBound * size)
             _ = madvise(UnsafeMutableRawPointer(bitPattern: low), Int(high - low), 23)  // MADV_POPULATE_WRITE
         }
+        give(self.rows, rowLayout.stride)
         give(uuid, 16)
         give(startUnixMicroseconds.map(UnsafeMutableRawPointer.init), 8)
         give(endUnixMicroseconds.map(UnsafeMutableRawPointer.init), 8)

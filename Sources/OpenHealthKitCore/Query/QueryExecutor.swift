@@ -37,8 +37,12 @@ extension Store {
         }
     }
 
+    /// `sizing`: a rows query's block, which makes the sink once the plan
+    /// bounds the samples (none: records after all); the samples that
+    /// leave fields out of their rows are kept as records too
+    /// (`Taken.extraRows`).
     func scan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
-              into columns: ColumnSink? = nil) throws -> Taken {
+              into given: ColumnSink? = nil, sizing: RowsBlock? = nil) throws -> Taken {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
@@ -53,9 +57,11 @@ extension Store {
         let streams = opened
         // The planner's choice per stream (issue 4).
         for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+        let columns = given ?? sizing?.sink(bound: rowsBound(txn, streams, from: from, head: head, limit: limit))
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: columns != nil ? 0 : expectedCount(txn, streams, from: from, limit: limit)),
                           columns: columns, limit: limit, types: streams.map(\.type), head: head, horizon: horizon, names: names)
+        if sizing != nil && columns != nil { taken.extraRows = [] }
         if streams.count == 1 {
             if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
@@ -102,11 +108,15 @@ extension Store {
     /// Every object of `type` after `anchor`, in store order: a walk of
     /// its change order.
     func walk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int,
-              into columns: ColumnSink? = nil) throws -> Taken {
+              into given: ColumnSink? = nil, sizing: RowsBlock? = nil) throws -> Taken {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
-        guard let (_, t) = try storedTrees(type, txn) else {
+        let trees = try storedTrees(type, txn)
+        let columns = given ?? sizing.flatMap { rows in
+            rows.sink(bound: Self.capped(min(trees.map { txn.entries($0.1.records) } ?? 0, Self.positions(from: from, head: head)), limit))
+        }
+        guard let (_, t) = trees else {
             return Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), columns: columns, limit: limit,
                          types: [], head: head, horizon: horizon, names: names)
         }
@@ -116,6 +126,7 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), columns: columns,
                           limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
+        if sizing != nil && columns != nil { taken.extraRows = [] }
         let first = try cursor.seek(atLeast: from)
         let map = LeafPage.Map(txn)
         if var sink = columns {
@@ -128,6 +139,7 @@ extension Store {
                 if r.isTombstone { return try keep(seq, r, 0, &taken) }
                 taken.returned += 1
                 taken.lastReturned = seq
+                if taken.extraRows != nil, Self.rowLeavesOut(r) { try taken.keepRecord(r, row: sink.rows, typeIndex: 0) }
                 return sink.take(r, typeIndex: 0) || taken.returned == taken.limit
             }
             taken.columns = sink
@@ -203,6 +215,27 @@ extension Store {
     /// large request, and merging malloc's free chunks for it was 2 % of a
     /// delta through C. The buffer doubles when it must.)
     static func walkGuess(from: UInt64, stored: () -> Int) -> Int { from > 1 ? 16 : stored() }
+
+    /// At most how many objects a read from `from` to `head` meets: one a
+    /// position (all there are from the start).
+    static func positions(from: UInt64, head: UInt64) -> Int {
+        from > 1 ? (head < from ? 0 : Int(clamping: head - from + 1)) : .max
+    }
+
+    /// At most how many samples the planned streams return: an index
+    /// plan's positions, a walk's objects (a rows query's block).
+    func rowsBound(_ txn: Txn, _ streams: [Stream], from: UInt64, head: UInt64, limit: Int) -> Int {
+        var total = 0
+        for s in streams {
+            let stored = txn.entries(s.trees.records)
+            switch s.plan {
+            case .positions(let ps): total += min(ps.count, stored)
+            case .spans(let spans): total += min(spans.reduce(0) { $0 + Int($1.count) }, stored)
+            case .walk: total += stored
+            }
+        }
+        return Self.capped(min(total, Self.positions(from: from, head: head)), limit)
+    }
 
     /// `count`, at most `limit` (0: no limit).
     static func capped(_ count: Int, _ limit: Int) -> Int { limit > 0 ? min(limit, count) : count }
@@ -294,6 +327,11 @@ extension Store {
         var columns: ColumnSink?
         /// `columns != nil`, kept: that test copied the sink per record.
         let hasColumns: Bool
+        /// A rows query's samples whose rows leave fields out are kept in
+        /// `batch` as records too, with their rows here (nil otherwise).
+        var extraRows: [UInt32]?
+        /// Samples written to the columns by `keep`.
+        var rowsTaken = 0
         var returned = 0
         var lastReturned: UInt64 = 0
         let limit: Int
@@ -312,7 +350,19 @@ extension Store {
             self.types = types
             (self.head, self.horizon, self.names) = (head, horizon, names)
         }
+
+        /// Keeps the record of the sample written as row `row`.
+        @inline(never)
+        mutating func keepRecord(_ r: RecordView, row: Int, typeIndex: Int) throws {
+            try batch.append(r, typeIndex: typeIndex)
+            extraRows!.append(UInt32(row))
+        }
     }
+
+    /// Whether a sample's row (`SampleRowLayout`) leaves out fields of its
+    /// record: metadata, a device, or a payload (a workout's, a route's...).
+    @inline(__always)
+    static func rowLeavesOut(_ r: RecordView) -> Bool { r.hasMetadata || r.deviceID != 0 || r.hasPayload }
 
     /// Takes one object of stream `i` if it matches; returns true when the
     /// limit is reached.
@@ -335,6 +385,8 @@ extension Store {
         } else if t.hasColumns {
             t.returned += 1
             t.lastReturned = seq
+            if t.extraRows != nil, Self.rowLeavesOut(r) { try t.keepRecord(r, row: t.rowsTaken, typeIndex: i) }
+            t.rowsTaken += 1
             // (Nothing read from the optional sink but through `take`: a
             // read copied it, with a retain of its arrays, per record.)
             let full = t.columns!.take(r, typeIndex: i)

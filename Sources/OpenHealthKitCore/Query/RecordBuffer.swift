@@ -11,11 +11,7 @@ final class RecordBuffer: @unchecked Sendable {
     fileprivate(set) var offsets: [UInt32] = []
 
     fileprivate init(capacity: Int) { base = malloc(capacity)! }
-    deinit {
-        let large = ohk_malloc_size(base) >= FreedMemory.largeByteCount
-        free(base)
-        if large { FreedMemory.giveBack() }
-    }
+    deinit { FreedMemory.free(base) }
 
     var count: Int { max(offsets.count - 1, 0) }
 

@@ -101,6 +101,11 @@ package struct SampleColumnPointers {
     /// Told each row that has metadata, in row order (rows without are
     /// never named): for a column of metadata text.
     package var metadata: (any MetadataColumnWriter)?
+    /// Rows of `rowLayout` (a caller's record struct) rather than columns:
+    /// when set, every sample is written as one row there, and the
+    /// columns above are not read.
+    package var rows: UnsafeMutableRawPointer?
+    package var rowLayout = SampleRowLayout()
 
     package static let category: UInt32 = 1, hasDevice: UInt32 = 2, hasMetadata: UInt32 = 4,
                        hasCreationDate: UInt32 = 8, hasUTCOffset: UInt32 = 16

@@ -53,22 +53,76 @@ extension SampleBatch {
 
     private func writeRowsHere(_ range: Range<Int>, into out: UnsafeMutableRawPointer, _ layout: SampleRowLayout,
                                sourceNumbers: UnsafePointer<UInt32>) {
-        let unix = Date.timeIntervalBetween1970AndReferenceDate
         let l = layout
         typeIndex.withUnsafeBufferPointer { types in
             records.forEachRecord(in: range) { i, raw in
                 let r = RecordView(bytes: raw)
-                let row = out + (i &- range.lowerBound) &* l.stride
-                (row + l.uuid).copyMemory(from: raw.baseAddress!, byteCount: 16)
-                row.storeBytes(of: r.start + unix, toByteOffset: l.start, as: Double.self)
-                row.storeBytes(of: r.end + unix, toByteOffset: l.end, as: Double.self)
-                row.storeBytes(of: SampleColumnPointers.value(r), toByteOffset: l.value, as: Double.self)
-                row.storeBytes(of: types.isEmpty ? 0 : UInt32(types[i]), toByteOffset: l.typeIndex, as: UInt32.self)
-                row.storeBytes(of: sourceNumbers[Int(r.sourceID)], toByteOffset: l.sourceIndex, as: UInt32.self)
-                row.storeBytes(of: SampleColumnPointers.flags(r), toByteOffset: l.flags, as: UInt32.self)
-                row.storeBytes(of: Int32(truncatingIfNeeded: r.utcOffset ?? 0), toByteOffset: l.utcOffset, as: Int32.self)
-                row.storeBytes(of: r.creation.map { $0 + unix } ?? .nan, toByteOffset: l.creation, as: Double.self)
+                l.write(r, into: out + (i &- range.lowerBound) &* l.stride, typeIndex: types.isEmpty ? 0 : UInt32(types[i]),
+                        source: sourceNumbers[Int(r.sourceID)])
             }
+        }
+    }
+}
+
+extension SampleRowLayout {
+    /// Writes `r` as the row at `row`.
+    @inline(__always)
+    func write(_ r: RecordView, into row: UnsafeMutableRawPointer, typeIndex: UInt32, source: UInt32) {
+        let unix = Date.timeIntervalBetween1970AndReferenceDate
+        (row + uuid).copyMemory(from: r.bytes.baseAddress!, byteCount: 16)
+        row.storeBytes(of: r.start + unix, toByteOffset: start, as: Double.self)
+        row.storeBytes(of: r.end + unix, toByteOffset: end, as: Double.self)
+        row.storeBytes(of: SampleColumnPointers.value(r), toByteOffset: value, as: Double.self)
+        row.storeBytes(of: typeIndex, toByteOffset: self.typeIndex, as: UInt32.self)
+        row.storeBytes(of: source, toByteOffset: sourceIndex, as: UInt32.self)
+        row.storeBytes(of: SampleColumnPointers.flags(r), toByteOffset: flags, as: UInt32.self)
+        row.storeBytes(of: Int32(truncatingIfNeeded: r.utcOffset ?? 0), toByteOffset: utcOffset, as: Int32.self)
+        row.storeBytes(of: r.creation.map { $0 + unix } ?? .nan, toByteOffset: creation, as: Double.self)
+    }
+}
+
+extension SampleColumnPointers {
+    /// Writes the columns of rows `0..<count` of a rows query
+    /// (`RowsQueryResult`): from each row, or for the rows in
+    /// `recordRows` from their record in `records` (which has what the row
+    /// leaves out), in row order. The source column gets the rows' numbers.
+    package func fill(rows: UnsafeRawPointer, _ layout: SampleRowLayout, count: Int,
+                      records: SampleBatch, recordRows: [UInt32]) {
+        var k = 0
+        for i in 0..<count {
+            let row = rows + i &* layout.stride
+            let source = row.loadUnaligned(fromByteOffset: layout.sourceIndex, as: UInt32.self)
+            if k < recordRows.count, Int(recordRows[k]) == i {
+                records.writeColumns(record: k, into: self, at: i, source: source)
+                k += 1
+                continue
+            }
+            let flags = row.loadUnaligned(fromByteOffset: layout.flags, as: UInt32.self)
+            if let p = uuid { (p + 16 * i).copyMemory(from: row + layout.uuid, byteCount: 16) }
+            if let p = startUnixMicroseconds { p[i] = Self.roundedHalfAway(row.loadUnaligned(fromByteOffset: layout.start, as: Double.self) * 1e6) }
+            if let p = endUnixMicroseconds { p[i] = Self.roundedHalfAway(row.loadUnaligned(fromByteOffset: layout.end, as: Double.self) * 1e6) }
+            if let p = value { p[i] = row.loadUnaligned(fromByteOffset: layout.value, as: Double.self) }
+            if let p = typeIndex { p[i] = row.loadUnaligned(fromByteOffset: layout.typeIndex, as: UInt32.self) }
+            if let p = sourceID { p[i] = source }
+            if let p = self.flags { p[i] = flags }
+            if let p = creationUnixMicroseconds {
+                let c = row.loadUnaligned(fromByteOffset: layout.creation, as: Double.self)
+                p[i] = flags & Self.hasCreationDate != 0 ? Self.roundedHalfAway(c * 1e6) : Self.noCreationDate
+            }
+            if let p = utcOffset {
+                p[i] = flags & Self.hasUTCOffset != 0 ? row.loadUnaligned(fromByteOffset: layout.utcOffset, as: Int32.self) : Self.noUTCOffset
+            }
+            if let p = deviceID { p[i] = 0 }  // a sample with a device is kept as a record
+        }
+    }
+}
+
+extension SampleBatch {
+    /// Writes record `k` as row `row` of `c`, with `source` in its source column.
+    func writeColumns(record k: Int, into c: SampleColumnPointers, at row: Int, source: UInt32) {
+        withExtendedLifetime(records) {
+            c.write(RecordView(bytes: records.record(k)), at: row, typeIndex: typeIndex.isEmpty ? 0 : UInt32(typeIndex[k]),
+                    source: source)
         }
     }
 }

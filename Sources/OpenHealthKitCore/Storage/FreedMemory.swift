@@ -1,4 +1,5 @@
 import COHKSystem
+import Glibc
 
 /// Gives the memory that large work freed back to the system. glibc keeps
 /// what a process frees on its heap, and after a large block has been
@@ -15,4 +16,11 @@ package enum FreedMemory {
     /// Returns the free memory at the heaps' tops and whole free pages
     /// inside them (`malloc_trim`).
     package static func giveBack() { ohk_malloc_trim() }
+
+    /// Frees a malloc'd block, and gives the memory back when it was large.
+    package static func free(_ block: UnsafeMutableRawPointer) {
+        let large = ohk_malloc_size(block) >= largeByteCount
+        Glibc.free(block)
+        if large { giveBack() }
+    }
 }

@@ -1,0 +1,158 @@
+import FoundationEssentials
+import Glibc
+import Testing
+@testable import OpenHealthKitCore
+
+/// A query whose samples are written as rows while it reads
+/// (`anchoredQuery(_:anchor:limit:rows:)`, what `ohk_store_fetch` does):
+/// the same rows, records, deleted objects and anchor as the records
+/// query laid out afterwards, for every kind of query.
+@Suite struct RowsQueryTests {
+    /// `ohk_sample_record`'s layout.
+    private static let layout: SampleRowLayout = {
+        var l = SampleRowLayout()
+        (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
+        (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
+        return l
+    }()
+
+    private let workoutType = try! SampleType.named("HKWorkoutTypeIdentifier")
+
+    /// Samples of three kinds, some with metadata, a device, a creation
+    /// date, an offset; a workout (a payload); deletions between them.
+    private func filledStore(_ n: Int, seed: UInt64) throws -> (Store, [QueryAnchor]) {
+        let store = try makeStore(mapSize: 64 << 20)
+        var rng = TestSupport.Rng(state: seed)
+        var anchors: [QueryAnchor] = []
+        var saved: [Sample] = []
+        var batch: [Sample] = []
+        for i in 0..<n {
+            let start = t0.addingTimeInterval(Double(i) * 60)
+            let s: Sample
+            switch rng.int(10) {
+            case 0:
+                s = try Sample.workout(Workout(activityType: 52, duration: 600), start: start, end: start.addingTimeInterval(600),
+                                       source: appB)
+            case 1, 2:
+                s = try Sample.category(sleep, value: rng.int(3), start: start, end: start.addingTimeInterval(30), source: appA,
+                                        utcOffset: rng.chance(0.5) ? 3600 : nil)
+            case 3:
+                s = try Sample.quantity(heartRate, value: Double(60 + rng.int(60)) / 60, unit: HealthUnit("count/s"),
+                                        start: start, end: start, source: appB, device: Device(name: "Watch \(rng.int(3))"))
+            default:
+                s = try Sample.quantity(steps, value: Double(rng.int(500)), unit: HealthUnit("count"), start: start,
+                                        end: start.addingTimeInterval(60), source: rng.chance(0.5) ? appA : appB,
+                                        metadata: rng.chance(0.2) ? ["HKWasUserEntered": .bool(true)] : [:],
+                                        creationDate: rng.chance(0.3) ? start.addingTimeInterval(0.25) : nil,
+                                        utcOffset: rng.chance(0.3) ? -18_000 : nil)
+            }
+            batch.append(s)
+            if batch.count == 97 || i == n - 1 {
+                try store.save(batch)
+                saved += batch
+                batch = []
+                anchors.append(try store.currentAnchor())
+                if saved.count > 40 {
+                    let gone = (0..<5).map { _ in saved.remove(at: rng.int(saved.count)).uuid }
+                    try store.delete(uuids: gone)
+                }
+            }
+        }
+        return (store, anchors)
+    }
+
+    /// The records query's samples as rows, numbered as a fetch numbers
+    /// its sources (by first use).
+    private func expectedRows(_ r: AnchoredQueryResult) -> (rows: [UInt8], sources: [UInt32]) {
+        var order: [UInt32] = []
+        r.samples.forEachSourceID { if !order.contains($0) { order.append($0) } }
+        var numbers = [UInt32](repeating: .max, count: Int(order.max() ?? 0) + 1)
+        for (k, id) in order.enumerated() { numbers[Int(id)] = UInt32(k) }
+        var rows = [UInt8](repeating: 0, count: r.samples.count * 64)
+        if r.samples.count > 0 {
+            rows.withUnsafeMutableBytes { out in
+                numbers.withUnsafeBufferPointer { r.samples.writeRows(0..<r.samples.count, into: out.baseAddress!, Self.layout,
+                                                                      sourceNumbers: $0.baseAddress!) }
+            }
+        }
+        return (rows, order)
+    }
+
+    private func expectSame(_ descriptors: [QueryDescriptor], _ anchor: QueryAnchor?, limit: Int, in store: Store,
+                            _ what: String) throws {
+        let plain = descriptors.count == 1 && descriptors[0].predicate == nil
+            ? try store.anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit)
+            : try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
+        let r = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit, rows: Self.layout, rowsFrom: 0)
+        guard let block = r.rows else {
+            Issue.record("\(what): records, not rows")
+            return
+        }
+        defer { free(block) }
+        let (rows, order) = expectedRows(plain)
+        #expect(r.count == plain.samples.count, "\(what)")
+        #expect(Array(UnsafeRawBufferPointer(start: block, count: r.count * 64)) == rows, "\(what): rows")
+        #expect(r.sourceOrder == order, "\(what): sources")
+        // The kept records: those whose rows leave fields out, and only those.
+        let all = Array(plain.samples)
+        let kept = all.indices.filter { i in
+            !all[i].metadata.isEmpty || all[i].device != nil
+                || { if case .quantity = all[i].value { return false }; if case .category = all[i].value { return false }; return true }()
+        }
+        #expect(r.recordRows.map(Int.init) == kept, "\(what): kept rows")
+        #expect(Array(r.result.samples).map(\.uuid) == kept.map { all[$0].uuid }, "\(what): kept records")
+        #expect(Array(r.result.samples) == kept.map { all[$0] }, "\(what): kept records' fields")
+        #expect(r.result.deletedObjects.map(\.uuid) == plain.deletedObjects.map(\.uuid), "\(what): deleted")
+        #expect(r.result.newAnchor == plain.newAnchor, "\(what): anchor")
+    }
+
+    @Test func rowsAreTheRecordsLaidOutForEveryKindOfQuery() throws {
+        let (store, anchors) = try filledStore(3_000, seed: 54)
+        defer { store.close() }
+        let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(600 * 60), end: t0.addingTimeInterval(2_400 * 60),
+                                              options: .strictStartDate)
+        let kinds: [(String, [QueryDescriptor])] = [
+            ("steps", [QueryDescriptor(type: steps)]),
+            ("heart rate", [QueryDescriptor(type: heartRate)]),
+            ("workouts", [QueryDescriptor(type: workoutType)]),
+            ("steps by start", [QueryDescriptor(type: steps, predicate: since)]),
+            ("three types", [QueryDescriptor(type: steps), QueryDescriptor(type: sleep), QueryDescriptor(type: workoutType)]),
+            ("two types, one by start", [QueryDescriptor(type: heartRate, predicate: since), QueryDescriptor(type: steps)]),
+        ]
+        for (name, ds) in kinds {
+            for anchor in [nil, anchors[3], anchors[anchors.count / 2], anchors.last!] {
+                for limit in [0, 1, 50] {
+                    try expectSame(ds, anchor, limit: limit, in: store, "\(name) from \(String(describing: anchor?.position)), limit \(limit)")
+                }
+            }
+        }
+    }
+
+    /// Below `rowsFrom` samples at most (by the plan's bound, not the
+    /// result), a fetch keeps its records: the same result as the records
+    /// query.
+    @Test func aQueryBoundBelowRowsFromKeepsItsRecords() throws {
+        let (store, anchors) = try filledStore(600, seed: 3)
+        defer { store.close() }
+        let ds = [QueryDescriptor(type: steps)]
+        let plain = try store.anchoredQuery(type: steps, anchor: anchors[anchors.count - 2])
+        let bound = try store.anchoredQuery(type: steps, anchor: nil).samples.count
+        let delta = try store.anchoredQuery(ds, anchor: anchors[anchors.count - 2], rows: Self.layout, rowsFrom: 200)
+        #expect(delta.rows == nil, "a delta of \(plain.samples.count) made rows")
+        #expect(Array(delta.result.samples) == Array(plain.samples) && delta.result.newAnchor == plain.newAnchor)
+        // From the start the bound is every stored object: rows.
+        let all = try store.anchoredQuery(ds, anchor: nil, rows: Self.layout, rowsFrom: 200)
+        #expect(all.rows != nil, "a full read of \(bound) kept its records")
+        free(all.rows)
+        #expect(all.count == bound)
+    }
+
+    /// Past 65,536 rows the rows are written on a second thread.
+    @Test func aLargeReadWritesTheSameRowsOnASecondThread() throws {
+        let (store, _) = try filledStore(120_000, seed: 7)
+        defer { store.close() }
+        try expectSame([QueryDescriptor(type: steps)], nil, limit: 0, in: store, "a large read")
+        try expectSame([QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)], nil, limit: 0, in: store,
+                       "a large read of two types")
+    }
+}
