@@ -37,7 +37,11 @@ import OpenHealthKitCore
             fetched = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit),
                                                 rows: BatchHandle.recordLayout, rowsFrom: BatchHandle.rowsFrom)
         }
-        result.pointee = Registry.add(BatchHandle(rows: fetched, names: h.names))
+        if let rows = fetched.rows {
+            result.pointee = Registry.add(BatchHandle(fetched, rows: rows, names: h.names))
+        } else {
+            result.pointee = Registry.add(BatchHandle(fetched.result, names: h.names))
+        }
     }
 }
 

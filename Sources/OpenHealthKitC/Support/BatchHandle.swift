@@ -48,31 +48,31 @@ final class BatchHandle: Handle, @unchecked Sendable {
 
     /// `names`: the C strings of the store's sources, shared by its batches.
     /// `sourceOrder`: a columns query's sources, in its columns' numbering.
-    convenience init(_ r: AnchoredQueryResult, names: CNames, sourceOrder: [UInt32]? = nil) {
-        self.init(r, names: names, sourceOrder: sourceOrder, rows: nil, count: r.samples.count, recordRows: [])
-    }
-
-    /// A fetch's batch, its records laid out already unless it kept them
-    /// (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`).
-    convenience init(rows r: RowsQueryResult, names: CNames) {
-        guard let rows = r.rows else {
-            self.init(r.result, names: names)
-            return
-        }
-        self.init(r.result, names: names, sourceOrder: r.sourceOrder,
-                  rows: rows.bindMemory(to: ohk_sample_record.self, capacity: max(r.count, 1)), count: r.count,
-                  recordRows: r.recordRows)
-    }
-
-    private init(_ r: AnchoredQueryResult, names: CNames, sourceOrder: [UInt32]?,
-                 rows: UnsafeMutablePointer<ohk_sample_record>?, count: Int, recordRows: [UInt32]) {
+    init(_ r: AnchoredQueryResult, names: CNames, sourceOrder: [UInt32]? = nil) {
         result = r
-        self.rows = rows
-        sampleCount = count
-        self.recordRows = recordRows
+        rows = nil
+        sampleCount = r.samples.count
+        recordRows = []
         self.names = names
-        let batch = r.samples
-        let sources = BatchSources(batch, r.deletedObjects, names: names, order: sourceOrder)
+        (sources, deleted, strings) = Self.sourcesAndDeleted(r, names, sourceOrder)
+    }
+
+    /// A fetch's batch whose records the scan laid out as `rows`
+    /// (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`).
+    init(_ r: RowsQueryResult, rows: UnsafeMutableRawPointer, names: CNames) {
+        result = r.result
+        self.rows = rows.bindMemory(to: ohk_sample_record.self, capacity: max(r.count, 1))
+        sampleCount = r.count
+        recordRows = r.recordRows
+        self.names = names
+        (sources, deleted, strings) = Self.sourcesAndDeleted(r.result, names, r.sourceOrder)
+    }
+
+    /// The source table, and the deleted objects laid out with the C
+    /// strings they own.
+    private static func sourcesAndDeleted(_ r: AnchoredQueryResult, _ names: CNames, _ order: [UInt32]?)
+        -> (BatchSources, UnsafeMutableBufferPointer<ohk_deleted_record>, CStringArena) {
+        let sources = BatchSources(r.samples, r.deletedObjects, names: names, order: order)
         var strings = CStringArena()
         var deleted = UnsafeMutableBufferPointer<ohk_deleted_record>(start: nil, count: 0)
         if !r.deletedObjects.isEmpty {
@@ -89,9 +89,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
                 k += 1
             }
         }
-        self.deleted = deleted
-        self.sources = sources
-        self.strings = strings
+        return (sources, deleted, strings)
     }
 
     /// The sample records, laid out on first use.

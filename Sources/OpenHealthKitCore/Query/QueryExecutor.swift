@@ -113,8 +113,10 @@ extension Store {
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
         let trees = try storedTrees(type, txn)
-        let columns = given ?? sizing.flatMap { rows in
-            rows.sink(bound: Self.capped(min(trees.map { txn.entries($0.1.records) } ?? 0, Self.positions(from: from, head: head)), limit))
+        var columns = given
+        if let sizing {
+            let stored = trees.map { txn.entries($0.1.records) } ?? 0
+            columns = sizing.sink(bound: Self.capped(min(stored, Self.positions(from: from, head: head)), limit))
         }
         guard let (_, t) = trees else {
             return Taken(batch: SampleBatchBuilder(multiType: false, expected: 0), columns: columns, limit: limit,
