@@ -32,7 +32,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// allocations per batch.
     private let lock = Mutex(())
     private var records: UnsafeMutableBufferPointer<ohk_sample_record>?
-    /// A fetch's rows, laid out by its scan (`init(rows:names:)`): then
+    /// A fetch's rows, laid out by its scan (`init(_:rows:names:)`): then
     /// `result.samples` holds only the records of the rows in
     /// `recordRows`, those whose rows leave fields out.
     private let rows: UnsafeMutablePointer<ohk_sample_record>?
