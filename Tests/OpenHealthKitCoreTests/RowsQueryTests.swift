@@ -147,6 +147,27 @@ import Testing
         #expect(all.count == bound)
     }
 
+    /// Rule 23: a record damaged so that its fields do not add up is an
+    /// error to a rows query, as to a records query, even when its row
+    /// would not need the record.
+    @Test func rule23_aDamagedRecordIsAnErrorToARowsQuery() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save(try (0..<300).map { try stepSample(Double($0), minute: $0) })
+        let seq = try store.currentAnchor().position
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in
+            var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
+            bytes[47] |= 0x20  // says it carries a UTC offset, which it lacks
+            try txn.put(t.records, u64: seq, bytes)
+        }
+        #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .storeCorrupt)
+        #expect(errorCode {
+            _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, rowsFrom: 0)
+        } == .storeCorrupt)
+    }
+
     /// Past 65,536 rows the rows are written on a second thread.
     @Test func aLargeReadWritesTheSameRowsOnASecondThread() throws {
         let (store, _) = try filledStore(120_000, seed: 7)

@@ -141,7 +141,7 @@ extension Store {
                 if r.isTombstone { return try keep(seq, r, 0, &taken) }
                 taken.returned += 1
                 taken.lastReturned = seq
-                if taken.extraRows != nil, Self.rowLeavesOut(r) { try taken.keepRecord(r, row: sink.rows, typeIndex: 0) }
+                if taken.extraRows != nil { try taken.keepIfNeeded(r, row: sink.rows, typeIndex: 0) }
                 return sink.take(r, typeIndex: 0) || taken.returned == taken.limit
             }
             taken.columns = sink
@@ -353,11 +353,18 @@ extension Store {
             (self.head, self.horizon, self.names) = (head, horizon, names)
         }
 
-        /// Keeps the record of the sample written as row `row`.
-        @inline(never)
-        mutating func keepRecord(_ r: RecordView, row: Int, typeIndex: Int) throws {
-            try batch.append(r, typeIndex: typeIndex)
-            extraRows!.append(UInt32(row))
+        /// A rows query's sample, written as row `row`: its record is kept
+        /// when its row leaves fields out, and a damaged one is an error
+        /// there as in a records query (`SampleBatchBuilder.append`).
+        @inline(__always)
+        mutating func keepIfNeeded(_ r: RecordView, row: Int, typeIndex: Int) throws {
+            if Store.rowLeavesOut(r) {
+                try batch.append(r, typeIndex: typeIndex)
+                extraRows!.append(UInt32(row))
+            } else if r.bytes.count != r.payloadOffset + (r.isChecked ? RecordCheck.size : 0) {
+                // `isWellFormed` for a record without payload or metadata.
+                throw OHKError(.storeCorrupt, "corrupt record in the store")
+            }
         }
     }
 
@@ -387,7 +394,7 @@ extension Store {
         } else if t.hasColumns {
             t.returned += 1
             t.lastReturned = seq
-            if t.extraRows != nil, Self.rowLeavesOut(r) { try t.keepRecord(r, row: t.rowsTaken, typeIndex: i) }
+            if t.extraRows != nil { try t.keepIfNeeded(r, row: t.rowsTaken, typeIndex: i) }
             t.rowsTaken += 1
             // (Nothing read from the optional sink but through `take`: a
             // read copied it, with a retain of its arrays, per record.)
