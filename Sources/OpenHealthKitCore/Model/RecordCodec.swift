@@ -190,12 +190,12 @@ package struct RecordView {
     @inlinable package var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
     @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }
-    var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
+    @inlinable @inline(__always) var isChecked: Bool { word & RecordCodec.flagChecked != 0 }
     @inlinable var hasCreation: Bool { word & RecordCodec.flagCreation != 0 }
     @inlinable var hasUTCOffset: Bool { word & RecordCodec.flagUTCOffset != 0 }
     @inlinable var hasPayload: Bool { word & RecordCodec.flagPayload != 0 }
     /// Where the payload's length is, when the record has one.
-    @inlinable var payloadOffset: Int { RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0) }
+    @inlinable @inline(__always) var payloadOffset: Int { RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0) }
     /// The payload's length (0 without one, or when it does not fit in the
     /// record: damage, which `isWellFormed` reports).
     @inlinable var payloadLength: Int {
@@ -227,11 +227,11 @@ package struct RecordView {
     }
     /// When the sample was created, as its source said (seconds since
     /// 2001-01-01); nil when not given.
-    @inlinable var creation: Double? {
+    @inlinable @inline(__always) var creation: Double? {
         hasCreation && bytes.count >= RecordCodec.headSize + 8 ? f64(RecordCodec.headSize) : nil
     }
     /// The UTC offset of the sample's local time, in seconds east of UTC.
-    @inlinable var utcOffset: Int? {
+    @inlinable @inline(__always) var utcOffset: Int? {
         let at = RecordCodec.headSize + (hasCreation ? 8 : 0)
         guard hasUTCOffset, bytes.count >= at + 4 else { return nil }
         return Int(Int32(bitPattern: u32(at)))
