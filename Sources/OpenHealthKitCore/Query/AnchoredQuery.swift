@@ -101,11 +101,11 @@ extension Store {
         try Self.validate(limit: limit)
         try validateType(type)
         return try readRetryingTrees { txn in
-            // A delta's positions bound it before the type's count is read.
+            // A delta's positions bound it: no block for it (the walk's
+            // sizing bounds the rest by the type's count too).
             let (head, horizon) = try position(txn)
             let from = try startPosition(anchor, head: head, horizon: horizon)
-            guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom,
-                  Self.capped(try storedTrees(type, txn).map { txn.entries($0.1.records) } ?? 0, limit) >= rowsFrom else {
+            guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
                 return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
             }
             let rows = RowsBlock(layout, from: rowsFrom)
