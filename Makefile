@@ -32,9 +32,13 @@ VERSION    := $(shell sed -n 's/^\#define OHK_VERSION_STRING "\(.*\)"$$/\1/p' in
 LIBDIR     := build/lib
 LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
 # The C library: Swift runtime linked in, only ohk_* exported (docs/architecture.md).
+# Each function in a section of its own, so that gold can put the ones the
+# workload runs most first, side by side (scripts/hot-text.txt, `make hot-text`).
 LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswiftc -static-stdlib \
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
-              -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections
+              -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections \
+              -Xswiftc -Xfrontend -Xswiftc -function-sections \
+              -Xlinker --section-ordering-file=$(CURDIR)/scripts/hot-text.txt
 
 # `make help`: each target a user runs, with the line after its `## `.
 .DEFAULT_GOAL := help
@@ -48,7 +52,7 @@ help: ## list the targets, one line each (this list)
         python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook \
-        lmdb-walk-bench
+        lmdb-walk-bench hot-text hot-text-run
 
 # Installs what is missing (quick when already present).
 # LMDB for the core; expat, libarchive and libcrypto for the importer;
@@ -337,6 +341,28 @@ c-bench-run:
 	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
 
+# The library's hot-text order: the reference workload through C at
+# HOT_N samples under callgrind (every phase but 7, whose second process
+# valgrind cannot start), then the functions it entered at least 100
+# times, most entered first (scripts/gen_hot_text.py). Run it when the
+# C path's functions changed much, then `make lib` (relinked) and the
+# benchmarks; commit scripts/hot-text.txt with their figures.
+HOT_N ?= 20000
+hot-text: lib c-deps ## regenerate scripts/hot-text.txt, the C library's function order (needs PEERS)
+	@test -f $(PEERS)/bench.c || { $(NO_PEERS); exit 1; }; $(MAKE) --no-print-directory hot-text-run
+
+hot-text-run:
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -I$(PEERS) -o build/bench/ohk_peer \
+	  Benchmarks/c/ohk_peer.c $(PEERS)/bench.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lpthread -lm
+	rm -rf $(BENCH_DIR)-hot $(BENCH_DIR)-hot-bulk
+	valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=build/bench/hot-text.callgrind \
+	  build/bench/ohk_peer $(HOT_N) $(BENCH_DIR)-hot --phases 1b,2,3,4,5,6,9 >/dev/null
+	python3 scripts/gen_hot_text.py .build-lib/release/libopenhealthkit.so build/bench/hot-text.callgrind > scripts/hot-text.txt
+	rm -rf $(BENCH_DIR)-hot $(BENCH_DIR)-hot-bulk build/bench/hot-text.callgrind
+	rm -f .build-lib/release/libopenhealthkit.so
+	@echo "scripts/hot-text.txt: $$(grep -c '^\.text\.' scripts/hot-text.txt) functions; run make lib to relink"
+
 # A full read through C beside a bare LMDB walk of the same tree
 # (Benchmarks/c/lmdb_walk.c), on a store filled by py-bench's filler.
 WALK_STORE ?= build/bench-walk-store
@@ -348,11 +374,11 @@ lmdb-walk-bench: lib py-deps ## a full read through C beside a bare LMDB cursor 
 	  $(PYTHON) $(PYPKG)/bench/bench.py --fill $(BENCH_N) $(WALK_STORE); }
 	build/bench/lmdb_walk $(WALK_STORE)
 
-# The C delta query's fixed costs without the disk (Benchmarks/c/delta_loop.c):
-# make c-delta-loop [BENCH_N=100000] [LOOP_MODE=sweep:2]. For A/B runs of two
+# The C delta query's fixed costs (Benchmarks/c/delta_loop.c): make
+# c-delta-loop [BENCH_N=100000] [LOOP_MODE=hot|sweep:2|save|durable]. For A/B runs of two
 # library builds, run build/bench/delta_loop with LD_LIBRARY_PATH at each.
 LOOP_MODE ?= hot
-c-delta-loop: lib ## the C delta query's fixed costs without the disk (LOOP_MODE)
+c-delta-loop: lib ## the C delta query's fixed costs, hot or after a save (LOOP_MODE)
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/delta_loop \
 	  Benchmarks/c/delta_loop.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lm

@@ -1,19 +1,21 @@
 /*
- * delta_loop.c - the fixed costs of a short delta query through the C API,
- * without the disk: a store of N step samples (not durable), then many
- * queries from one anchor that each return the last 10 samples, with the
- * calls the benchmark adapter makes per query (query, samples, deleted,
- * sources, anchor, free) and the same decoding.
+ * delta_loop.c - the fixed costs of a short delta query through the C API:
+ * a store of N step samples, then many queries that each return 10
+ * samples, with the calls the benchmark adapter makes per query (query,
+ * samples, deleted, sources, anchor, free) and the same decoding.
  *
- *   make c-delta-loop [BENCH_N=100000] [LOOP_MODE=hot|sweep:MB]
+ *   make c-delta-loop [BENCH_N=100000] [LOOP_MODE=hot|sweep:MB|save|durable]
  *
  * hot: back-to-back queries (warm caches). sweep:MB: before each query,
  * writes one byte per cache line of an MB-megabyte buffer, as a durable
  * save's system calls and sleep cool the caches in the workload's delta
- * phase (2 MB empties this machine's L2). Prints the median over blocks
- * of the query call alone and of the whole cycle, in nanoseconds: a
- * steadier figure for A/B runs of the library than the delta phase,
- * whose fsync makes it noisy.
+ * phase (2 MB empties this machine's L2). save: before each query, saves
+ * 10 new samples (not durable) and queries from the anchor before them,
+ * as the workload's delta phase does; durable: the same with each save
+ * durable (fsync), the phase itself, whose query then runs on a CPU the
+ * sleep in fdatasync cooled. Prints the median over blocks of the query
+ * call alone and of the whole cycle, in nanoseconds: a steadier figure
+ * for A/B runs of the library than the workload's delta phase.
  */
 #include <math.h>
 #include <stdio.h>
@@ -75,25 +77,30 @@ int main(int argc, char **argv)
     const char *mode = argc > 3 ? argv[3] : "hot";
     int blocks = argc > 4 ? atoi(argv[4]) : 40;
     size_t sweep = strncmp(mode, "sweep:", 6) == 0 ? (size_t)atoi(mode + 6) << 20 : 0;
-    if ((!sweep && strcmp(mode, "hot") != 0) || n < 1 || blocks < 1) {
+    int saving = strcmp(mode, "save") == 0 || strcmp(mode, "durable") == 0;
+    if ((!sweep && !saving && strcmp(mode, "hot") != 0) || n < 1 || blocks < 1) {
         fprintf(stderr, "delta_loop: bad arguments\n");
         return 2;
     }
-    int per_block = sweep ? 50 : 1000;
+    int per_block = sweep || saving ? 50 : 1000;
     char *buffer = sweep ? malloc(sweep) : NULL;
     if (buffer)
         memset(buffer, 1, sweep);
 
     ohk_store_options o;
     ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION);
-    o.durable = false;
+    o.durable = strcmp(mode, "durable") == 0;
     ohk_store *store;
     check(ohk_store_open(&store, argv[1], &o), "open");
     for (long i = 0; i < n; i += 1000)
         save(store, (uint64_t)i, (uint64_t)(n - i < 1000 ? n - i : 1000));
     ohk_anchor from;
     check(ohk_store_current_anchor(&from, store), "anchor");
-    save(store, (uint64_t)n, 10);
+    uint64_t next_sample = (uint64_t)n;
+    if (!saving) {
+        save(store, next_sample, 10);
+        next_sample += 10;
+    }
 
     ohk_descriptor d = { STEPS, NULL };
     double *query = malloc(blocks * sizeof *query), *cycle = malloc(blocks * sizeof *cycle);
@@ -103,6 +110,10 @@ int main(int argc, char **argv)
         for (int k = 0; k < per_block; k++) {
             for (size_t i = 0; i < sweep; i += 64)
                 buffer[i]++;
+            if (saving) {
+                save(store, next_sample, 10);
+                next_sample += 10;
+            }
             double t0 = now_ns();
             ohk_batch *batch;
             check(ohk_store_fetch(&batch, store, &d, 1, &from, 0), "query");
@@ -123,6 +134,8 @@ int main(int argc, char **argv)
             ohk_anchor next;
             ohk_batch_anchor(&next, batch);
             ohk_batch_free(batch);
+            if (saving)
+                from = next;
             double t2 = now_ns();
             in_query += t1 - t0;
             cycles += t2 - t0;
