@@ -209,6 +209,41 @@ import Testing
         }
     }
 
+    /// Past a leaf page read in place, the walk puts LMDB's cursor on the
+    /// page's last entry and steps on (LMDB then searches no more than the
+    /// page): every sample comes back once, in the order saved, from the
+    /// start and from anchors, with records in overflow pages among them.
+    @Test func aWalkStepsFromPageToPageWithoutSkippingOrRepeating() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        let long = MetadataValue.string(String(repeating: "y", count: 5_000))  // overflow pages
+        var saved: [UUID] = []
+        try save(4_000, in: store) { i in
+            let s = try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"),
+                                        start: t0.addingTimeInterval(Double(i) * 60), end: t0.addingTimeInterval(Double(i) * 60 + 30),
+                                        source: appA, metadata: i % 61 == 3 ? ["note": long] : [:])
+            saved.append(s.uuid)
+            return s
+        }
+        for from in [0, 1, 57, 58, 1_000, 3_999] {
+            let anchor = from == 0 ? nil : try store.anchoredQuery(type: steps, anchor: nil, limit: from).newAnchor
+            var got: [UUID] = []
+            var next = anchor
+            while true {  // in batches of 97: limits end inside pages too
+                let r = try store.anchoredQuery(type: steps, anchor: next, limit: 97)
+                if r.samples.isEmpty { break }
+                got += r.samples.map(\.uuid)
+                next = r.newAnchor
+            }
+            let expected = Array(saved[from...])
+            let whole = try store.anchoredQuery(type: steps, anchor: anchor).samples.map(\.uuid)
+            // Booleans, not the arrays: a failure names the first sample wrong.
+            let batchedRight = got == expected, wholeRight = whole == expected
+            #expect(batchedRight, "from \(from), batches: \(got.count) of \(expected.count), first wrong \(firstDifference(got, expected))")
+            #expect(wholeRight, "from \(from), one query: \(whole.count) of \(expected.count), first wrong \(firstDifference(whole, expected))")
+        }
+    }
+
     /// The writer asks for the columns' pages a little ahead of its rows,
     /// and the scan helps while it waits: neither gives pages far past the
     /// rows written, though the columns have room for ten times as many
@@ -262,6 +297,11 @@ import Testing
             #expect(!values.contains(-1), "round \(round)")
             if written != rows { break }
         }
+    }
+
+    /// The first index where `a` and `b` differ, or nil.
+    private func firstDifference(_ a: [UUID], _ b: [UUID]) -> Int? {
+        (0..<max(a.count, b.count)).first { $0 >= a.count || $0 >= b.count || a[$0] != b[$0] }
     }
 
     /// Saves the `n` samples `make` gives, 10,000 to a transaction.
