@@ -15,6 +15,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -105,6 +106,60 @@ static inline void ohk_prefetch(const void *p) {
 static inline void ohk_prefetch_below(const void *p, uintptr_t distance) {
     uintptr_t a = (uintptr_t)p, b = a - distance;
     if ((a ^ b) < 4096 && b < a) __builtin_prefetch((const void *)b, 0, 3);
+}
+
+/* The leaf page after `leaf` in an LMDB 0.9 tree, for a walk to ask for
+ * ahead of reaching it (see LeafPage.swift), or NULL. A walk's cursor
+ * holds its path from the root (mdb.c's struct MDB_cursor, mirrored here
+ * as LMDB 0.9 lays it out on 64 bits): the parent branch page's next child
+ * is the next leaf. Every field read is checked against what the caller
+ * knows first (the cursor's transaction and tree, its leaf at the top of
+ * the path), and every page read lies in the map's first `last_page` + 1
+ * pages, whose header must name it: another layout gives NULL, never a
+ * read outside the map. The page is only prefetched, never read from. */
+struct ohk_lmdb09_cursor {
+    void *next, *backup, *xcursor;
+    const void *txn;
+    unsigned int dbi;
+    void *db, *dbx;
+    unsigned char *dbflag;
+    unsigned short snum, top;
+    unsigned int flags;
+    const unsigned char *pg[32];
+    unsigned short ki[32];
+};
+
+static inline const void *ohk_lmdb09_next_leaf(const void *cursor, const void *txn, unsigned int dbi,
+                                               const void *leaf, uintptr_t page_size, uint64_t last_page) {
+    const struct ohk_lmdb09_cursor *c = (const struct ohk_lmdb09_cursor *)cursor;
+    if (c->txn != txn || c->dbi != dbi || c->snum < 2 || c->snum > 32 || c->top != c->snum - 1
+        || c->pg[c->top] != (const unsigned char *)leaf)
+        return NULL;
+    uint64_t leaf_no;
+    memcpy(&leaf_no, leaf, 8);
+    uintptr_t base = (uintptr_t)leaf - (uintptr_t)(leaf_no * page_size);
+    uintptr_t parent = (uintptr_t)c->pg[c->top - 1];
+    if (leaf_no > last_page || parent < base || (parent - base) % page_size != 0 || (parent - base) / page_size > last_page)
+        return NULL;
+    const unsigned char *p = (const unsigned char *)parent;
+    uint64_t parent_no;
+    uint16_t flags, lower, offset, lo, hi, top;
+    memcpy(&parent_no, p, 8);
+    memcpy(&flags, p + 10, 2);
+    memcpy(&lower, p + 12, 2);
+    if (parent_no != (parent - base) / page_size || (flags & 0x01) == 0 || lower < 16 || lower > page_size)
+        return NULL;
+    unsigned int next = (unsigned int)c->ki[c->top - 1] + 1;
+    if (next >= (unsigned int)(lower - 16) / 2)
+        return NULL; /* the parent's last child: the next leaf has another parent */
+    memcpy(&offset, p + 16 + 2 * next, 2);
+    if (offset < lower || offset + 8u > page_size)
+        return NULL;
+    memcpy(&lo, p + offset, 2);
+    memcpy(&hi, p + offset + 2, 2);
+    memcpy(&top, p + offset + 4, 2);
+    uint64_t child = (uint64_t)lo | (uint64_t)hi << 16 | (uint64_t)top << 32;
+    return child <= last_page ? (const void *)(base + (uintptr_t)(child * page_size)) : NULL;
 }
 
 /* `x` rounded half away from zero, as an integer: adding the double just

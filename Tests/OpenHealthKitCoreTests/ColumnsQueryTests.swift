@@ -244,6 +244,45 @@ import Testing
         }
     }
 
+    /// A walk asks for the next leaf page ahead of reaching it, as the
+    /// parent page names it (`LeafPage.nextPage`, read from LMDB's cursor):
+    /// on every page of a tree of several levels, the page named is the
+    /// one LMDB's cursor then steps to, and only a parent's last child has
+    /// none.
+    @Test func theNextLeafAWalkAsksForIsTheOneLMDBStepsTo() throws {
+        let store = try makeStore(mapSize: 256 << 20)
+        defer { store.close() }
+        try save(30_000, in: store) { i in
+            let start = t0.addingTimeInterval(Double(i) * 60)
+            return try Sample.quantity(steps, value: Double(i), unit: HealthUnit("count"), start: start, end: start, source: appA)
+        }
+        let (pages, named, right) = try store.env.read { txn -> (Int, Int, Int) in
+            let (_, trees) = try #require(try store.storedTrees(steps, txn))
+            let cursor = try txn.cursor(trees.records)
+            defer { cursor.close() }
+            let map = LeafPage.Map(txn)
+            let lastPage = map.lastPage(cursor)
+            var (pages, named, right) = (0, 0, 0)
+            var entry = try cursor.first()
+            while let (_, raw) = entry, let page = LeafPage(record: raw, map) {
+                pages += 1
+                let hint = page.nextPage(cursor, lastPage: lastPage)
+                // The page's last entry, then LMDB's step past it.
+                let (lastKey, _) = try #require(page.entry(page.count - 1))
+                _ = try cursor.find(lastKey)
+                entry = try cursor.next()
+                guard let hint, let (_, next) = entry else { continue }
+                named += 1
+                let landed = UInt(bitPattern: next.baseAddress!) & ~UInt(map.pageSize - 1)
+                if landed == UInt(bitPattern: hint) { right += 1 }
+            }
+            return (pages, named, right)
+        }
+        #expect(pages > 300, "\(pages) leaf pages")
+        #expect(right == named, "\(named - right) of \(named) pages named wrong")
+        #expect(named >= pages * 9 / 10, "\(named) of \(pages) pages named")
+    }
+
     /// The writer asks for the columns' pages a little ahead of its rows,
     /// and the scan helps while it waits: neither gives pages far past the
     /// rows written, though the columns have room for ten times as many

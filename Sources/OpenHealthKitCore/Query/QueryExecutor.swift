@@ -169,6 +169,7 @@ extension Store {
         var page: LeafPage? = nil
         var next = 0  // the page's node after `entry`
         var cursorIsAtEntry = true
+        var lastPage: UInt64? = nil
         while let (seq, raw) = entry {
             if try body(seq, raw) { return }
             if let p = page, next < p.count, let e = p.entry(next) {
@@ -187,6 +188,10 @@ extension Store {
             cursorIsAtEntry = true
             page = entry.flatMap { LeafPage(record: $0.1, map) }
             next = (page?.index ?? 0) + 1
+            if let page {
+                if lastPage == nil { lastPage = map.lastPage(cursor) }
+                page.prefetchNext(cursor, lastPage: lastPage!)
+            }
         }
     }
 

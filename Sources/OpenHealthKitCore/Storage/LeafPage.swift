@@ -1,4 +1,5 @@
 import CLMDB
+import COHKSystem
 
 /// The entries of one leaf page of a read transaction, read in place: a
 /// walk that wants every entry steps through a page's nodes itself and
@@ -29,6 +30,14 @@ struct LeafPage {
             mdb_env_stat(mdb_txn_env(txn.txn), &stat)
             pageSize = Int(stat.ms_psize)
             inPlace = Self.libraryIsLMDB09
+        }
+
+        /// The last page in use (LMDB's `me_last_pgno`): asked when a walk
+        /// first leaves a page, which a delta seldom does.
+        func lastPage(_ cursor: Cursor) -> UInt64 {
+            var info = MDB_envinfo()
+            mdb_env_info(mdb_txn_env(mdb_cursor_txn(cursor.cursor)), &info)
+            return UInt64(info.me_last_pgno)
         }
 
         /// Asked once: every record walk, each delta among them, makes a map.
@@ -89,4 +98,29 @@ struct LeafPage {
         let key = UInt64(bigEndian: node.loadUnaligned(fromByteOffset: Self.nodeHeaderSize, as: UInt64.self))
         return (key, UnsafeRawBufferPointer(start: node + Self.nodeHeaderSize + Self.keySize, count: dataSize))
     }
+
+    /// Asks for the leaf page after this one, which `cursor` (on this
+    /// page) will step to, ahead of the walk's reaching it: its header and
+    /// its first nodes, at the page's end (`ohk_lmdb09_next_leaf` finds it
+    /// in the parent page). `lastPage`: the map's last page in use. Waiting
+    /// for each new page's first read was an eighth to a quarter of a
+    /// batched read's time.
+    func prefetchNext(_ cursor: Cursor, lastPage: UInt64) {
+        guard let next = nextPage(cursor, lastPage: lastPage) else { return }
+        ohk_prefetch(next)
+        ohk_prefetch(next + size - 64)
+        ohk_prefetch(next + size - 128)
+    }
+
+    /// The leaf page `cursor` (on this page) steps to after it, as its
+    /// parent page names it; nil when the parent does not (this page is
+    /// its last child) or the cursor is not laid out as LMDB 0.9's.
+    func nextPage(_ cursor: Cursor, lastPage: UInt64) -> UnsafeRawPointer? {
+        let c = cursor.cursor
+        return ohk_lmdb09_next_leaf(UnsafeRawPointer(c), UnsafeRawPointer(mdb_cursor_txn(c)), mdb_cursor_dbi(c),
+                                    base, UInt(size), lastPage)
+    }
+
+    /// The page's first byte (where its number is).
+    var address: UnsafeRawPointer { base }
 }
