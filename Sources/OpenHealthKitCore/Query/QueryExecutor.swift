@@ -75,16 +75,22 @@ extension Store {
                     if try take(seq, raw, stream, 0, &taken, names) { break }
                 }
             case .spans(let spans):
-                spanLoop: for span in spans {
-                    var entry = try cursor.seek(atLeast: span.lowerBound)
-                    while let (seq, raw) = entry, seq <= span.upperBound {
-                        if try take(seq, raw, stream, 0, &taken, names) { break spanLoop }
-                        entry = try cursor.next()
+                // Each span's pages read in place, as a walk's.
+                let map = LeafPage.Map(txn)
+                var full = false
+                for span in spans {
+                    guard let first = try cursor.seek(atLeast: span.lowerBound) else { break }
+                    try forEachEntry(cursor, from: first, map) { seq, raw in
+                        guard seq <= span.upperBound else { return true }
+                        full = try take(seq, raw, stream, 0, &taken, names)
+                        return full
                     }
+                    if full { break }
                 }
             case .walk:
-                var entry = try cursor.seek(atLeast: from)
-                while let (seq, raw) = entry, try !take(seq, raw, stream, 0, &taken, names) { entry = try cursor.next() }
+                if let first = try cursor.seek(atLeast: from) {
+                    try forEachEntry(cursor, from: first, LeafPage.Map(txn)) { seq, raw in try take(seq, raw, stream, 0, &taken, names) }
+                }
             }
         } else {
             // Several types: merge the streams by position (store order),
