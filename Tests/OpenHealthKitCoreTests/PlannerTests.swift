@@ -234,6 +234,24 @@ import Testing
         }
     }
 
+    /// A start-index plan reads its positions' records as a walk reads
+    /// (pages in place) where they lie near each other: a position whose
+    /// record is gone is still an error, not a sample skipped.
+    @Test func aStartIndexEntryWhoseRecordIsGoneIsAnError() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        try store.save((0..<200).map { try stepSample(1, minute: $0, source: appA) })
+        let position = try store.anchoredQuery(type: steps, anchor: nil, limit: 100).newAnchor.position
+        try store.env.write { txn in
+            let (_, trees) = try #require(try store.storedTrees(steps, txn))
+            #expect(try txn.delete(trees.records, u64: position))
+        }
+        store.tuning.planOverride = .startIndex
+        defer { store.tuning.planOverride = nil }
+        let p = SamplePredicate.and([.startDate(.greaterThanOrEqual, t0), .startDate(.lessThan, t0.addingTimeInterval(300 * 60))])
+        #expect(throws: OHKError.self) { try store.anchoredQuery([QueryDescriptor(type: steps, predicate: p)], anchor: nil) }
+    }
+
     @Test func uuidCandidatesOfPredicates() {
         let a = UUID(), b = UUID(), c = UUID()
         #expect(UUIDCandidates.of(.uuids([a, b])) == [a, b])

@@ -69,10 +69,20 @@ extension Store {
             let cursor = stream.cursor
             switch stream.plan {
             case .positions(let positions):
-                var reader = PositionReader(cursor: cursor)
-                for seq in positions {
-                    let (_, raw) = try reader.record(at: seq)
-                    if try take(seq, raw, stream, 0, &taken, names) { break }
+                // Near positions (an index's range, mostly) read as a walk
+                // reads, pages in place; a far one sought.
+                let map = LeafPage.Map(txn)
+                var i = 0, full = false
+                while i < positions.count, !full {
+                    guard let first = try cursor.seek(atLeast: positions[i]) else { throw Self.missingRecord }
+                    try forEachEntry(cursor, from: first, map) { seq, raw in
+                        let wanted = positions[i]
+                        if seq < wanted { return wanted - seq > Self.nearPositions }
+                        guard seq == wanted else { throw Self.missingRecord }
+                        i += 1
+                        full = try take(seq, raw, stream, 0, &taken, names)
+                        return full || i == positions.count
+                    }
                 }
             case .spans(let spans):
                 // Each span's pages read in place, as a walk's.
@@ -316,6 +326,12 @@ extension Store {
     /// The records at positions an index found, asked in ascending order:
     /// near ones are reached by stepping (cheaper than a seek), far ones by
     /// seeking.
+    /// Positions at most this far past the entry a positions plan is on
+    /// are walked to, farther ones sought: a leaf page holds some fifty
+    /// records.
+    static let nearPositions: UInt64 = 64
+    static var missingRecord: OHKError { OHKError(.storage, "an index points at a missing record") }
+
     struct PositionReader {
         let cursor: Cursor
         /// Where the cursor is.
@@ -329,7 +345,7 @@ extension Store {
             var steps = 0
             while let (key, _) = at, key < seq, steps < 8 { at = try cursor.next(); steps += 1 }
             if at?.0 != seq {
-                guard let raw = try cursor.find(seq) else { throw OHKError(.storage, "an index points at a missing record") }
+                guard let raw = try cursor.find(seq) else { throw Store.missingRecord }
                 at = (seq, raw)
             }
             return at!
