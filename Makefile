@@ -343,8 +343,8 @@ c-bench-run:
 
 # The library's hot-text order: the reference workload through C at
 # HOT_N samples under callgrind (every phase but 7, whose second process
-# valgrind cannot start), then the functions it entered at least 100
-# times, most entered first (scripts/gen_hot_text.py). Run it when the
+# valgrind cannot start), then the functions it entered, most entered
+# first (scripts/gen_hot_text.py). Run it when the
 # C path's functions changed much, then `make lib` (relinked) and the
 # benchmarks; commit scripts/hot-text.txt with their figures.
 HOT_N ?= 20000
