@@ -333,10 +333,15 @@ PHASES ?= 1,1b,2,3,4,5,6,7,8
 c-bench: lib ## the reference workload through the C API on the peers' harness (needs PEERS)
 	@test -f $(PEERS)/bench.c || { $(NO_PEERS); exit 0; }; $(MAKE) --no-print-directory c-bench-run
 
-c-bench-run:
+# The workload's harness on this library (Benchmarks/c/ohk_peer.c and PEERS).
+define build-ohk-peer
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -I$(PEERS) -o build/bench/ohk_peer \
 	  Benchmarks/c/ohk_peer.c $(PEERS)/bench.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lpthread -lm
+endef
+
+c-bench-run:
+	$(build-ohk-peer)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
 	build/bench/ohk_peer $(BENCH_N) $(BENCH_DIR)-c --phases $(PHASES)
 	rm -rf $(BENCH_DIR)-c $(BENCH_DIR)-c-bulk
@@ -344,17 +349,15 @@ c-bench-run:
 # The library's hot-text order: the reference workload through C at
 # HOT_N samples under callgrind (every phase but 7, whose second process
 # valgrind cannot start), then the functions it entered, most entered
-# first (scripts/gen_hot_text.py). Run it when the
-# C path's functions changed much, then `make lib` (relinked) and the
-# benchmarks; commit scripts/hot-text.txt with their figures.
+# first (scripts/gen_hot_text.py). Run it when the C path's functions
+# changed much, then `make lib` (relinked) and the benchmarks; commit
+# scripts/hot-text.txt with their figures.
 HOT_N ?= 20000
 hot-text: lib c-deps ## regenerate scripts/hot-text.txt, the C library's function order (needs PEERS)
 	@test -f $(PEERS)/bench.c || { $(NO_PEERS); exit 1; }; $(MAKE) --no-print-directory hot-text-run
 
 hot-text-run:
-	mkdir -p build/bench
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -I$(PEERS) -o build/bench/ohk_peer \
-	  Benchmarks/c/ohk_peer.c $(PEERS)/bench.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lpthread -lm
+	$(build-ohk-peer)
 	rm -rf $(BENCH_DIR)-hot $(BENCH_DIR)-hot-bulk
 	valgrind --tool=callgrind --dump-instr=yes --callgrind-out-file=build/bench/hot-text.callgrind \
 	  build/bench/ohk_peer $(HOT_N) $(BENCH_DIR)-hot --phases 1b,2,3,4,5,6,9 >/dev/null
