@@ -79,13 +79,14 @@ final class BatchHandle: Handle, @unchecked Sendable {
             deleted = .allocate(capacity: r.deletedObjects.count)
             var k = 0
             r.deletedObjects.forEach { f in
+                let synced = f.hasMetadata
                 deleted[k] = ohk_deleted_record(uuid: f.uuidBytes, start: UnixTime.fromReference(f.startTime),
                                                 end: UnixTime.fromReference(f.endTime),
                                                 deletion_date: UnixTime.fromReference(f.deletionTime),
                                                 type_index: UInt32(f.typeIndex),
                                                 source_index: sources.number(ofStoreID: f.sourceID),
-                                                sync_identifier: strings.add(f.syncIdentifier),
-                                                sync_version: f.syncVersion ?? .nan)
+                                                sync_identifier: synced ? strings.add(f.syncIdentifier) : nil,
+                                                sync_version: synced ? f.syncVersion ?? .nan : .nan)
                 k += 1
             }
         }

@@ -53,6 +53,9 @@ public struct DeletedFields {
     public var endTime: Double { record.end }
     public var deletionTime: Double { record.deletionDate }
     public var sourceID: UInt32 { record.sourceID }
+    /// Whether it kept metadata: without it, no sync identifier or version
+    /// to look for (most tombstones).
+    package var hasMetadata: Bool { record.hasMetadata }
     /// The sync identifier and version it kept (HealthKit's public
     /// metadata of a deleted object), nil when it has none.
     public var syncIdentifier: String? {
