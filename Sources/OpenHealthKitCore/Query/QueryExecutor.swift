@@ -323,15 +323,15 @@ extension Store {
         }
     }
 
-    /// The records at positions an index found, asked in ascending order:
-    /// near ones are reached by stepping (cheaper than a seek), far ones by
-    /// seeking.
     /// Positions at most this far past the entry a positions plan is on
     /// are walked to, farther ones sought: a leaf page holds some fifty
     /// records.
     static let nearPositions: UInt64 = 64
     static var missingRecord: OHKError { OHKError(.storage, "an index points at a missing record") }
 
+    /// The records at positions an index found, asked in ascending order:
+    /// near ones are reached by stepping (cheaper than a seek), far ones by
+    /// seeking.
     struct PositionReader {
         let cursor: Cursor
         /// Where the cursor is.

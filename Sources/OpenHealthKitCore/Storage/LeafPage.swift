@@ -120,7 +120,4 @@ struct LeafPage {
         return ohk_lmdb09_next_leaf(UnsafeRawPointer(c), UnsafeRawPointer(mdb_cursor_txn(c)), mdb_cursor_dbi(c),
                                     base, UInt(size), lastPage)
     }
-
-    /// The page's first byte (where its number is).
-    var address: UnsafeRawPointer { base }
 }
