@@ -133,7 +133,7 @@ final class RowsBlock {
 
     deinit {
         _ = holder?.pipeline?.finish()
-        if let block { free(block) }
+        if let block { FreedMemory.free(block) }
     }
 
     /// The sink of a query that returns at most `bound` samples; nil below

@@ -24,6 +24,14 @@ extension Store {
         let context: EvalContext?
         /// How the stream reads, once planned.
         var plan = Plan.walk
+        /// How many positions its plan reads; nil for a walk (all it meets).
+        var plannedPositions: Int? {
+            switch plan {
+            case .positions(let ps): return ps.count
+            case .spans(let spans): return spans.reduce(0) { $0 + Int($1.count) }
+            case .walk: return nil
+            }
+        }
 
         init(_ g: Group, typeID: UInt16, trees: TypeTrees, cursor: Cursor, _ names: NameLookup) {
             type = g.type
@@ -229,11 +237,8 @@ extension Store {
     func expectedCount(_ txn: Txn, _ streams: [Stream], from: UInt64, limit: Int) -> Int {
         var known: Int? = 0
         for s in streams {
-            switch s.plan {
-            case .positions(let ps): known? += ps.count
-            case .spans(let spans): known? += spans.reduce(0) { $0 + Int($1.count) }
-            case .walk: known = nil
-            }
+            guard let n = s.plannedPositions else { known = nil; break }
+            known! += n
         }
         let stored = { streams.reduce(0) { $0 + txn.entries($1.trees.records) } }
         return Self.capped(known.map { min($0, stored()) } ?? Self.walkGuess(from: from, stored: stored), limit)
@@ -258,11 +263,7 @@ extension Store {
         var total = 0
         for s in streams {
             let stored = txn.entries(s.trees.records)
-            switch s.plan {
-            case .positions(let ps): total += min(ps.count, stored)
-            case .spans(let spans): total += min(spans.reduce(0) { $0 + Int($1.count) }, stored)
-            case .walk: total += stored
-            }
+            total += min(s.plannedPositions ?? stored, stored)
         }
         return Self.capped(min(total, Self.positions(from: from, head: head)), limit)
     }
