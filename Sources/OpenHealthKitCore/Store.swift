@@ -75,6 +75,8 @@ public final class Store: @unchecked Sendable {
     let lastCommit = Locked<(txnID: Int, head: UInt64, horizon: UInt64)>((-1, 0, 0))
     /// Called after each of this handle's commits (`setCommitHook`).
     let commitHook = Locked<CommitHook?>(nil)
+    /// The last rows block its queries freed, for the next one.
+    package let spareRows = SpareBlock()
     /// Started with the first live query; stopped by close, after which
     /// no live query starts (`closing`).
     private let live = Locked<(watcher: ChangeWatcher?, closing: Bool)>((nil, false))
@@ -157,6 +159,7 @@ public final class Store: @unchecked Sendable {
             signal.closeDescriptor()
         }
         pthread_rwlock_unlock(lifecycle)
+        spareRows.drop()
         FreedMemory.giveBack()
         // Released outside every lock: its owner's clean-up may call us.
         let hook = commitHook.withLock { h in defer { h = nil }; return h }

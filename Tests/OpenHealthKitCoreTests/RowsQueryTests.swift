@@ -168,6 +168,42 @@ import Testing
         } == .storeCorrupt)
     }
 
+    /// A rows block given back (as `ohk_batch_free` does) is the store's
+    /// next rows block, whose pages are written already; its rows are the
+    /// next query's own.
+    @Test func aFreedRowsBlockIsTheStoresNextRowsBlock() throws {
+        let (store, anchors) = try filledStore(600, seed: 11)
+        defer { store.close() }
+        let ds = [QueryDescriptor(type: steps)]
+        let first = try store.anchoredQuery(ds, anchor: nil, rows: Self.layout, rowsFrom: 0)
+        let block = try #require(first.rows)
+        try #require(first.spare).give(block)
+        let anchor = anchors[anchors.count / 2]
+        let later = try store.anchoredQuery(ds, anchor: anchor, rows: Self.layout, rowsFrom: 0)
+        #expect(later.rows == block)
+        let (rows, _) = expectedRows(try store.anchoredQuery(type: steps, anchor: anchor))
+        #expect(later.count > 0 && Array(UnsafeRawBufferPointer(start: later.rows, count: later.count * 64)) == rows)
+        if let b = later.rows { try #require(later.spare).give(b) }
+    }
+
+    /// A kept block too small for a query is left for a later one; a block
+    /// larger than `SpareBlock.maxBytes` is freed, not kept.
+    @Test func aSpareBlockServesOnlyQueriesItFits() {
+        let spare = SpareBlock()
+        let small = malloc(4096)!
+        spare.give(small)
+        let large = spare.take(1 << 20)
+        #expect(large != small)
+        #expect(spare.take(1_000) == small)
+        free(large)
+        free(small)
+        let huge = malloc(SpareBlock.maxBytes + 4096)!
+        spare.give(huge)
+        let fresh = spare.take(16)
+        #expect(fresh != huge)
+        free(fresh)
+    }
+
     /// Past 65,536 rows the rows are written on a second thread.
     @Test func aLargeReadWritesTheSameRowsOnASecondThread() throws {
         let (store, _) = try filledStore(120_000, seed: 7)

@@ -36,6 +36,8 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// `result.samples` holds only the records of the rows in
     /// `recordRows`, those whose rows leave fields out.
     private let rows: UnsafeMutablePointer<ohk_sample_record>?
+    /// The store's spare block, which takes `rows` back when the batch is freed.
+    private let spare: SpareBlock?
     private let recordRows: [UInt32]
     /// How many samples the batch has.
     let sampleCount: Int
@@ -51,6 +53,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     init(_ r: AnchoredQueryResult, names: CNames, sourceOrder: [UInt32]? = nil) {
         result = r
         rows = nil
+        spare = nil
         sampleCount = r.samples.count
         recordRows = []
         self.names = names
@@ -62,6 +65,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     init(_ r: RowsQueryResult, rows: UnsafeMutableRawPointer, names: CNames) {
         result = r.result
         self.rows = rows.bindMemory(to: ohk_sample_record.self, capacity: max(r.count, 1))
+        spare = r.spare
         sampleCount = r.count
         recordRows = r.recordRows
         self.names = names
@@ -165,7 +169,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
 
     deinit {
         records?.deallocate()
-        if let rows { FreedMemory.free(rows) }
+        if let rows { spare!.give(rows) }
         deleted.deallocate()
         sources.free()
         for m in metadata.values { m.deallocate() }

@@ -88,7 +88,7 @@ extension Store {
         try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in
-            let rows = RowsBlock(layout, from: rowsFrom)
+            let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
             let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows)
             return try rows.result(taken, self)
         }
@@ -108,7 +108,7 @@ extension Store {
             guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
                 return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
             }
-            let rows = RowsBlock(layout, from: rowsFrom)
+            let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
             let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
             return try rows.result(taken, self)
         }

@@ -97,9 +97,11 @@ package struct RowsQueryResult: @unchecked Sendable {
     /// payload), with the types and names; every sample's record when
     /// `rows` is nil.
     package let result: AnchoredQueryResult
-    /// The rows, malloc'd (the caller frees them); nil when the query kept
-    /// its records instead (a few samples at most).
+    /// The rows, malloc'd (the caller gives them to `spare` when done);
+    /// nil when the query kept its records instead (a few samples at most).
     package let rows: UnsafeMutableRawPointer?
+    /// The store's spare block, which takes `rows` back.
+    package let spare: SpareBlock?
     package let count: Int
     /// The store source ids the rows' source numbers stand for.
     package let sourceOrder: [UInt32]
@@ -108,11 +110,13 @@ package struct RowsQueryResult: @unchecked Sendable {
 
     /// A result that kept its records.
     init(records: AnchoredQueryResult) {
-        (result, rows, count, sourceOrder, recordRows) = (records, nil, records.samples.count, [], [])
+        (result, rows, spare, count, sourceOrder, recordRows) = (records, nil, nil, records.samples.count, [], [])
     }
 
-    init(result: AnchoredQueryResult, rows: UnsafeMutableRawPointer, count: Int, sourceOrder: [UInt32], recordRows: [UInt32]) {
-        (self.result, self.rows, self.count, self.sourceOrder, self.recordRows) = (result, rows, count, sourceOrder, recordRows)
+    init(result: AnchoredQueryResult, rows: UnsafeMutableRawPointer, spare: SpareBlock, count: Int,
+         sourceOrder: [UInt32], recordRows: [UInt32]) {
+        (self.result, self.rows, self.spare) = (result, rows, spare)
+        (self.count, self.sourceOrder, self.recordRows) = (count, sourceOrder, recordRows)
     }
 }
 
@@ -122,18 +126,21 @@ package struct RowsQueryResult: @unchecked Sendable {
 final class RowsBlock {
     let layout: SampleRowLayout
     let rowsFrom: Int
+    /// Where the block comes from and goes back to.
+    let spare: SpareBlock
     private var block: UnsafeMutableRawPointer?
     /// A pipeline's thread writes into the block: finished before it is freed.
     private var holder: ColumnPipeline.Holder?
 
-    init(_ layout: SampleRowLayout, from rowsFrom: Int) {
+    init(_ layout: SampleRowLayout, from rowsFrom: Int, spare: SpareBlock) {
         self.layout = layout
         self.rowsFrom = rowsFrom
+        self.spare = spare
     }
 
     deinit {
         _ = holder?.pipeline?.finish()
-        if let block { FreedMemory.free(block) }
+        if let block { spare.give(block) }
     }
 
     /// The sink of a query that returns at most `bound` samples; nil below
@@ -142,7 +149,7 @@ final class RowsBlock {
     func sink(bound: Int) -> ColumnSink? {
         guard bound >= rowsFrom else { return nil }
         let capacity = bound + 1
-        block = malloc(capacity * layout.stride)!
+        block = spare.take(capacity * layout.stride)
         var out = SampleColumnPointers()
         out.rows = block
         out.rowLayout = layout
@@ -159,7 +166,7 @@ final class RowsBlock {
         taken.batch.noteSource(through: written.maxSourceID)
         let result = try store.result(taken)
         block = nil
-        return RowsQueryResult(result: result, rows: rows, count: written.count, sourceOrder: written.sourceOrder,
-                               recordRows: taken.extraRows ?? [])
+        return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,
+                               sourceOrder: written.sourceOrder, recordRows: taken.extraRows ?? [])
     }
 }

@@ -28,7 +28,7 @@ extension Store {
         var plannedPositions: Int? {
             switch plan {
             case .positions(let ps): return ps.count
-            case .spans(let spans): return spans.reduce(0) { $0 + Int($1.count) }
+            case .spans(let spans): return spans.reduce(0) { $0 + $1.count }
             case .walk: return nil
             }
         }
@@ -97,9 +97,9 @@ extension Store {
                 let map = LeafPage.Map(txn)
                 var full = false
                 for span in spans {
-                    guard let first = try cursor.seek(atLeast: span.lowerBound) else { break }
+                    guard let first = try cursor.seek(atLeast: span.first) else { break }
                     try forEachEntry(cursor, from: first, map) { seq, raw in
-                        guard seq <= span.upperBound else { return true }
+                        guard seq <= span.last else { return true }
                         full = try take(seq, raw, stream, 0, &taken, names)
                         return full
                     }
@@ -294,7 +294,7 @@ extension Store {
             case .positions: return try next()
             case .spans(let spans):
                 guard !spans.isEmpty else { return nil }
-                return try within(try cursor.seek(atLeast: spans[0].lowerBound))
+                return try within(try cursor.seek(atLeast: spans[0].first))
             }
         }
 
@@ -316,8 +316,8 @@ extension Store {
             var entry = entry
             while k < spans.count {
                 guard let (seq, _) = entry else { return nil }
-                if seq < spans[k].lowerBound { entry = try cursor.seek(atLeast: spans[k].lowerBound); continue }
-                if seq <= spans[k].upperBound { return entry }
+                if seq < spans[k].first { entry = try cursor.seek(atLeast: spans[k].first); continue }
+                if seq <= spans[k].last { return entry }
                 k += 1
             }
             return nil

@@ -11,7 +11,17 @@ extension Store {
         case positions([UInt64])
         /// The change order within these spans of positions, ascending:
         /// the zone map's blocks that can hold the start range.
-        case spans([ClosedRange<UInt64>])
+        case spans([PositionSpan])
+    }
+
+    /// The positions `first...last` of the change order: a span of a zone
+    /// plan. (Not a `ClosedRange<UInt64>`: the storage type of an array
+    /// of those is made at run time, and the first one a process makes
+    /// looks up `Comparable` among all conformances, 110 K instructions.)
+    struct PositionSpan: Equatable {
+        var first: UInt64
+        var last: UInt64
+        var count: Int { Int(clamping: last - first + 1) }
     }
 
     /// The planner's UUID path (issue 4): when the stream's predicates
@@ -73,17 +83,21 @@ extension Store {
         let inRange = range.fraction(of: span) * Double(total)
         let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
         if inRange + 3 * afterFrom + 16 < best.cost {
-            return .positions(try startIndexPositions(txn, s, range, from: from))
+            return .positions(try startIndexPositions(txn, s, range, from: from, expected: Int(afterFrom * 1.25) + 16))
         }
         return best.plan
     }
 
     /// The positions at or after `from` of the stream's objects whose start
-    /// is in `range`, through the start index, sorted.
-    func startIndexPositions(_ txn: Txn, _ s: Stream, _ range: StartRange, from: UInt64) throws -> [UInt64] {
+    /// is in `range`, through the start index, sorted. Room is made for
+    /// the `expected` count at once: each doubling copies the positions
+    /// into memory the process may never have written (a fault a page).
+    func startIndexPositions(_ txn: Txn, _ s: Stream, _ range: StartRange, from: UInt64,
+                             expected: Int = 0) throws -> [UInt64] {
         let c = try txn.cursor(s.trees.starts)
         defer { c.close() }
         var positions: [UInt64] = []
+        positions.reserveCapacity(min(expected, txn.entries(s.trees.starts)))
         let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
         var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
         while let (k, v) = entry {
@@ -112,11 +126,11 @@ extension Store {
     /// Positions past the zone head (appended by a format-2 library still
     /// open on the store) are one span more: walked, not skipped.
     func zoneSpans(_ txn: Txn, _ s: Stream, _ range: StartRange,
-                           from: UInt64, head: UInt64) throws -> (spans: [ClosedRange<UInt64>], read: Int) {
+                           from: UInt64, head: UInt64) throws -> (spans: [PositionSpan], read: Int) {
         let mapped = min(head, try txn.metaU64(trees, .zoneHead))
         let c = try txn.cursor(trees.zones)
         defer { c.close() }
-        var spans: [ClosedRange<UInt64>] = []
+        var spans: [PositionSpan] = []
         var read = 0
         var entry = try ZoneMap.key(type: s.typeID, block: ZoneMap.block(of: from)).withUnsafeBytes { try c.seekRaw(atLeast: $0) }
         while let (k, v) = entry {
@@ -127,15 +141,15 @@ extension Store {
             let starts = try ZoneMap.decodeRange(v)
             let lo = max(from, first), hi = min(mapped, ZoneMap.firstPosition(of: block + 1) - 1)
             if starts.upperBound >= range.lo && starts.lowerBound <= range.hi && lo <= hi {
-                if let prev = spans.last, prev.upperBound + 1 == lo {
-                    spans[spans.count - 1] = prev.lowerBound...hi
+                if let prev = spans.last, prev.last + 1 == lo {
+                    spans[spans.count - 1].last = hi
                 } else {
-                    spans.append(lo...hi)
+                    spans.append(PositionSpan(first: lo, last: hi))
                 }
             }
             entry = try c.nextEntry()
         }
-        if mapped < head { spans.append(max(from, mapped + 1)...head) }
+        if mapped < head { spans.append(PositionSpan(first: max(from, mapped + 1), last: head)) }
         return (spans, read)
     }
 }
