@@ -204,6 +204,27 @@ import Testing
         free(fresh)
     }
 
+    /// Rule 23 in a read large enough for a second thread to write the
+    /// rows: the scan still finds the damaged record, past the rows it
+    /// writes itself, before it hands the record on.
+    @Test func rule23_aDamagedRecordIsAnErrorToALargeRowsQuery() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        let n = ColumnPipeline.threshold + 1_000
+        try store.save(try (0..<n).map { try stepSample(Double($0 % 1_000), minute: $0) })
+        let seq = try store.currentAnchor().position
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in
+            var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
+            bytes[47] |= 0x20  // says it carries a UTC offset, which it lacks
+            try txn.put(t.records, u64: seq, bytes)
+        }
+        #expect(errorCode {
+            _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, rowsFrom: 0)
+        } == .storeCorrupt)
+    }
+
     /// Past 65,536 rows the rows are written on a second thread.
     @Test func aLargeReadWritesTheSameRowsOnASecondThread() throws {
         let (store, _) = try filledStore(120_000, seed: 7)
