@@ -439,6 +439,30 @@ ohk_status ohk_predicate_not(ohk_predicate **out_predicate, const ohk_predicate 
 ohk_status ohk_store_fetch(ohk_batch **out_batch, ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, uint64_t limit);
 
 /**
+ * Fetches what ohk_store_fetch fetches without a limit, handing it to
+ * `callback` in parts of at most 4,096 objects (samples and deleted
+ * objects together), in change order, all read from one snapshot (rule
+ * 75): a large read needs the memory of one part, where one batch holds
+ * all of it, as SQLite's and LMDB's cursors read a row at a time. Each
+ * part is a batch lent for the call (the ohk_batch_* getters read it; do
+ * not free it). Its anchor (ohk_batch_anchor) is the position after its
+ * last object; the last part holds fewer than 4,096 objects (perhaps
+ * none: there is always one) and its anchor is the query's new anchor,
+ * as ohk_store_fetch's. The callback returns 0 to go on; anything else
+ * stops the fetch. It may read the store and save to it; it must not
+ * close it (the fetch holds it open, and the close would wait for it).
+ * Returns OHK_OK; OHK_ERR_CANCELLED (the callback stopped it);
+ * OHK_ERR_INVALID_ARGUMENT (a NULL callback, or as ohk_store_fetch);
+ * OHK_ERR_UNKNOWN_TYPE; OHK_ERR_INVALID_PREDICATE /
+ * OHK_ERR_INCOMPATIBLE_UNIT; OHK_ERR_ANCHOR_CORRUPT,
+ * OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
+ * OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+ * the callback runs on the calling thread, inside a read transaction
+ * that never waits for writers.
+ */
+ohk_status ohk_store_fetch_parts(ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, ohk_fetch_part_fn callback, void *user_data);
+
+/**
  * Frees a batch and everything borrowed from it. NULL is ignored, and so
  * is a batch lent to a callback (the library frees that one). Any thread.
  */

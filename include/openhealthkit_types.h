@@ -914,6 +914,12 @@ typedef int32_t (*ohk_sink_progress_fn)(const ohk_sink_progress *progress, void 
 /* Frees a callback's user_data; runs exactly once, after the last call. */
 typedef void (*ohk_destroy_fn)(void *user_data);
 
+/* A part of a fetch in parts (ohk_store_fetch_parts), on the calling
+ * thread: at most 4,096 of the result's objects, in change order. `part` is
+ * borrowed for the call (do not free it). Return 0 to go on; anything else
+ * stops the fetch, which then returns OHK_ERR_CANCELLED. */
+typedef int32_t (*ohk_fetch_part_fn)(const ohk_batch *part, void *user_data);
+
 /* A long-running anchored query's results: first the snapshot, then each
  * change set. `batch` is borrowed: valid until the callback returns (do not
  * free it). On failure status < 0, batch is NULL and the query has stopped. */

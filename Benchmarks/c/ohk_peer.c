@@ -16,6 +16,9 @@
  * current anchor and, when it moved, asks for one step-count change after it.
  * Decoded samples carry seq 0 (the C API does not expose change positions).
  * With no anchor the workload counts live samples only; see op_query.
+ * A query without a limit reads its result in parts (ohk_store_fetch_parts:
+ * one snapshot, at most 4,096 objects a part), as the peers step through
+ * theirs; with OHK_PEER_FETCH=whole it takes one batch (ohk_store_fetch).
  */
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +34,8 @@ static const char *const TYPE_UNIT[2] = { "count", "count/min" };
 struct store {
     ohk_store *db;
     int durable;
-    char describe[160];
+    char describe[200];
+    int fetch_whole; /* OHK_PEER_FETCH=whole: one batch, not parts */
     /* token - 1 -> anchor, for the harness's integer anchors */
     ohk_anchor *anchors;
     size_t n_anchors, cap_anchors;
@@ -86,10 +90,13 @@ static store_t *op_open(const char *dir, int create, int sync_full)
     s->durable = o.durable;
     const char *observer = getenv("OHK_PEER_OBSERVER");
     s->use_observer_query = observer && strcmp(observer, "query") == 0;
+    const char *fetch = getenv("OHK_PEER_FETCH");
+    s->fetch_whole = fetch && strcmp(fetch, "whole") == 0;
     snprintf(s->describe, sizeof s->describe,
-             "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s,\"listener\":\"%s\"",
+             "\"api\":\"C (libopenhealthkit.so)\",\"durable\":%s,\"listener\":\"%s\",\"fetch\":\"%s\"",
              o.durable ? "true" : "false",
-             s->use_observer_query ? "ohk_query_start_observer" : "ohk_store_set_commit_hook");
+             s->use_observer_query ? "ohk_query_start_observer" : "ohk_store_set_commit_hook",
+             s->fetch_whole ? "ohk_store_fetch" : "ohk_store_fetch_parts");
     return s;
 }
 
@@ -149,30 +156,9 @@ static int op_delete(store_t *s, const uint8_t (*uuids)[16], size_t n, size_t *n
     return 0;
 }
 
-static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint64_t *new_anchor)
+/* Hands a batch's (or a part's) samples and deleted objects to the harness. */
+static void deliver(const ohk_batch *b, const query_t *q, const query_sink_t *sink)
 {
-    ohk_predicate *pred = NULL;
-    if (q->has_pred) {
-        ohk_value args[2];
-        memset(args, 0, sizeof args);
-        args[0].kind = args[1].kind = OHK_VALUE_DATE;
-        args[0].number = q->start_lo / 1000.0;
-        args[1].number = q->start_hi / 1000.0;
-        int32_t rc = ohk_predicate_parse(&pred, "startDate >= $1 AND startDate < $2", args, 2);
-        if (rc != OHK_OK)
-            return fail("predicate", rc);
-    }
-    if (q->has_anchor && (q->anchor == 0 || q->anchor > s->n_anchors)) {
-        fprintf(stderr, "ohk_peer: unknown anchor token %llu\n", (unsigned long long)q->anchor);
-        return -1;
-    }
-    ohk_descriptor d = { TYPE_ID[q->type], pred };
-    ohk_batch *b = NULL;
-    int32_t rc = ohk_store_fetch(&b, s->db, &d, 1, q->has_anchor ? &s->anchors[q->anchor - 1] : NULL, q->limit);
-    ohk_predicate_free(pred);
-    if (rc != OHK_OK)
-        return fail("query", rc);
-
     const ohk_sample_record *r;
     const ohk_deleted_record *del;
     uint64_t n, nd;
@@ -197,6 +183,57 @@ static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint
      * handed on. */
     for (uint64_t i = 0; q->has_anchor && i < nd; i++)
         sink->on_deleted(sink->ctx, 0, del[i].uuid);
+}
+
+/* A query in parts: each part delivered, the last one's anchor kept. */
+typedef struct {
+    const query_t *q;
+    const query_sink_t *sink;
+    ohk_anchor anchor;
+} parts_t;
+
+static int32_t take_part(const ohk_batch *part, void *user_data)
+{
+    parts_t *p = user_data;
+    deliver(part, p->q, p->sink);
+    ohk_batch_anchor(&p->anchor, part);
+    return 0;
+}
+
+static int op_query(store_t *s, const query_t *q, const query_sink_t *sink, uint64_t *new_anchor)
+{
+    ohk_predicate *pred = NULL;
+    if (q->has_pred) {
+        ohk_value args[2];
+        memset(args, 0, sizeof args);
+        args[0].kind = args[1].kind = OHK_VALUE_DATE;
+        args[0].number = q->start_lo / 1000.0;
+        args[1].number = q->start_hi / 1000.0;
+        int32_t rc = ohk_predicate_parse(&pred, "startDate >= $1 AND startDate < $2", args, 2);
+        if (rc != OHK_OK)
+            return fail("predicate", rc);
+    }
+    if (q->has_anchor && (q->anchor == 0 || q->anchor > s->n_anchors)) {
+        fprintf(stderr, "ohk_peer: unknown anchor token %llu\n", (unsigned long long)q->anchor);
+        return -1;
+    }
+    ohk_descriptor d = { TYPE_ID[q->type], pred };
+    const ohk_anchor *from = q->has_anchor ? &s->anchors[q->anchor - 1] : NULL;
+    if (q->limit == 0 && !s->fetch_whole) {
+        parts_t p = { q, sink, { { 0 } } };
+        int32_t rc = ohk_store_fetch_parts(s->db, &d, 1, from, take_part, &p);
+        ohk_predicate_free(pred);
+        if (rc != OHK_OK)
+            return fail("query", rc);
+        *new_anchor = remember(s, &p.anchor);
+        return 0;
+    }
+    ohk_batch *b = NULL;
+    int32_t rc = ohk_store_fetch(&b, s->db, &d, 1, from, q->limit);
+    ohk_predicate_free(pred);
+    if (rc != OHK_OK)
+        return fail("query", rc);
+    deliver(b, q, sink);
     ohk_anchor a;
     ohk_batch_anchor(&a, b);
     *new_anchor = remember(s, &a);

@@ -168,6 +168,80 @@ import Testing
         } == .storeCorrupt)
     }
 
+    /// Rule 75: a query in parts hands on what the query returns, in its
+    /// order, `part` objects a part but the last, which is shorter and has
+    /// the query's anchor; each part's anchor continues where it ended.
+    @Test func rule75_aQueryInPartsIsTheQueryInPieces() throws {
+        let (store, anchors) = try filledStore(3_000, seed: 75)
+        defer { store.close() }
+        let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(600 * 60), end: t0.addingTimeInterval(2_400 * 60),
+                                              options: .strictStartDate)
+        let kinds: [(String, [QueryDescriptor])] = [
+            ("steps", [QueryDescriptor(type: steps)]),
+            ("steps by start", [QueryDescriptor(type: steps, predicate: since)]),
+            ("three types", [QueryDescriptor(type: steps), QueryDescriptor(type: sleep), QueryDescriptor(type: workoutType)]),
+        ]
+        for (name, ds) in kinds {
+            for anchor in [nil, anchors[3], anchors[anchors.count / 2]] {
+                for part in [1, 97, 5_000] {
+                    let what = "\(name) from \(String(describing: anchor?.position)) in parts of \(part)"
+                    let whole = try store.anchoredQuery(ds, anchor: anchor)
+                    var samples: [UUID] = [], deleted: [UUID] = [], kept: [UUID] = []
+                    var last: RowsQueryResult?
+                    var parts = 0
+                    try store.anchoredQueryParts(ds, anchor: anchor, part: part, rows: Self.layout, rowsFrom: 0) { r in
+                        #expect(last.map { $0.count + $0.result.deletedObjects.count == part } ?? true, "\(what): a short part before")
+                        if let b = r.rows {
+                            samples += (0..<r.count).map { i in UUID(uuid: b.load(fromByteOffset: 64 * i, as: uuid_t.self)) }
+                            r.spare?.give(b)
+                        } else {
+                            samples += r.result.samples.map(\.uuid)
+                        }
+                        kept += r.rows == nil ? [] : r.result.samples.map(\.uuid)
+                        deleted += r.result.deletedObjects.map(\.uuid)
+                        parts += 1
+                        if let l = last, l.count + l.result.deletedObjects.count == part {
+                            // The part before ended at its anchor; this one starts after it.
+                            let next = try store.anchoredQuery(ds, anchor: l.result.newAnchor, limit: part)
+                            #expect(next.samples.map(\.uuid) == Array(samples.suffix(r.count)), "\(what)")
+                        }
+                        last = r
+                        return true
+                    }
+                    #expect(samples == whole.samples.map(\.uuid), "\(what): samples")
+                    #expect(deleted == whole.deletedObjects.map(\.uuid), "\(what): deleted")
+                    #expect(Set(kept).isSubset(of: Set(samples)), "\(what): kept records")
+                    #expect(last?.result.newAnchor == whole.newAnchor, "\(what): anchor")
+                    let objects = whole.samples.count + whole.deletedObjects.count
+                    #expect(parts == objects / part + 1, "\(what): \(parts) parts for \(objects) objects")
+                }
+            }
+        }
+    }
+
+    /// Rule 75: every part is read in the transaction of the first; a
+    /// save committed between two parts is after the last part's anchor.
+    @Test func rule75_thePartsReadOneSnapshot() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        try store.save(try (0..<1_000).map { try stepSample(Double($0), minute: $0) })
+        var seen = 0
+        var last: QueryAnchor?
+        try store.anchoredQueryParts(type: steps, anchor: nil, part: 300, rows: Self.layout, rowsFrom: 0) { r in
+            if seen == 0 {
+                // Another thread's save, committed before the next part is read.
+                let more = try (0..<7).map { try stepSample(1, minute: 5_000 + $0) }
+                pthread_join(startThread { try! store.save(more) }, nil)
+            }
+            seen += r.count
+            last = r.result.newAnchor
+            if let b = r.rows { r.spare?.give(b) }
+            return true
+        }
+        #expect(seen == 1_000)
+        #expect(try store.anchoredQuery(type: steps, anchor: last).samples.count == 7)
+    }
+
     /// A rows block given back (as `ohk_batch_free` does) is the store's
     /// next rows block, whose pages are written already; its rows are the
     /// next query's own.

@@ -225,6 +225,133 @@ static void a_large_batch_reads_every_record(void **state)
     ohk_batch_free(b);
 }
 
+/* What a fetch in parts has seen, checked against one fetch's batch. */
+typedef struct {
+    const ohk_batch *whole;
+    ohk_store *store;
+    uint64_t parts, samples, deleted, stop_after;
+    int short_part_seen; /* a part of fewer than 4,096 objects came */
+    ohk_anchor anchor;
+} parts_seen;
+
+static int32_t take_part(const ohk_batch *part, void *user_data)
+{
+    parts_seen *s = user_data;
+    const ohk_sample_record *r, *all;
+    const ohk_deleted_record *d, *all_deleted;
+    uint64_t n, nd, n_all, nd_all;
+    OK(ohk_batch_samples(&r, &n, part));
+    OK(ohk_batch_deleted(&d, &nd, part));
+    OK(ohk_batch_samples(&all, &n_all, s->whole));
+    OK(ohk_batch_deleted(&all_deleted, &nd_all, s->whole));
+    assert_false(s->short_part_seen); /* only the last part is short */
+    assert_true(n + nd <= 4096);
+    s->short_part_seen = n + nd < 4096;
+    /* The next objects of the whole result, in its order. */
+    assert_true(s->samples + n <= n_all && s->deleted + nd <= nd_all);
+    for (uint64_t i = 0; i < n; i++)
+        assert_memory_equal(r[i].uuid, all[s->samples + i].uuid, 16);
+    for (uint64_t i = 0; i < nd; i++)
+        assert_memory_equal(d[i].uuid, all_deleted[s->deleted + i].uuid, 16);
+    OK(ohk_batch_anchor(&s->anchor, part));
+    s->parts++;
+    s->samples += n;
+    s->deleted += nd;
+    return s->stop_after != 0 && s->parts == s->stop_after;
+}
+
+/* Rule 75: a fetch in parts hands on what one fetch returns, in its order,
+ * at most 4,096 objects a part; the last part, shorter, has its anchor. */
+static void rule75_a_fetch_in_parts_is_one_fetch_in_pieces(void **state)
+{
+    fixture *f = *state;
+    uint8_t *uuids = save_steps(f->store, 0, 9000);
+    OK(ohk_store_delete_uuids(f->store, uuids + 16 * 100, 300));
+    free(save_steps(f->store, 9000, 5));
+    free(uuids);
+    ohk_descriptor d = { STEPS, NULL };
+    /* From no anchor (three parts), then from the 2,000th object's. */
+    ohk_anchor mid;
+    ohk_batch *first = NULL;
+    OK(ohk_store_fetch(&first, f->store, &d, 1, NULL, 2000));
+    OK(ohk_batch_anchor(&mid, first));
+    ohk_batch_free(first);
+    for (int k = 0; k < 2; k++) {
+        ohk_batch *whole = NULL;
+        OK(ohk_store_fetch(&whole, f->store, &d, 1, k == 0 ? NULL : &mid, 0));
+        parts_seen s = { .whole = whole, .store = f->store };
+        OK(ohk_store_fetch_parts(f->store, &d, 1, k == 0 ? NULL : &mid, take_part, &s));
+        const ohk_sample_record *r;
+        const ohk_deleted_record *del;
+        uint64_t n, nd;
+        OK(ohk_batch_samples(&r, &n, whole));
+        OK(ohk_batch_deleted(&del, &nd, whole));
+        assert_int_equal(s.samples, n);
+        assert_int_equal(s.deleted, nd);
+        assert_int_equal(s.parts, (n + nd) / 4096 + 1);
+        assert_true(s.short_part_seen);
+        ohk_anchor a;
+        OK(ohk_batch_anchor(&a, whole));
+        assert_memory_equal(&a, &s.anchor, sizeof a);
+        ohk_batch_free(whole);
+    }
+}
+
+static void *save_ten_more(void *store)
+{
+    free(save_steps(store, 20000, 10));
+    return NULL;
+}
+
+/* Saves from another thread while the first part is read, then takes it. */
+static int32_t take_part_after_a_save(const ohk_batch *part, void *user_data)
+{
+    parts_seen *s = user_data;
+    if (s->parts == 0) {
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, save_ten_more, s->store), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+    }
+    return take_part(part, user_data);
+}
+
+/* Rule 75: every part is read from the snapshot of the first; a save
+ * committed meanwhile is after the last part's anchor. */
+static void rule75_the_parts_read_one_snapshot(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 9000));
+    ohk_descriptor d = { STEPS, NULL };
+    ohk_batch *whole = NULL;
+    OK(ohk_store_fetch(&whole, f->store, &d, 1, NULL, 0));
+    parts_seen s = { .whole = whole, .store = f->store };
+    OK(ohk_store_fetch_parts(f->store, &d, 1, NULL, take_part_after_a_save, &s));
+    assert_int_equal(s.samples, 9000);
+    assert_int_equal(s.parts, 3);
+    ohk_batch_free(whole);
+    ohk_batch *after = query_type(f->store, STEPS, &s.anchor, 0);
+    assert_int_equal(sample_count(after), 10);
+    ohk_batch_free(after);
+}
+
+/* The callback stops the fetch: OHK_ERR_CANCELLED after its part; a NULL
+ * callback is refused. */
+static void a_fetch_in_parts_stops_when_asked(void **state)
+{
+    fixture *f = *state;
+    free(save_steps(f->store, 0, 9000));
+    ohk_descriptor d = { STEPS, NULL };
+    ohk_batch *whole = NULL;
+    OK(ohk_store_fetch(&whole, f->store, &d, 1, NULL, 0));
+    parts_seen s = { .whole = whole, .store = f->store, .stop_after = 1 };
+    EXPECT(OHK_ERR_CANCELLED, ohk_store_fetch_parts(f->store, &d, 1, NULL, take_part, &s));
+    assert_int_equal(s.parts, 1);
+    assert_int_equal(s.samples, 4096);
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch_parts(f->store, &d, 1, NULL, NULL, NULL));
+    EXPECT(OHK_ERR_INVALID_ARGUMENT, ohk_store_fetch_parts(f->store, NULL, 1, NULL, take_part, &s));
+    ohk_batch_free(whole);
+}
+
 static void sources_are_numbered_by_first_use(void **state)
 {
     fixture *f = *state;
@@ -777,6 +904,9 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(a_large_batch_reads_every_record, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(columns_are_fetched_as_the_query_reads, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule75_a_fetch_in_parts_is_one_fetch_in_pieces, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(rule75_the_parts_read_one_snapshot, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(a_fetch_in_parts_stops_when_asked, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule63_apply_a_batch_from_c, open_fixture, close_fixture),

@@ -13,6 +13,7 @@ static void on_observe(ohk_query *q, int32_t s, const char *const *t, uint64_t n
 { (void)q; (void)s; (void)t; (void)n; (void)u; }
 static void on_commit(ohk_store *s, const char *const *t, uint64_t n, const ohk_anchor *a, void *u)
 { (void)s; (void)t; (void)n; (void)a; (void)u; }
+static int32_t on_part(const ohk_batch *b, void *u) { (void)b; (void)u; return 0; }
 
 static void every_pointer_parameter(void **state)
 {
@@ -143,6 +144,11 @@ static void every_pointer_parameter(void **state)
     ohk_descriptor null_type = { NULL, NULL };
     REQ(ohk_store_fetch(&b, st, &null_type, 1, &a, 0));
     OPT(ohk_store_fetch(&b, st, &desc, 1, NULL, 0));
+    REQ(ohk_store_fetch_parts(NULL, &desc, 1, &a, on_part, NULL));
+    REQ(ohk_store_fetch_parts(st, NULL, 1, &a, on_part, NULL));
+    REQ(ohk_store_fetch_parts(st, &null_type, 1, &a, on_part, NULL));
+    REQ(ohk_store_fetch_parts(st, &desc, 1, &a, NULL, NULL));
+    OPT(ohk_store_fetch_parts(st, &desc, 1, NULL, on_part, NULL));
     REQ(ohk_batch_samples(NULL, &n, b));
     REQ(ohk_batch_samples(&rec, NULL, b));
     REQ(ohk_batch_samples(&rec, &n, NULL));

@@ -45,6 +45,58 @@ import OpenHealthKitCore
     }
 }
 
+/// Fetches what ohk_store_fetch fetches without a limit, handing it to
+/// `callback` in parts of at most 4,096 objects (samples and deleted
+/// objects together), in change order, all read from one snapshot (rule
+/// 75): a large read needs the memory of one part, where one batch holds
+/// all of it, as SQLite's and LMDB's cursors read a row at a time. Each
+/// part is a batch lent for the call (the ohk_batch_* getters read it; do
+/// not free it). Its anchor (ohk_batch_anchor) is the position after its
+/// last object; the last part holds fewer than 4,096 objects (perhaps
+/// none: there is always one) and its anchor is the query's new anchor,
+/// as ohk_store_fetch's. The callback returns 0 to go on; anything else
+/// stops the fetch. It may read the store and save to it; it must not
+/// close it (the fetch holds it open, and the close would wait for it).
+/// Returns OHK_OK; OHK_ERR_CANCELLED (the callback stopped it);
+/// OHK_ERR_INVALID_ARGUMENT (a NULL callback, or as ohk_store_fetch);
+/// OHK_ERR_UNKNOWN_TYPE; OHK_ERR_INVALID_PREDICATE /
+/// OHK_ERR_INCOMPATIBLE_UNIT; OHK_ERR_ANCHOR_CORRUPT,
+/// OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
+/// OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
+/// the callback runs on the calling thread, inside a read transaction
+/// that never waits for writers.
+@c public func ohk_store_fetch_parts(_ store: UnsafeMutablePointer<ohk_store>?,
+                                     _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
+                                     _ anchor: UnsafePointer<ohk_anchor>?, _ callback: ohk_fetch_part_fn?,
+                                     _ user_data: UnsafeMutableRawPointer?) -> ohk_status {
+    cCall {
+        let h = try StoreHandle.handle(store)
+        guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
+        var stopped = false
+        let lend = { (fetched: RowsQueryResult) -> Bool in
+            let b = fetched.rows.map { BatchHandle(fetched, rows: $0, names: h.names) }
+                ?? BatchHandle(fetched.result, names: h.names)
+            b.borrowed = true
+            let lent: UnsafeMutablePointer<ohk_batch> = Registry.add(b)
+            stopped = callback(lent, user_data) != 0
+            _ = Registry.remove(lent, BatchHandle.self)
+            return !stopped
+        }
+        let from = try AnchorValue.read(anchor)
+        if descriptor_count == 1, let d = descriptors?.pointee, d.predicate == nil {
+            // One type, no predicate (every delta): no descriptor array.
+            try h.store.anchoredQueryParts(type: try sampleType(d.type, h.store, "descriptors[0].type"), anchor: from,
+                                           part: BatchHandle.partSize, rows: BatchHandle.recordLayout,
+                                           rowsFrom: BatchHandle.rowsFrom, lend)
+        } else {
+            try h.store.anchoredQueryParts(try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store),
+                                           anchor: from, part: BatchHandle.partSize, rows: BatchHandle.recordLayout,
+                                           rowsFrom: BatchHandle.rowsFrom, lend)
+        }
+        if stopped { throw CError(status: Int32(OHK_ERR_CANCELLED), "the callback stopped the fetch") }
+    }
+}
+
 /// Frees a batch and everything borrowed from it. NULL is ignored, and so
 /// is a batch lent to a callback (the library frees that one). Any thread.
 @c public func ohk_batch_free(_ batch: UnsafeMutablePointer<ohk_batch>?) {

@@ -128,6 +128,10 @@ final class BatchHandle: Handle, @unchecked Sendable {
     /// laid out by the scan (a delta of ten paid a microsecond more for the
     /// block and the sink than the copy saves).
     static let rowsFrom = 256
+    /// The objects of a part of ohk_store_fetch_parts: its rows (256 KB)
+    /// stay in the second-level cache for the callback, and a new part
+    /// costs a seek, a few microseconds.
+    static let partSize = 4_096
 
     static let recordLayout: SampleRowLayout = {
         typealias R = ohk_sample_record

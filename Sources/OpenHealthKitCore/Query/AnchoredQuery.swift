@@ -88,9 +88,7 @@ extension Store {
         try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in
-            let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
-            let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows)
-            return try rows.result(taken, self)
+            try rowsScan(txn, groups, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
         }
     }
 
@@ -101,17 +99,86 @@ extension Store {
         try Self.validate(limit: limit)
         try validateType(type)
         return try readRetryingTrees { txn in
-            // A delta's positions bound it: no block for it (the walk's
-            // sizing bounds the rest by the type's count too).
-            let (head, horizon) = try position(txn)
-            let from = try startPosition(anchor, head: head, horizon: horizon)
-            guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
-                return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
-            }
-            let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
-            let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
-            return try rows.result(taken, self)
+            try rowsWalk(txn, type, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
         }
+    }
+
+    /// The rows query of `descriptors` in parts of at most `part` objects
+    /// (samples and deleted objects together), all read in one
+    /// transaction (rule 75): `body` gets each part in change order and
+    /// returns false to stop. The parts together are what one query
+    /// returns; each part's anchor is after its last object, and the last
+    /// part (fewer than `part` objects, perhaps none) has the query's new
+    /// anchor. A part's block is the store's spare once the part before is
+    /// freed: a large read then needs the memory of one part, not of all.
+    package func anchoredQueryParts(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?, part: Int,
+                                    rows layout: SampleRowLayout, rowsFrom: Int,
+                                    _ body: (RowsQueryResult) throws -> Bool) throws {
+        if descriptors.count == 1 && descriptors[0].predicate == nil {
+            return try anchoredQueryParts(type: descriptors[0].type, anchor: anchor, part: part, rows: layout,
+                                          rowsFrom: rowsFrom, body)
+        }
+        try Self.validate(part: part)
+        let groups = try Self.group(descriptors, validatingWith: self)
+        try readInParts(from: anchor, part: part, body) { txn, from in
+            try rowsScan(txn, groups, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom)
+        }
+    }
+
+    /// The same for one type without a predicate.
+    package func anchoredQueryParts(type: SampleType, anchor: QueryAnchor?, part: Int,
+                                    rows layout: SampleRowLayout, rowsFrom: Int,
+                                    _ body: (RowsQueryResult) throws -> Bool) throws {
+        try Self.validate(part: part)
+        try validateType(type)
+        try readInParts(from: anchor, part: part, body) { txn, from in
+            try rowsWalk(txn, type, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom)
+        }
+    }
+
+    private static func validate(part: Int) throws {
+        guard part > 0 else { throw OHKError(.invalidArgument, "a part must hold at least one object") }
+    }
+
+    /// Reads parts (`read`, from an anchor) in one transaction until one is
+    /// short or `body` returns false.
+    private func readInParts(from anchor: QueryAnchor?, part: Int, _ body: (RowsQueryResult) throws -> Bool,
+                             _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult) throws {
+        var delivered = false
+        try readRetryingTrees { txn in
+            // A retry reads from a later snapshot: not after a part went out.
+            guard !delivered else { throw OHKError(.storage, "the store's trees changed during a read in parts") }
+            var from = anchor
+            while true {
+                let r = try read(txn, from)
+                delivered = true
+                guard try body(r), r.count + r.result.deletedObjects.count == part else { return }
+                from = r.result.newAnchor
+            }
+        }
+    }
+
+    /// A rows scan of `groups` inside a read.
+    private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
+                          rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
+        let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows)
+        return try rows.result(taken, self)
+    }
+
+    /// A rows walk of `type` inside a read.
+    private func rowsWalk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int,
+                          rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+        // A delta's positions bound it: no block for it (the walk's
+        // sizing bounds the rest by the type's count too).
+        let (head, horizon) = try position(txn)
+        let from = try startPosition(anchor, head: head, horizon: horizon)
+        guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
+            return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
+        }
+        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
+        let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
+        return try rows.result(taken, self)
     }
 
     /// At least as many samples as a query of `descriptors` returns from
