@@ -72,6 +72,8 @@ ALLOWED_STATUSES: dict[str, frozenset[Status]] = {
     "ohk_store_import": frozenset({Status.ERR_IMPORT_DAMAGED, Status.ERR_CANCELLED}),
     # A progress callback that raised stopped the delivery: deliver() raises what it raised.
     "ohk_sink_deliver": frozenset({Status.ERR_CANCELLED}),
+    # A part's callback that returned False or raised stopped the read: query_parts() says which.
+    "ohk_store_fetch_parts": frozenset({Status.ERR_CANCELLED}),
 }
 
 

@@ -11,12 +11,12 @@ from ._structs import (
     OWNED_STRING, ohk_activity_summaries_fn, ohk_activity_summary, ohk_anchor, ohk_apply_outcome, ohk_arrow_options,
     ohk_audiogram, ohk_audiogram_clamping, ohk_audiogram_point, ohk_batch, ohk_category_durations_result,
     ohk_characteristics, ohk_clinical_record, ohk_commit_fn, ohk_deleted_record, ohk_descriptor, ohk_destroy_fn,
-    ohk_device, ohk_electrocardiogram, ohk_heartbeat, ohk_import_progress_fn, ohk_import_report, ohk_live_digest,
-    ohk_location, ohk_metadata_entry, ohk_observer_fn, ohk_predicate, ohk_query, ohk_query_options, ohk_results_fn,
-    ohk_route, ohk_sample_columns, ohk_sample_input, ohk_sample_record, ohk_save_outcome, ohk_sink, ohk_sink_progress,
-    ohk_sink_progress_fn, ohk_source, ohk_statistics_fn, ohk_statistics_options, ohk_statistics_result, ohk_store,
-    ohk_store_options, ohk_store_type_count, ohk_subscription_status, ohk_sync_options, ohk_sync_report, ohk_type_info,
-    ohk_value, ohk_workout,
+    ohk_device, ohk_electrocardiogram, ohk_fetch_part_fn, ohk_heartbeat, ohk_import_progress_fn, ohk_import_report,
+    ohk_live_digest, ohk_location, ohk_metadata_entry, ohk_observer_fn, ohk_predicate, ohk_query, ohk_query_options,
+    ohk_results_fn, ohk_route, ohk_sample_columns, ohk_sample_input, ohk_sample_record, ohk_save_outcome, ohk_sink,
+    ohk_sink_progress, ohk_sink_progress_fn, ohk_source, ohk_statistics_fn, ohk_statistics_options,
+    ohk_statistics_result, ohk_store, ohk_store_options, ohk_store_type_count, ohk_subscription_status,
+    ohk_sync_options, ohk_sync_report, ohk_type_info, ohk_value, ohk_workout,
 )
 
 #: name -> (return type, argument types).
@@ -84,6 +84,9 @@ SIGNATURES: dict[str, tuple[object, list[object]]] = {
 
     # ---- Anchored queries and batches
     "ohk_store_fetch": (c_int32, [P(P(ohk_batch)), P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), c_uint64]),
+    "ohk_store_fetch_parts": (c_int32, [
+        P(ohk_store), P(ohk_descriptor), c_uint64, P(ohk_anchor), ohk_fetch_part_fn, c_void_p,
+    ]),
     "ohk_batch_free": (None, [P(ohk_batch)]),
     "ohk_batch_samples": (c_int32, [P(P(ohk_sample_record)), P(c_uint64), P(ohk_batch)]),
     "ohk_batch_copy_samples": (c_int32, [

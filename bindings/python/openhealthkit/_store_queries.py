@@ -40,6 +40,39 @@ class Queries(StoreCore):
         descriptors, count, _keep = self._descriptors(types, predicate)
         return self._query(descriptors, count, as_anchor(anchor), count_arg(limit, "limit"))
 
+    def query_parts(self, types: Types, callback: Callable[[QueryResult], Any], anchor: AnchorLike = None, *,
+                    predicate: Predicate | None = None) -> Anchor:
+        """What ``query`` returns without a limit, handed to
+        ``callback(part)`` in parts of at most 4,096 objects (samples and
+        deleted objects together), in change order, all read from one
+        snapshot (rule 75): a large read holds one part at a time. Each
+        part is a QueryResult whose anchor resumes right after it; the
+        last part, shorter (perhaps empty), has the query's new anchor,
+        which is returned. The callback returns False to stop (the anchor
+        of the last part it got is returned); what it raises stops the
+        read and is raised here. It must not save to the store or close it
+        (the read holds it open)."""
+        if not callable(callback):
+            raise ArgumentTypeError(f"callback must be callable, not {type(callback).__name__}")
+        descriptors, count, _keep = self._descriptors(types, predicate)
+        start = as_anchor(anchor)
+        last: list[Anchor] = []
+        raised: list[BaseException] = []
+
+        def on_part(batch: Any, _user_data: Any) -> int:
+            try:
+                part = QueryResult(batch, self.sample_type, lent=True)
+                last[:] = [part.anchor]
+                return 0 if callback(part) is not False else 1
+            except BaseException as error:  # noqa: BLE001 - re-raised once the read has stopped
+                raised.append(error)
+                return 1
+
+        n.lib.ohk_store_fetch_parts(self._handle, descriptors, count, start._struct, n.ohk_fetch_part_fn(on_part), None)
+        if raised:
+            raise raised[0]
+        return last[0] if last else start
+
     def sample_query(self, types: Types, *, predicate: Predicate | None = None, sort: str = "start_date",
                      descending: bool = False, limit: int = 0) -> list[Sample]:
         """HKSampleQuery: the live samples of `types` that match, sorted by

@@ -376,6 +376,7 @@ class ohk_query_options(Structure):
 ohk_import_progress_fn = CFUNCTYPE(c_int32, c_uint64, c_uint64, c_uint64, c_uint64, c_void_p)
 ohk_sink_progress_fn = CFUNCTYPE(c_int32, POINTER(ohk_sink_progress), c_void_p)
 ohk_destroy_fn = CFUNCTYPE(None, c_void_p)
+ohk_fetch_part_fn = CFUNCTYPE(c_int32, POINTER(ohk_batch), c_void_p)
 ohk_results_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(ohk_batch), c_void_p)
 ohk_observer_fn = CFUNCTYPE(None, POINTER(ohk_query), c_int32, POINTER(c_char_p), c_uint64, c_void_p)
 ohk_statistics_fn = CFUNCTYPE(
@@ -400,6 +401,6 @@ __all__ = [
     "ohk_activity_summary", "ohk_characteristics", "ohk_import_row", "ohk_import_skip", "ohk_import_report",
     "ohk_apply_outcome", "ohk_subscription_status", "ohk_sink_progress", "ohk_sync_options", "ohk_arrow_options",
     "ohk_live_digest", "ohk_sync_report", "ohk_statistics_options", "ohk_query_options", "ohk_import_progress_fn",
-    "ohk_sink_progress_fn", "ohk_destroy_fn", "ohk_results_fn", "ohk_observer_fn", "ohk_statistics_fn",
-    "ohk_activity_summaries_fn", "ohk_commit_fn",
+    "ohk_sink_progress_fn", "ohk_destroy_fn", "ohk_fetch_part_fn", "ohk_results_fn", "ohk_observer_fn",
+    "ohk_statistics_fn", "ohk_activity_summaries_fn", "ohk_commit_fn",
 ]

@@ -198,6 +198,8 @@ def test_bad_input_raises_a_specific_exception(store, call, exception, builtin):
     (lambda s: s.query([STEPS, 42]), ohk.ArgumentTypeError, TypeError),
     (lambda s: s.query_columns(None), ohk.ArgumentTypeError, TypeError),
     (lambda s: s.batches(None), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query_parts(None, print), ohk.ArgumentTypeError, TypeError),
+    (lambda s: s.query_parts(STEPS, None), ohk.ArgumentTypeError, TypeError),
     (lambda s: s.watch(None, print), ohk.ArgumentTypeError, TypeError),
     (lambda s: s.observe(42, print), ohk.ArgumentTypeError, TypeError),
     (lambda s: s.subscribe("name", None, print), ohk.ArgumentTypeError, TypeError),

@@ -103,6 +103,36 @@ def test_rule_5_batches_from_nil_yield_each_change_once_in_store_order(store):
     assert not nothing and nothing.anchor == head == store.current_anchor()
 
 
+def test_rule_75_query_parts_hand_on_one_query_in_parts_of_4096(store):
+    store.save([steps(i) for i in range(5000)])
+    gone = store.query(STEPS, limit=30).samples
+    store.delete(list(gone))
+    whole = store.query(STEPS)
+    parts = []
+    anchor = store.query_parts(STEPS, parts.append)
+    assert [len(p.samples) + len(p.deleted) for p in parts] == [4096, 5000 - 4096]
+    assert [s.uuid for p in parts for s in p.samples] == [s.uuid for s in whole.samples]
+    assert [d.uuid for p in parts for d in p.deleted] == [d.uuid for d in whole.deleted]
+    assert anchor == parts[-1].anchor == whole.anchor
+    # The first part's anchor is where a query of 4,096 ends.
+    assert parts[0].anchor == store.query(STEPS, limit=4096).anchor
+
+
+def test_rule_75_query_parts_stop_when_asked_and_raise_what_the_callback_raised(store):
+    store.save([steps(i) for i in range(5000)])
+    got = []
+    anchor = store.query_parts(STEPS, lambda part: got.append(part) or False)
+    assert len(got) == 1 and anchor == got[0].anchor
+    rest = store.query(STEPS, anchor)
+    assert len(rest.samples) == 5000 - 4096
+
+    def fail(part):
+        raise KeyError("stop here")
+
+    with pytest.raises(KeyError, match="stop here"):
+        store.query_parts(STEPS, fail)
+
+
 def test_rule_6_several_descriptors_share_one_anchor(store):
     store.save([steps(0, 50), heart(1, 70), steps(2, 5)])
     big = ohk.Predicate.quantity(">", 10, "count")
