@@ -141,10 +141,14 @@ extension Store {
     }
 
     /// Reads parts (`read`, from an anchor) in one transaction until one is
-    /// short or `body` returns false.
+    /// short or `body` returns false. A large read is followed by a trim,
+    /// as a large write is (`FreedMemory`): its parts free no block large
+    /// enough to cause one, and what earlier work left free stayed counted.
     private func readInParts(from anchor: QueryAnchor?, part: Int, _ body: (RowsQueryResult) throws -> Bool,
                              _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult) throws {
         var delivered = false
+        var objects = 0
+        defer { if objects >= FreedMemory.largeObjectCount { FreedMemory.giveBack() } }
         try readRetryingTrees { txn in
             // A retry reads from a later snapshot: not after a part went out.
             guard !delivered else { throw OHKError(.storage, "the store's trees changed during a read in parts") }
@@ -152,7 +156,9 @@ extension Store {
             while true {
                 let r = try read(txn, from)
                 delivered = true
-                guard try body(r), r.count + r.result.deletedObjects.count == part else { return }
+                let n = r.count + r.result.deletedObjects.count
+                objects += n
+                guard try body(r), n == part else { return }
                 from = r.result.newAnchor
             }
         }
