@@ -219,6 +219,42 @@ import Testing
         }
     }
 
+    /// Rule 75 with each plan: a read in parts plans once, and each later
+    /// part reads the first part's positions or zone spans from its own
+    /// start. The parts still give what the query gives.
+    @Test func rule75_laterPartsReadTheFirstPartsPlanFromTheirStart() throws {
+        let (store, anchors) = try filledStore(3_000, seed: 76)
+        defer { store.close() }
+        let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(300 * 60), end: t0.addingTimeInterval(2_700 * 60),
+                                              options: .strictStartDate)
+        let ds = [QueryDescriptor(type: steps, predicate: since), QueryDescriptor(type: heartRate, predicate: since)]
+        for plan in [QueryPlan.startIndex, .zoneMap, .changeOrder] {
+            store.tuning.planOverride = plan
+            defer { store.tuning.planOverride = nil }
+            for anchor in [nil, anchors[4]] {
+                let whole = try store.anchoredQuery(ds, anchor: anchor)
+                var samples: [UUID] = [], deleted: [UUID] = []
+                var last: QueryAnchor?
+                try store.anchoredQueryParts(ds, anchor: anchor, part: 61, rows: Self.layout, rowsFrom: 0) { r in
+                    if let b = r.rows {
+                        samples += (0..<r.count).map { i in UUID(uuid: b.load(fromByteOffset: 64 * i, as: uuid_t.self)) }
+                        r.spare?.give(b)
+                    } else {
+                        samples += r.result.samples.map(\.uuid)
+                    }
+                    deleted += r.result.deletedObjects.map(\.uuid)
+                    last = r.result.newAnchor
+                    return true
+                }
+                let what = "\(plan) from \(String(describing: anchor?.position))"
+                #expect(whole.samples.count > 200, "\(what): too few samples to need parts")
+                #expect(samples == whole.samples.map(\.uuid), "\(what): samples")
+                #expect(deleted == whole.deletedObjects.map(\.uuid), "\(what): deleted")
+                #expect(last == whole.newAnchor, "\(what): anchor")
+            }
+        }
+    }
+
     /// Rule 75: every part is read in the transaction of the first; a
     /// save committed between two parts is after the last part's anchor.
     @Test func rule75_thePartsReadOneSnapshot() throws {

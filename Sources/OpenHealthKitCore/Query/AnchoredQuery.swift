@@ -120,8 +120,9 @@ extension Store {
         }
         try Self.validate(part: part)
         let groups = try Self.group(descriptors, validatingWith: self)
+        let plans = PlanCache()
         try readInParts(from: anchor, part: part, body) { txn, from in
-            try rowsScan(txn, groups, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom)
+            try rowsScan(txn, groups, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom, plans: plans)
         }
     }
 
@@ -164,11 +165,11 @@ extension Store {
         }
     }
 
-    /// A rows scan of `groups` inside a read.
+    /// A rows scan of `groups` inside a read (`plans`: see `scan`).
     private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
-                          rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+                          rows layout: SampleRowLayout, rowsFrom: Int, plans: PlanCache? = nil) throws -> RowsQueryResult {
         let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
-        let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows)
+        let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows, plans: plans)
         return try rows.result(taken, self)
     }
 

@@ -49,8 +49,11 @@ extension Store {
     /// bounds the samples (none: records after all); the samples that
     /// leave fields out of their rows are kept as records too
     /// (`Taken.extraRows`).
+    /// `plans`: a read in parts' plans, made by its first part and kept
+    /// for the others (inside the same transaction), which read only their
+    /// positions from `anchor` on.
     func scan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
-              into given: ColumnSink? = nil, sizing: RowsBlock? = nil) throws -> Taken {
+              into given: ColumnSink? = nil, sizing: RowsBlock? = nil, plans: PlanCache? = nil) throws -> Taken {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
@@ -64,7 +67,12 @@ extension Store {
         }
         let streams = opened
         // The planner's choice per stream (issue 4).
-        for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+        if let plans, plans.txnID == txn.id, plans.plans.count == streams.count {
+            for (s, p) in zip(streams, plans.plans) { s.plan = p.from(from) }
+        } else {
+            for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+            if let plans { (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id) }
+        }
         let columns = given ?? sizing?.sink(bound: rowsBound(txn, streams, from: from, head: head, limit: limit))
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: columns != nil ? 0 : expectedCount(txn, streams, from: from, limit: limit)),

@@ -12,6 +12,31 @@ extension Store {
         /// The change order within these spans of positions, ascending:
         /// the zone map's blocks that can hold the start range.
         case spans([PositionSpan])
+
+        /// The same plan for a read starting at `from`, later than the
+        /// one it was made for: the positions and spans before it dropped.
+        func from(_ from: UInt64) -> Plan {
+            switch self {
+            case .walk: return .walk
+            case .positions(let ps):
+                var lo = 0, hi = ps.count  // the first position at or after `from`
+                while lo < hi { let mid = (lo + hi) / 2; if ps[mid] < from { lo = mid + 1 } else { hi = mid } }
+                return .positions(Array(ps[lo...]))
+            case .spans(let spans):
+                return .spans(spans.compactMap { s in
+                    s.last < from ? nil : PositionSpan(first: max(s.first, from), last: s.last)
+                })
+            }
+        }
+    }
+
+    /// The plans of a read in parts, made once: a part's plan is the
+    /// first's from the part's start (`Plan.from`). Planning again read
+    /// the start index's range and the zone map once a part.
+    final class PlanCache {
+        var plans: [Plan] = []
+        /// The snapshot they were made in (a retried read may see another).
+        var txnID = -1
     }
 
     /// The positions `first...last` of the change order: a span of a zone
