@@ -17,6 +17,9 @@ import Testing
     }()
 
     private let workoutType = try! SampleType.named("HKWorkoutTypeIdentifier")
+    /// The samples that start in minutes 600 to 2,400 of `filledStore`'s.
+    private let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(600 * 60),
+                                                  end: t0.addingTimeInterval(2_400 * 60), options: .strictStartDate)
 
     /// Samples of three kinds, some with metadata, a device, a creation
     /// date, an offset; a workout (a payload); deletions between them.
@@ -109,8 +112,6 @@ import Testing
     @Test func rowsAreTheRecordsLaidOutForEveryKindOfQuery() throws {
         let (store, anchors) = try filledStore(3_000, seed: 54)
         defer { store.close() }
-        let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(600 * 60), end: t0.addingTimeInterval(2_400 * 60),
-                                              options: .strictStartDate)
         let kinds: [(String, [QueryDescriptor])] = [
             ("steps", [QueryDescriptor(type: steps)]),
             ("heart rate", [QueryDescriptor(type: heartRate)]),
@@ -147,6 +148,19 @@ import Testing
         #expect(all.count == bound)
     }
 
+    /// Damages the last step count saved so that its fields do not add up:
+    /// it says it carries a UTC offset, which it lacks.
+    private func damageLastStep(_ store: Store) throws {
+        let seq = try store.currentAnchor().position
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        try store.env.write { txn in
+            var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
+            bytes[47] |= 0x20
+            try txn.put(t.records, u64: seq, bytes)
+        }
+    }
+
     /// Rule 23: a record damaged so that its fields do not add up is an
     /// error to a rows query, as to a records query, even when its row
     /// would not need the record.
@@ -154,18 +168,19 @@ import Testing
         let store = try makeStore()
         defer { store.close() }
         try store.save(try (0..<300).map { try stepSample(Double($0), minute: $0) })
-        let seq = try store.currentAnchor().position
-        let id = try #require(store.knownTypeID(steps))
-        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
-        try store.env.write { txn in
-            var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
-            bytes[47] |= 0x20  // says it carries a UTC offset, which it lacks
-            try txn.put(t.records, u64: seq, bytes)
-        }
+        try damageLastStep(store)
         #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .storeCorrupt)
         #expect(errorCode {
             _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, rowsFrom: 0)
         } == .storeCorrupt)
+    }
+
+    /// A part's sample UUIDs, read from its rows (its block then goes back
+    /// to the store, as `ohk_batch_free` gives it) or from its records.
+    private func sampleUUIDs(_ r: RowsQueryResult) -> [UUID] {
+        guard let b = r.rows else { return r.result.samples.map(\.uuid) }
+        defer { r.spare?.give(b) }
+        return (0..<r.count).map { i in UUID(uuid: b.load(fromByteOffset: 64 * i, as: uuid_t.self)) }
     }
 
     /// Rule 75: a query in parts hands on what the query returns, in its
@@ -174,8 +189,6 @@ import Testing
     @Test func rule75_aQueryInPartsIsTheQueryInPieces() throws {
         let (store, anchors) = try filledStore(3_000, seed: 75)
         defer { store.close() }
-        let since = SamplePredicate.dateRange(start: t0.addingTimeInterval(600 * 60), end: t0.addingTimeInterval(2_400 * 60),
-                                              options: .strictStartDate)
         let kinds: [(String, [QueryDescriptor])] = [
             ("steps", [QueryDescriptor(type: steps)]),
             ("steps by start", [QueryDescriptor(type: steps, predicate: since)]),
@@ -191,13 +204,8 @@ import Testing
                     var parts = 0
                     try store.anchoredQueryParts(ds, anchor: anchor, part: part, rows: Self.layout, rowsFrom: 0) { r in
                         #expect(last.map { $0.count + $0.result.deletedObjects.count == part } ?? true, "\(what): a short part before")
-                        if let b = r.rows {
-                            samples += (0..<r.count).map { i in UUID(uuid: b.load(fromByteOffset: 64 * i, as: uuid_t.self)) }
-                            r.spare?.give(b)
-                        } else {
-                            samples += r.result.samples.map(\.uuid)
-                        }
                         kept += r.rows == nil ? [] : r.result.samples.map(\.uuid)
+                        samples += sampleUUIDs(r)
                         deleted += r.result.deletedObjects.map(\.uuid)
                         parts += 1
                         if let l = last, l.count + l.result.deletedObjects.count == part {
@@ -236,12 +244,7 @@ import Testing
                 var samples: [UUID] = [], deleted: [UUID] = []
                 var last: QueryAnchor?
                 try store.anchoredQueryParts(ds, anchor: anchor, part: 61, rows: Self.layout, rowsFrom: 0) { r in
-                    if let b = r.rows {
-                        samples += (0..<r.count).map { i in UUID(uuid: b.load(fromByteOffset: 64 * i, as: uuid_t.self)) }
-                        r.spare?.give(b)
-                    } else {
-                        samples += r.result.samples.map(\.uuid)
-                    }
+                    samples += sampleUUIDs(r)
                     deleted += r.result.deletedObjects.map(\.uuid)
                     last = r.result.newAnchor
                     return true
@@ -322,14 +325,7 @@ import Testing
         defer { store.close() }
         let n = ColumnPipeline.threshold + 1_000
         try store.save(try (0..<n).map { try stepSample(Double($0 % 1_000), minute: $0) })
-        let seq = try store.currentAnchor().position
-        let id = try #require(store.knownTypeID(steps))
-        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
-        try store.env.write { txn in
-            var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
-            bytes[47] |= 0x20  // says it carries a UTC offset, which it lacks
-            try txn.put(t.records, u64: seq, bytes)
-        }
+        try damageLastStep(store)
         #expect(errorCode {
             _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, rowsFrom: 0)
         } == .storeCorrupt)
