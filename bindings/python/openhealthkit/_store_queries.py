@@ -50,8 +50,8 @@ class Queries(StoreCore):
         last part, shorter (perhaps empty), has the query's new anchor,
         which is returned. The callback returns False to stop (the anchor
         of the last part it got is returned); what it raises stops the
-        read and is raised here. It must not save to the store or close it
-        (the read holds it open)."""
+        read and is raised here. It may save to the store (the parts after it
+        do not see the save); it must not close it (the read holds it open)."""
         if not callable(callback):
             raise ArgumentTypeError(f"callback must be callable, not {type(callback).__name__}")
         descriptors, count, _keep = self._descriptors(types, predicate)
