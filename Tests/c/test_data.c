@@ -272,13 +272,11 @@ static void rule75_a_fetch_in_parts_is_one_fetch_in_pieces(void **state)
     ohk_descriptor d = { STEPS, NULL };
     /* From no anchor (three parts), then from the 2,000th object's. */
     ohk_anchor mid;
-    ohk_batch *first = NULL;
-    OK(ohk_store_fetch(&first, f->store, &d, 1, NULL, 2000));
+    ohk_batch *first = query_type(f->store, STEPS, NULL, 2000);
     OK(ohk_batch_anchor(&mid, first));
     ohk_batch_free(first);
     for (int k = 0; k < 2; k++) {
-        ohk_batch *whole = NULL;
-        OK(ohk_store_fetch(&whole, f->store, &d, 1, k == 0 ? NULL : &mid, 0));
+        ohk_batch *whole = query_type(f->store, STEPS, k == 0 ? NULL : &mid, 0);
         parts_seen s = { .whole = whole, .store = f->store };
         OK(ohk_store_fetch_parts(f->store, &d, 1, k == 0 ? NULL : &mid, take_part, &s));
         const ohk_sample_record *r;
@@ -322,8 +320,7 @@ static void rule75_the_parts_read_one_snapshot(void **state)
     fixture *f = *state;
     free(save_steps(f->store, 0, 9000));
     ohk_descriptor d = { STEPS, NULL };
-    ohk_batch *whole = NULL;
-    OK(ohk_store_fetch(&whole, f->store, &d, 1, NULL, 0));
+    ohk_batch *whole = query_type(f->store, STEPS, NULL, 0);
     parts_seen s = { .whole = whole, .store = f->store };
     OK(ohk_store_fetch_parts(f->store, &d, 1, NULL, take_part_after_a_save, &s));
     assert_int_equal(s.samples, 9000);
@@ -341,8 +338,7 @@ static void a_fetch_in_parts_stops_when_asked(void **state)
     fixture *f = *state;
     free(save_steps(f->store, 0, 9000));
     ohk_descriptor d = { STEPS, NULL };
-    ohk_batch *whole = NULL;
-    OK(ohk_store_fetch(&whole, f->store, &d, 1, NULL, 0));
+    ohk_batch *whole = query_type(f->store, STEPS, NULL, 0);
     parts_seen s = { .whole = whole, .store = f->store, .stop_after = 1 };
     EXPECT(OHK_ERR_CANCELLED, ohk_store_fetch_parts(f->store, &d, 1, NULL, take_part, &s));
     assert_int_equal(s.parts, 1);
