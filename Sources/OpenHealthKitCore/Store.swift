@@ -77,6 +77,8 @@ public final class Store: @unchecked Sendable {
     let commitHook = Locked<CommitHook?>(nil)
     /// The last rows block its queries freed, for the next one.
     package let spareRows = SpareBlock()
+    /// The same for the deleted objects' rows (`DeletedRowsWriter`).
+    package let spareDeletedRows = SpareBlock()
     /// Started with the first live query; stopped by close, after which
     /// no live query starts (`closing`).
     private let live = Locked<(watcher: ChangeWatcher?, closing: Bool)>((nil, false))
@@ -160,6 +162,7 @@ public final class Store: @unchecked Sendable {
         }
         pthread_rwlock_unlock(lifecycle)
         spareRows.drop()
+        spareDeletedRows.drop()
         FreedMemory.giveBack()
         // Released outside every lock: its owner's clean-up may call us.
         let hook = commitHook.withLock { h in defer { h = nil }; return h }

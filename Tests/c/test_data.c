@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Each of the first `n` rows of `cols` (uuid to flags) is record r[i]'s
  * fields, its times in microseconds. */
@@ -293,6 +294,82 @@ static void rule75_a_fetch_in_parts_is_one_fetch_in_pieces(void **state)
         assert_memory_equal(&a, &s.anchor, sizeof a);
         ohk_batch_free(whole);
     }
+}
+
+/* The deleted objects of a large fetch (written as rows while it reads)
+ * are those of fetches of 100 (which keep their tombstones): every field,
+ * the sync identifier and version of those that had them, the source. */
+static void a_large_fetchs_deleted_objects_are_the_small_fetches(void **state)
+{
+    fixture *f = *state;
+    enum { N = 600 };
+    static const char *const names[3] = { "com.example.a", "com.example.b", "com.example.c" };
+    char ids[N][16];
+    ohk_metadata_entry meta[N][2];
+    ohk_sample_input *in = calloc(N, sizeof *in);
+    ohk_save_outcome *out = calloc(N, sizeof *out);
+    for (int i = 0; i < N; i++) {
+        in[i] = steps_input(i);
+        in[i].source.bundle_identifier = in[i].source.name = names[i % 3];
+        if (i % 4 == 1) {
+            snprintf(ids[i], sizeof ids[i], "sync-%d", i);
+            meta[i][0] = (ohk_metadata_entry){ "HKMetadataKeySyncIdentifier", { OHK_VALUE_STRING, 0, ids[i], {0}, NULL, 0 } };
+            meta[i][1] = (ohk_metadata_entry){ "HKMetadataKeySyncVersion", { OHK_VALUE_NUMBER, i, NULL, {0}, NULL, 0 } };
+            in[i].metadata = meta[i];
+            in[i].metadata_count = 2;
+        }
+    }
+    OK(ohk_store_save(out, f->store, in, N));
+    ohk_anchor saved;
+    OK(ohk_store_current_anchor(&saved, f->store));
+    uint8_t *gone = malloc(16 * N);
+    for (int i = 0; i < N / 2; i++)
+        memcpy(gone + 16 * i, out[2 * i + 1].uuid, 16);
+    OK(ohk_store_delete_uuids(f->store, gone, N / 2));
+
+    ohk_batch *whole = query_type(f->store, STEPS, &saved, 0);
+    const ohk_deleted_record *d;
+    uint64_t nd;
+    OK(ohk_batch_deleted(&d, &nd, whole));
+    assert_int_equal(nd, N / 2);
+    ohk_anchor from = saved;
+    uint64_t seen = 0;
+    while (seen < nd) {
+        ohk_batch *small = query_type(f->store, STEPS, &from, 100);
+        const ohk_deleted_record *e;
+        uint64_t ne;
+        OK(ohk_batch_deleted(&e, &ne, small));
+        assert_true(ne > 0 && seen + ne <= nd);
+        for (uint64_t i = 0; i < ne; i++) {
+            const ohk_deleted_record *a = &d[seen + i], *b = &e[i];
+            assert_memory_equal(a->uuid, b->uuid, 16);
+            assert_true(a->start == b->start && a->end == b->end && a->deletion_date == b->deletion_date);
+            assert_int_equal(a->type_index, b->type_index);
+            ohk_source sa, sb;
+            OK(ohk_batch_source(&sa, whole, a->source_index));
+            OK(ohk_batch_source(&sb, small, b->source_index));
+            assert_string_equal(sa.bundle_identifier, sb.bundle_identifier);
+            int k = 2 * (int)(seen + i) + 1; /* the sample's index */
+            assert_memory_equal(a->uuid, out[k].uuid, 16);
+            assert_string_equal(sa.bundle_identifier, names[k % 3]);
+            if (k % 4 == 1) {
+                assert_non_null(a->sync_identifier);
+                assert_string_equal(a->sync_identifier, ids[k]);
+                assert_string_equal(b->sync_identifier, ids[k]);
+                assert_true(a->sync_version == k && b->sync_version == k);
+            } else {
+                assert_null(a->sync_identifier);
+                assert_true(isnan(a->sync_version) && isnan(b->sync_version));
+            }
+        }
+        seen += ne;
+        OK(ohk_batch_anchor(&from, small));
+        ohk_batch_free(small);
+    }
+    ohk_batch_free(whole);
+    free(gone);
+    free(in);
+    free(out);
 }
 
 static void *save_ten_more(void *store)
@@ -902,6 +979,7 @@ int run_data(void)
         cmocka_unit_test_setup_teardown(limit_and_anchor_continue_where_they_stopped, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule75_a_fetch_in_parts_is_one_fetch_in_pieces, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(rule75_the_parts_read_one_snapshot, open_fixture, close_fixture),
+        cmocka_unit_test_setup_teardown(a_large_fetchs_deleted_objects_are_the_small_fetches, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(a_fetch_in_parts_stops_when_asked, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(delete_prune_and_expired_anchor, open_fixture, close_fixture),
         cmocka_unit_test_setup_teardown(sync_identifier_versions, open_fixture, close_fixture),

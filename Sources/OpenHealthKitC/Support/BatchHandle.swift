@@ -15,6 +15,8 @@ final class BatchHandle: Handle, @unchecked Sendable {
     let result: AnchoredQueryResult
     /// The deleted objects' records (no allocation when there are none).
     let deleted: UnsafeMutableBufferPointer<ohk_deleted_record>
+    /// Where `deleted` goes back to when the scan wrote it (a fetch's).
+    private let deletedSpare: SpareBlock?
     /// The batch's types (of samples and deleted objects alike); their C
     /// strings come from `names` when asked for.
     var types: [SampleType] { result.samples.types }
@@ -58,6 +60,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
         recordRows = []
         self.names = names
         (sources, deleted, strings) = Self.sourcesAndDeleted(r, names, sourceOrder)
+        deletedSpare = nil
     }
 
     /// A fetch's batch whose records the scan laid out as `rows`
@@ -69,7 +72,50 @@ final class BatchHandle: Handle, @unchecked Sendable {
         sampleCount = r.count
         recordRows = r.recordRows
         self.names = names
-        (sources, deleted, strings) = Self.sourcesAndDeleted(r.result, names, r.sourceOrder)
+        if let d = r.deleted {
+            (sources, deleted, strings) = Self.sourcesAndDeleted(d, r.result, names, r.sourceOrder)
+            deletedSpare = d.rows == nil ? nil : d.spare
+        } else {
+            (sources, deleted, strings) = Self.sourcesAndDeleted(r.result, names, r.sourceOrder)
+            deletedSpare = nil
+        }
+    }
+
+    /// The layout the scan writes deleted objects in.
+    static let deletedLayout: DeletedRowLayout = {
+        typealias D = ohk_deleted_record
+        var l = DeletedRowLayout()
+        l.stride = MemoryLayout<D>.stride
+        l.uuid = MemoryLayout<D>.offset(of: \.uuid)!
+        l.start = MemoryLayout<D>.offset(of: \.start)!
+        l.end = MemoryLayout<D>.offset(of: \.end)!
+        l.deletion = MemoryLayout<D>.offset(of: \.deletion_date)!
+        l.typeIndex = MemoryLayout<D>.offset(of: \.type_index)!
+        l.sourceIndex = MemoryLayout<D>.offset(of: \.source_index)!
+        l.syncIdentifier = MemoryLayout<D>.offset(of: \.sync_identifier)!
+        l.syncVersion = MemoryLayout<D>.offset(of: \.sync_version)!
+        return l
+    }()
+
+    /// The source table, and the deleted objects the scan wrote as rows,
+    /// their store source ids made the table's numbers and the sync
+    /// fields of those that kept them (in `r.deletedObjects`) filled.
+    private static func sourcesAndDeleted(_ d: DeletedRows, _ r: AnchoredQueryResult, _ names: CNames, _ order: [UInt32])
+        -> (BatchSources, UnsafeMutableBufferPointer<ohk_deleted_record>, CStringArena) {
+        let sources = BatchSources(r.samples, r.deletedObjects, names: names, order: order, more: d.sourceIDs)
+        var strings = CStringArena()
+        guard let rows = d.rows else { return (sources, UnsafeMutableBufferPointer(start: nil, count: 0), strings) }
+        let deleted = UnsafeMutableBufferPointer(start: rows.bindMemory(to: ohk_deleted_record.self, capacity: d.count),
+                                                 count: d.count)
+        for i in deleted.indices { deleted[i].source_index = sources.number(ofStoreID: deleted[i].source_index) }
+        var k = 0
+        r.deletedObjects.forEach { f in
+            let i = Int(d.recordRows[k])
+            deleted[i].sync_identifier = strings.add(f.syncIdentifier)
+            deleted[i].sync_version = f.syncVersion ?? .nan
+            k += 1
+        }
+        return (sources, deleted, strings)
     }
 
     /// The source table, and the deleted objects laid out with the C
@@ -151,6 +197,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
         l.flags = MemoryLayout<R>.offset(of: \.flags)!
         l.utcOffset = MemoryLayout<R>.offset(of: \.utc_offset)!
         l.creation = MemoryLayout<R>.offset(of: \.creation_date)!
+        l.deleted = deletedLayout
         return l
     }()
 
@@ -174,7 +221,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
     deinit {
         records?.deallocate()
         if let rows { spare!.give(rows) }
-        deleted.deallocate()
+        if let deletedSpare, let d = deleted.baseAddress { deletedSpare.give(d) } else { deleted.deallocate() }
         sources.free()
         for m in metadata.values { m.deallocate() }
         strings.freeAll()

@@ -20,9 +20,10 @@ struct BatchSources {
 
     /// `order`: a columns query's sources, numbered already in this order
     /// (its `samples` hold no records, only the names).
-    init(_ samples: SampleBatch, _ deleted: DeletedObjects, names: CNames, order: [UInt32]? = nil) {
-        let maxID = max(samples.maxSourceID, deleted.maxSourceID, order?.max() ?? 0)
-        let used = (order?.count ?? samples.count) + deleted.count
+    /// `more`: the sources of objects neither holds (deleted rows'), numbered last.
+    init(_ samples: SampleBatch, _ deleted: DeletedObjects, names: CNames, order: [UInt32]? = nil, more: [UInt32] = []) {
+        let maxID = max(samples.maxSourceID, deleted.maxSourceID, order?.max() ?? 0, more.max() ?? 0)
+        let used = (order?.count ?? samples.count) + deleted.count + more.count
         let idLimit = used == 0 ? 0 : Int(maxID) + 1
         let mapBytes = (idLimit * MemoryLayout<UInt32>.stride + 7) & ~7
         let capacity = min(used, idLimit)
@@ -35,6 +36,7 @@ struct BatchSources {
         if let order { for id in order { Self.number(id, numbers, &count) } }
         samples.forEachSourceID { Self.number($0, numbers, &count) }
         deleted.forEachSourceID { Self.number($0, numbers, &count) }
+        for id in more { Self.number(id, numbers, &count) }
         let entries = (block + mapBytes).bindMemory(to: ohk_source.self, capacity: capacity)
         names.sources(numbers, idLimit, into: entries) { samples.source(id: $0) ?? deleted.source(id: $0) }
         (self.block, self.mapBytes, self.count) = (block, mapBytes, Int(count))

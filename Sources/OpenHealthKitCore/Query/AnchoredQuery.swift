@@ -157,7 +157,7 @@ extension Store {
             while true {
                 let r = try read(txn, from)
                 delivered = true
-                let n = r.count + r.result.deletedObjects.count
+                let n = r.objects
                 objects += n
                 guard try body(r), n == part else { return }
                 from = r.result.newAnchor
@@ -168,7 +168,7 @@ extension Store {
     /// A rows scan of `groups` inside a read (`plans`: see `scan`).
     private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
                           rows layout: SampleRowLayout, rowsFrom: Int, plans: PlanCache? = nil) throws -> RowsQueryResult {
-        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
+        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
         let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows, plans: plans)
         return try rows.result(taken, self)
     }
@@ -183,7 +183,7 @@ extension Store {
         guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
             return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
         }
-        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows)
+        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
         let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
         return try rows.result(taken, self)
     }

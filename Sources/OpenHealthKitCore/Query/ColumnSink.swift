@@ -1,3 +1,4 @@
+import COHKSystem
 import Glibc
 
 /// Where a columns query writes its samples: straight into the caller's
@@ -107,17 +108,25 @@ package struct RowsQueryResult: @unchecked Sendable {
     package let sourceOrder: [UInt32]
     /// The row of each record in `result.samples`, ascending.
     package let recordRows: [UInt32]
+    /// The deleted objects as rows of `SampleRowLayout.deleted`, when the
+    /// query had that layout and rows: then `result.deletedObjects` holds
+    /// only the tombstones of the rows in `deleted.recordRows`.
+    package let deleted: DeletedRows?
 
     /// A result that kept its records.
     init(records: AnchoredQueryResult) {
         (result, rows, spare, count, sourceOrder, recordRows) = (records, nil, nil, records.samples.count, [], [])
+        deleted = nil
     }
 
     init(result: AnchoredQueryResult, rows: UnsafeMutableRawPointer, spare: SpareBlock, count: Int,
-         sourceOrder: [UInt32], recordRows: [UInt32]) {
+         sourceOrder: [UInt32], recordRows: [UInt32], deleted: DeletedRows?) {
         (self.result, self.rows, self.spare) = (result, rows, spare)
-        (self.count, self.sourceOrder, self.recordRows) = (count, sourceOrder, recordRows)
+        (self.count, self.sourceOrder, self.recordRows, self.deleted) = (count, sourceOrder, recordRows, deleted)
     }
+
+    /// The samples and deleted objects it holds.
+    package var objects: Int { count + (deleted?.count ?? result.deletedObjects.count) }
 }
 
 /// The block of a rows query (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`):
@@ -128,19 +137,26 @@ final class RowsBlock {
     let rowsFrom: Int
     /// Where the block comes from and goes back to.
     let spare: SpareBlock
+    /// The same for the deleted objects' rows (`DeletedRowsWriter`).
+    let deletedSpare: SpareBlock
     private var block: UnsafeMutableRawPointer?
+    private var deleted: UnsafeMutableRawPointer?
+    /// The bound the sink was made for.
+    private var bound = 0
     /// A pipeline's thread writes into the block: finished before it is freed.
     private var holder: ColumnPipeline.Holder?
 
-    init(_ layout: SampleRowLayout, from rowsFrom: Int, spare: SpareBlock) {
+    init(_ layout: SampleRowLayout, from rowsFrom: Int, spare: SpareBlock, deletedSpare: SpareBlock) {
         self.layout = layout
         self.rowsFrom = rowsFrom
         self.spare = spare
+        self.deletedSpare = deletedSpare
     }
 
     deinit {
         _ = holder?.pipeline?.finish()
         if let block { spare.give(block) }
+        if let deleted { deletedSpare.give(deleted) }
     }
 
     /// The sink of a query that returns at most `bound` samples; nil below
@@ -148,6 +164,7 @@ final class RowsBlock {
     /// a limit does.
     func sink(bound: Int) -> ColumnSink? {
         guard bound >= rowsFrom else { return nil }
+        self.bound = bound
         let capacity = bound + 1
         block = spare.take(capacity * layout.stride)
         var out = SampleColumnPointers()
@@ -164,9 +181,34 @@ final class RowsBlock {
         guard taken.columns != nil, let rows = block else { return RowsQueryResult(records: try store.result(taken)) }
         let written = taken.columns!.finish()
         taken.batch.noteSource(through: written.maxSourceID)
+        let deleted = taken.deletedRows.map { w in
+            var w = w
+            taken.batch.noteSource(through: w.maxSourceID)
+            return w.finish()
+        }
         let result = try store.result(taken)
         block = nil
         return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,
-                               sourceOrder: written.sourceOrder, recordRows: taken.extraRows ?? [])
+                               sourceOrder: written.sourceOrder, recordRows: taken.extraRows ?? [], deleted: deleted)
+    }
+
+    /// The writer of the deleted objects' rows, when the layout has them
+    /// (after `sink` made a sink).
+    func deletedWriter() -> DeletedRowsWriter? {
+        layout.deleted.map { DeletedRowsWriter($0, owner: self, bound: bound) }
+    }
+
+    /// The deleted rows' block grown to `bytes` (the spare one first).
+    func deletedBlock(bytes: Int) -> UnsafeMutableRawPointer {
+        if let deleted, ohk_malloc_size(deleted) >= bytes { return deleted }
+        let grown = deleted.map { realloc($0, bytes)! } ?? deletedSpare.take(bytes)
+        deleted = grown
+        return grown
+    }
+
+    /// The deleted rows' block, which the caller now owns.
+    func takeDeletedBlock() -> UnsafeMutableRawPointer? {
+        defer { deleted = nil }
+        return deleted
     }
 }

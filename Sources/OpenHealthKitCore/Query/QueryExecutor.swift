@@ -77,7 +77,7 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: columns != nil ? 0 : expectedCount(txn, streams, from: from, limit: limit)),
                           columns: columns, limit: limit, types: streams.map(\.type), head: head, horizon: horizon, names: names)
-        if sizing != nil && columns != nil { taken.extraRows = [] }
+        if let sizing, columns != nil { (taken.extraRows, taken.deletedRows) = ([], sizing.deletedWriter()) }
         if streams.count == 1 {
             if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
@@ -160,7 +160,7 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), columns: columns,
                           limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
-        if sizing != nil && columns != nil { taken.extraRows = [] }
+        if let sizing, columns != nil { (taken.extraRows, taken.deletedRows) = ([], sizing.deletedWriter()) }
         let first = try cursor.seek(atLeast: from)
         let map = LeafPage.Map(txn)
         if var sink = columns {
@@ -366,8 +366,11 @@ extension Store {
     /// checks.)
     struct Taken {
         var batch: SampleBatchBuilder
-        /// Made at the first tombstone (a delta usually has none).
+        /// Made at the first tombstone (a delta usually has none); with
+        /// `deletedRows`, only the tombstones that kept metadata.
         var deleted: SampleBatchBuilder?
+        /// A rows query's deleted objects, written as rows.
+        var deletedRows: DeletedRowsWriter?
         /// A columns query's samples go here rather than into `batch`.
         var columns: ColumnSink?
         /// `columns != nil`, kept: that test copied the sink per record.
@@ -432,8 +435,12 @@ extension Store {
     @inline(__always)
     func keep(_ seq: UInt64, _ r: RecordView, _ i: Int, _ t: inout Taken) throws -> Bool {
         if r.isTombstone {
-            if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
-            try t.deleted!.append(r, typeIndex: i)
+            if t.deletedRows != nil {
+                try t.deletedRows!.write(r, typeIndex: i, keeping: &t.deleted, multiType: t.batch.multiType)
+            } else {
+                if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
+                try t.deleted!.append(r, typeIndex: i)
+            }
         } else if t.hasColumns {
             t.returned += 1
             t.lastReturned = seq
