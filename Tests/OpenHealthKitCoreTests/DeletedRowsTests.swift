@@ -47,7 +47,8 @@ import Testing
 
     /// The rows of `d` beside the deleted objects of `plain`: every field,
     /// the sources in order of first use, the kept tombstones.
-    private func expectRows(_ d: DeletedRows?, kept: DeletedObjects, _ plain: [DeletedFieldsCopy], _ what: String) {
+    private func expectRows(_ d: DeletedRows?, kept: DeletedObjects, _ plain: [DeletedFieldsCopy], _ what: String,
+                            synced: Bool = true) {
         guard let d else {
             #expect(plain.isEmpty, "\(what): no deleted rows")
             return
@@ -67,11 +68,11 @@ import Testing
             if !order.contains(p.sourceID) { order.append(p.sourceID) }
         }
         #expect(d.sourceIDs == order, "\(what): sources")
-        let synced = plain.indices.filter { plain[$0].syncIdentifier != nil }
-        #expect(!synced.isEmpty || plain.count < 20, "\(what): no synced deletions to keep")
-        #expect(d.recordRows.map(Int.init) == synced, "\(what): kept rows")
-        #expect(kept.map(\.uuid) == synced.map { plain[$0].uuid }, "\(what): kept tombstones")
-        #expect(kept.map(\.syncIdentifier) == synced.map { plain[$0].syncIdentifier }, "\(what): kept sync identifiers")
+        let withSync = plain.indices.filter { plain[$0].syncIdentifier != nil }
+        #expect(!synced || !withSync.isEmpty || plain.count < 20, "\(what): no synced deletions to keep")
+        #expect(d.recordRows.map(Int.init) == withSync, "\(what): kept rows")
+        #expect(kept.map(\.uuid) == withSync.map { plain[$0].uuid }, "\(what): kept tombstones")
+        #expect(kept.map(\.syncIdentifier) == withSync.map { plain[$0].syncIdentifier }, "\(what): kept sync identifiers")
     }
 
     /// `DeletedFields` outlive no `forEach`: their values, copied.
@@ -145,6 +146,26 @@ import Testing
         #expect(read == whole.map(\.uuid))
         #expect(parts == whole.count / 50 + 1)
         #expect(blocks.count == 1, "the parts wrote into \(blocks.count) blocks")
+    }
+
+    /// Deleted objects of 70 sources, two each: the rows name each
+    /// source once, in the order of first use, ids of 64 and more too.
+    @Test func deletedRowsNameEachSourceOnce() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let sources = (0..<70).map { Source(bundleIdentifier: "com.example.s\($0)", name: "S\($0)") }
+        let samples = try (0..<140).map { try stepSample(1, minute: $0, source: sources[$0 % 70]) }
+        try store.save(samples)
+        let saved = try store.currentAnchor()
+        try store.delete(uuids: samples.map(\.uuid))
+        let plain = fields(try store.anchoredQuery(type: steps, anchor: saved).deletedObjects)
+        let r = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: saved, rows: Self.layout, rowsFrom: 0)
+        defer { if let d = r.deleted, let b = d.rows { d.spare.give(b) } }
+        var order: [UInt32] = []
+        for p in plain where !order.contains(p.sourceID) { order.append(p.sourceID) }
+        #expect(order.count == 70 && order.max()! >= 64)
+        #expect(r.deleted?.sourceIDs == order)
+        expectRows(r.deleted, kept: r.result.deletedObjects, plain, "70 sources", synced: false)
     }
 
     /// Rule 23: a tombstone whose fields do not add up is an error to a

@@ -181,11 +181,8 @@ final class RowsBlock {
         guard taken.columns != nil, let rows = block else { return RowsQueryResult(records: try store.result(taken)) }
         let written = taken.columns!.finish()
         taken.batch.noteSource(through: written.maxSourceID)
-        let deleted = taken.deletedRows.map { w in
-            var w = w
-            taken.batch.noteSource(through: w.maxSourceID)
-            return w.finish()
-        }
+        taken.batch.noteSource(through: taken.deletedRows.maxSourceID)
+        let deleted = taken.deletedRows.finish()
         let result = try store.result(taken)
         block = nil
         return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,

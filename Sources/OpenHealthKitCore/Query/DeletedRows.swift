@@ -44,13 +44,17 @@ package struct DeletedRows: @unchecked Sendable {
 /// owns until the result takes it (so a scan that throws frees it).
 struct DeletedRowsWriter {
     let layout: DeletedRowLayout
-    private unowned(unsafe) let owner: RowsBlock
+    /// Nil for the writer of a query without deleted rows, which is
+    /// never written to (a query's `Taken` holds one either way: an
+    /// optional writer was copied, with a retain of its arrays, per row).
+    private unowned(unsafe) let owner: RowsBlock?
     private var block: UnsafeMutableRawPointer?
     private var capacity = 0
     private var count = 0
     private var sourceIDs: [UInt32] = []
-    /// Whether a store source id is in `sourceIDs`, by id.
-    private var seen: [Bool] = []
+    /// Whether a store source id below 64 is in `sourceIDs`, a bit each
+    /// (larger ids are looked for in it).
+    private var seen: UInt64 = 0
     private(set) var maxSourceID: UInt32 = 0
     private var recordRows: [UInt32] = []
     /// How many rows the first block holds: a part of a read in parts at
@@ -61,6 +65,11 @@ struct DeletedRowsWriter {
         self.layout = layout
         self.owner = owner
         first = max(16, min(bound, 4_096))
+    }
+
+    /// A writer that writes nothing: a query without deleted rows.
+    init() {
+        (layout, owner, first) = (DeletedRowLayout(), nil, 0)
     }
 
     /// Writes tombstone `r` as the next row; one that kept metadata goes
@@ -87,15 +96,17 @@ struct DeletedRowsWriter {
         row.storeBytes(of: source, toByteOffset: layout.sourceIndex, as: UInt32.self)
         row.storeBytes(of: UInt(0), toByteOffset: layout.syncIdentifier, as: UInt.self)
         row.storeBytes(of: Double.nan, toByteOffset: layout.syncVersion, as: Double.self)
-        if Int(source) >= seen.count || !seen[Int(source)] { firstUse(source) }
+        if source >= 64 || seen & 1 << UInt64(source) == 0 { firstUse(source) }
         count += 1
     }
 
     @inline(never)
     private mutating func firstUse(_ id: UInt32) {
-        let i = Int(id)
-        if i >= seen.count { seen += repeatElement(false, count: i + 1 - seen.count) }
-        seen[i] = true
+        if id < 64 {
+            seen |= 1 << UInt64(id)
+        } else if sourceIDs.contains(id) {
+            return
+        }
         sourceIDs.append(id)
         maxSourceID = max(maxSourceID, id)
     }
@@ -104,12 +115,13 @@ struct DeletedRowsWriter {
     @inline(never)
     private mutating func grow() {
         capacity = block == nil ? first : capacity * 2
-        block = owner.deletedBlock(bytes: capacity * layout.stride)
+        block = owner!.deletedBlock(bytes: capacity * layout.stride)
     }
 
     /// The rows written; the block goes with them (back to the spare when
     /// there are none).
-    mutating func finish() -> DeletedRows {
+    mutating func finish() -> DeletedRows? {
+        guard let owner else { return nil }
         let rows = owner.takeDeletedBlock()
         block = nil
         guard count > 0, let rows else {

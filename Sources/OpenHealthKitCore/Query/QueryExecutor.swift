@@ -77,7 +77,7 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
                                                     expected: columns != nil ? 0 : expectedCount(txn, streams, from: from, limit: limit)),
                           columns: columns, limit: limit, types: streams.map(\.type), head: head, horizon: horizon, names: names)
-        if let sizing, columns != nil { (taken.extraRows, taken.deletedRows) = ([], sizing.deletedWriter()) }
+        if let sizing, columns != nil { taken.takeRows(deleted: sizing.deletedWriter()) }
         if streams.count == 1 {
             if case .positions = streams[0].plan {} else { taken.readahead = Readahead(enabled: true) }
             // One type, the hot paths, each a loop of its own.
@@ -160,7 +160,7 @@ extension Store {
         var taken = Taken(batch: SampleBatchBuilder(multiType: false, expected: expected), columns: columns,
                           limit: limit, types: [type], head: head, horizon: horizon, names: names)
         taken.readahead = Readahead(enabled: true)
-        if let sizing, columns != nil { (taken.extraRows, taken.deletedRows) = ([], sizing.deletedWriter()) }
+        if let sizing, columns != nil { taken.takeRows(deleted: sizing.deletedWriter()) }
         let first = try cursor.seek(atLeast: from)
         let map = LeafPage.Map(txn)
         if var sink = columns {
@@ -370,7 +370,10 @@ extension Store {
         /// `deletedRows`, only the tombstones that kept metadata.
         var deleted: SampleBatchBuilder?
         /// A rows query's deleted objects, written as rows.
-        var deletedRows: DeletedRowsWriter?
+        var deletedRows = DeletedRowsWriter()
+        /// Whether `deletedRows` writes (a rows query with a layout for
+        /// deleted objects).
+        var hasDeletedRows = false
         /// A columns query's samples go here rather than into `batch`.
         var columns: ColumnSink?
         /// `columns != nil`, kept: that test copied the sink per record.
@@ -397,6 +400,14 @@ extension Store {
             self.limit = limit
             self.types = types
             (self.head, self.horizon, self.names) = (head, horizon, names)
+        }
+
+        /// Makes the query a rows query: its samples' records kept only
+        /// where their rows leave fields out, and its deleted objects
+        /// written by `deleted` when there is one.
+        mutating func takeRows(deleted: DeletedRowsWriter?) {
+            extraRows = []
+            if let deleted { (deletedRows, hasDeletedRows) = (deleted, true) }
         }
 
         /// A rows query's sample, written as row `row`: its record is kept
@@ -435,8 +446,8 @@ extension Store {
     @inline(__always)
     func keep(_ seq: UInt64, _ r: RecordView, _ i: Int, _ t: inout Taken) throws -> Bool {
         if r.isTombstone {
-            if t.deletedRows != nil {
-                try t.deletedRows!.write(r, typeIndex: i, keeping: &t.deleted, multiType: t.batch.multiType)
+            if t.hasDeletedRows {
+                try t.deletedRows.write(r, typeIndex: i, keeping: &t.deleted, multiType: t.batch.multiType)
             } else {
                 if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
                 try t.deleted!.append(r, typeIndex: i)
