@@ -81,6 +81,51 @@ import Testing
         #expect(seen.count == 3 && seen.values.allSatisfy { $0 > 1_000 }, "\(seen)")
     }
 
+    /// Rule 8 for the predicates that are one interval of start times
+    /// (start comparisons joined by AND, a date range with
+    /// `strictStartDate` alone), which are tested as two comparisons: the
+    /// same results as the enum, bounds that meet or cross included.
+    @Test func rule08_startIntervalsAgreeWithTheEnum() throws {
+        var r = Rng(state: 75)
+        let ctx = EvalContext(type: bodyMass, source: { Self.sources[Int($0)] }, device: { _ in nil })
+        func term(_ r: inout Rng) -> SamplePredicate {
+            if r.chance(0.3) {
+                return .dateRange(start: r.chance(0.2) ? nil : Self.time(&r), end: r.chance(0.2) ? nil : Self.time(&r),
+                                  options: .strictStartDate)
+            }
+            let op: Comparison = [.lessThan, .lessThanOrEqual, .equal, .greaterThanOrEqual, .greaterThan][r.int(5)]
+            return .startDate(op, Self.time(&r))
+        }
+        var seen: [Truth: Int] = [:]
+        for round in 0..<2_000 {
+            let p: SamplePredicate = r.chance(0.3) ? term(&r) : .and((0..<r.int(4)).map { _ in term(&r) })
+            let compiled = CompiledPredicate(p, type: bodyMass)
+            #expect(compiled.program.starts != nil, "round \(round): \(p) is a start interval")
+            for _ in 0..<8 {
+                let s = try Self.randomSample(&r, category: false)
+                let record = RecordCodec.encodeSample(s, sourceID: UInt32(Self.sources.firstIndex(of: s.source)!), deviceID: 0)
+                record.withUnsafeBytes { raw in
+                    let tomb = RecordCodec.encodeTombstone(of: RecordView(bytes: raw), deletionDate: t0)
+                    for bytes in [record, tomb] {
+                        bytes.withUnsafeBytes { b in
+                            let v = RecordView(bytes: b)
+                            let want = p.evaluate(v, ctx)
+                            #expect(compiled.evaluate(v, ctx) == want, "round \(round): \(p)")
+                            seen[want, default: 0] += 1
+                        }
+                    }
+                }
+            }
+        }
+        #expect((seen[.yes] ?? 0) > 1_000 && (seen[.no] ?? 0) > 1_000, "\(seen)")
+        // Other shapes keep the nodes' walk.
+        for p: SamplePredicate in [.startDate(.notEqual, t0), .endDate(.lessThan, t0), .or([.startDate(.lessThan, t0)]),
+                                   .dateRange(start: t0, end: nil, options: []),
+                                   .and([.startDate(.lessThan, t0), .quantity(.lessThan, 1, Self.kg)])] {
+            #expect(CompiledPredicate(p, type: bodyMass).program.starts == nil, "\(p)")
+        }
+    }
+
     /// Several descriptors of one type: their OR is what a scan includes.
     @Test func severalPredicatesOfOneTypeCompileToTheirOr() throws {
         #expect(CompiledPredicate.any(of: [nil, .startDate(.lessThan, t0)], type: steps) == nil)

@@ -30,6 +30,68 @@ final class CompiledPredicate {
     struct Program {
         fileprivate let nodes: UnsafeMutableBufferPointer<Node>
         fileprivate let general: UnsafeMutableBufferPointer<SamplePredicate>
+        /// The predicate as one interval of start times, when it is only
+        /// that (comparisons of the start date, joined by AND, or a date
+        /// range with `strictStartDate` alone): HealthKit's most common
+        /// predicate, tested in two comparisons instead of a walk of its
+        /// nodes (an eighth of a cold predicate query).
+        let starts: StartInterval?
+    }
+
+    /// Start times from `lo` to `hi`, each end in or out.
+    struct StartInterval {
+        var lo = -Double.infinity, hi = Double.infinity
+        var loIn = true, hiIn = true
+
+        @inline(__always) func contains(_ t: Double) -> Bool {
+            (loIn ? t >= lo : t > lo) && (hiIn ? t <= hi : t < hi)
+        }
+
+        /// The interval narrowed by `node`; nil when the node is not a
+        /// bound on the start.
+        func narrowed(by node: Node) -> StartInterval? {
+            var r = self
+            switch node {
+            case .start(let op, let t):
+                switch op {
+                case .lessThan: r.bound(hi: t, in: false)
+                case .lessThanOrEqual: r.bound(hi: t, in: true)
+                case .greaterThan: r.bound(lo: t, in: false)
+                case .greaterThanOrEqual: r.bound(lo: t, in: true)
+                case .equal: r.bound(lo: t, in: true); r.bound(hi: t, in: true)
+                case .notEqual: return nil
+                }
+            case .dateRange(let lo, let hi, let options) where options == .strictStartDate:
+                r.bound(lo: lo, in: true)
+                r.bound(hi: hi, in: false)
+            default:
+                return nil
+            }
+            return r
+        }
+
+        private mutating func bound(lo t: Double, in inclusive: Bool) {
+            if t > lo || t.isNaN { (lo, loIn) = (t, inclusive) } else if t == lo { loIn = loIn && inclusive }
+        }
+
+        private mutating func bound(hi t: Double, in inclusive: Bool) {
+            if t < hi || t.isNaN { (hi, hiIn) = (t, inclusive) } else if t == hi { hiIn = hiIn && inclusive }
+        }
+
+        /// The interval `nodes` stand for, when they are one.
+        static func of(_ nodes: [Node]) -> StartInterval? {
+            guard let first = nodes.first else { return nil }
+            if case .and(let span) = first {
+                guard span == nodes.count else { return nil }
+                var r = StartInterval()
+                for n in nodes.dropFirst() {
+                    guard let narrowed = r.narrowed(by: n) else { return nil }
+                    r = narrowed
+                }
+                return r
+            }
+            return nodes.count == 1 ? StartInterval().narrowed(by: first) : nil
+        }
     }
 
     let program: Program
@@ -43,7 +105,7 @@ final class CompiledPredicate {
         _ = n.initialize(from: nodes)
         let g = UnsafeMutableBufferPointer<SamplePredicate>.allocate(capacity: general.count)
         _ = g.initialize(from: general)
-        program = Program(nodes: n, general: g)
+        program = Program(nodes: n, general: g, starts: StartInterval.of(nodes))
     }
 
     /// Any of `predicates` (several descriptors of one type): their OR is
@@ -105,7 +167,8 @@ final class CompiledPredicate {
 extension CompiledPredicate.Program {
     @inline(__always)
     func evaluate(_ r: RecordView, _ ctx: EvalContext) -> Truth {
-        eval(0, r, ctx)
+        if let starts { return Truth(starts.contains(r.start)) }
+        return eval(0, r, ctx)
     }
 
     /// Kleene's AND (`decisive` .no) or OR (`decisive` .yes) of the
