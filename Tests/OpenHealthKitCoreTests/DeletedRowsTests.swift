@@ -13,11 +13,13 @@ import Testing
         var l = SampleRowLayout()
         (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
         (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
+        return l
+    }()
+    private static let deletedLayout: DeletedRowLayout = {
         var d = DeletedRowLayout()
         (d.stride, d.uuid, d.start, d.end, d.deletion) = (64, 0, 16, 24, 32)
         (d.typeIndex, d.sourceIndex, d.syncIdentifier, d.syncVersion) = (40, 44, 48, 56)
-        l.deleted = d
-        return l
+        return d
     }()
     private static let unix = Date.timeIntervalBetween1970AndReferenceDate
 
@@ -103,7 +105,7 @@ import Testing
             for anchor in [nil, saved] {
                 let what = "\(name) from \(anchor == nil ? "the start" : "the saves")"
                 let plain = try store.anchoredQuery(ds, anchor: anchor)
-                let r = try store.anchoredQuery(ds, anchor: anchor, rows: Self.layout, rowsFrom: 0)
+                let r = try store.anchoredQuery(ds, anchor: anchor, rows: Self.layout, deleted: Self.deletedLayout, rowsFrom: 0)
                 defer {
                     if let b = r.rows { r.spare?.give(b) }
                     if let d = r.deleted, let b = d.rows { d.spare.give(b) }
@@ -127,7 +129,7 @@ import Testing
         var blocks: Set<UnsafeMutableRawPointer> = []
         var read: [UUID] = []
         var parts = 0
-        try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, rowsFrom: 0) { r in
+        try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, deleted: Self.deletedLayout, rowsFrom: 0) { r in
             parts += 1
             guard let d = r.deleted else {
                 Issue.record("part \(parts): deleted objects as records")
@@ -159,7 +161,7 @@ import Testing
         let saved = try store.currentAnchor()
         try store.delete(uuids: samples.map(\.uuid))
         let plain = fields(try store.anchoredQuery(type: steps, anchor: saved).deletedObjects)
-        let r = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: saved, rows: Self.layout, rowsFrom: 0)
+        let r = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: saved, rows: Self.layout, deleted: Self.deletedLayout, rowsFrom: 0)
         defer { if let d = r.deleted, let b = d.rows { d.spare.give(b) } }
         var order: [UInt32] = []
         for p in plain where !order.contains(p.sourceID) { order.append(p.sourceID) }
@@ -186,7 +188,7 @@ import Testing
         }
         #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .storeCorrupt)
         #expect(errorCode {
-            _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, rowsFrom: 0)
+            _ = try store.anchoredQuery([QueryDescriptor(type: steps)], anchor: nil, rows: Self.layout, deleted: Self.deletedLayout, rowsFrom: 0)
         } == .storeCorrupt)
     }
 }

@@ -197,7 +197,6 @@ final class BatchHandle: Handle, @unchecked Sendable {
         l.flags = MemoryLayout<R>.offset(of: \.flags)!
         l.utcOffset = MemoryLayout<R>.offset(of: \.utc_offset)!
         l.creation = MemoryLayout<R>.offset(of: \.creation_date)!
-        l.deleted = deletedLayout
         return l
     }()
 

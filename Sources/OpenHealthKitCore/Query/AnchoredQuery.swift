@@ -81,25 +81,28 @@ extension Store {
     /// records instead (`rows` nil): for a delta of a few samples, the
     /// block and the sink cost more than the copy they save.
     package func anchoredQuery(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?, limit: Int = 0,
-                               rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+                               rows layout: SampleRowLayout, deleted: DeletedRowLayout? = nil,
+                               rowsFrom: Int) throws -> RowsQueryResult {
         if descriptors.count == 1 && descriptors[0].predicate == nil {
-            return try anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
+            return try anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit, rows: layout, deleted: deleted,
+                                     rowsFrom: rowsFrom)
         }
         try Self.validate(limit: limit)
         let groups = try Self.group(descriptors, validatingWith: self)
         return try readRetryingTrees { txn in
-            try rowsScan(txn, groups, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
+            try rowsScan(txn, groups, anchor: anchor, limit: limit, rows: layout, deleted: deleted, rowsFrom: rowsFrom)
         }
     }
 
     /// The same for one type without a predicate (every delta), whose
     /// bound is known before the walk.
     package func anchoredQuery(type: SampleType, anchor: QueryAnchor?, limit: Int = 0,
-                               rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+                               rows layout: SampleRowLayout, deleted: DeletedRowLayout? = nil,
+                               rowsFrom: Int) throws -> RowsQueryResult {
         try Self.validate(limit: limit)
         try validateType(type)
         return try readRetryingTrees { txn in
-            try rowsWalk(txn, type, anchor: anchor, limit: limit, rows: layout, rowsFrom: rowsFrom)
+            try rowsWalk(txn, type, anchor: anchor, limit: limit, rows: layout, deleted: deleted, rowsFrom: rowsFrom)
         }
     }
 
@@ -112,28 +115,29 @@ extension Store {
     /// anchor. A part's block is the store's spare once the part before is
     /// freed: a large read then needs the memory of one part, not of all.
     package func anchoredQueryParts(_ descriptors: [QueryDescriptor], anchor: QueryAnchor?, part: Int,
-                                    rows layout: SampleRowLayout, rowsFrom: Int,
+                                    rows layout: SampleRowLayout, deleted: DeletedRowLayout? = nil, rowsFrom: Int,
                                     _ body: (RowsQueryResult) throws -> Bool) throws {
         if descriptors.count == 1 && descriptors[0].predicate == nil {
             return try anchoredQueryParts(type: descriptors[0].type, anchor: anchor, part: part, rows: layout,
-                                          rowsFrom: rowsFrom, body)
+                                          deleted: deleted, rowsFrom: rowsFrom, body)
         }
         try Self.validate(part: part)
         let groups = try Self.group(descriptors, validatingWith: self)
         let plans = PlanCache()
         try readInParts(from: anchor, part: part, body) { txn, from in
-            try rowsScan(txn, groups, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom, plans: plans)
+            try rowsScan(txn, groups, anchor: from, limit: part, rows: layout, deleted: deleted, rowsFrom: rowsFrom,
+                         plans: plans)
         }
     }
 
     /// The same for one type without a predicate.
     package func anchoredQueryParts(type: SampleType, anchor: QueryAnchor?, part: Int,
-                                    rows layout: SampleRowLayout, rowsFrom: Int,
+                                    rows layout: SampleRowLayout, deleted: DeletedRowLayout? = nil, rowsFrom: Int,
                                     _ body: (RowsQueryResult) throws -> Bool) throws {
         try Self.validate(part: part)
         try validateType(type)
         try readInParts(from: anchor, part: part, body) { txn, from in
-            try rowsWalk(txn, type, anchor: from, limit: part, rows: layout, rowsFrom: rowsFrom)
+            try rowsWalk(txn, type, anchor: from, limit: part, rows: layout, deleted: deleted, rowsFrom: rowsFrom)
         }
     }
 
@@ -167,15 +171,16 @@ extension Store {
 
     /// A rows scan of `groups` inside a read (`plans`: see `scan`).
     private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
-                          rows layout: SampleRowLayout, rowsFrom: Int, plans: PlanCache? = nil) throws -> RowsQueryResult {
-        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
+                          rows layout: SampleRowLayout, deleted: DeletedRowLayout?, rowsFrom: Int,
+                          plans: PlanCache? = nil) throws -> RowsQueryResult {
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
         let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows, plans: plans)
         return try rows.result(taken, self)
     }
 
     /// A rows walk of `type` inside a read.
     private func rowsWalk(_ txn: Txn, _ type: SampleType, anchor: QueryAnchor?, limit: Int,
-                          rows layout: SampleRowLayout, rowsFrom: Int) throws -> RowsQueryResult {
+                          rows layout: SampleRowLayout, deleted: DeletedRowLayout?, rowsFrom: Int) throws -> RowsQueryResult {
         // A delta's positions bound it: no block for it (the walk's
         // sizing bounds the rest by the type's count too).
         let (head, horizon) = try position(txn)
@@ -183,7 +188,7 @@ extension Store {
         guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
             return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
         }
-        let rows = RowsBlock(layout, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
         let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
         return try rows.result(taken, self)
     }

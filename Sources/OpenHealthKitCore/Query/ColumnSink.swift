@@ -1,4 +1,3 @@
-import COHKSystem
 import Glibc
 
 /// Where a columns query writes its samples: straight into the caller's
@@ -134,20 +133,28 @@ package struct RowsQueryResult: @unchecked Sendable {
 /// a result takes it.
 final class RowsBlock {
     let layout: SampleRowLayout
+    /// Where the deleted objects' rows put their fields; nil: the query
+    /// keeps its deleted objects as records. (Not a field of the samples'
+    /// layout, which every query's state holds a copy of: a delta's state
+    /// grew past what the compiler copies inline.)
+    let deletedLayout: DeletedRowLayout?
     let rowsFrom: Int
     /// Where the block comes from and goes back to.
     let spare: SpareBlock
     /// The same for the deleted objects' rows (`DeletedRowsWriter`).
     let deletedSpare: SpareBlock
     private var block: UnsafeMutableRawPointer?
-    private var deleted: UnsafeMutableRawPointer?
+    /// The deleted rows' block and what they keep, while the scan writes.
+    private var deleted: DeletedRowsBlock?
     /// The bound the sink was made for.
     private var bound = 0
     /// A pipeline's thread writes into the block: finished before it is freed.
     private var holder: ColumnPipeline.Holder?
 
-    init(_ layout: SampleRowLayout, from rowsFrom: Int, spare: SpareBlock, deletedSpare: SpareBlock) {
+    init(_ layout: SampleRowLayout, deleted: DeletedRowLayout?, from rowsFrom: Int, spare: SpareBlock,
+         deletedSpare: SpareBlock) {
         self.layout = layout
+        deletedLayout = deleted
         self.rowsFrom = rowsFrom
         self.spare = spare
         self.deletedSpare = deletedSpare
@@ -156,7 +163,6 @@ final class RowsBlock {
     deinit {
         _ = holder?.pipeline?.finish()
         if let block { spare.give(block) }
-        if let deleted { deletedSpare.give(deleted) }
     }
 
     /// The sink of a query that returns at most `bound` samples; nil below
@@ -181,8 +187,8 @@ final class RowsBlock {
         guard taken.columns != nil, let rows = block else { return RowsQueryResult(records: try store.result(taken)) }
         let written = taken.columns!.finish()
         taken.batch.noteSource(through: written.maxSourceID)
-        taken.batch.noteSource(through: taken.deletedRows.maxSourceID)
-        let deleted = taken.deletedRows.finish()
+        taken.batch.noteSource(through: self.deleted?.maxSourceID ?? 0)
+        let deleted = taken.deletedRows?.pointee.finish()
         let result = try store.result(taken)
         block = nil
         return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,
@@ -191,21 +197,10 @@ final class RowsBlock {
 
     /// The writer of the deleted objects' rows, when the layout has them
     /// (after `sink` made a sink).
-    func deletedWriter() -> DeletedRowsWriter? {
-        layout.deleted.map { DeletedRowsWriter($0, owner: self, bound: bound) }
-    }
-
-    /// The deleted rows' block grown to `bytes` (the spare one first).
-    func deletedBlock(bytes: Int) -> UnsafeMutableRawPointer {
-        if let deleted, ohk_malloc_size(deleted) >= bytes { return deleted }
-        let grown = deleted.map { realloc($0, bytes)! } ?? deletedSpare.take(bytes)
-        deleted = grown
-        return grown
-    }
-
-    /// The deleted rows' block, which the caller now owns.
-    func takeDeletedBlock() -> UnsafeMutableRawPointer? {
-        defer { deleted = nil }
-        return deleted
+    func deletedWriter() -> UnsafeMutablePointer<DeletedRowsWriter>? {
+        guard let l = deletedLayout else { return nil }
+        let d = DeletedRowsBlock(l, spare: deletedSpare, bound: bound)
+        deleted = d
+        return d.writer
     }
 }

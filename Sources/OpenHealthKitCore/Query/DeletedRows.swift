@@ -1,3 +1,4 @@
+import COHKSystem
 import FoundationEssentials
 import Glibc
 
@@ -27,7 +28,9 @@ package struct DeletedRowLayout {
 /// twice the memory traffic and twice the fresh pages. Only tombstones
 /// that kept metadata (a sync identifier or version) are kept as records
 /// too, as a rows query keeps the samples whose rows leave fields out.
-package struct DeletedRows: @unchecked Sendable {
+/// (A class: a result holds an optional one, and a struct of arrays there
+/// made every query's result, deltas too, costlier to copy.)
+package final class DeletedRows: @unchecked Sendable {
     /// The rows, malloc'd (from the store's spare deleted-rows block, to
     /// which the owner gives them back); nil when there are none.
     package let rows: UnsafeMutableRawPointer?
@@ -38,38 +41,94 @@ package struct DeletedRows: @unchecked Sendable {
     package let recordRows: [UInt32]
     /// Where `rows` goes back to.
     package let spare: SpareBlock
+
+    init(rows: UnsafeMutableRawPointer?, count: Int, sourceIDs: [UInt32], recordRows: [UInt32], spare: SpareBlock) {
+        (self.rows, self.count, self.sourceIDs, self.recordRows, self.spare) = (rows, count, sourceIDs, recordRows, spare)
+    }
 }
 
-/// Writes `DeletedRows` during a scan, into a block its `RowsBlock`
-/// owns until the result takes it (so a scan that throws frees it).
-struct DeletedRowsWriter {
+/// What a scan's deleted rows keep beside their writer: the layout, the
+/// block (freed with this when no result took it, so a scan that throws
+/// frees it), the sources and the kept tombstones' rows. Its `RowsBlock`
+/// holds it for the scan.
+final class DeletedRowsBlock {
     let layout: DeletedRowLayout
-    /// Nil for the writer of a query without deleted rows, which is
-    /// never written to (a query's `Taken` holds one either way: an
-    /// optional writer was copied, with a retain of its arrays, per row).
-    private unowned(unsafe) let owner: RowsBlock?
+    let spare: SpareBlock
+    /// How many rows the first block holds: a part of a read in parts at
+    /// most, so that its block is the spare one, which then never grows.
+    let first: Int
+    fileprivate var block: UnsafeMutableRawPointer?
+    fileprivate var sourceIDs: [UInt32] = []
+    private(set) var maxSourceID: UInt32 = 0
+    fileprivate var recordRows: [UInt32] = []
+    /// The scan's writer, here rather than in its query state (`Taken`),
+    /// which only points at it: every query's state, copied a few times
+    /// per query, stays as small as before deleted rows.
+    let writer: UnsafeMutablePointer<DeletedRowsWriter>
+
+    init(_ layout: DeletedRowLayout, spare: SpareBlock, bound: Int) {
+        (self.layout, self.spare) = (layout, spare)
+        first = max(16, min(bound, 4_096))
+        writer = .allocate(capacity: 1)
+        writer.initialize(to: DeletedRowsWriter(owner: self))
+    }
+
+    deinit {
+        writer.deinitialize(count: 1)
+        writer.deallocate()
+        if let block { spare.give(block) }
+    }
+
+    /// The block grown to `bytes` (the spare one first).
+    fileprivate func grow(to bytes: Int) -> UnsafeMutableRawPointer {
+        if let block, ohk_malloc_size(block) >= bytes { return block }
+        let grown = block.map { realloc($0, bytes)! } ?? spare.take(bytes)
+        block = grown
+        return grown
+    }
+
+    /// Notes a store source id the rows use, unless noted already.
+    fileprivate func note(source id: UInt32) {
+        guard !sourceIDs.contains(id) else { return }
+        sourceIDs.append(id)
+        maxSourceID = max(maxSourceID, id)
+    }
+
+    /// The `count` rows written; the block goes with them (back to the
+    /// spare when there are none).
+    fileprivate func finish(count: Int) -> DeletedRows {
+        let rows = block
+        block = nil
+        guard count > 0, let rows else {
+            if let rows { spare.give(rows) }
+            return DeletedRows(rows: nil, count: 0, sourceIDs: [], recordRows: [], spare: spare)
+        }
+        return DeletedRows(rows: rows, count: count, sourceIDs: sourceIDs, recordRows: recordRows, spare: spare)
+    }
+}
+
+/// Writes `DeletedRows` during a scan, from its `DeletedRowsBlock`
+/// (plain values only: an optional writer with arrays, held in the query
+/// state, was copied with their retains per tombstone).
+struct DeletedRowsWriter {
+    /// Copied from the owner: read for every row.
+    private let layout: DeletedRowLayout
+    /// The `DeletedRowsBlock` that holds this writer, unretained.
+    private let owner: UnsafeMutableRawPointer
     private var block: UnsafeMutableRawPointer?
     private var capacity = 0
     private var count = 0
-    private var sourceIDs: [UInt32] = []
-    /// Whether a store source id below 64 is in `sourceIDs`, a bit each
-    /// (larger ids are looked for in it).
+    /// Whether a store source id below 64 was noted, a bit each.
     private var seen: UInt64 = 0
-    private(set) var maxSourceID: UInt32 = 0
-    private var recordRows: [UInt32] = []
-    /// How many rows the first block holds: a part of a read in parts at
-    /// most, so that its block is the spare one, which then never grows.
-    private let first: Int
 
-    init(_ layout: DeletedRowLayout, owner: RowsBlock, bound: Int) {
-        self.layout = layout
-        self.owner = owner
-        first = max(16, min(bound, 4_096))
+    fileprivate init(owner: DeletedRowsBlock) {
+        layout = owner.layout
+        self.owner = Unmanaged.passUnretained(owner).toOpaque()
     }
 
-    /// A writer that writes nothing: a query without deleted rows.
-    init() {
-        (layout, owner, first) = (DeletedRowLayout(), nil, 0)
+    @inline(__always)
+    private func withOwner<T>(_ body: (DeletedRowsBlock) throws -> T) rethrows -> T {
+        try Unmanaged<DeletedRowsBlock>.fromOpaque(owner)._withUnsafeGuaranteedRef(body)
     }
 
     /// Writes tombstone `r` as the next row; one that kept metadata goes
@@ -78,9 +137,7 @@ struct DeletedRowsWriter {
     mutating func write(_ r: RecordView, typeIndex: Int, keeping kept: inout SampleBatchBuilder?,
                         multiType: Bool) throws {
         if r.hasMetadata || r.hasPayload {
-            if kept == nil { kept = SampleBatchBuilder(multiType: multiType, expected: 16) }
-            try kept!.append(r, typeIndex: typeIndex)
-            recordRows.append(UInt32(count))
+            try keep(r, typeIndex: typeIndex, in: &kept, multiType: multiType)
         } else if r.bytes.count != r.payloadOffset + (r.isChecked ? RecordCheck.size : 0) {
             throw OHKError(.storeCorrupt, "corrupt record in the store")
         }
@@ -100,35 +157,32 @@ struct DeletedRowsWriter {
         count += 1
     }
 
+    /// A tombstone that kept metadata: its record too, for the sync fields.
+    @inline(never)
+    private func keep(_ r: RecordView, typeIndex: Int, in kept: inout SampleBatchBuilder?, multiType: Bool) throws {
+        if kept == nil { kept = SampleBatchBuilder(multiType: multiType, expected: 16) }
+        try kept!.append(r, typeIndex: typeIndex)
+        withOwner { $0.recordRows.append(UInt32(count)) }
+    }
+
     @inline(never)
     private mutating func firstUse(_ id: UInt32) {
-        if id < 64 {
-            seen |= 1 << UInt64(id)
-        } else if sourceIDs.contains(id) {
-            return
-        }
-        sourceIDs.append(id)
-        maxSourceID = max(maxSourceID, id)
+        if id < 64 { seen |= 1 << UInt64(id) }
+        withOwner { $0.note(source: id) }
     }
 
     /// The first block, then one twice as large each time it is full.
     @inline(never)
     private mutating func grow() {
-        capacity = block == nil ? first : capacity * 2
-        block = owner!.deletedBlock(bytes: capacity * layout.stride)
+        capacity = block == nil ? withOwner { $0.first } : capacity * 2
+        let bytes = capacity * layout.stride
+        block = withOwner { $0.grow(to: bytes) }
     }
 
-    /// The rows written; the block goes with them (back to the spare when
-    /// there are none).
-    mutating func finish() -> DeletedRows? {
-        guard let owner else { return nil }
-        let rows = owner.takeDeletedBlock()
+    /// The rows written; the block goes with them.
+    mutating func finish() -> DeletedRows {
         block = nil
-        guard count > 0, let rows else {
-            if let rows { owner.deletedSpare.give(rows) }
-            return DeletedRows(rows: nil, count: 0, sourceIDs: [], recordRows: [], spare: owner.deletedSpare)
-        }
-        return DeletedRows(rows: rows, count: count, sourceIDs: sourceIDs, recordRows: recordRows,
-                           spare: owner.deletedSpare)
+        let n = count
+        return withOwner { $0.finish(count: n) }
     }
 }

@@ -369,11 +369,9 @@ extension Store {
         /// Made at the first tombstone (a delta usually has none); with
         /// `deletedRows`, only the tombstones that kept metadata.
         var deleted: SampleBatchBuilder?
-        /// A rows query's deleted objects, written as rows.
-        var deletedRows = DeletedRowsWriter()
-        /// Whether `deletedRows` writes (a rows query with a layout for
-        /// deleted objects).
-        var hasDeletedRows = false
+        /// A rows query's deleted objects' writer (its `RowsBlock` holds
+        /// it), when it writes them as rows.
+        var deletedRows: UnsafeMutablePointer<DeletedRowsWriter>?
         /// A columns query's samples go here rather than into `batch`.
         var columns: ColumnSink?
         /// `columns != nil`, kept: that test copied the sink per record.
@@ -405,9 +403,8 @@ extension Store {
         /// Makes the query a rows query: its samples' records kept only
         /// where their rows leave fields out, and its deleted objects
         /// written by `deleted` when there is one.
-        mutating func takeRows(deleted: DeletedRowsWriter?) {
-            extraRows = []
-            if let deleted { (deletedRows, hasDeletedRows) = (deleted, true) }
+        mutating func takeRows(deleted: UnsafeMutablePointer<DeletedRowsWriter>?) {
+            (extraRows, deletedRows) = ([], deleted)
         }
 
         /// A rows query's sample, written as row `row`: its record is kept
@@ -446,8 +443,8 @@ extension Store {
     @inline(__always)
     func keep(_ seq: UInt64, _ r: RecordView, _ i: Int, _ t: inout Taken) throws -> Bool {
         if r.isTombstone {
-            if t.hasDeletedRows {
-                try t.deletedRows.write(r, typeIndex: i, keeping: &t.deleted, multiType: t.batch.multiType)
+            if let w = t.deletedRows {
+                try w.pointee.write(r, typeIndex: i, keeping: &t.deleted, multiType: t.batch.multiType)
             } else {
                 if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
                 try t.deleted!.append(r, typeIndex: i)

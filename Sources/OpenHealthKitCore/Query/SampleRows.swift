@@ -19,9 +19,6 @@ package struct SampleRowLayout {
     package var utcOffset = 0
     /// Unix seconds (Double), NaN when the sample has none.
     package var creation = 0
-    /// Where the deleted objects' rows put their fields; nil: a query
-    /// keeps the deleted objects as records (`RowsQueryResult.deleted`).
-    package var deleted: DeletedRowLayout?
 
     package init() {}
 }
