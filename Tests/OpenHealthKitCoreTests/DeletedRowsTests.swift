@@ -9,12 +9,7 @@ import Testing
 /// the tombstones that kept a sync identifier or version as records too.
 @Suite struct DeletedRowsTests {
     /// `ohk_sample_record`'s and `ohk_deleted_record`'s layouts.
-    private static let layout: SampleRowLayout = {
-        var l = SampleRowLayout()
-        (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
-        (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
-        return l
-    }()
+    private static let layout = sampleRecordLayout
     private static let deletedLayout: DeletedRowLayout = {
         var d = DeletedRowLayout()
         (d.stride, d.uuid, d.start, d.end, d.deletion) = (64, 0, 16, 24, 32)

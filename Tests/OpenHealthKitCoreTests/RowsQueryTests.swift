@@ -8,13 +8,7 @@ import Testing
 /// the same rows, records, deleted objects and anchor as the records
 /// query laid out afterwards, for every kind of query.
 @Suite struct RowsQueryTests {
-    /// `ohk_sample_record`'s layout.
-    private static let layout: SampleRowLayout = {
-        var l = SampleRowLayout()
-        (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
-        (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
-        return l
-    }()
+    private static let layout = sampleRecordLayout
 
     private let workoutType = try! SampleType.named("HKWorkoutTypeIdentifier")
     /// The samples that start in minutes 600 to 2,400 of `filledStore`'s.
