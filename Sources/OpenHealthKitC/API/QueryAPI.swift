@@ -31,11 +31,13 @@ import OpenHealthKitCore
             // One type, no predicate (every delta): no descriptor array.
             fetched = try h.store.anchoredQuery(type: try sampleType(d.type, h.store, "descriptors[0].type"),
                                                 anchor: try AnchorValue.read(anchor), limit: Int(limit),
-                                                rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout, rowsFrom: BatchHandle.rowsFrom)
+                                                rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout,
+                                                rowsFrom: BatchHandle.rowsFrom)
         } else {
             let ds = try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store)
             fetched = try h.store.anchoredQuery(ds, anchor: try AnchorValue.read(anchor), limit: Int(limit),
-                                                rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout, rowsFrom: BatchHandle.rowsFrom)
+                                                rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout,
+                                                rowsFrom: BatchHandle.rowsFrom)
         }
         if let rows = fetched.rows {
             result.pointee = Registry.add(BatchHandle(fetched, rows: rows, names: h.names))
@@ -86,12 +88,12 @@ import OpenHealthKitCore
         if descriptor_count == 1, let d = descriptors?.pointee, d.predicate == nil {
             // One type, no predicate (every delta): no descriptor array.
             try h.store.anchoredQueryParts(type: try sampleType(d.type, h.store, "descriptors[0].type"), anchor: from,
-                                           part: BatchHandle.partSize, rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout,
-                                           rowsFrom: BatchHandle.rowsFrom, lend)
+                                           part: BatchHandle.partSize, rows: BatchHandle.recordLayout,
+                                           deleted: BatchHandle.deletedLayout, rowsFrom: BatchHandle.rowsFrom, lend)
         } else {
             try h.store.anchoredQueryParts(try OpenHealthKitC.descriptors(descriptors, descriptor_count, h.store),
-                                           anchor: from, part: BatchHandle.partSize, rows: BatchHandle.recordLayout, deleted: BatchHandle.deletedLayout,
-                                           rowsFrom: BatchHandle.rowsFrom, lend)
+                                           anchor: from, part: BatchHandle.partSize, rows: BatchHandle.recordLayout,
+                                           deleted: BatchHandle.deletedLayout, rowsFrom: BatchHandle.rowsFrom, lend)
         }
         if stopped { throw CError(status: Int32(OHK_ERR_CANCELLED), "the callback stopped the fetch") }
     }

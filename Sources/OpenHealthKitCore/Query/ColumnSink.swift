@@ -107,9 +107,9 @@ package struct RowsQueryResult: @unchecked Sendable {
     package let sourceOrder: [UInt32]
     /// The row of each record in `result.samples`, ascending.
     package let recordRows: [UInt32]
-    /// The deleted objects as rows of `SampleRowLayout.deleted`, when the
-    /// query had that layout and rows: then `result.deletedObjects` holds
-    /// only the tombstones of the rows in `deleted.recordRows`.
+    /// The deleted objects as rows of the query's deleted-row layout, when
+    /// it had one and rows: then `result.deletedObjects` holds only the
+    /// tombstones of the rows in `deleted.recordRows`.
     package let deleted: DeletedRows?
 
     /// A result that kept its records.

@@ -28,8 +28,8 @@ package struct DeletedRowLayout {
 /// twice the memory traffic and twice the fresh pages. Only tombstones
 /// that kept metadata (a sync identifier or version) are kept as records
 /// too, as a rows query keeps the samples whose rows leave fields out.
-/// (A class: a result holds an optional one, and a struct of arrays there
-/// made every query's result, deltas too, costlier to copy.)
+/// (A class: every rows query's result holds an optional one, a pointer
+/// to copy rather than five fields.)
 package final class DeletedRows: @unchecked Sendable {
     /// The rows, malloc'd (from the store's spare deleted-rows block, to
     /// which the owner gives them back); nil when there are none.
