@@ -144,7 +144,8 @@ final class RowsBlock {
     /// The same for the deleted objects' rows (`DeletedRowsWriter`).
     let deletedSpare: SpareBlock
     private var block: UnsafeMutableRawPointer?
-    /// The deleted rows' block and what they keep, while the scan writes.
+    /// The deleted rows' block and what they keep, held here while the
+    /// scan writes (its writer holds it unretained).
     private var deleted: DeletedRowsBlock?
     /// The bound the sink was made for.
     private var bound = 0
@@ -186,9 +187,8 @@ final class RowsBlock {
         var taken = taken
         guard taken.columns != nil, let rows = block else { return RowsQueryResult(records: try store.result(taken)) }
         let written = taken.columns!.finish()
-        taken.batch.noteSource(through: written.maxSourceID)
-        taken.batch.noteSource(through: self.deleted?.maxSourceID ?? 0)
         let deleted = taken.deletedRows?.pointee.finish()
+        taken.batch.noteSource(through: max(written.maxSourceID, deleted?.sourceIDs.max() ?? 0))
         let result = try store.result(taken)
         block = nil
         return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,

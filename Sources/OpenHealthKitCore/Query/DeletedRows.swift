@@ -59,7 +59,6 @@ final class DeletedRowsBlock {
     let first: Int
     fileprivate var block: UnsafeMutableRawPointer?
     fileprivate var sourceIDs: [UInt32] = []
-    private(set) var maxSourceID: UInt32 = 0
     fileprivate var recordRows: [UInt32] = []
     /// The scan's writer, here rather than in its query state (`Taken`),
     /// which only points at it: every query's state, copied a few times
@@ -89,9 +88,7 @@ final class DeletedRowsBlock {
 
     /// Notes a store source id the rows use, unless noted already.
     fileprivate func note(source id: UInt32) {
-        guard !sourceIDs.contains(id) else { return }
-        sourceIDs.append(id)
-        maxSourceID = max(maxSourceID, id)
+        if !sourceIDs.contains(id) { sourceIDs.append(id) }
     }
 
     /// The `count` rows written; the block goes with them (back to the
