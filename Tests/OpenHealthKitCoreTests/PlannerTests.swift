@@ -277,6 +277,35 @@ import Testing
         #expect(StartRange.of([.startDate(.lessThan, a), nil]) == nil)
     }
 
+    /// The start index's positions are sorted as the standard sort would,
+    /// whether they form a few ascending sequences (merged) or many (the
+    /// standard sort): already sorted, a sample range with its later
+    /// tombstones, several delete rounds, two to five sequences in turn,
+    /// reversed, random.
+    @Test func startIndexPositionsSortAsTheStandardSort() {
+        var r = Rng(state: 42)
+        var cases: [[UInt64]] = [[], [7], [1, 2, 3], [3, 2, 1], Array(0..<1000).map { UInt64($0) }]
+        // Buckets of 50 samples, every 10th deleted: its tombstone at a
+        // position past the samples, after `rounds` rounds of deletions.
+        for rounds in 1...6 {
+            var ps: [UInt64] = []
+            for bucket in 0..<40 {
+                for k in 0..<50 where k % 10 != 0 { ps.append(UInt64(bucket * 50 + k)) }
+                for round in 0..<rounds { ps.append(UInt64(100_000 * (round + 1) + bucket)) }
+            }
+            cases.append(ps)
+        }
+        // m sequences taken in turn: m piles (five: the standard sort).
+        for m in 2...5 { cases.append((0..<300).flatMap { i in (0..<m).map { UInt64($0 * 1000 + i) } }) }
+        cases.append(Array((0..<500).map { UInt64($0) }.reversed()))
+        cases.append((0..<3000).map { _ in UInt64(r.int(1 << 40)) })
+        for ps in cases {
+            var sorted = ps
+            PositionPiles.sort(&sorted)
+            #expect(sorted == ps.sorted(), "\(ps.prefix(12))")
+        }
+    }
+
     private func randomStartPredicate(_ r: inout Rng, unit: String = "count") -> SamplePredicate {
         func when() -> Date { t0.addingTimeInterval(Double(r.int(660) - 30) * 60) }
         let comparisons: [Comparison] = [.lessThan, .lessThanOrEqual, .equal, .greaterThanOrEqual, .greaterThan]

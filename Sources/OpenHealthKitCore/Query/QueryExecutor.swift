@@ -88,16 +88,18 @@ extension Store {
                 // Near positions (an index's range, mostly) read as a walk
                 // reads, pages in place; a far one sought.
                 let map = LeafPage.Map(txn)
-                var i = 0, full = false
-                while i < positions.count, !full {
-                    guard let first = try cursor.seek(atLeast: positions[i]) else { throw Self.missingRecord }
-                    try forEachEntry(cursor, from: first, map) { seq, raw in
-                        let wanted = positions[i]
-                        if seq < wanted { return wanted - seq > Self.nearPositions }
-                        guard seq == wanted else { throw Self.missingRecord }
-                        i += 1
-                        full = try take(seq, raw, stream, 0, &taken, names)
-                        return full || i == positions.count
+                try positions.withUnsafeBufferPointer { positions in
+                    var i = 0, full = false
+                    while i < positions.count, !full {
+                        guard let first = try cursor.seek(atLeast: positions[i]) else { throw Self.missingRecord }
+                        try forEachEntry(cursor, from: first, map) { seq, raw in
+                            let wanted = positions[i]
+                            if seq < wanted { return wanted - seq > Self.nearPositions }
+                            guard seq == wanted else { throw Self.missingRecord }
+                            i += 1
+                            full = try take(seq, raw, stream, 0, &taken, names)
+                            return full || i == positions.count
+                        }
                     }
                 }
             case .spans(let spans):
@@ -312,7 +314,7 @@ extension Store {
             case .positions(let positions):
                 guard k < positions.count else { return nil }
                 k += 1
-                return try reader.record(at: positions[k - 1])
+                return try reader.record(at: positions[positions.startIndex + k - 1])
             case .spans: return try within(try cursor.next())
             }
         }

@@ -7,8 +7,9 @@ extension Store {
     enum Plan {
         /// The change order from the anchor.
         case walk
-        /// The records at these positions, ascending (found through an index).
-        case positions([UInt64])
+        /// The records at these positions, ascending (found through an
+        /// index). A slice: a later part's plan is the first's tail.
+        case positions(ArraySlice<UInt64>)
         /// The change order within these spans of positions, ascending:
         /// the zone map's blocks that can hold the start range.
         case spans([PositionSpan])
@@ -19,9 +20,9 @@ extension Store {
             switch self {
             case .walk: return .walk
             case .positions(let ps):
-                var lo = 0, hi = ps.count  // the first position at or after `from`
+                var lo = ps.startIndex, hi = ps.endIndex  // the first position at or after `from`
                 while lo < hi { let mid = (lo + hi) / 2; if ps[mid] < from { lo = mid + 1 } else { hi = mid } }
-                return .positions(Array(ps[lo...]))
+                return .positions(ps[lo...])
             case .spans(let spans):
                 return .spans(spans.compactMap { s in
                     s.last < from ? nil : PositionSpan(first: max(s.first, from), last: s.last)
@@ -82,12 +83,12 @@ extension Store {
     func plan(_ txn: Txn, _ s: Stream, from: UInt64, head: UInt64) throws -> Plan {
         // Without a filter every record matches: no index can help.
         guard s.filter != nil else { return .walk }
-        if let positions = try uuidPositions(txn, s, from: from, head: head) { return .positions(positions) }
+        if let positions = try uuidPositions(txn, s, from: from, head: head) { return .positions(positions[...]) }
         guard from <= head, tuning.planOverride != .changeOrder,
               let range = StartRange.of(s.predicates), range.isBounded else { return .walk }
         let total = txn.entries(s.trees.records)
         let changes = Double(min(total, Int(clamping: head - from + 1)))
-        if tuning.planOverride == .startIndex { return .positions(try startIndexPositions(txn, s, range, from: from)) }
+        if tuning.planOverride == .startIndex { return .positions(try startIndexPositions(txn, s, range, from: from)[...]) }
         if tuning.planOverride == .zoneMap { return .spans(try zoneSpans(txn, s, range, from: from, head: head).spans) }
         var best = (cost: 2 * changes, plan: Plan.walk)
         // The zone map: a step per block read, then the walk of the
@@ -108,7 +109,7 @@ extension Store {
         let inRange = range.fraction(of: span) * Double(total)
         let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
         if inRange + 3 * afterFrom + 16 < best.cost {
-            return .positions(try startIndexPositions(txn, s, range, from: from, expected: Int(afterFrom * 1.25) + 16))
+            return .positions(try startIndexPositions(txn, s, range, from: from, expected: Int(afterFrom * 1.25) + 16)[...])
         }
         return best.plan
     }
@@ -140,8 +141,7 @@ extension Store {
             }
             entry = try c.nextKey()
         }
-        // Starts and positions usually grow together: often sorted already.
-        if zip(positions, positions.dropFirst()).contains(where: { $0 > $1 }) { positions.sort() }
+        PositionPiles.sort(&positions)
         return positions
     }
 
