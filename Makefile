@@ -34,10 +34,12 @@ LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
 # The C library: Swift runtime linked in, only ohk_* exported (docs/architecture.md).
 # Each function in a section of its own, so that gold can put the ones the
 # workload runs most first, side by side (scripts/hot-text.txt, `make hot-text`).
+# Swift's run-time exclusivity checks are off in this build (a twentieth of
+# a short query's instructions); the debug builds the tests run keep them.
 LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswiftc -static-stdlib \
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections \
-              -Xswiftc -Xfrontend -Xswiftc -function-sections \
+              -Xswiftc -Xfrontend -Xswiftc -function-sections -Xswiftc -enforce-exclusivity=unchecked \
               -Xlinker --section-ordering-file=$(CURDIR)/scripts/hot-text.txt
 
 # `make help`: each target a user runs, with the line after its `## `.
