@@ -281,7 +281,7 @@ import Testing
     /// whether they form a few ascending sequences (merged) or many (the
     /// standard sort): already sorted, a sample range with its later
     /// tombstones, several delete rounds, two to five sequences in turn,
-    /// reversed, random.
+    /// two piles the first the smaller, reversed, random.
     @Test func startIndexPositionsSortAsTheStandardSort() {
         var r = Rng(state: 42)
         var cases: [[UInt64]] = [[], [7], [1, 2, 3], [3, 2, 1], Array(0..<1000).map { UInt64($0) }]
@@ -297,6 +297,8 @@ import Testing
         }
         // m sequences taken in turn: m piles (five: the standard sort).
         for m in 2...5 { cases.append((0..<300).flatMap { i in (0..<m).map { UInt64($0 * 1000 + i) } }) }
+        // Two piles, the first the smaller (copied aside rather than the second).
+        cases.append([UInt64(10_000)] + (0..<500).map { UInt64($0) } + [20_000, 500])
         cases.append(Array((0..<500).map { UInt64($0) }.reversed()))
         cases.append((0..<3000).map { _ in UInt64(r.int(1 << 40)) })
         for ps in cases {
