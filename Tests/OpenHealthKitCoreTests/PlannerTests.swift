@@ -297,7 +297,7 @@ import Testing
         }
         // m sequences taken in turn: m piles (five: the standard sort).
         for m in 2...5 { cases.append((0..<300).flatMap { i in (0..<m).map { UInt64($0 * 1000 + i) } }) }
-        // Two piles, the first the smaller (copied aside rather than the second).
+        // Two piles, the first the smaller.
         cases.append([UInt64(10_000)] + (0..<500).map { UInt64($0) } + [20_000, 500])
         cases.append(Array((0..<500).map { UInt64($0) }.reversed()))
         cases.append((0..<3000).map { _ in UInt64(r.int(1 << 40)) })

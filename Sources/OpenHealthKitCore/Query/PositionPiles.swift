@@ -7,7 +7,7 @@
 /// dealt into a few ascending piles and merged, three passes over the
 /// positions; anything more tangled goes to the standard sort. (The
 /// standard sort of such positions, 9,000 of a 1 % query after the
-/// workload's deletions, was a sixth of the query's instructions.)
+/// workload's deletions, was a fifth of the query's instructions.)
 enum PositionPiles {
     /// More piles than this and the standard sort is cheaper than the
     /// merge's comparison of every pile's head per position.
