@@ -272,6 +272,7 @@ public final class Store: @unchecked Sendable {
         }
         if format == 0 {
             try txn.setMetaU64(trees, .format, UInt64(Schema.format))
+            try txn.setMetaU64(trees, .recordLayout, LegacyRecords.currentLayout)
             let id = UUID()
             var w = ByteWriter()
             w.uuid(id)
@@ -289,6 +290,11 @@ public final class Store: @unchecked Sendable {
     /// what a format-2 library (open on the store while it was upgraded)
     /// appended past the zone map's head.
     private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache, hash: UUIDHash) throws {
+        // First: every step after it reads records.
+        if try txn.metaU64(trees, .recordLayout) != LegacyRecords.currentLayout {
+            try LegacyRecords.convert(txn, cache)
+            try txn.setMetaU64(trees, .recordLayout, LegacyRecords.currentLayout)
+        }
         let (head, _) = try txn.position(trees)
         let format = try txn.metaU64(trees, .format)
         let mapped = format == 2 ? 0 : try txn.metaU64(trees, .zoneHead)

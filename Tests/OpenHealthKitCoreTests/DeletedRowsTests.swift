@@ -178,7 +178,7 @@ import Testing
         let t = try #require(store.cache.withLock { $0.typeTrees[id] })
         try store.env.write { txn in
             var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
-            bytes[47] |= 0x20  // says it carries a UTC offset, which it lacks
+            bytes[27] |= 0x20  // says it carries a UTC offset, which it lacks
             try txn.put(t.records, u64: seq, bytes)
         }
         #expect(errorCode { _ = try store.anchoredQuery(type: steps, anchor: nil) } == .storeCorrupt)

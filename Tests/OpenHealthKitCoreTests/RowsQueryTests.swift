@@ -150,7 +150,7 @@ import Testing
         let t = try #require(store.cache.withLock { $0.typeTrees[id] })
         try store.env.write { txn in
             var bytes = Array(try #require(try txn.get(t.records, u64: seq)))
-            bytes[47] |= 0x20
+            bytes[27] |= 0x20
             try txn.put(t.records, u64: seq, bytes)
         }
     }

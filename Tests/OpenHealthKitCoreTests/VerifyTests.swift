@@ -206,7 +206,7 @@ import Testing
             // The record as format 5 wrote it: no flag, no check.
             var bytes = Array(try #require(try txn.get(t.records, u64: 1)))
             bytes.removeLast(RecordCheck.size)
-            bytes[47] &= ~UInt8(RecordCodec.flagChecked >> 24)
+            bytes[27] &= ~UInt8(RecordCodec.flagChecked >> 24)
             try txn.put(t.records, u64: 1, bytes)
             try txn.setMetaU64(store.trees, .format, 5)
         }

@@ -72,7 +72,7 @@ def test_rule_69_the_endpoints_refuse_bad_batches_and_other_checkpoints(server, 
     relay = token(data, "alice", "org.example.sync", read="all", write="all", relay=True)
     with httpx.Client(timeout=WAIT) as c:
         url = f"{server.url}/v1/people/alice/replication"
-        bad = c.post(url, params={"name": "x", "expected": "none"}, content=b"OHKR\x01garbage", headers=auth(relay))
+        bad = c.post(url, params={"name": "x", "expected": "none"}, content=b"OHKR\x02garbage", headers=auth(relay))
         assert bad.status_code == 400 and "malformed" in bad.json()["error"]
         look = c.get(url + "/checkpoints", headers=auth(relay))
         assert look.status_code == 200 and look.json()["checkpoints"] == []

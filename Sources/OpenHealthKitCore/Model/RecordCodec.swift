@@ -1,17 +1,19 @@
 import FoundationEssentials
 
-/// The stored form of a sample or a deleted object (a tombstone): a fixed
-/// 48-byte head, then the optional fields its flags announce, in this
-/// order, then (format 6) a 4-byte check of all before it (`RecordCheck`).
-/// Little-endian.
+/// The stored form of a sample or a deleted object (a tombstone): a head
+/// of 48 bytes, or 38 when compact (format 19), then the optional fields
+/// its flags announce, in this order, then (format 6) a 4-byte check of
+/// all before it (`RecordCheck`). Little-endian. (Formats 2–18 had the
+/// word at 44, after the value and source: `LegacyRecords`.)
 ///
 ///     0  uuid        16 bytes
 ///     16 start       Float64, seconds since 2001-01-01 (Date's own representation)
-///     24 end         Float64
-///     32 value       Float64 quantity | Int64 category | Float64 deletion date (tombstone)
-///     40 source id   UInt32
-///     44 device id   24 bits, flags in the top 8 bits
-///     48 creation    Float64, when flagCreation (format 7)
+///     24 word        device id in 24 bits, flags in the top 8 (flagCompact: which head)
+///     28 end         Float64 | compact: the duration, Float32
+///     36 value       Float64 quantity | Int64 category | Float64 deletion date (tombstone)
+///                    | compact, at 32: Float32 quantity | Int32 category
+///     44 source id   UInt32 | compact, at 36: UInt16
+///     head creation  Float64, when flagCreation (format 7)
 ///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
 ///        payload     UInt32 length, then a workout's fields (`WorkoutCodec`;
 ///                    value is then the duration) or a route's locations
@@ -26,6 +28,10 @@ import FoundationEssentials
 @usableFromInline
 enum RecordCodec {
     @usableFromInline static let headSize = 48
+    /// A compact head's size (`flagCompact`).
+    @usableFromInline static let compactHeadSize = 38
+    /// The smallest head, what a stored record must have at least.
+    @usableFromInline static let minHeadSize = 38
     /// The largest record a save writes, metadata and all (rule 18): a
     /// read that meets a larger one meets damage, not a 4 GB copy.
     static let maxSize = 16 << 20
@@ -36,6 +42,9 @@ enum RecordCodec {
     @usableFromInline static let flagCreation: UInt32 = 1 << 28
     @usableFromInline static let flagUTCOffset: UInt32 = 1 << 29
     @usableFromInline static let flagPayload: UInt32 = 1 << 30
+    /// The compact head: the end as a Float32 duration, the value as a
+    /// Float32 (or Int32), the source as a UInt16, each exact.
+    @usableFromInline static let flagCompact: UInt32 = 1 << 31
     @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
@@ -64,15 +73,25 @@ enum RecordCodec {
         case .electrocardiogram(let e): value = Double(e.voltages.count).bitPattern; flags |= flagPayload
         case .clinicalRecord(let c): value = Double(c.fhirResource?.data.count ?? 0).bitPattern; flags |= flagPayload
         }
+        let startDate = s.startDate.timeIntervalSinceReferenceDate, end = s.endDate.timeIntervalSinceReferenceDate
+        let compact = compactFields(start: startDate, end: end, value: value, category: flags & flagCategory != 0, sourceID: sourceID)
+        if compact != nil { flags |= flagCompact }
         // The head in one append rather than six.
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
             head.storeBytes(of: s.uuid.uuid, toByteOffset: 0, as: uuid_t.self)
-            head.storeBytes(of: s.startDate.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
-            head.storeBytes(of: s.endDate.timeIntervalSinceReferenceDate.bitPattern.littleEndian, toByteOffset: 24, as: UInt64.self)
-            head.storeBytes(of: value.littleEndian, toByteOffset: 32, as: UInt64.self)
-            head.storeBytes(of: sourceID.littleEndian, toByteOffset: 40, as: UInt32.self)
-            head.storeBytes(of: ((deviceID & deviceMask) | flags).littleEndian, toByteOffset: 44, as: UInt32.self)
-            w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
+            head.storeBytes(of: startDate.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
+            head.storeBytes(of: ((deviceID & deviceMask) | flags).littleEndian, toByteOffset: 24, as: UInt32.self)
+            if let (duration, small) = compact {
+                head.storeBytes(of: duration.bitPattern.littleEndian, toByteOffset: 28, as: UInt32.self)
+                head.storeBytes(of: small.littleEndian, toByteOffset: 32, as: UInt32.self)
+                head.storeBytes(of: UInt16(sourceID).littleEndian, toByteOffset: 36, as: UInt16.self)
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: head[0..<compactHeadSize]))
+            } else {
+                head.storeBytes(of: end.bitPattern.littleEndian, toByteOffset: 28, as: UInt64.self)
+                head.storeBytes(of: value.littleEndian, toByteOffset: 36, as: UInt64.self)
+                head.storeBytes(of: sourceID.littleEndian, toByteOffset: 44, as: UInt32.self)
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
+            }
         }
         if let c = s.creationDate { w.f64(c.timeIntervalSinceReferenceDate) }
         if let o = s.utcOffset { w.u32(UInt32(bitPattern: Int32(o))) }
@@ -88,6 +107,24 @@ enum RecordCodec {
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
         appendCheck(&w, from: start)
+    }
+
+    /// The compact head's duration and value (Float32 bits, or an Int32
+    /// category), when they and the source fit it exactly; nil otherwise.
+    static func compactFields(start: Double, end: Double, value: UInt64, category: Bool,
+                              sourceID: UInt32) -> (Float, UInt32)? {
+        guard sourceID <= UInt32(UInt16.max) else { return nil }
+        let duration = Float(end - start)
+        guard duration.isFinite, start + Double(duration) == end, end.isFinite else { return nil }
+        if category {
+            let v = Int64(bitPattern: value)
+            guard let small = Int32(exactly: v) else { return nil }
+            return (duration, UInt32(bitPattern: small))
+        }
+        let v = Double(bitPattern: value)
+        let small = Float(v)
+        guard Double(small).bitPattern == value else { return nil }
+        return (duration, small.bitPattern)
     }
 
     /// A payload: its length, then what `body` writes.
@@ -125,10 +162,10 @@ enum RecordCodec {
         var w = ByteWriter()
         w.uuid(uuid)
         w.f64(start)
+        w.u32(flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
         w.f64(end)
         w.f64(deleted)
         w.u32(sourceID)
-        w.u32(flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
         if !sync.isEmpty { encodeMetadata(sync, into: &w) }
         appendCheck(&w, from: 0)
         return w.bytes
@@ -165,7 +202,7 @@ package struct RecordView {
     /// read past its end or a huge copy (two compares; the rest is checked
     /// when the record is copied out, `isWellFormed`).
     @inline(__always) init(stored bytes: UnsafeRawBufferPointer) throws {
-        guard bytes.count >= RecordCodec.headSize, bytes.count <= RecordCodec.maxSize else {
+        guard bytes.count >= RecordCodec.minHeadSize, bytes.count <= RecordCodec.maxSize else {
             throw OHKError(.storeCorrupt, "a record of \(bytes.count) bytes in the store (ohk check tells what is damaged)")
         }
         self.bytes = bytes
@@ -179,13 +216,22 @@ package struct RecordView {
     }
 
     @inlinable package var uuid: UUID { UUID(uuid: bytes.loadUnaligned(fromByteOffset: 0, as: uuid_t.self)) }
+    @inlinable @inline(__always) func f32(_ at: Int) -> Double { Double(Float(bitPattern: u32(at))) }
+    @inlinable var isCompact: Bool { word & RecordCodec.flagCompact != 0 }
+    /// The head's size: compact or not.
+    @inlinable @inline(__always) var headSize: Int { isCompact ? RecordCodec.compactHeadSize : RecordCodec.headSize }
     @inlinable package var start: Double { f64(16) }
-    @inlinable package var end: Double { f64(24) }
-    @inlinable package var quantity: Double { f64(32) }
-    @inlinable package var category: Int { Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 32, as: UInt64.self)))) }
-    var deletionDate: Double { f64(32) }
-    @inlinable package var sourceID: UInt32 { u32(40) }
-    @inlinable var word: UInt32 { u32(44) }
+    @inlinable package var end: Double { isCompact ? start + f32(28) : f64(28) }
+    @inlinable package var quantity: Double { isCompact ? f32(32) : f64(36) }
+    @inlinable package var category: Int {
+        isCompact ? Int(Int32(bitPattern: u32(32)))
+            : Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt64.self))))
+    }
+    var deletionDate: Double { f64(36) }
+    @inlinable package var sourceID: UInt32 {
+        isCompact ? UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt16.self))) : u32(44)
+    }
+    @inlinable var word: UInt32 { u32(24) }
     @inlinable package var deviceID: UInt32 { word & RecordCodec.deviceMask }
     @inlinable package var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
@@ -195,7 +241,7 @@ package struct RecordView {
     @inlinable var hasUTCOffset: Bool { word & RecordCodec.flagUTCOffset != 0 }
     @inlinable var hasPayload: Bool { word & RecordCodec.flagPayload != 0 }
     /// Where the payload's length is, when the record has one.
-    @inlinable @inline(__always) var payloadOffset: Int { RecordCodec.headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0) }
+    @inlinable @inline(__always) var payloadOffset: Int { headSize + (hasCreation ? 8 : 0) + (hasUTCOffset ? 4 : 0) }
     /// The payload's length (0 without one, or when it does not fit in the
     /// record: damage, which `isWellFormed` reports).
     @inlinable var payloadLength: Int {
@@ -228,11 +274,11 @@ package struct RecordView {
     /// When the sample was created, as its source said (seconds since
     /// 2001-01-01); nil when not given.
     @inlinable @inline(__always) var creation: Double? {
-        hasCreation && bytes.count >= RecordCodec.headSize + 8 ? f64(RecordCodec.headSize) : nil
+        hasCreation && bytes.count >= headSize + 8 ? f64(headSize) : nil
     }
     /// The UTC offset of the sample's local time, in seconds east of UTC.
     @inlinable @inline(__always) var utcOffset: Int? {
-        let at = RecordCodec.headSize + (hasCreation ? 8 : 0)
+        let at = headSize + (hasCreation ? 8 : 0)
         guard hasUTCOffset, bytes.count >= at + 4 else { return nil }
         return Int(Int32(bitPattern: u32(at)))
     }
@@ -244,8 +290,9 @@ package struct RecordView {
     /// Whether the record's check matches its bytes (true for a record
     /// written before format 6, which has none).
     var checkMatches: Bool {
+        guard bytes.count >= RecordCodec.minHeadSize else { return false }
         guard isChecked else { return true }
-        guard bytes.count >= RecordCodec.headSize + RecordCheck.size else { return false }
+        guard bytes.count >= headSize + RecordCheck.size else { return false }
         let stored = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - RecordCheck.size, as: UInt32.self))
         return stored == RecordCheck.of(body)
     }
@@ -253,8 +300,9 @@ package struct RecordView {
     /// Structural check of a record read from disk, so a corrupt store gives
     /// an error rather than a crash.
     package var isWellFormed: Bool {
-        guard bytes.count >= RecordCodec.headSize,
-              bytes.count >= RecordCodec.headSize + (isChecked ? RecordCheck.size : 0) else { return false }
+        // The word, which says the head's size, is inside the smallest head.
+        guard bytes.count >= RecordCodec.minHeadSize, bytes.count >= headSize,
+              bytes.count >= headSize + (isChecked ? RecordCheck.size : 0) else { return false }
         let body = self.body
         if hasPayload {
             let at = payloadOffset

@@ -1,12 +1,12 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 18). One LMDB environment per store
+/// The store's on-disk layout (format 19). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
 /// |---------------|------------------------------|----------------------------------------|
-/// | `meta`        | name                         | format, store id, position, next ids, zone head; `check:` and a small table's name: its `TableChecks` hash |
+/// | `meta`        | name                         | format, store id, position, next ids, zone head, record layout; `check:` and a small table's name: its `TableChecks` hash |
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
@@ -95,8 +95,13 @@ enum Schema {
     /// (`BucketCodec`), a third of the fixed widths' bytes; rebuilt from
     /// the samples when an older store is opened. A format-17 library
     /// would take them for corruption, so it refuses the store.
+    /// 19: records with the flags at offset 24 and, where their fields
+    /// fit it exactly, a 38-byte head instead of 48 (`RecordCodec`); the
+    /// records of an older store are rewritten when it is opened
+    /// (`LegacyRecords`, keyed on `record_layout`). A format-18 library
+    /// would misread them, so it refuses the store.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 18
+    static let format: UInt32 = 19
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions",
@@ -149,6 +154,12 @@ enum Schema {
         /// The UUID index's merge under way, if any (`UUIDIndex.MergePlan`);
         /// 0 or absent when none, so older stores need no step.
         case uuidMerge = "uuid_merge"
+        /// The records' layout: 2 for the flags at offset 24 and the
+        /// compact head (`RecordCodec`); absent in a store whose records
+        /// have the layout of formats 2–18, which opening converts
+        /// (`LegacyRecords`). Its own key rather than the format's, so
+        /// that a store marked with an older format keeps its records.
+        case recordLayout = "record_layout"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -165,6 +176,7 @@ enum Schema {
             case .characteristics: Self.keys[9]
             case .activitySequence: Self.keys[10]
             case .uuidMerge: Self.keys[11]
+            case .recordLayout: Self.keys[12]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }

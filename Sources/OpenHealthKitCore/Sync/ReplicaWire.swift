@@ -6,7 +6,8 @@ import FoundationEssentials
 /// back exactly as it was saved, times and metadata dates included, which
 /// JSON text would round to the microsecond. Each record keeps its check.
 ///
-///     "OHKR" · version (1)
+///     "OHKR" · version (2: records with the flags at offset 24 and the
+///              compact head; version 1 carried the layout of formats 2–18)
 ///     source store id (16) · new position · horizon · head (u64 each)
 ///     types:   u32 count, each a string (identifier)
 ///     sources: u32 count, each TableCodec bytes (u32 length first); ids from 1
@@ -17,7 +18,7 @@ import FoundationEssentials
 ///              record (u32 length first)
 extension ReplicaBatch {
     static let magic: [UInt8] = Array("OHKR".utf8)
-    static let wireVersion: UInt8 = 1
+    static let wireVersion: UInt8 = 2
 
     public func wireBytes() throws -> [UInt8] {
         var w = ByteWriter(capacity: 64 + changes.count * 96)
@@ -133,7 +134,7 @@ extension ReplicaBatch {
                     let d = try r.bytes(24)
                     digests[t] = try d.withUnsafeBytes { try LiveDigest(encoded: $0) }
                 }
-                let n = try count(22 + RecordCodec.headSize, "changes")
+                let n = try count(22 + RecordCodec.minHeadSize, "changes")
                 var changes: [ReplicaChange] = [], positions: [UInt64] = []
                 changes.reserveCapacity(n)
                 positions.reserveCapacity(n)

@@ -1,0 +1,64 @@
+import FoundationEssentials
+
+/// Records in the layout of formats 2–18, rewritten in today's when a
+/// store of that layout is opened (`Schema.MetaKey.recordLayout`).
+///
+/// The old head was 48 bytes: uuid, start, end, value, source (UInt32),
+/// then the device and flags word at offset 44. Today's puts the word at
+/// offset 24, before the fields whose width it announces
+/// (`RecordCodec.flagCompact`). What follows the head (creation date, UTC
+/// offset, payload, metadata) is the same; the check is computed again.
+enum LegacyRecords {
+    /// The layout `record_layout` names for today's records.
+    static let currentLayout: UInt64 = 2
+    private static let oldHead = 48
+
+    /// Rewrites every record of every type, in place through a cursor
+    /// (one record in memory at a time).
+    static func convert(_ txn: Txn, _ cache: StoreCache) throws {
+        for (_, t) in cache.typeTrees {
+            let c = try txn.cursor(t.records)
+            defer { c.close() }
+            var entry = try c.firstEntry()
+            while let (k, v) = entry {
+                guard k.count == 8 else { throw OHKError(.storeCorrupt, "a record key of \(k.count) bytes") }
+                let key = Array(k), bytes = try record(v)
+                try key.withUnsafeBytes { k in try bytes.withUnsafeBytes { v in _ = try c.put(k, v) } }
+                entry = try c.nextEntry()
+            }
+        }
+    }
+
+    /// One record in today's layout.
+    static func record(_ old: UnsafeRawBufferPointer) throws -> [UInt8] {
+        guard old.count >= oldHead else { throw OHKError(.storeCorrupt, "a record of \(old.count) bytes in the store") }
+        func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: old.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+        func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: old.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        var word = u32(44)
+        let checked = word & RecordCodec.flagChecked != 0
+        let tail = old.count - (checked ? RecordCheck.size : 0)
+        guard tail >= oldHead else { throw OHKError(.storeCorrupt, "a record of \(old.count) bytes in the store") }
+        let start = Double(bitPattern: u64(16)), end = Double(bitPattern: u64(24))
+        let value = u64(32), source = u32(40)
+        let compact = word & RecordCodec.flagTombstone != 0 ? nil
+            : RecordCodec.compactFields(start: start, end: end, value: value,
+                                        category: word & RecordCodec.flagCategory != 0, sourceID: source)
+        word |= RecordCodec.flagChecked
+        if compact != nil { word |= RecordCodec.flagCompact }
+        var w = ByteWriter(capacity: old.count)
+        w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: old[0..<24]))
+        w.u32(word)
+        if let (duration, small) = compact {
+            w.u32(duration.bitPattern)
+            w.u32(small)
+            w.u16(UInt16(source))
+        } else {
+            w.u64(u64(24))
+            w.u64(value)
+            w.u32(source)
+        }
+        w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: old[oldHead..<tail]))
+        RecordCodec.appendCheck(&w, from: 0)
+        return w.bytes
+    }
+}
