@@ -31,7 +31,7 @@ enum RecordCodec {
     /// A compact head's size (`flagCompact`).
     @usableFromInline static let compactHeadSize = 38
     /// The smallest head, what a stored record must have at least.
-    @usableFromInline static let minHeadSize = 38
+    @usableFromInline static let minHeadSize = compactHeadSize
     /// The largest record a save writes, metadata and all (rule 18): a
     /// read that meets a larger one meets damage, not a 4 GB copy.
     static let maxSize = 16 << 20
@@ -73,26 +73,9 @@ enum RecordCodec {
         case .electrocardiogram(let e): value = Double(e.voltages.count).bitPattern; flags |= flagPayload
         case .clinicalRecord(let c): value = Double(c.fhirResource?.data.count ?? 0).bitPattern; flags |= flagPayload
         }
-        let startDate = s.startDate.timeIntervalSinceReferenceDate, end = s.endDate.timeIntervalSinceReferenceDate
-        let compact = compactFields(start: startDate, end: end, value: value, category: flags & flagCategory != 0, sourceID: sourceID)
-        if compact != nil { flags |= flagCompact }
-        // The head in one append rather than six.
-        withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
-            head.storeBytes(of: s.uuid.uuid, toByteOffset: 0, as: uuid_t.self)
-            head.storeBytes(of: startDate.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
-            head.storeBytes(of: ((deviceID & deviceMask) | flags).littleEndian, toByteOffset: 24, as: UInt32.self)
-            if let (duration, small) = compact {
-                head.storeBytes(of: duration.bitPattern.littleEndian, toByteOffset: 28, as: UInt32.self)
-                head.storeBytes(of: small.littleEndian, toByteOffset: 32, as: UInt32.self)
-                head.storeBytes(of: UInt16(sourceID).littleEndian, toByteOffset: 36, as: UInt16.self)
-                w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: head[0..<compactHeadSize]))
-            } else {
-                head.storeBytes(of: end.bitPattern.littleEndian, toByteOffset: 28, as: UInt64.self)
-                head.storeBytes(of: value.littleEndian, toByteOffset: 36, as: UInt64.self)
-                head.storeBytes(of: sourceID.littleEndian, toByteOffset: 44, as: UInt32.self)
-                w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
-            }
-        }
+        appendHead(&w, uuid: s.uuid.uuid, start: s.startDate.timeIntervalSinceReferenceDate,
+                   end: s.endDate.timeIntervalSinceReferenceDate, value: value, sourceID: sourceID,
+                   word: (deviceID & deviceMask) | flags)
         if let c = s.creationDate { w.f64(c.timeIntervalSinceReferenceDate) }
         if let o = s.utcOffset { w.u32(UInt32(bitPattern: Int32(o))) }
         switch s.value {
@@ -107,6 +90,32 @@ enum RecordCodec {
         }
         if !s.metadata.isEmpty { encodeMetadata(s.metadata, into: &w) }
         appendCheck(&w, from: start)
+    }
+
+    /// Appends a record's head: the compact one when the record is not a
+    /// tombstone and its end, value and source fit it exactly
+    /// (`compactFields`), else the full one. `word`: the device id and the
+    /// flags but `flagCompact`, which this sets. (In one append, not six.)
+    static func appendHead(_ w: inout ByteWriter, uuid: uuid_t, start: Double, end: Double, value: UInt64,
+                           sourceID: UInt32, word: UInt32) {
+        let compact = word & flagTombstone != 0 ? nil
+            : compactFields(start: start, end: end, value: value, category: word & flagCategory != 0, sourceID: sourceID)
+        withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
+            head.storeBytes(of: uuid, toByteOffset: 0, as: uuid_t.self)
+            head.storeBytes(of: start.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
+            head.storeBytes(of: (compact == nil ? word : word | flagCompact).littleEndian, toByteOffset: 24, as: UInt32.self)
+            if let (duration, small) = compact {
+                head.storeBytes(of: duration.bitPattern.littleEndian, toByteOffset: 28, as: UInt32.self)
+                head.storeBytes(of: small.littleEndian, toByteOffset: 32, as: UInt32.self)
+                head.storeBytes(of: UInt16(sourceID).littleEndian, toByteOffset: 36, as: UInt16.self)
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: head[0..<compactHeadSize]))
+            } else {
+                head.storeBytes(of: end.bitPattern.littleEndian, toByteOffset: 28, as: UInt64.self)
+                head.storeBytes(of: value.littleEndian, toByteOffset: 36, as: UInt64.self)
+                head.storeBytes(of: sourceID.littleEndian, toByteOffset: 44, as: UInt32.self)
+                w.bytes.append(contentsOf: UnsafeRawBufferPointer(head))
+            }
+        }
     }
 
     /// The compact head's duration and value (Float32 bits, or an Int32
@@ -160,12 +169,8 @@ enum RecordCodec {
     static func encodeTombstone(uuid: UUID, start: Double, end: Double, deleted: Double, sourceID: UInt32,
                                 sync: [String: MetadataValue]) -> [UInt8] {
         var w = ByteWriter()
-        w.uuid(uuid)
-        w.f64(start)
-        w.u32(flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
-        w.f64(end)
-        w.f64(deleted)
-        w.u32(sourceID)
+        appendHead(&w, uuid: uuid.uuid, start: start, end: end, value: deleted.bitPattern, sourceID: sourceID,
+                   word: flagTombstone | flagChecked | (sync.isEmpty ? 0 : flagMetadata))
         if !sync.isEmpty { encodeMetadata(sync, into: &w) }
         appendCheck(&w, from: 0)
         return w.bytes

@@ -86,9 +86,17 @@ final class DeletedRowsBlock {
         return grown
     }
 
+    /// Whether a store source id is in `sourceIDs`, by id (the writer
+    /// asks for every row of a source from 64 on).
+    private var noted: [Bool] = []
+
     /// Notes a store source id the rows use, unless noted already.
     fileprivate func note(source id: UInt32) {
-        if !sourceIDs.contains(id) { sourceIDs.append(id) }
+        let i = Int(id)
+        if i >= noted.count { noted += repeatElement(false, count: i + 1 - noted.count) }
+        guard !noted[i] else { return }
+        noted[i] = true
+        sourceIDs.append(id)
     }
 
     /// The `count` rows written; the block goes with them (back to the

@@ -34,29 +34,13 @@ enum LegacyRecords {
         guard old.count >= oldHead else { throw OHKError(.storeCorrupt, "a record of \(old.count) bytes in the store") }
         func u32(_ at: Int) -> UInt32 { UInt32(littleEndian: old.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
         func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: old.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-        var word = u32(44)
-        let checked = word & RecordCodec.flagChecked != 0
-        let tail = old.count - (checked ? RecordCheck.size : 0)
+        let word = u32(44)
+        let tail = old.count - (word & RecordCodec.flagChecked != 0 ? RecordCheck.size : 0)
         guard tail >= oldHead else { throw OHKError(.storeCorrupt, "a record of \(old.count) bytes in the store") }
-        let start = Double(bitPattern: u64(16)), end = Double(bitPattern: u64(24))
-        let value = u64(32), source = u32(40)
-        let compact = word & RecordCodec.flagTombstone != 0 ? nil
-            : RecordCodec.compactFields(start: start, end: end, value: value,
-                                        category: word & RecordCodec.flagCategory != 0, sourceID: source)
-        word |= RecordCodec.flagChecked
-        if compact != nil { word |= RecordCodec.flagCompact }
         var w = ByteWriter(capacity: old.count)
-        w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: old[0..<24]))
-        w.u32(word)
-        if let (duration, small) = compact {
-            w.u32(duration.bitPattern)
-            w.u32(small)
-            w.u16(UInt16(source))
-        } else {
-            w.u64(u64(24))
-            w.u64(value)
-            w.u32(source)
-        }
+        RecordCodec.appendHead(&w, uuid: old.loadUnaligned(as: uuid_t.self), start: Double(bitPattern: u64(16)),
+                               end: Double(bitPattern: u64(24)), value: u64(32), sourceID: u32(40),
+                               word: word | RecordCodec.flagChecked)
         w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: old[oldHead..<tail]))
         RecordCodec.appendCheck(&w, from: 0)
         return w.bytes
