@@ -1,8 +1,8 @@
 /* What Swift cannot call directly: the futex system call (syscall() is
  * variadic), atomics on a word in shared memory (a file mapping that
  * several processes see), open-file-description locks (fcntl() is
- * variadic too), getrandom (not in Swift's Glibc module), and a
- * prefetch (a compiler builtin), and glibc's malloc_trim and
+ * variadic too), getrandom (not in Swift's Glibc module), a prefetch
+ * and a spinning thread's pause (compiler builtins), and glibc's malloc_trim and
  * malloc_usable_size (in <malloc.h>, which the Glibc module leaves out).
  * Header-only: static inline, nothing to link. */
 #ifndef OHK_CSYSTEM_SHIM_H
@@ -20,6 +20,16 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A spinning thread's pause (x86's PAUSE: it yields to a sibling
+ * hyperthread and eases the loop's exit). */
+static inline void ohk_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 /* Gives freed heap memory back to the system (glibc's malloc_trim; a
  * C library without it keeps it). */
@@ -108,15 +118,18 @@ static inline void ohk_prefetch_below(const void *p, uintptr_t distance) {
     if ((a ^ b) < 4096 && b < a) __builtin_prefetch((const void *)b, 0, 3);
 }
 
-/* The leaf page after `leaf` in an LMDB 0.9 tree, for a walk to ask for
- * ahead of reaching it (see LeafPage.swift), or NULL. A walk's cursor
+/* The leaf page `k` after `leaf` (k >= 1) among its parent's children in
+ * an LMDB 0.9 tree, or NULL: for a walk to ask for the next leaf ahead of
+ * reaching it (see LeafPage.swift), and for a count of the records ahead
+ * to read the leaves' headers alone (PartsAhead.swift). A walk's cursor
  * holds its path from the root (mdb.c's struct MDB_cursor, mirrored here
- * as LMDB 0.9 lays it out on 64 bits): the parent branch page's next child
- * is the next leaf. Every field read is checked against what the caller
- * knows first (the cursor's transaction and tree, its leaf at the top of
- * the path), and every page read lies in the map's first `last_page` + 1
- * pages, whose header must name it: another layout gives NULL, never a
- * read outside the map. The page is only prefetched, never read from. */
+ * as LMDB 0.9 lays it out on 64 bits): the parent branch page's later
+ * children are the next leaves. NULL past the parent's last child (the
+ * leaf after it has another parent). Every field read is checked against
+ * what the caller knows first (the cursor's transaction and tree, its
+ * leaf at the top of the path), and every page read lies in the map's
+ * first `last_page` + 1 pages, whose header must name it: another layout
+ * gives NULL, never a read outside the map. The leaf itself is not read. */
 struct ohk_lmdb09_cursor {
     void *next, *backup, *xcursor;
     const void *txn;
@@ -129,8 +142,9 @@ struct ohk_lmdb09_cursor {
     unsigned short ki[32];
 };
 
-static inline const void *ohk_lmdb09_next_leaf(const void *cursor, const void *txn, unsigned int dbi,
-                                               const void *leaf, uintptr_t page_size, uint64_t last_page) {
+static inline const void *ohk_lmdb09_sibling_leaf(const void *cursor, const void *txn, unsigned int dbi,
+                                                  const void *leaf, uintptr_t page_size, uint64_t last_page,
+                                                  unsigned int k) {
     const struct ohk_lmdb09_cursor *c = (const struct ohk_lmdb09_cursor *)cursor;
     if (c->txn != txn || c->dbi != dbi || c->snum < 2 || c->snum > 32 || c->top != c->snum - 1
         || c->pg[c->top] != (const unsigned char *)leaf)
@@ -149,9 +163,9 @@ static inline const void *ohk_lmdb09_next_leaf(const void *cursor, const void *t
     memcpy(&lower, p + 12, 2);
     if (parent_no != (parent - base) / page_size || (flags & 0x01) == 0 || lower < 16 || lower > page_size)
         return NULL;
-    unsigned int next = (unsigned int)c->ki[c->top - 1] + 1;
-    if (next >= (unsigned int)(lower - 16) / 2)
-        return NULL; /* the parent's last child: the next leaf has another parent */
+    unsigned int next = (unsigned int)c->ki[c->top - 1] + k;
+    if (k == 0 || next >= (unsigned int)(lower - 16) / 2)
+        return NULL;
     memcpy(&offset, p + 16 + 2 * next, 2);
     if (offset < lower || offset + 8u > page_size)
         return NULL;

@@ -1,6 +1,7 @@
 import CLMDB
 import FoundationEssentials
 import Glibc
+import Synchronization
 
 /// How a store is opened.
 public struct StoreOptions: Sendable {
@@ -75,7 +76,7 @@ public final class Store: @unchecked Sendable {
     let lastCommit = Locked<(txnID: Int, head: UInt64, horizon: UInt64)>((-1, 0, 0))
     /// Called after each of this handle's commits (`setCommitHook`).
     let commitHook = Locked<CommitHook?>(nil)
-    /// The last rows block its queries freed, for the next one.
+    /// The last rows blocks its queries freed, for the next ones.
     package let spareRows = SpareBlock()
     /// The same for the deleted objects' rows (`DeletedRowsWriter`).
     package let spareDeletedRows = SpareBlock()
@@ -88,6 +89,10 @@ public final class Store: @unchecked Sendable {
     private var isClosed = false
     /// How the store works where tests change it (`StoreTuning`).
     var tuning: StoreTuning
+    /// The parts a second thread has read (`PartsAhead`), for tests.
+    let partsReadAhead = Atomic<Int>(0)
+    /// The thread of large reads in parts, kept between them (`PartsAhead`).
+    let partsHelper = Locked<PartsAhead?>(nil)
 
     /// Opens the store in `directory`, creating it (and the directory) if
     /// needed. Refuses a store written by a newer format.
@@ -161,6 +166,8 @@ public final class Store: @unchecked Sendable {
             signal.closeDescriptor()
         }
         pthread_rwlock_unlock(lifecycle)
+        // No read runs now: none holds it.
+        partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }?.stop()
         spareRows.drop()
         spareDeletedRows.drop()
         FreedMemory.giveBack()

@@ -115,34 +115,39 @@ import Testing
     }
 
     /// Read in parts, each part's deleted rows are the query's in order,
-    /// and a part's block given back (as `ohk_batch_free` does) is the
-    /// next part's: a large deleted read writes into the same pages.
+    /// and a part's block given back (as `ohk_batch_free` does) is a later
+    /// part's: a large deleted read writes into the same pages, one block
+    /// on one thread, the spare's few on two (`PartsAhead`).
     @Test func eachPartsDeletedRowsAreTheQuerysInPieces() throws {
         let (store, saved) = try storeWithDeletions()
         defer { store.close() }
         let whole = fields(try store.anchoredQuery(type: steps, anchor: saved).deletedObjects)
-        var blocks: Set<UnsafeMutableRawPointer> = []
-        var read: [UUID] = []
-        var parts = 0
-        try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, deleted: Self.deletedLayout, rowsFrom: 0) { r in
-            parts += 1
-            guard let d = r.deleted else {
-                Issue.record("part \(parts): deleted objects as records")
-                return false
+        for ahead in [false, true] {
+            store.tuning.partsAhead = ahead
+            var blocks: Set<UnsafeMutableRawPointer> = []
+            var read: [UUID] = []
+            var parts = 0
+            try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, deleted: Self.deletedLayout,
+                                         rowsFrom: 0) { r in
+                parts += 1
+                guard let d = r.deleted else {
+                    Issue.record("part \(parts): deleted objects as records")
+                    return false
+                }
+                let from = read.count
+                read += (0..<d.count).map { UUID(uuid: d.rows!.loadUnaligned(fromByteOffset: 64 * $0, as: uuid_t.self)) }
+                expectRows(d, kept: r.result.deletedObjects, Array(whole[from..<min(whole.count, read.count)]), "part \(parts)")
+                if let b = d.rows {
+                    blocks.insert(b)
+                    d.spare.give(b)
+                }
+                if let b = r.rows { r.spare?.give(b) }
+                return true
             }
-            let from = read.count
-            read += (0..<d.count).map { UUID(uuid: d.rows!.loadUnaligned(fromByteOffset: 64 * $0, as: uuid_t.self)) }
-            expectRows(d, kept: r.result.deletedObjects, Array(whole[from..<min(whole.count, read.count)]), "part \(parts)")
-            if let b = d.rows {
-                blocks.insert(b)
-                d.spare.give(b)
-            }
-            if let b = r.rows { r.spare?.give(b) }
-            return true
+            #expect(read == whole.map(\.uuid))
+            #expect(parts == whole.count / 50 + 1)
+            #expect(blocks.count <= (ahead ? SpareBlock.slots : 1), "\(ahead ? "two threads" : "one"): \(blocks.count) blocks")
         }
-        #expect(read == whole.map(\.uuid))
-        #expect(parts == whole.count / 50 + 1)
-        #expect(blocks.count == 1, "the parts wrote into \(blocks.count) blocks")
     }
 
     /// Deleted objects of 70 sources, two each: the rows name each

@@ -107,8 +107,8 @@ extension Store {
     }
 
     /// The rows query of `descriptors` in parts of at most `part` objects
-    /// (samples and deleted objects together), all read in one
-    /// transaction (rule 75): `body` gets each part in change order and
+    /// (samples and deleted objects together), all read from one
+    /// snapshot (rule 75): `body` gets each part in change order and
     /// returns false to stop. The parts together are what one query
     /// returns; each part's anchor is after its last object, and the last
     /// part (fewer than `part` objects, perhaps none) has the query's new
@@ -136,7 +136,7 @@ extension Store {
                                     _ body: (RowsQueryResult) throws -> Bool) throws {
         try Self.validate(part: part)
         try validateType(type)
-        try readInParts(from: anchor, part: part, body) { txn, from in
+        try readInParts(from: anchor, part: part, walking: type, body) { txn, from in
             try rowsWalk(txn, type, anchor: from, limit: part, rows: layout, deleted: deleted, rowsFrom: rowsFrom)
         }
     }
@@ -145,25 +145,43 @@ extension Store {
         guard part > 0 else { throw OHKError(.invalidArgument, "a part must hold at least one object") }
     }
 
-    /// Reads parts (`read`, from an anchor) in one transaction until one is
+    /// Reads parts (`read`, from an anchor) in one snapshot until one is
     /// short or `body` returns false. A large read is followed by a trim,
     /// as a large write is (`FreedMemory`): its parts free no block large
     /// enough to cause one, and what earlier work left free stayed counted.
-    private func readInParts(from anchor: QueryAnchor?, part: Int, _ body: (RowsQueryResult) throws -> Bool,
+    /// `walking`: the type of a walk (no predicate), whose large reads
+    /// read every other part on a second thread (`readInPartsAhead`).
+    private func readInParts(from anchor: QueryAnchor?, part: Int, walking type: SampleType? = nil,
+                             _ body: (RowsQueryResult) throws -> Bool,
                              _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult) throws {
         var delivered = false
         var objects = 0
         defer { if objects >= FreedMemory.largeObjectCount { FreedMemory.giveBack() } }
+        func deliver(_ r: RowsQueryResult) throws -> Bool {
+            delivered = true
+            objects += r.objects
+            return try body(r) && r.objects == part
+        }
         try readRetryingTrees { txn in
             // A retry reads from a later snapshot: not after a part went out.
             guard !delivered else { throw OHKError(.storage, "the store's trees changed during a read in parts") }
+            if let type, let (_, t) = try storedTrees(type, txn) {
+                let (head, horizon) = try position(txn)
+                let from = try startPosition(anchor, head: head, horizon: horizon)
+                if partsAheadPay(records: txn.entries(t.records), from: from, head: head, part: part) {
+                    let ran = try env.readAlongside(txn) { second -> Bool in
+                        guard let second else { return false }
+                        try readInPartsAhead(txn, second, records: t.records, from: anchor, part: part, read,
+                                             deliver: deliver)
+                        return true
+                    }
+                    if ran { return }
+                }
+            }
             var from = anchor
             while true {
                 let r = try read(txn, from)
-                delivered = true
-                let n = r.objects
-                objects += n
-                guard try body(r), n == part else { return }
+                guard try deliver(r) else { return }
                 from = r.result.newAnchor
             }
         }

@@ -126,6 +126,13 @@ package struct RowsQueryResult: @unchecked Sendable {
 
     /// The samples and deleted objects it holds.
     package var objects: Int { count + (deleted?.count ?? result.deletedObjects.count) }
+
+    /// Gives its blocks back to their spares: for a result dropped
+    /// unread, as a read in parts drops those read ahead of a stop.
+    func giveBack() {
+        if let rows { spare?.give(rows) }
+        if let d = deleted, let rows = d.rows { d.spare.give(rows) }
+    }
 }
 
 /// The block of a rows query (`Store.anchoredQuery(_:anchor:limit:rows:rowsFrom:)`):

@@ -247,6 +247,34 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Inside `read`'s body: runs `body` with a second read transaction of
+    /// the same snapshot as `txn`, for another thread to read while `txn`
+    /// reads (an LMDB transaction serves one thread at a time), or with
+    /// nil when a commit came between the two. The caller's read holds
+    /// the map, so this takes no lock of its own.
+    func readAlongside<T>(_ txn: Txn, _ body: (Txn?) throws -> T) throws -> T {
+        var second = readPool.withLock { $0.popLast() }
+        var rc: Int32
+        if let t = second {
+            rc = mdb_txn_renew(t)
+            if rc != 0 { mdb_txn_abort(t); second = nil }
+        } else {
+            rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &second)
+        }
+        guard rc == 0, let t = second else { return try body(nil) }
+        defer {
+            mdb_txn_reset(t)
+            let kept = readPool.withLock { pool -> Bool in
+                guard pool.count < Self.poolLimit else { return false }
+                pool.append(t)
+                return true
+            }
+            if !kept { mdb_txn_abort(t) }
+        }
+        let same = Txn(txn: t)
+        return try body(same.id == txn.id ? same : nil)
+    }
+
     /// Runs `body` in the write transaction and commits it (durable on
     /// return when `durable`). On a full map the transaction is aborted,
     /// the map doubled and `body` run again, so `body` must not change

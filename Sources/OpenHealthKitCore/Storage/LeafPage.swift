@@ -68,19 +68,31 @@ struct LeafPage {
         let page = address & ~UInt(map.pageSize - 1)
         let node = address &- UInt(Self.nodeHeaderSize + Self.keySize)
         guard node >= page + UInt(Self.headerSize) else { return nil }
+        // A leaf page, whose table of nodes holds the record's node.
+        guard let count = Self.nodes(UnsafeRawPointer(bitPattern: page)!, map.pageSize) else { return nil }
         base = UnsafeRawPointer(bitPattern: page)!
         size = map.pageSize
-        // A leaf page, whose table of nodes holds the record's node.
-        guard base.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & 0x7F == Self.leaf else { return nil }
-        let lower = Int(base.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
-        guard lower >= Self.headerSize, lower <= size else { return nil }
-        count = (lower - Self.headerSize) / 2
+        self.count = count
         // Its node: the first after a page step, anywhere after a seek.
         let offset = UInt16(truncatingIfNeeded: node - page)
         var i = 0
         while i < count, base.loadUnaligned(fromByteOffset: Self.headerSize + 2 * i, as: UInt16.self) != offset { i += 1 }
         guard i < count else { return nil }
         index = i
+    }
+
+    /// The leaf page at `page`, from its first node.
+    private init?(page: UnsafeRawPointer, size: Int) {
+        guard let count = Self.nodes(page, size) else { return nil }
+        (base, self.size, self.count, index) = (page, size, count, 0)
+    }
+
+    /// How many nodes the page at `page` holds, when it is a leaf page.
+    private static func nodes(_ page: UnsafeRawPointer, _ size: Int) -> Int? {
+        guard page.loadUnaligned(fromByteOffset: 10, as: UInt16.self) & 0x7F == Self.leaf else { return nil }
+        let lower = Int(page.loadUnaligned(fromByteOffset: 12, as: UInt16.self))
+        guard lower >= Self.headerSize, lower <= size else { return nil }
+        return (lower - Self.headerSize) / 2
     }
 
     /// Entry `i`: its key and record, or nil when LMDB must read it.
@@ -101,7 +113,7 @@ struct LeafPage {
 
     /// Asks for the leaf page after this one, which `cursor` (on this
     /// page) will step to, ahead of the walk's reaching it: its header and
-    /// every line of its nodes, a page's walk ahead (`ohk_lmdb09_next_leaf`
+    /// every line of its nodes, a page's walk ahead (`ohk_lmdb09_sibling_leaf`
     /// finds it in the parent page). `lastPage`: the map's last page in
     /// use. Waiting for each new page's first read was an eighth to a
     /// quarter of a batched read's time; asking for only its first nodes
@@ -119,9 +131,30 @@ struct LeafPage {
     /// The leaf page `cursor` (on this page) steps to after it, as its
     /// parent page names it; nil when the parent does not (this page is
     /// its last child) or the cursor is not laid out as LMDB 0.9's.
-    func nextPage(_ cursor: Cursor, lastPage: UInt64) -> UnsafeRawPointer? {
+    func nextPage(_ cursor: Cursor, lastPage: UInt64) -> UnsafeRawPointer? { siblingPage(1, cursor, lastPage: lastPage) }
+
+    /// The leaf `k` pages after this one among its parent's children
+    /// (`cursor` on this page), read in place: nil past the parent's last
+    /// child, or when its header does not name it.
+    func sibling(_ k: Int, _ cursor: Cursor, lastPage: UInt64) -> LeafPage? {
+        guard let p = siblingPage(k, cursor, lastPage: lastPage) else { return nil }
+        // Pages lie at multiples of their size from the map's start.
+        let number = base.loadUnaligned(as: UInt64.self)
+        let start = UInt(bitPattern: base) &- UInt(truncatingIfNeeded: number) &* UInt(size)
+        guard p.loadUnaligned(as: UInt64.self) == UInt64((UInt(bitPattern: p) &- start) / UInt(size)) else { return nil }
+        return LeafPage(page: p, size: size)
+    }
+
+    /// Asks for the header of the leaf `k` pages after this one (as
+    /// `sibling` finds it), for a count of many leaves ahead not to wait on
+    /// each header in turn.
+    func prefetchSibling(_ k: Int, _ cursor: Cursor, lastPage: UInt64) {
+        if let p = siblingPage(k, cursor, lastPage: lastPage) { ohk_prefetch(p) }
+    }
+
+    private func siblingPage(_ k: Int, _ cursor: Cursor, lastPage: UInt64) -> UnsafeRawPointer? {
         let c = cursor.cursor
-        return ohk_lmdb09_next_leaf(UnsafeRawPointer(c), UnsafeRawPointer(mdb_cursor_txn(c)), mdb_cursor_dbi(c),
-                                    base, UInt(size), lastPage)
+        return ohk_lmdb09_sibling_leaf(UnsafeRawPointer(c), UnsafeRawPointer(mdb_cursor_txn(c)), mdb_cursor_dbi(c),
+                                       base, UInt(size), lastPage, UInt32(k))
     }
 }

@@ -2,48 +2,61 @@ import COHKSystem
 import Glibc
 import Synchronization
 
-/// The last rows block a store's queries freed, kept for its next rows
-/// query. After large work `FreedMemory` gives the process's free memory
+/// The last rows blocks a store's queries freed, kept for its next rows
+/// queries. After large work `FreedMemory` gives the process's free memory
 /// back, so a block malloc'd after it is fresh memory: a fault per 4 KB
 /// page on first write, some 2.5 µs each on a virtual machine, 114 of
-/// them (0.3 ms) for a query of 7,300 samples. The kept block's pages
-/// stay written. One block a store, of at most `maxBytes`; only its
-/// written pages count (glibc, untrimmed, keeps far more).
+/// them (0.3 ms) for a query of 7,300 samples. The kept blocks' pages
+/// stay written. At most `slots` blocks a store (a read in parts on two
+/// threads has five parts in hand: two the second thread read, two read
+/// ahead here and one going out; `PartsAhead`), of at most `maxBytes`
+/// together; only their written pages count (glibc, untrimmed, keeps far
+/// more).
 package final class SpareBlock: Sendable {
     /// Larger blocks are freed as before.
     package static let maxBytes = 8 << 20
+    package static let slots = 5
 
-    /// The kept block's address, 0 when none; exchanged whole, so two
-    /// threads never hold the same block.
-    private let slot = Atomic<UInt>(0)
+    /// The kept blocks' addresses, the newest last.
+    private let kept = Locked<[UInt]>([])
 
     package init() {}
 
     deinit { drop() }
 
-    /// A malloc'd block of at least `bytes`: the kept one when it is
-    /// large enough, else a new one.
+    /// A malloc'd block of at least `bytes`: a kept one when one is large
+    /// enough (the newest), else a new one.
     package func take(_ bytes: Int) -> UnsafeMutableRawPointer {
-        if let kept = UnsafeMutableRawPointer(bitPattern: slot.exchange(0, ordering: .acquiringAndReleasing)) {
-            if ohk_malloc_size(kept) >= bytes { return kept }
-            give(kept)  // too small for this one; maybe not for the next
+        let found = kept.withLock { k -> UInt? in
+            guard let i = k.lastIndex(where: { Self.size($0) >= bytes }) else { return nil }
+            return k.remove(at: i)
         }
-        return malloc(max(bytes, 1))!
+        return UnsafeMutableRawPointer(bitPattern: found ?? 0) ?? malloc(max(bytes, 1))!
     }
 
-    /// Keeps a malloc'd block for `take` (freeing the one it replaces),
-    /// or frees it when it is too large to keep.
+    /// Keeps a malloc'd block for `take` (freeing the oldest kept ones
+    /// when there are too many, or too many bytes), or frees it when it is
+    /// too large to keep.
     package func give(_ block: UnsafeMutableRawPointer) {
         let size = ohk_malloc_size(block)
         guard size > 0, size <= Self.maxBytes else { return FreedMemory.free(block) }
-        let old = slot.exchange(UInt(bitPattern: block), ordering: .acquiringAndReleasing)
-        if let old = UnsafeMutableRawPointer(bitPattern: old) { FreedMemory.free(old) }
+        let dropped = kept.withLock { k -> [UInt] in
+            var total = k.reduce(size) { $0 + Self.size($1) }
+            var out: [UInt] = []
+            while !k.isEmpty, k.count >= Self.slots || total > Self.maxBytes {
+                total -= Self.size(k[0])
+                out.append(k.removeFirst())
+            }
+            k.append(UInt(bitPattern: block))
+            return out
+        }
+        for d in dropped { FreedMemory.free(UnsafeMutableRawPointer(bitPattern: d)!) }
     }
 
-    /// Frees the kept block (when the store closes).
+    /// Frees the kept blocks (when the store closes).
     package func drop() {
-        if let old = UnsafeMutableRawPointer(bitPattern: slot.exchange(0, ordering: .acquiringAndReleasing)) {
-            FreedMemory.free(old)
-        }
+        for d in kept.withLock({ k in defer { k = [] }; return k }) { FreedMemory.free(UnsafeMutableRawPointer(bitPattern: d)!) }
     }
+
+    private static func size(_ address: UInt) -> Int { ohk_malloc_size(UnsafeMutableRawPointer(bitPattern: address)) }
 }

@@ -1,0 +1,299 @@
+import CLMDB
+import COHKSystem
+import Glibc
+import Synchronization
+
+/// The second thread of a large read in parts (rule 75): it reads parts
+/// ahead, in a read transaction of the same snapshot, while the caller's
+/// thread reads others and hands every part out in order
+/// (`Store.readInPartsAhead`). Each part is read whole by one thread, as
+/// a read on one thread reads it, so the parts are the same; only where
+/// each one starts must be known ahead (`Store.recordPosition`). A store
+/// keeps its thread between reads (`Store.partsHelper`; starting and
+/// ending one took a tenth of a large delete's read) and stops it when
+/// it closes.
+final class PartsAhead: @unchecked Sendable {
+    private let monitor = Monitor()
+    /// The anchors of the parts asked for and not yet begun, in order.
+    private var tasks: [QueryAnchor] = []
+    /// The parts read and not yet taken, in order.
+    private var results: [Result<RowsQueryResult, any Error>] = []
+    private var stopping = false
+    private var thread = pthread_t()
+    /// The read of one part, lent for one read in parts (`begin`, `end`:
+    /// the caller's closure must not outlive its read).
+    private var read: ((QueryAnchor) throws -> RowsQueryResult)?
+    /// The process whose thread it is (a forked child has none).
+    let owner = getpid()
+    /// How often each side has posted (a part asked for or the thread
+    /// told to stop; a part read): what a thread watches while it spins.
+    private let asked = Atomic<Int>(0), answered = Atomic<Int>(0)
+    /// The caller's count of the parts it asked for and took.
+    private var started = 0, taken = 0
+
+    init() {
+        thread = startThread { [self] in run() }
+    }
+
+    private func run() {
+        var begun = 0
+        while true {
+            Self.spin { asked.load(ordering: .acquiring) > begun }
+            var (next, read) = monitor.locked { () -> (QueryAnchor?, ((QueryAnchor) throws -> RowsQueryResult)?) in
+                while tasks.isEmpty && !stopping { monitor.wait() }
+                return stopping ? (nil, nil) : (tasks.removeFirst(), self.read)
+            }
+            guard let anchor = next, let lent = read else { return }
+            begun += 1
+            let r = Result { try lent(anchor) }
+            // Not held past the part: `end` returns the closure to its owner.
+            (next, read) = (nil, nil)
+            monitor.locked {
+                results.append(r)
+                monitor.broadcast()
+            }
+            answered.add(1, ordering: .releasing)
+        }
+    }
+
+    /// The parts asked for and not yet taken.
+    var pending: Int { started - taken }
+
+    /// Whether the oldest part not yet taken has been read.
+    var isReady: Bool { answered.load(ordering: .acquiring) > taken }
+
+    /// Asks for the part after `anchor`, read after those asked before.
+    func start(_ anchor: QueryAnchor) {
+        started += 1
+        monitor.locked {
+            tasks.append(anchor)
+            monitor.broadcast()
+        }
+        asked.add(1, ordering: .releasing)
+    }
+
+    /// Waits for the oldest part not yet taken; its error, if it failed.
+    func take() throws -> RowsQueryResult {
+        taken += 1
+        Self.spin { answered.load(ordering: .acquiring) >= taken }
+        let r: Result<RowsQueryResult, any Error> = monitor.locked {
+            while results.isEmpty { monitor.wait() }
+            return results.removeFirst()
+        }
+        return try r.get()
+    }
+
+    /// Lends the thread `read` for the parts asked for until `end`.
+    func begin(_ read: @escaping (QueryAnchor) throws -> RowsQueryResult) {
+        monitor.locked { self.read = read }
+    }
+
+    /// Waits for the parts asked for and not taken, drops them (their
+    /// blocks given back) and the lent read: before the read that lends
+    /// the thread its transaction ends.
+    func end() {
+        while pending > 0 { (try? take())?.giveBack() }
+        monitor.locked { read = nil }
+    }
+
+    /// Ends the thread (when the store closes), after `end`.
+    func stop() {
+        monitor.locked {
+            stopping = true
+            monitor.broadcast()
+        }
+        asked.add(1, ordering: .releasing)
+        pthread_join(thread, nil)
+    }
+
+    /// Returns once `ready` is true or some 200 µs have passed, for the
+    /// caller to wait on the monitor after. A part takes a tenth of a
+    /// millisecond or so, and waking a thread that sleeps took tens of
+    /// microseconds on a virtual machine, once for each side of each part.
+    private static func spin(_ ready: () -> Bool) {
+        var started = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &started)
+        var i = 0
+        while !ready() {
+            i += 1
+            if i & 63 == 0 {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                if (now.tv_sec - started.tv_sec) * 1_000_000_000 + (now.tv_nsec - started.tv_nsec) > 200_000 { return }
+            }
+            ohk_cpu_relax()
+        }
+    }
+}
+
+extension Store {
+    /// Whether a read in parts of `records` from `from` (to `head`) uses
+    /// a second thread: when there is room for two parts at least after
+    /// `from` (a thread costs some 50 µs, a part of 4,096 records a tenth
+    /// of a millisecond or more) and a second processor.
+    func partsAheadPay(records: Int, from: UInt64, head: UInt64, part: Int) -> Bool {
+        guard min(records, Self.positions(from: from, head: head)) >= 2 * part else { return false }
+        return tuning.partsAhead ?? (sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
+    }
+
+    /// A walk's read in parts (`read`: one part from an anchor) on two
+    /// threads, every part handed to `deliver` in order on this one. Each
+    /// object of a walk is a record of `records`, so where a part ends is
+    /// the position of its `part`-th record, counted in the leaf pages
+    /// (`recordPosition`): the parts can be handed out before they are
+    /// read. A `PartsAhead` reads in `second`, a transaction of the same
+    /// snapshot as `txn`, and is kept two parts ahead; this thread reads
+    /// the first part, and a later part whenever the next to go out is not
+    /// read yet (two ahead at most): the thread that also hands the parts
+    /// out reads fewer, as many fewer as handing them out takes.
+    /// Should a part not end where the next one was to begin, the parts
+    /// after it are dropped and read again here. Returns when `deliver`
+    /// returns false (a short part or a stop).
+    func readInPartsAhead(_ txn: Txn, _ second: Txn, records: MDB_dbi, from anchor: QueryAnchor?, part: Int,
+                          _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
+                          deliver: (RowsQueryResult) throws -> Bool) throws {
+        let (_, horizon) = try position(txn)
+        let cursor = try txn.cursor(records)
+        defer { cursor.close() }
+        let map = LeafPage.Map(txn)
+        try withoutActuallyEscaping(read) { read in
+            let helper = partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }
+                ?? PartsAhead()
+            helper.begin { try read(second, $0) }
+            var planned: [PlannedPart] = []
+            defer {
+                helper.end()
+                for p in planned { p.result?.giveBack() }
+                // Kept for the next read; one more (a read beside this one) stops.
+                partsHelper.withLock { h -> PartsAhead? in
+                    guard h == nil else { return helper }
+                    h = helper
+                    return nil
+                }?.stop()
+            }
+            let first = anchor?.position ?? 0
+            var next: UInt64? = first  // where the next part not yet planned starts; nil: none
+            func partAnchor(after p: UInt64) -> QueryAnchor? {
+                p == first ? anchor : QueryAnchor(storeID: storeID, position: p, horizon: horizon)
+            }
+            func plan(here: Bool) throws {
+                guard let p = next else { return }
+                next = try Self.recordPosition(part, from: p + 1, cursor, map)
+                if !here { helper.start(partAnchor(after: p)!) }
+                planned.append(PlannedPart(after: p, here: here))
+            }
+            try plan(here: true)
+            while true {
+                while helper.pending < 2, next != nil { try plan(here: false) }
+                let r: RowsQueryResult
+                if planned[0].here {
+                    r = try planned[0].result ?? read(txn, partAnchor(after: planned[0].after))
+                } else if !helper.isReady, next != nil, planned.count(where: \.here) < 2 {
+                    // Rather than wait: a later part, read here.
+                    try plan(here: true)
+                    planned[planned.count - 1].result = try read(txn, partAnchor(after: planned[planned.count - 1].after))
+                    continue
+                } else {
+                    r = try helper.take()
+                    partsReadAhead.add(1, ordering: .relaxed)
+                }
+                planned.removeFirst()
+                let end = r.objects == part ? r.result.newAnchor.position : nil
+                if end != (planned.first?.after ?? next) {
+                    // Not where the next part was to begin (not expected of
+                    // a walk): what was planned after it is read again here.
+                    while helper.pending > 0 { (try? helper.take())?.giveBack() }
+                    for p in planned { p.result?.giveBack() }
+                    (planned, next) = ([], end)
+                    guard try deliver(r) else { return }
+                    return try readAlone(after: r.result.newAnchor)
+                }
+                guard try deliver(r) else { return }
+            }
+            func readAlone(after a: QueryAnchor) throws {
+                var from = a
+                while true {
+                    let r = try read(txn, from)
+                    guard try deliver(r) else { return }
+                    from = r.result.newAnchor
+                }
+            }
+        }
+    }
+
+    /// The position of the `count`-th record of a record tree at or after
+    /// `from`, nil when there are fewer: where a part of a walk ends. The
+    /// nodes are counted in the leaf pages' headers, the leaves after the
+    /// cursor's found in their parent page (`LeafPage.sibling`); LMDB is
+    /// asked only to move to the next parent's first leaf. An entry LMDB
+    /// reads itself (a record in overflow pages) counts one step.
+    static func recordPosition(_ count: Int, from: UInt64, _ cursor: Cursor, _ map: LeafPage.Map) throws -> UInt64? {
+        var left = count
+        var lastPage: UInt64?
+        var entry = try cursor.seek(atLeast: from)
+        while let (seq, raw) = entry {
+            if let page = LeafPage(record: raw, map) {
+                if lastPage == nil { lastPage = map.lastPage(cursor) }
+                switch countAhead(left, from: page, cursor, lastPage: lastPage!) {
+                case .found(let key):
+                    return key
+                case .passed(let n, let last):
+                    // Onto the last leaf counted, and a step past it.
+                    if let (key, _) = last.entry(last.count - 1), try cursor.find(key) != nil {
+                        left -= n
+                        entry = try cursor.next()
+                        continue
+                    }
+                case .unreadable:
+                    break
+                }
+            }
+            left -= 1
+            if left == 0 { return seq }
+            entry = try cursor.next()
+        }
+        return nil
+    }
+
+    private static let prefetchDistance = 8
+
+    private enum Ahead {
+        /// The record's position.
+        case found(UInt64)
+        /// This many records passed, through the whole of this leaf.
+        case passed(Int, LeafPage)
+        /// The record is not in place.
+        case unreadable
+    }
+
+    /// `left` records counted from `page`'s node at `index` on, through
+    /// the leaves after it under the same parent, whose headers are asked
+    /// for `prefetchDistance` leaves ahead (a part's 80 or so leaves, each
+    /// a miss in turn, took as long as a tenth of the part's read).
+    private static func countAhead(_ left: Int, from page: LeafPage, _ cursor: Cursor, lastPage: UInt64) -> Ahead {
+        var (leaf, first, passed, k) = (page, page.index, 0, 0)
+        var previous: LeafPage?
+        for d in 1...prefetchDistance { page.prefetchSibling(d, cursor, lastPage: lastPage) }
+        while true {
+            let here = leaf.count - first
+            if left - passed <= here {
+                if let (key, _) = leaf.entry(first + left - passed - 1) { return .found(key) }
+                return previous.map { .passed(passed, $0) } ?? .unreadable
+            }
+            passed += here
+            k += 1
+            page.prefetchSibling(k + prefetchDistance, cursor, lastPage: lastPage)
+            guard let next = page.sibling(k, cursor, lastPage: lastPage) else { return .passed(passed, leaf) }
+            (previous, leaf, first) = (leaf, next, 0)
+        }
+    }
+}
+
+/// A part of a read in parts on two threads, handed out to be read: after
+/// which position it starts, whether this thread reads it, and its result
+/// once this thread has read it ahead.
+private struct PlannedPart {
+    let after: UInt64
+    let here: Bool
+    var result: RowsQueryResult?
+}
