@@ -150,40 +150,51 @@ extension Store {
     /// as a large write is (`FreedMemory`): its parts free no block large
     /// enough to cause one, and what earlier work left free stayed counted.
     /// `walking`: the type of a walk (no predicate), whose large reads
-    /// read every other part on a second thread (`readInPartsAhead`).
+    /// read parts on a second thread after the first (`readInPartsAhead`;
+    /// asked only once a part is full, so a delta pays nothing for it).
     private func readInParts(from anchor: QueryAnchor?, part: Int, walking type: SampleType? = nil,
                              _ body: (RowsQueryResult) throws -> Bool,
                              _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult) throws {
         var delivered = false
         var objects = 0
         defer { if objects >= FreedMemory.largeObjectCount { FreedMemory.giveBack() } }
-        func deliver(_ r: RowsQueryResult) throws -> Bool {
-            delivered = true
-            objects += r.objects
-            return try body(r) && r.objects == part
-        }
         try readRetryingTrees { txn in
             // A retry reads from a later snapshot: not after a part went out.
             guard !delivered else { throw OHKError(.storage, "the store's trees changed during a read in parts") }
-            if let type, let (_, t) = try storedTrees(type, txn) {
-                let (head, horizon) = try position(txn)
-                let from = try startPosition(anchor, head: head, horizon: horizon)
-                if partsAheadPay(records: txn.entries(t.records), from: from, head: head, part: part) {
-                    let ran = try env.readAlongside(txn) { second -> Bool in
-                        guard let second else { return false }
-                        try readInPartsAhead(txn, second, records: t.records, from: anchor, part: part, read,
-                                             deliver: deliver)
-                        return true
-                    }
-                    if ran { return }
-                }
-            }
             var from = anchor
             while true {
                 let r = try read(txn, from)
-                guard try deliver(r) else { return }
+                delivered = true
+                objects += r.objects
+                guard try body(r), r.objects == part else { return }
                 from = r.result.newAnchor
+                // After the first part (`objects` counts every part's).
+                if let type, objects == part,
+                   try readRestAhead(txn, type, from: r.result.newAnchor, part: part, read, body, objects: &objects) {
+                    return
+                }
             }
+        }
+    }
+
+    /// After the first part of a walk's read in parts: the rest read on
+    /// two threads (`readInPartsAhead`) when that pays; false when it does
+    /// not, or when no second transaction of the snapshot could be had.
+    private func readRestAhead(_ txn: Txn, _ type: SampleType, from: QueryAnchor, part: Int,
+                               _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
+                               _ body: (RowsQueryResult) throws -> Bool, objects: inout Int) throws -> Bool {
+        guard let (_, t) = try storedTrees(type, txn) else { return false }
+        let (head, _) = try position(txn)
+        guard partsAheadPay(records: txn.entries(t.records), from: from.position + 1, head: head, part: part) else {
+            return false
+        }
+        return try env.readAlongside(txn) { second in
+            guard let second else { return false }
+            try readInPartsAhead(txn, second, records: t.records, from: from, part: part, read) { r in
+                objects += r.objects
+                return try body(r) && r.objects == part
+            }
+            return true
         }
     }
 
