@@ -39,15 +39,18 @@ final class PartsAhead: @unchecked Sendable {
         var begun = 0
         while true {
             Self.spin { asked.load(ordering: .acquiring) > begun }
-            var (next, read) = monitor.locked { () -> (QueryAnchor?, ((QueryAnchor) throws -> RowsQueryResult)?) in
+            var (next, lent) = monitor.locked { () -> (QueryAnchor?, ((QueryAnchor) throws -> RowsQueryResult)?) in
                 while tasks.isEmpty && !stopping { monitor.wait() }
-                return stopping ? (nil, nil) : (tasks.removeFirst(), self.read)
+                return stopping ? (nil, nil) : (tasks.removeFirst(), read)
             }
-            guard let anchor = next, let lent = read else { return }
+            guard let anchor = next, lent != nil else { return }
             begun += 1
-            let r = Result { try lent(anchor) }
-            // Not held past the part: `end` returns the closure to its owner.
-            (next, read) = (nil, nil)
+            let r: Result<RowsQueryResult, any Error>
+            do { r = .success(try lent!(anchor)) } catch { r = .failure(error) }
+            // Let go of before the part is posted: once the last is taken,
+            // `end` returns the closure to its owner, which checks that no
+            // one holds it (a binding held to the loop's end was a race).
+            (next, lent) = (nil, nil)
             monitor.locked {
                 results.append(r)
                 monitor.broadcast()
