@@ -142,31 +142,6 @@ import Testing
         #expect(delivered == 2)
     }
 
-    /// Rule 75 on two threads: a save committed while the parts go out
-    /// is after the last part's anchor; neither thread sees it.
-    @Test func rule75_bothThreadsReadTheFirstPartsSnapshot() throws {
-        let store = try makeStore()
-        defer { store.close() }
-        try store.save(try (0..<1_000).map { try stepSample(Double($0), minute: $0) })
-        store.tuning.partsAhead = true
-        let before = store.partsReadAhead.load(ordering: .relaxed)
-        var seen = 0
-        var last: QueryAnchor?
-        try store.anchoredQueryParts(type: steps, anchor: nil, part: 100, rows: Self.layout, rowsFrom: 0) { r in
-            if seen == 200 {  // two threads read by now (a save before would keep the read on one)
-                let more = try (0..<7).map { try stepSample(1, minute: 5_000 + $0) }
-                pthread_join(startThread { try! store.save(more) }, nil)
-            }
-            seen += r.count
-            last = r.result.newAnchor
-            if let b = r.rows { r.spare?.give(b) }
-            return true
-        }
-        #expect(seen == 1_000)
-        #expect(store.partsReadAhead.load(ordering: .relaxed) - before >= 1)
-        #expect(try store.anchoredQuery(type: steps, anchor: last).samples.count == 7)
-    }
-
     /// The second thread is the store's: kept from one read in parts to
     /// the next, and stopped when the store closes.
     @Test func theSecondThreadIsKeptUntilTheStoreCloses() throws {

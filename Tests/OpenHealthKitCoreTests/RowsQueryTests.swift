@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import Synchronization
 import Testing
 @testable import OpenHealthKitCore
 
@@ -252,27 +253,35 @@ import Testing
         }
     }
 
-    /// Rule 75: every part is read in the transaction of the first; a
-    /// save committed between two parts is after the last part's anchor.
+    /// Rule 75: every part is read in the snapshot of the first; a save
+    /// committed between two parts is after the last part's anchor. On
+    /// one thread, and on two (`PartsAhead`): a save after the first part
+    /// keeps the read on one (no second transaction of the snapshot can
+    /// be had), a save after the third is made while both threads read.
     @Test func rule75_thePartsReadOneSnapshot() throws {
-        let store = try makeStore()
-        defer { store.close() }
-        try store.save(try (0..<1_000).map { try stepSample(Double($0), minute: $0) })
-        var seen = 0
-        var last: QueryAnchor?
-        try store.anchoredQueryParts(type: steps, anchor: nil, part: 300, rows: Self.layout, rowsFrom: 0) { r in
-            if seen == 0 {
-                // Another thread's save, committed before the next part is read.
-                let more = try (0..<7).map { try stepSample(1, minute: 5_000 + $0) }
-                pthread_join(startThread { try! store.save(more) }, nil)
+        for (ahead, savedAfter) in [(false, 0), (true, 0), (true, 300)] {
+            let store = try makeStore()
+            defer { store.close() }
+            try store.save(try (0..<1_000).map { try stepSample(Double($0), minute: $0) })
+            store.tuning.partsAhead = ahead
+            var seen = 0
+            var last: QueryAnchor?
+            try store.anchoredQueryParts(type: steps, anchor: nil, part: 100, rows: Self.layout, rowsFrom: 0) { r in
+                seen += r.count
+                if seen == savedAfter + 100 {
+                    // Another thread's save, committed before the next part is read.
+                    let more = try (0..<7).map { try stepSample(1, minute: 5_000 + $0) }
+                    pthread_join(startThread { try! store.save(more) }, nil)
+                }
+                last = r.result.newAnchor
+                if let b = r.rows { r.spare?.give(b) }
+                return true
             }
-            seen += r.count
-            last = r.result.newAnchor
-            if let b = r.rows { r.spare?.give(b) }
-            return true
+            let what = "\(ahead ? "two threads" : "one"), saved after \(savedAfter)"
+            #expect(seen == 1_000, "\(what)")
+            #expect(try store.anchoredQuery(type: steps, anchor: last).samples.count == 7, "\(what)")
+            #expect((store.partsReadAhead.load(ordering: .relaxed) > 0) == (ahead && savedAfter > 0), "\(what)")
         }
-        #expect(seen == 1_000)
-        #expect(try store.anchoredQuery(type: steps, anchor: last).samples.count == 7)
     }
 
     /// A rows block given back (as `ohk_batch_free` does) is the store's

@@ -219,28 +219,15 @@ final class Environment: @unchecked Sendable {
     func read<T>(_ body: (Txn) throws -> T) throws -> T {
         while true {
             pthread_rwlock_rdlock(resizeLock)
-            var txn = readPool.withLock { $0.popLast() }
-            var rc: Int32
-            if let t = txn {
-                rc = mdb_txn_renew(t)
-                if rc != 0 { mdb_txn_abort(t); txn = nil }
-            } else {
-                rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn)
-            }
-            guard rc == 0, let t = txn else {
+            let (txn, rc) = beginPooledRead()
+            guard let t = txn else {
                 pthread_rwlock_unlock(resizeLock)
                 if rc == MDB_MAP_RESIZED { adoptMapSize(); continue }
                 try lmdbCheck(rc, "cannot begin a read transaction")
                 continue
             }
             defer {
-                mdb_txn_reset(t)
-                let kept = readPool.withLock { pool -> Bool in
-                    guard pool.count < Self.poolLimit else { return false }
-                    pool.append(t)
-                    return true
-                }
-                if !kept { mdb_txn_abort(t) }
+                endPooledRead(t)
                 pthread_rwlock_unlock(resizeLock)
             }
             return try body(Txn(txn: t))
@@ -253,26 +240,34 @@ final class Environment: @unchecked Sendable {
     /// nil when a commit came between the two. The caller's read holds
     /// the map, so this takes no lock of its own.
     func readAlongside<T>(_ txn: Txn, _ body: (Txn?) throws -> T) throws -> T {
-        var second = readPool.withLock { $0.popLast() }
-        var rc: Int32
-        if let t = second {
-            rc = mdb_txn_renew(t)
-            if rc != 0 { mdb_txn_abort(t); second = nil }
-        } else {
-            rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &second)
-        }
-        guard rc == 0, let t = second else { return try body(nil) }
-        defer {
-            mdb_txn_reset(t)
-            let kept = readPool.withLock { pool -> Bool in
-                guard pool.count < Self.poolLimit else { return false }
-                pool.append(t)
-                return true
-            }
-            if !kept { mdb_txn_abort(t) }
-        }
+        guard let t = beginPooledRead().txn else { return try body(nil) }
+        defer { endPooledRead(t) }
         let same = Txn(txn: t)
         return try body(same.id == txn.id ? same : nil)
+    }
+
+    /// A read transaction of the latest snapshot: a pooled one renewed,
+    /// else a new one; nil and LMDB's code when neither could be had.
+    private func beginPooledRead() -> (txn: OpaquePointer?, rc: Int32) {
+        if let t = readPool.withLock({ $0.popLast() }) {
+            let rc = mdb_txn_renew(t)
+            if rc == 0 { return (t, 0) }
+            mdb_txn_abort(t)
+        }
+        var t: OpaquePointer?
+        let rc = mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &t)
+        return rc == 0 ? (t, 0) : (nil, rc)
+    }
+
+    /// Ends a read from `beginPooledRead`, keeping it for the next one.
+    private func endPooledRead(_ t: OpaquePointer) {
+        mdb_txn_reset(t)
+        let kept = readPool.withLock { pool -> Bool in
+            guard pool.count < Self.poolLimit else { return false }
+            pool.append(t)
+            return true
+        }
+        if !kept { mdb_txn_abort(t) }
     }
 
     /// Runs `body` in the write transaction and commits it (durable on
