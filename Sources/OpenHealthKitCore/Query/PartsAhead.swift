@@ -132,8 +132,9 @@ final class PartsAhead: @unchecked Sendable {
 extension Store {
     /// Whether a read in parts of `records` from `from` (to `head`) uses
     /// a second thread: when there is room for two parts at least after
-    /// `from` (a thread costs some 50 µs, a part of 4,096 records a tenth
-    /// of a millisecond or more) and a second processor.
+    /// `from` (the thread is started once for the store and woken in tens
+    /// of microseconds; a part of 4,096 records takes a tenth of a
+    /// millisecond or more) and a second processor.
     func partsAheadPay(records: Int, from: UInt64, head: UInt64, part: Int) -> Bool {
         guard min(records, Self.positions(from: from, head: head)) >= 2 * part else { return false }
         return tuning.partsAhead ?? (sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
