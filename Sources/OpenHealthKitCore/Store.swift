@@ -167,7 +167,7 @@ public final class Store: @unchecked Sendable {
         }
         pthread_rwlock_unlock(lifecycle)
         // No read runs now: none holds it.
-        partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }?.stop()
+        takePartsHelper()?.stop()
         spareRows.drop()
         spareDeletedRows.drop()
         FreedMemory.giveBack()

@@ -306,7 +306,7 @@ package struct RecordView {
     /// an error rather than a crash.
     package var isWellFormed: Bool {
         // The word, which says the head's size, is inside the smallest head.
-        guard bytes.count >= RecordCodec.minHeadSize, bytes.count >= headSize,
+        guard bytes.count >= RecordCodec.minHeadSize,
               bytes.count >= headSize + (isChecked ? RecordCheck.size : 0) else { return false }
         let body = self.body
         if hasPayload {

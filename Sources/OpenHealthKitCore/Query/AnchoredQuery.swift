@@ -169,32 +169,34 @@ extension Store {
                 guard try body(r), r.objects == part else { return }
                 from = r.result.newAnchor
                 // After the first part (`objects` counts every part's).
-                if let type, objects == part,
-                   try readRestAhead(txn, type, from: r.result.newAnchor, part: part, read, body, objects: &objects) {
-                    return
+                if let type, objects == part {
+                    guard let rest = try readRestAhead(txn, type, from: r.result.newAnchor, part: part, read, body,
+                                                       objects: &objects) else { return }
+                    from = rest
                 }
             }
         }
     }
 
     /// After the first part of a walk's read in parts: the rest read on
-    /// two threads (`readInPartsAhead`) when that pays; false when it does
-    /// not, or when no second transaction of the snapshot could be had.
+    /// two threads (`readInPartsAhead`) when that pays. Returns where a
+    /// read on this thread alone goes on: `from` when the second thread
+    /// did not pay or no second transaction of the snapshot could be had,
+    /// nil when every part went out.
     private func readRestAhead(_ txn: Txn, _ type: SampleType, from: QueryAnchor, part: Int,
                                _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
-                               _ body: (RowsQueryResult) throws -> Bool, objects: inout Int) throws -> Bool {
-        guard let (_, t) = try storedTrees(type, txn) else { return false }
+                               _ body: (RowsQueryResult) throws -> Bool, objects: inout Int) throws -> QueryAnchor? {
+        guard let (_, t) = try storedTrees(type, txn) else { return from }
         let (head, _) = try position(txn)
         guard partsAheadPay(records: txn.entries(t.records), from: from.position + 1, head: head, part: part) else {
-            return false
+            return from
         }
         return try env.readAlongside(txn) { second in
-            guard let second else { return false }
-            try readInPartsAhead(txn, second, records: t.records, from: from, part: part, read) { r in
+            guard let second else { return from }
+            return try readInPartsAhead(txn, second, records: t.records, from: from, part: part, read) { r in
                 objects += r.objects
                 return try body(r) && r.objects == part
             }
-            return true
         }
     }
 

@@ -52,7 +52,7 @@ final class ColumnPipeline: @unchecked Sendable {
     /// A holder when columns of `capacity` rows may have a pipeline: room
     /// for a large read, and a second processor.
     static func holder(capacity: Int) -> Holder? {
-        capacity >= threshold && sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 ? Holder() : nil
+        capacity >= threshold && Processors.several ? Holder() : nil
     }
 
     /// Starts the writing thread, which carries on from `writer` in

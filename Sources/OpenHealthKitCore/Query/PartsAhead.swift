@@ -137,7 +137,7 @@ extension Store {
     /// millisecond or more) and a second processor.
     func partsAheadPay(records: Int, from: UInt64, head: UInt64, part: Int) -> Bool {
         guard min(records, Self.positions(from: from, head: head)) >= 2 * part else { return false }
-        return tuning.partsAhead ?? (sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1)
+        return tuning.partsAhead ?? Processors.several
     }
 
     /// A walk's read in parts (`read`: one part from an anchor) on two
@@ -150,19 +150,19 @@ extension Store {
     /// the first part, and a later part whenever the next to go out is not
     /// read yet (two ahead at most): the thread that also hands the parts
     /// out reads fewer, as many fewer as handing them out takes.
+    /// Returns nil when `deliver` returns false (a short part or a stop).
     /// Should a part not end where the next one was to begin, the parts
-    /// after it are dropped and read again here. Returns when `deliver`
-    /// returns false (a short part or a stop).
-    func readInPartsAhead(_ txn: Txn, _ second: Txn, records: MDB_dbi, from anchor: QueryAnchor?, part: Int,
+    /// after it are dropped, and it returns where a read on one thread
+    /// goes on: the part's anchor.
+    func readInPartsAhead(_ txn: Txn, _ second: Txn, records: MDB_dbi, from anchor: QueryAnchor, part: Int,
                           _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
-                          deliver: (RowsQueryResult) throws -> Bool) throws {
+                          deliver: (RowsQueryResult) throws -> Bool) throws -> QueryAnchor? {
         let (_, horizon) = try position(txn)
         let cursor = try txn.cursor(records)
         defer { cursor.close() }
         let map = LeafPage.Map(txn)
-        try withoutActuallyEscaping(read) { read in
-            let helper = partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }
-                ?? PartsAhead()
+        return try withoutActuallyEscaping(read) { read in
+            let helper = takePartsHelper() ?? PartsAhead()
             helper.begin { try read(second, $0) }
             var planned: [PlannedPart] = []
             defer {
@@ -175,15 +175,14 @@ extension Store {
                     return nil
                 }?.stop()
             }
-            let first = anchor?.position ?? 0
-            var next: UInt64? = first  // where the next part not yet planned starts; nil: none
-            func partAnchor(after p: UInt64) -> QueryAnchor? {
-                p == first ? anchor : QueryAnchor(storeID: storeID, position: p, horizon: horizon)
+            var next: UInt64? = anchor.position  // where the next part not yet planned starts; nil: none
+            func partAnchor(after p: UInt64) -> QueryAnchor {
+                p == anchor.position ? anchor : QueryAnchor(storeID: storeID, position: p, horizon: horizon)
             }
             func plan(here: Bool) throws {
                 guard let p = next else { return }
                 next = try Self.recordPosition(part, from: p + 1, cursor, map)
-                if !here { helper.start(partAnchor(after: p)!) }
+                if !here { helper.start(partAnchor(after: p)) }
                 planned.append(PlannedPart(after: p, here: here))
             }
             try plan(here: true)
@@ -205,24 +204,20 @@ extension Store {
                 let end = r.objects == part ? r.result.newAnchor.position : nil
                 if end != (planned.first?.after ?? next) {
                     // Not where the next part was to begin (not expected of
-                    // a walk): what was planned after it is read again here.
-                    while helper.pending > 0 { (try? helper.take())?.giveBack() }
-                    for p in planned { p.result?.giveBack() }
-                    (planned, next) = ([], end)
-                    guard try deliver(r) else { return }
-                    return try readAlone(after: r.result.newAnchor)
+                    // a walk): what was planned after it is dropped (as the
+                    // read ends) and read again on one thread.
+                    return try deliver(r) ? r.result.newAnchor : nil
                 }
-                guard try deliver(r) else { return }
-            }
-            func readAlone(after a: QueryAnchor) throws {
-                var from = a
-                while true {
-                    let r = try read(txn, from)
-                    guard try deliver(r) else { return }
-                    from = r.result.newAnchor
-                }
+                guard try deliver(r) else { return nil }
             }
         }
+    }
+
+    /// The store's parts thread, taken for one read (a read beside it
+    /// starts one of its own); nil when there is none, or when it is a
+    /// parent's that a fork left without its thread.
+    func takePartsHelper() -> PartsAhead? {
+        partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }
     }
 
     /// The position of the `count`-th record of a record tree at or after

@@ -34,7 +34,7 @@ extension SampleBatch {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range \(range) out of 0..<\(count)")
         // A large batch is laid out by two threads, half each: the rows'
         // fresh pages (the kernel's zeroing and faults) are most of it.
-        guard range.count >= Self.rowsForTwoThreads, sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else {
+        guard range.count >= Self.rowsForTwoThreads, Processors.several else {
             writeRowsHere(range, into: out, layout, sourceNumbers: sourceNumbers)
             return
         }
