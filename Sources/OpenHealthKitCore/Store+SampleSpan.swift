@@ -14,28 +14,29 @@ extension Store {
             let longest = try PendingStatistics.summary(txn, trees.statistics, typeID).longest
             let c = try txn.cursor(t.starts)
             defer { c.close() }
+            let index = StartIndex.Reader(cursor: c)
             var earliest: Double?
-            var entry = try c.firstEntry()
-            while let (key, _) = entry, earliest == nil {
-                for seq in try c.startBucketSequences(key) {
+            var bucket = try index.firstBucket()
+            while let b = bucket, earliest == nil {
+                for seq in try index.positions(inBucket: b) {
                     guard let raw = try txn.get(t.records, u64: seq) else { continue }
                     let r = try RecordView(stored: raw)
                     if !r.isTombstone { earliest = min(earliest ?? r.start, r.start) }
                 }
-                entry = try c.nextKey()
+                bucket = try index.bucket(after: b)
             }
             guard let earliest else { return .some(nil) }
             var latest = -Double.infinity
-            entry = try c.lastEntry()
-            while let (key, _) = entry {
+            bucket = try index.lastBucket()
+            while let b = bucket {
                 // No sample that starts before this bucket ends can end later.
-                guard Schema.bucketStart(ofKey: key) + Schema.startBucketSeconds + longest > latest else { break }
-                for seq in try c.startBucketSequences(key) {
+                guard StartIndex.bucketStart(b) + Schema.startBucketSeconds + longest > latest else { break }
+                for seq in try index.positions(inBucket: b) {
                     guard let raw = try txn.get(t.records, u64: seq) else { continue }
                     let r = try RecordView(stored: raw)
                     if !r.isTombstone { latest = max(latest, r.end) }
                 }
-                entry = try c.previousKey()
+                bucket = try index.bucket(before: b)
             }
             return .some((earliest, latest))
         }

@@ -229,12 +229,23 @@ extension Store {
         defer { starts.close() }
         var foundStarts: [StartEntry] = []
         foundStarts.reserveCapacity(expectedStarts.count)
+        var lastChunk: (bucket: UInt64, last: UInt64)?
         try starts.forEachRaw { k, v in
-            guard k.count == 8, v.count == 8 else {
-                report.problem("\(identifier) start index has an entry for no record (\(v.count)-byte value)")
-                return
+            do {
+                let (bucket, first) = try StartIndex.decodeKey(k)
+                // Chunks of a bucket hold disjoint runs of positions.
+                if let l = lastChunk, l.bucket == bucket, first <= l.last {
+                    report.problem("\(identifier) start index has chunks that overlap in bucket \(bucket)")
+                }
+                var last = first
+                try StartIndex.forEachPosition(v, first: first) { seq in
+                    foundStarts.append(StartEntry(bucket: bucket.bigEndian, seq: seq))
+                    last = seq
+                }
+                lastChunk = (bucket, last)
+            } catch {
+                report.problem("\(identifier) start index has an entry that does not decode (\(k.count)-byte key)")
             }
-            foundStarts.append(StartEntry(bucket: k.loadUnaligned(as: UInt64.self), seq: UInt64(bigEndian: v.loadUnaligned(as: UInt64.self))))
         }
         expectedStarts.sort()
         foundStarts.sort()
@@ -242,7 +253,7 @@ extension Store {
         for f in foundStarts {
             while e < expectedStarts.count && expectedStarts[e] < f { missing += 1; e += 1 }
             if e < expectedStarts.count && expectedStarts[e] == f { e += 1 } else {
-                report.problem("\(identifier) start index has an entry for no record (8-byte value)")
+                report.problem("\(identifier) start index has an entry for no record (position \(f.seq))")
             }
         }
         missing += expectedStarts.count - e

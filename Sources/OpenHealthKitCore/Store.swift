@@ -120,7 +120,8 @@ public final class Store: @unchecked Sendable {
                 // Checked before the opening changes meta: a damaged meta keeps a check that fails.
                 let sound = format < 15 ? TableChecks.Tables.all : try TableChecks.sound(.meta, txn, trees)
                 let id = try Self.initialiseMeta(txn, trees)
-                let cache = try Self.loadCache(txn, trees)
+                // The start indexes of an older store are built by `upgrade`.
+                let cache = try Self.loadCache(txn, trees, buildStarts: format >= 20)
                 try Self.upgrade(txn, trees, cache, hash: UUIDHash(storeID: id))
                 try TableChecks.update(sound, txn, trees)
                 return (trees, id, cache)
@@ -302,8 +303,18 @@ public final class Store: @unchecked Sendable {
             try LegacyRecords.convert(txn, cache)
             try txn.setMetaU64(trees, .recordLayout, LegacyRecords.currentLayout)
         }
-        let (head, _) = try txn.position(trees)
         let format = try txn.metaU64(trees, .format)
+        if format < 20 {
+            // Format 20's start index, from the records; the one before
+            // it (fixed-size duplicates, formats 5 to 19) is dropped.
+            for (id, t) in cache.typeTrees {
+                try WriteContext.buildStartsIfEmpty(txn, t)
+                if let legacy = try txn.openTree(Schema.legacyStartIndexName(id), create: false, fixedDuplicates: true) {
+                    try txn.drop(legacy)
+                }
+            }
+        }
+        let (head, _) = try txn.position(trees)
         let mapped = format == 2 ? 0 : try txn.metaU64(trees, .zoneHead)
         if mapped < head {
             for (id, t) in cache.typeTrees {
@@ -313,11 +324,6 @@ public final class Store: @unchecked Sendable {
         if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
         if format < 5 {
             try UUIDIndex.adopt(txn, trees, hash: hash)
-            // Format 5's start buckets are four times as wide.
-            for (_, t) in cache.typeTrees {
-                try txn.empty(t.starts)
-                try WriteContext.buildStarts(txn, t)
-            }
         }
         if format < 10 { try linkRoutes(txn, trees, cache) }
         if format < 13 { try WorkoutLinks.moveLegacy(txn, trees) }
@@ -347,7 +353,7 @@ public final class Store: @unchecked Sendable {
     }
 
     /// Reads the interned tables and opens every type tree.
-    private static func loadCache(_ txn: Txn, _ trees: FixedTrees) throws -> StoreCache {
+    private static func loadCache(_ txn: Txn, _ trees: FixedTrees, buildStarts: Bool = true) throws -> StoreCache {
         var c = StoreCache()
         try txn.forEach(trees.custom) { k, v in
             let id = String(decoding: k, as: UTF8.self)
@@ -355,7 +361,7 @@ public final class Store: @unchecked Sendable {
         }
         try txn.forEachType(trees) { identifier, id in
             c.setTypeID(id, for: identifier)
-            c.typeTrees[id] = try WriteContext.openTypeTrees(txn, id, create: false)
+            c.typeTrees[id] = try WriteContext.openTypeTrees(txn, id, create: false, build: buildStarts)
         }
         return c
     }

@@ -369,17 +369,19 @@ import Testing
             try PendingUUID(run[0].uuid).withKeyBytes { k in try withUnsafeBytes(of: UInt64.max) { _ = try txn.put(old, k, $0) } }
             try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidHashes, 0), "drop")
             try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidGone, 0), "drop")
-            // Format 4's start index: buckets of 1,024 seconds.
+            // Format 4's start index: buckets of 1,024 seconds, fixed-size
+            // duplicates in `s<id>`; no format-20 index.
             let stepsID = try #require(store.knownTypeID(steps))
             let t = try #require(store.cache.withLock { $0.typeTrees[stepsID] })
             try lmdbCheck(mdb_drop(txn.txn, t.starts, 0), "drop")
+            let legacy = try #require(try txn.openTree(Schema.legacyStartIndexName(stepsID), create: true, fixedDuplicates: true))
             let c = try txn.cursor(t.records)
             defer { c.close() }
             var entry = try c.first()
             while let (seq, raw) = entry {
                 let bucket = Int64((RecordView(bytes: raw).start / 1024).rounded(.down))
                 try withUnsafeBytes(of: (UInt64(bitPattern: bucket) ^ 1 << 63).bigEndian) { k in
-                    try withUnsafeBytes(of: seq.bigEndian) { _ = try txn.put(t.starts, k, $0) }
+                    try withUnsafeBytes(of: seq.bigEndian) { _ = try txn.put(legacy, k, $0) }
                 }
                 entry = try c.next()
             }
@@ -401,9 +403,11 @@ import Testing
                                             anchor: nil)
         #expect(found.sampleUUIDs == [run[0].uuid])
         #expect(Set(found.deletedUUIDs) == [small[4].uuid, run[7].uuid, run[1].uuid])
-        // The start index was rebuilt in format 5's buckets.
+        // The start index was built again (format 20's), the old one dropped.
         let (indexed, walked) = try stepsStartingIn(30..<105, store, by: .startIndex)
         #expect(indexed == walked && indexed.count == 30 + 4)
+        let stepsID = try #require(store.knownTypeID(steps))
+        #expect(try store.env.read { txn in try txn.openTree(Schema.legacyStartIndexName(stepsID), create: false, fixedDuplicates: true) } == nil)
     }
 
     /// The steps that start in `minutes` (after `t0`), found by `plan` and by

@@ -62,7 +62,7 @@ import Testing
         let missing = try problems { _, _, txn, t, _ in
             let c = try txn.cursor(t.starts)
             defer { c.close() }
-            _ = try c.first()
+            _ = try c.firstEntry()
             try c.deleteCurrent()
         }
         #expect(missing.contains { $0.contains("missing from the start index") })
@@ -112,8 +112,18 @@ import Testing
             try store.save(samples)
             saved += samples
         }
-        // Samples that start together share a start-index key: a sub-tree.
+        // Samples that start together share a start-index bucket: several chunks.
         try store.save(try (0..<3000).map { try stepSample(Double($0), minute: 7) })
+        // Duplicates in a sub-page and in a sub-tree: the store's own
+        // (`uuid_hashes`) grow sub-trees only in large stores.
+        try store.env.write { txn in
+            let dups = try #require(try txn.openTree("test_duplicates", create: true, fixedDuplicates: true))
+            for (key, count) in [(UInt64(1), 20), (2, 3000)] {
+                for v in 0..<UInt64(count) {
+                    try withUnsafeBytes(of: key.bigEndian) { k in try withUnsafeBytes(of: v.bigEndian) { _ = try txn.put(dups, k, $0) } }
+                }
+            }
+        }
         try store.delete(uuids: saved.enumerated().filter { $0.offset % 3 == 0 }.map(\.element.uuid))
         try store.pruneAll()
         let (problems, seen) = PageWalk.walk(file: store.env.path + "/data.mdb")

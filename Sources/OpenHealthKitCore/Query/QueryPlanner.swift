@@ -104,8 +104,9 @@ extension Store {
         // fetched (about 3 steps each: sort, seek, evaluate).
         let c = try txn.cursor(s.trees.starts)
         defer { c.close() }
-        guard let (first, _) = try c.firstEntry(), let (last, _) = try c.lastEntry() else { return .positions([]) }
-        let span = Schema.bucketStart(ofKey: first)...(Schema.bucketStart(ofKey: last) + Schema.startBucketSeconds)
+        let index = StartIndex.Reader(cursor: c)
+        guard let first = try index.firstBucket(), let last = try index.lastBucket() else { return .positions([]) }
+        let span = StartIndex.bucketStart(first)...(StartIndex.bucketStart(last) + Schema.startBucketSeconds)
         let inRange = range.fraction(of: span) * Double(total)
         let afterFrom = inRange * min(1, changes / Double(max(total, 1)))
         if inRange + 3 * afterFrom + 16 < best.cost {
@@ -123,23 +124,10 @@ extension Store {
         let c = try txn.cursor(s.trees.starts)
         defer { c.close() }
         var positions: [UInt64] = []
-        positions.reserveCapacity(min(expected, txn.entries(s.trees.starts)))
-        let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
-        var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
-        while let (k, v) = entry {
-            guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
-            guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
-            // The bucket's sequences, a page of them per call.
-            var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (k, try c.firstDuplicates(current: v))
-            while let (_, values) = block {
-                guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
-                for i in stride(from: 0, to: values.count, by: 8) {
-                    let seq = UInt64(bigEndian: values.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-                    if seq >= from { positions.append(seq) }
-                }
-                block = try c.nextDuplicates()
-            }
-            entry = try c.nextKey()
+        positions.reserveCapacity(min(expected, txn.entries(s.trees.records)))
+        try StartIndex.Reader(cursor: c).forEachPosition(buckets: StartIndex.bucket(of: range.lo),
+                                                         StartIndex.bucket(of: range.hi)) { seq in
+            if seq >= from { positions.append(seq) }
         }
         PositionPiles.sort(&positions)
         return positions

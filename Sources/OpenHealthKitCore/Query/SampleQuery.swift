@@ -135,50 +135,43 @@ extension Store {
         let key = sort[0]
         let c = try txn.cursor(s.trees.starts)
         defer { c.close() }
+        let index = StartIndex.Reader(cursor: c)
         var reader = PositionReader(cursor: s.cursor)
         var rows: [Row] = []
         // The predicates' start range, when they bound it: the walk begins
         // at its wanted end and stops past the other.
         let range = StartRange.of(s.predicates) ?? StartRange()
-        var entry = try firstBucket(c, range, ascending: key.ascending)
-        while let (k, _) = entry {
-            guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
-            let bucketStart = Schema.bucketStart(ofKey: k)
+        var bucket = try firstBucket(index, range, ascending: key.ascending)
+        while let b = bucket {
+            let bucketStart = StartIndex.bucketStart(b)
             if key.ascending ? bucketStart > range.hi : bucketStart + Schema.startBucketSeconds <= range.lo { break }
             if rows.count >= limit {
                 // The `limit`-th best so far.
                 let bound = key.key == .startDate ? rows[limit - 1].start : rows[limit - 1].end
                 if key.ascending ? bucketStart > bound : bucketStart + Schema.startBucketSeconds <= bound { break }
             }
-            let keyBytes = k.loadUnaligned(as: UInt64.self)
-            var sequences = try withUnsafeBytes(of: keyBytes) { try c.startBucketSequences($0) }
-            sequences.sort()
-            for seq in sequences {
+            // A bucket's positions are ascending: the change order, which
+            // the rows' sort keeps among equals.
+            for seq in try index.positions(inBucket: b) {
                 let (_, raw) = try reader.record(at: seq)
                 if let row = try match(seq, raw, s, i) { rows.append(row) }
             }
             rows.sort { Self.precedes($0, $1, sort) }
             if rows.count > limit { rows.removeLast(rows.count - limit) }
-            // The cursor is in this bucket's values: step to the next key.
-            entry = key.ascending ? try c.nextKey() : try c.previousKey()
+            bucket = key.ascending ? try index.bucket(after: b) : try index.bucket(before: b)
         }
         return rows
     }
 
     /// The bucket a walk begins with: the first whose starts can be in
     /// `range` from the wanted end (the whole index for an open range).
-    private func firstBucket(_ c: Cursor, _ range: StartRange,
-                             ascending: Bool) throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+    private func firstBucket(_ index: StartIndex.Reader, _ range: StartRange, ascending: Bool) throws -> UInt64? {
         if ascending {
-            guard range.lo > -.infinity else { return try c.firstEntry() }
-            return try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
+            guard range.lo > -.infinity else { return try index.firstBucket() }
+            return try index.bucket(atLeast: StartIndex.bucket(of: range.lo))
         }
-        guard range.hi < .infinity else { return try c.lastEntry() }
-        let hiKey = Schema.startBucketKey(range.hi)
-        // The last bucket at or before hi's.
-        guard let at = try withUnsafeBytes(of: hiKey, { try c.seekRaw(atLeast: $0) }) else { return try c.lastEntry() }
-        if at.0.loadUnaligned(as: UInt64.self) == hiKey { return at }
-        return try c.previousKey()
+        guard range.hi < .infinity else { return try index.lastBucket() }
+        return try index.bucket(atMost: StartIndex.bucket(of: range.hi))
     }
 
     /// The record as a row when it is a live sample the stream's
@@ -188,23 +181,5 @@ extension Store {
         let r = try RecordView(stored: raw)
         guard !r.isTombstone, include(r, s) else { return nil }
         return Row(start: r.start, end: r.end, seq: seq, stream: i, raw: raw)
-    }
-}
-
-extension Cursor {
-    /// The change positions of one start-index bucket (the cursor ends
-    /// somewhere in it: stepping by key goes on from that bucket).
-    func startBucketSequences(_ key: UnsafeRawBufferPointer) throws -> [UInt64] {
-        guard let (_, v) = try seekRaw(atLeast: key) else { return [] }
-        var out: [UInt64] = []
-        var block: (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? = (key, try firstDuplicates(current: v))
-        while let (_, values) = block {
-            guard values.count % 8 == 0 else { throw OHKError(.storeCorrupt, "corrupt start index entry") }
-            for j in stride(from: 0, to: values.count, by: 8) {
-                out.append(UInt64(bigEndian: values.loadUnaligned(fromByteOffset: j, as: UInt64.self)))
-            }
-            block = try nextDuplicates()
-        }
-        return out
     }
 }

@@ -130,18 +130,17 @@ extension PendingStatistics {
                             _ body: (UInt64, RecordView) throws -> Void) throws {
         let c = try txn.cursor(records.starts)
         defer { c.close() }
+        let index = StartIndex.Reader(cursor: c)
         for range in starts {
-            let last = UInt64(bigEndian: Schema.startBucketKey(range.hi))
-            var entry = try withUnsafeBytes(of: Schema.startBucketKey(range.lo)) { try c.seekRaw(atLeast: $0) }
-            while let (k, _) = entry {
-                guard k.count == 8 else { throw OHKError(.storeCorrupt, "corrupt start index key") }
-                guard UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)) <= last else { break }
-                for seq in try c.startBucketSequences(k) {
-                    guard let raw = try txn.get(records.records, u64: seq) else { continue }
-                    let r = try RecordView(stored: raw)
-                    if !r.isTombstone, r.start >= range.lo, r.start < range.hi { try body(seq, r) }
-                }
-                entry = try c.nextKey()
+            // Gathered first: the records are read by another cursor.
+            var positions: [UInt64] = []
+            try index.forEachPosition(buckets: StartIndex.bucket(of: range.lo), StartIndex.bucket(of: range.hi)) {
+                positions.append($0)
+            }
+            for seq in positions {
+                guard let raw = try txn.get(records.records, u64: seq) else { continue }
+                let r = try RecordView(stored: raw)
+                if !r.isTombstone, r.start >= range.lo, r.start < range.hi { try body(seq, r) }
             }
         }
     }

@@ -588,6 +588,25 @@ struct Cursor {
         try lmdbPut(key, value, noOverwrite: noOverwrite, append: append) { mdb_cursor_put(cursor, $0, $1, $2) }
     }
 
+    /// Replaces the value of the entry under the cursor (`MDB_CURRENT`;
+    /// `key` must be its key): no search. LMDB moves the entry within its
+    /// page when the value's length changes.
+    func replaceCurrent(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try lmdbCheck(mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT)), "write failed")
+    }
+
+    /// The entry under the cursor, or nil when it is on none.
+    func current() throws -> (UnsafeRawBufferPointer, UnsafeRawBufferPointer)? {
+        var k = MDB_val(), v = MDB_val()
+        let rc = mdb_cursor_get(cursor, &k, &v, MDB_GET_CURRENT)
+        if rc == MDB_NOTFOUND || rc == EINVAL { return nil }
+        try lmdbCheck(rc, "cursor read failed")
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+                UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
     /// The value at exactly `key` (any length), or nil. Keys asked in
     /// ascending order stay cheap, as with `find`.
     func findRaw(_ key: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {

@@ -100,8 +100,14 @@ enum Schema {
     /// records of an older store are rewritten when it is opened
     /// (`LegacyRecords`, keyed on `record_layout`). A format-18 library
     /// would misread them, so it refuses the store.
+    /// 20: the start index in chunks of delta-encoded positions
+    /// (`StartIndex`, trees `b<id>`), about 1.5 bytes a sample where the
+    /// fixed-size duplicates of format 19 (`s<id>`) took 11; built from
+    /// the records when an older store is opened, and the old trees
+    /// dropped. A format-19 library would find no start index to keep,
+    /// so it refuses the store.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 19
+    static let format: UInt32 = 20
     static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions",
@@ -109,13 +115,15 @@ enum Schema {
     /// The fixed trees of fixed-size duplicates.
     static let fixedDuplicateTrees: Set = ["uuid_hashes"]
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
-    static func startIndexName(_ id: UInt16) -> String { "s\(id)" }
+    static func startIndexName(_ id: UInt16) -> String { "b\(id)" }
+    /// The start index of formats 5 to 19 (fixed-size duplicates), dropped
+    /// when such a store is opened.
+    static func legacyStartIndexName(_ id: UInt16) -> String { "s\(id)" }
 
-    /// The start index groups starts in buckets of this many seconds: one
-    /// key per bucket, the bucket's change sequences packed as fixed-size
-    /// duplicates (about 11 bytes a sample at one a minute, where a key
-    /// each took 26; 1,024-second buckets took 14, their keys' overhead
-    /// shared by fewer samples). The index only narrows a query, by whole
+    /// The start index groups starts in buckets of this many seconds
+    /// (`StartIndex`: a bucket's positions in chunks of delta-encoded
+    /// varints). 1,024-second buckets took more bytes, their keys' overhead
+    /// shared by fewer samples. The index only narrows a query, by whole
     /// buckets at its ends; the predicate still decides.
     static let startBucketSeconds = 4096.0
 

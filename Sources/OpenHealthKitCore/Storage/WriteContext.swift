@@ -28,7 +28,7 @@ struct WriteContext {
     /// through a cursor starts on the cursor's page, where a type's next
     /// record and start entry almost always go; `Txn.put` searches from
     /// the root every time. LMDB closes them when the transaction ends.
-    private var appendCursors: [(typeID: UInt16, records: Cursor, starts: Cursor)] = []
+    private var appendCursors: [(typeID: UInt16, records: Cursor, starts: StartIndex.Writer)] = []
     /// The record being saved, encoded in one buffer reused for every sample.
     var encoded = ByteWriter(capacity: 256)
     var uuidIndex: UUIDIndex
@@ -169,59 +169,59 @@ struct WriteContext {
         return t
     }
 
-    /// Opens (or creates) a type's record tree and its start index; a
-    /// store written before the index existed gets it built here.
-    static func openTypeTrees(_ txn: Txn, _ id: UInt16, create: Bool) throws -> TypeTrees {
+    /// Opens (or creates) a type's record tree and its start index, which
+    /// is built here when it is empty and the records are not (unless
+    /// `build` is false: the open of an older store builds it once its
+    /// records are in this format).
+    static func openTypeTrees(_ txn: Txn, _ id: UInt16, create: Bool, build: Bool = true) throws -> TypeTrees {
         guard let records = try txn.openTree(Schema.typeTreeName(id), create: create) else {
             throw OHKError(.storage, "tree of type id \(id) is missing")
         }
-        guard let starts = try txn.openTree(Schema.startIndexName(id), create: true, fixedDuplicates: true) else {
+        guard let starts = try txn.openTree(Schema.startIndexName(id), create: true) else {
             throw OHKError(.storage, "cannot open the start index of type id \(id)")
         }
         let t = TypeTrees(records: records, starts: starts)
-        if txn.entries(starts) == 0 && txn.entries(records) > 0 { try buildStarts(txn, t) }
+        if build { try buildStartsIfEmpty(txn, t) }
         return t
     }
 
-    /// Fills a type's empty start index from its records.
-    static func buildStarts(_ txn: Txn, _ t: TypeTrees) throws {
-        let cursor = try txn.cursor(t.records)
-        defer { cursor.close() }
-        var entry = try cursor.first()
-        while let (seq, raw) = entry {
-            try putStart(txn, t, start: RecordView(stored: raw).start, seq: seq)
-            entry = try cursor.next()
+    /// Fills a type's start index from its records when it is empty.
+    static func buildStartsIfEmpty(_ txn: Txn, _ t: TypeTrees) throws {
+        if txn.entries(t.starts) == 0 && txn.entries(t.records) > 0 {
+            try StartIndex.build(txn, records: t.records, starts: t.starts)
         }
     }
 
     /// Writes a record of type `typeID` at the new position `seq`, with
     /// its start index entry, and notes it for the zone map.
     mutating func append(_ record: [UInt8], typeID: UInt16, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        let (records, starts) = try appendCursors(typeID, t)
+        let i = try appendCursors(typeID, t)
         try withUnsafeBytes(of: seq.bigEndian) { s in
-            _ = try record.withUnsafeBytes { r in try records.put(s, r, append: true) }
-            _ = try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in try starts.put(k, s) }
+            _ = try record.withUnsafeBytes { r in try appendCursors[i].records.put(s, r, append: true) }
         }
+        try appendCursors[i].starts.insert(start: start, seq: seq)
         pendingZones.note(type: typeID, seq: seq, start: start)
     }
 
-    private mutating func appendCursors(_ typeID: UInt16, _ t: TypeTrees) throws -> (Cursor, Cursor) {
-        for c in appendCursors where c.typeID == typeID { return (c.records, c.starts) }
-        let c = (typeID: typeID, records: try txn.cursor(t.records), starts: try txn.cursor(t.starts))
-        appendCursors.append(c)
-        return (c.records, c.starts)
+    /// The index in `appendCursors` of the type's cursors, opened on first use.
+    private mutating func appendCursors(_ typeID: UInt16, _ t: TypeTrees) throws -> Int {
+        if let i = appendCursors.firstIndex(where: { $0.typeID == typeID }) { return i }
+        appendCursors.append((typeID, try txn.cursor(t.records), StartIndex.Writer(cursor: try txn.cursor(t.starts))))
+        return appendCursors.count - 1
     }
 
     static func putStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in
-            try withUnsafeBytes(of: seq.bigEndian) { v in _ = try txn.put(t.starts, k, v) }
-        }
+        let c = try txn.cursor(t.starts)
+        defer { c.close() }
+        var writer = StartIndex.Writer(cursor: c)
+        try writer.insert(start: start, seq: seq)
     }
 
     static func deleteStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        try withUnsafeBytes(of: Schema.startBucketKey(start)) { k in
-            try withUnsafeBytes(of: seq.bigEndian) { v in _ = try txn.delete(t.starts, k, value: v) }
-        }
+        let c = try txn.cursor(t.starts)
+        defer { c.close() }
+        var writer = StartIndex.Writer(cursor: c)
+        try writer.remove(start: start, seq: seq)
     }
 
     mutating func sourceID(_ s: Source) throws -> UInt32 {
@@ -292,7 +292,7 @@ struct WriteContext {
         digests[typeID, default: LiveDigest()].remove(uuid, version: LiveDigest.version(record))
         try txn.delete(dbi, u64: seq)
         let newSeq = nextSeq()
-        try Self.deleteStart(txn, t, start: start, seq: seq)
+        try appendCursors[try appendCursors(typeID, t)].starts.remove(start: start, seq: seq)
         try append(tomb, typeID: typeID, t, start: start, seq: newSeq)
         try uuidIndex.move(PendingUUID(uuid), from: Schema.pack(type: typeID, seq: seq), to: Schema.pack(type: typeID, seq: newSeq))
         try listDeletion(at: newSeq, typeID: typeID, deleted: now.timeIntervalSinceReferenceDate, saved: seq)
