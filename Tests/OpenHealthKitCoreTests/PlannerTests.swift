@@ -301,6 +301,11 @@ import Testing
         cases.append([UInt64(10_000)] + (0..<500).map { UInt64($0) } + [20_000, 500])
         cases.append(Array((0..<500).map { UInt64($0) }.reversed()))
         cases.append((0..<3000).map { _ in UInt64(r.int(1 << 40)) })
+        // Positions in the top bits the piles mark theirs with.
+        cases.append([3, 1 << 62, 1, 2])
+        cases.append([5, 1, 7, 4, .max, 2, 1 << 62 | 1])
+        // The largest pile not the first.
+        cases.append([900, 901] + (0..<700).map { UInt64($0) } + [950])
         for ps in cases {
             var sorted = ps
             PositionPiles.sort(&sorted)
