@@ -458,9 +458,10 @@ ohk_status ohk_store_fetch(ohk_batch **out_batch, ohk_store *store, const ohk_de
  * OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
  * OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
  * the callback runs on the calling thread, inside a read transaction
- * that never waits for writers. A large fetch of one type without a
- * predicate reads some parts on a second thread, which the store keeps
- * until ohk_store_close (on a machine with two processors or more).
+ * that never waits for writers. A large fetch of one type, without a
+ * predicate or with a range of start dates alone, reads some parts on a
+ * second thread, which the store keeps until ohk_store_close (on a
+ * machine with two processors or more).
  */
 ohk_status ohk_store_fetch_parts(ohk_store *store, const ohk_descriptor *descriptors, uint64_t descriptor_count, const ohk_anchor *anchor, ohk_fetch_part_fn callback, void *user_data);
 

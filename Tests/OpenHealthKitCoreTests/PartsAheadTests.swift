@@ -79,6 +79,61 @@ import Testing
         }
     }
 
+    /// Rule 75 on two threads for a query by start date alone: its plan's
+    /// positions (the start index's edge buckets trimmed) are each an
+    /// object, so its parts are read on two threads from the first; they
+    /// are the parts read on one. A predicate with more than the start
+    /// reads on one thread, and gives the same parts.
+    @Test func rule75_aStartDateQuerysPartsOnTwoThreadsAreThePartsOnOne() throws {
+        let (store, anchors) = try stepsWithDeletions(2_000, seed: 76)
+        defer { store.close() }
+        // Minutes 137.5 to 1,703.25: neither end on a bucket's edge.
+        let byStart = SamplePredicate.dateRange(start: t0.addingTimeInterval(8_250), end: t0.addingTimeInterval(102_195),
+                                                options: .strictStartDate)
+        let andValue = try SamplePredicate.and([byStart, .quantity(.greaterThan, 100, try HealthUnit("count"))])
+        store.tuning.planOverride = .startIndex
+        for (name, predicate, ahead) in [("by start", byStart, true), ("by start and value", andValue, false)] {
+            for anchor in [nil, anchors[anchors.count / 3]] {
+                for part in [7, 64, 333] {
+                    let what = "\(name) from \(String(describing: anchor?.position)) in parts of \(part)"
+                    let d = [QueryDescriptor(type: steps, predicate: predicate)]
+                    let whole = try store.anchoredQuery(d, anchor: anchor)
+                    store.tuning.partsAhead = false
+                    let one = try descriptorParts(store, d, from: anchor, part: part)
+                    store.tuning.partsAhead = true
+                    let before = store.partsReadAhead.load(ordering: .relaxed)
+                    let two = try descriptorParts(store, d, from: anchor, part: part)
+                    let read = store.partsReadAhead.load(ordering: .relaxed) - before
+                    #expect(two == one, "\(what)")
+                    #expect(one.flatMap(\.samples) == whole.samples.map(\.uuid), "\(what): samples")
+                    #expect(one.flatMap(\.deleted) == whole.deletedObjects.map(\.uuid), "\(what): deleted")
+                    let objects = whole.samples.count + whole.deletedObjects.count
+                    if ahead && objects >= part + part / 4 {
+                        #expect(read >= 1, "\(what): no part read by the second thread")
+                    } else if !ahead {
+                        #expect(read == 0, "\(what): \(read) parts read by the second thread")
+                    }
+                }
+            }
+        }
+    }
+
+    private func descriptorParts(_ store: Store, _ d: [QueryDescriptor], from anchor: QueryAnchor?, part: Int) throws -> [Part] {
+        var out: [Part] = []
+        try store.anchoredQueryParts(d, anchor: anchor, part: part, rows: Self.layout, rowsFrom: 0) { r in
+            var samples: [UUID] = []
+            if let b = r.rows {
+                samples = (0..<r.count).map { UUID(uuid: b.load(fromByteOffset: 64 * $0, as: uuid_t.self)) }
+                r.spare?.give(b)
+            } else {
+                samples = r.result.samples.map(\.uuid)
+            }
+            out.append(Part(samples: samples, deleted: r.result.deletedObjects.map(\.uuid), anchor: r.result.newAnchor))
+            return true
+        }
+        return out
+    }
+
     /// Where a part ends, counted in the leaf pages: the position of the
     /// `count`-th record at or after a position, as a cursor stepping
     /// through every record finds it, overflow records among them.

@@ -66,9 +66,10 @@ import OpenHealthKitCore
 /// OHK_ERR_ANCHOR_WRONG_STORE, OHK_ERR_ANCHOR_FROM_FUTURE,
 /// OHK_ERR_ANCHOR_EXPIRED; OHK_ERR_CLOSED; OHK_ERR_STORAGE. Any thread;
 /// the callback runs on the calling thread, inside a read transaction
-/// that never waits for writers. A large fetch of one type without a
-/// predicate reads some parts on a second thread, which the store keeps
-/// until ohk_store_close (on a machine with two processors or more).
+/// that never waits for writers. A large fetch of one type, without a
+/// predicate or with a range of start dates alone, reads some parts on a
+/// second thread, which the store keeps until ohk_store_close (on a
+/// machine with two processors or more).
 @c public func ohk_store_fetch_parts(_ store: UnsafeMutablePointer<ohk_store>?,
                                      _ descriptors: UnsafePointer<ohk_descriptor>?, _ descriptor_count: UInt64,
                                      _ anchor: UnsafePointer<ohk_anchor>?, _ callback: ohk_fetch_part_fn?,

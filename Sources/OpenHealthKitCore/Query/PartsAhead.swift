@@ -140,12 +140,13 @@ extension Store {
         return tuning.partsAhead ?? Processors.several
     }
 
-    /// A walk's read in parts (`read`: one part from an anchor) on two
-    /// threads, every part handed to `deliver` in order on this one. Each
-    /// object of a walk is a record of `records`, so where a part ends is
-    /// the position of its `part`-th record, counted in the leaf pages
-    /// (`recordPosition`): the parts can be handed out before they are
-    /// read. A `PartsAhead` reads in `second`, a transaction of the same
+    /// A read in parts (`read`: one part from an anchor) on two threads,
+    /// every part handed to `deliver` in order on this one. `end` says
+    /// where the part after a position ends (nil: it is the last) before
+    /// it is read: for a walk, each object is a record of the type's tree
+    /// (`recordPosition` counts them in the leaf pages); for a plan whose
+    /// positions are each an object, the positions (`positionsEnd`). A
+    /// `PartsAhead` reads in `second`, a transaction of the same
     /// snapshot as `txn`, and is kept two parts ahead; this thread reads
     /// the first part, and a later part whenever the next to go out is not
     /// read yet (two ahead at most): the thread that also hands the parts
@@ -154,13 +155,10 @@ extension Store {
     /// Should a part not end where the next one was to begin, the parts
     /// after it are dropped, and it returns where a read on one thread
     /// goes on: the part's anchor.
-    func readInPartsAhead(_ txn: Txn, _ second: Txn, records: MDB_dbi, from anchor: QueryAnchor, part: Int,
-                          _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
+    func readInPartsAhead(_ txn: Txn, _ second: Txn, from anchor: QueryAnchor?, part: Int,
+                          end: (UInt64) throws -> UInt64?, _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult,
                           deliver: (RowsQueryResult) throws -> Bool) throws -> QueryAnchor? {
         let (_, horizon) = try position(txn)
-        let cursor = try txn.cursor(records)
-        defer { cursor.close() }
-        let map = LeafPage.Map(txn)
         return try withoutActuallyEscaping(read) { read in
             let helper = takePartsHelper() ?? PartsAhead()
             helper.begin { try read(second, $0) }
@@ -175,14 +173,16 @@ extension Store {
                     return nil
                 }?.stop()
             }
-            var next: UInt64? = anchor.position  // where the next part not yet planned starts; nil: none
-            func partAnchor(after p: UInt64) -> QueryAnchor {
-                p == anchor.position ? anchor : QueryAnchor(storeID: storeID, position: p, horizon: horizon)
+            // Where the next part not yet planned starts (0: the start);
+            // nil: there is none.
+            var next: UInt64? = anchor?.position ?? 0
+            func partAnchor(after p: UInt64) -> QueryAnchor? {
+                p == (anchor?.position ?? 0) ? anchor : QueryAnchor(storeID: storeID, position: p, horizon: horizon)
             }
             func plan(here: Bool) throws {
                 guard let p = next else { return }
-                next = try Self.recordPosition(part, from: p + 1, cursor, map)
-                if !here { helper.start(partAnchor(after: p)) }
+                next = try end(p)
+                if !here { helper.start(partAnchor(after: p)!) }
                 planned.append(PlannedPart(after: p, here: here))
             }
             try plan(here: true)
@@ -218,6 +218,18 @@ extension Store {
     /// parent's that a fork left without its thread.
     func takePartsHelper() -> PartsAhead? {
         partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }
+    }
+
+    /// Where the part after position `p` ends in a plan of `positions`
+    /// (ascending), each an object: at its `part`-th position after `p`;
+    /// nil when there are fewer.
+    static func positionsEnd(_ positions: ArraySlice<UInt64>, after p: UInt64, part: Int) -> UInt64? {
+        var (lo, hi) = (positions.startIndex, positions.endIndex)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if positions[mid] <= p { lo = mid + 1 } else { hi = mid }
+        }
+        return lo + part - 1 < positions.endIndex ? positions[lo + part - 1] : nil
     }
 
     /// The position of the `count`-th record of a record tree at or after

@@ -24,6 +24,9 @@ extension Store {
         let context: EvalContext?
         /// How the stream reads, once planned.
         var plan = Plan.walk
+        /// Whether each position of a positions plan is an object the
+        /// query returns (`startIndexPositions`).
+        var positionsAreObjects = false
         /// How many positions its plan reads; nil for a walk (all it meets).
         var plannedPositions: Int? {
             switch plan {
@@ -71,7 +74,10 @@ extension Store {
             for (s, p) in zip(streams, plans.plans) { s.plan = p.from(from) }
         } else {
             for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
-            if let plans { (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id) }
+            if let plans {
+                (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id)
+                plans.positionsAreObjects = streams.count == 1 && streams[0].positionsAreObjects
+            }
         }
         let columns = given ?? sizing?.sink(bound: rowsBound(txn, streams, from: from, head: head, limit: limit))
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
@@ -137,6 +143,23 @@ extension Store {
             }
         }
         return taken
+    }
+
+    /// Plans the streams of `groups` into `plans`, as a scan's first part
+    /// does (which then reads by them): for a read in parts to know its
+    /// plan before its first part (`readAllAhead`).
+    func plan(_ groups: [Group], into plans: PlanCache, _ txn: Txn, from: UInt64, head: UInt64) throws {
+        let names = NameLookup(store: self, txn: txn)
+        var streams: [Stream] = []
+        defer { for s in streams { s.cursor.close() } }
+        for g in groups {
+            guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
+            let cursor = try txn.cursor(t.records)
+            streams.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names))
+        }
+        for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+        (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id)
+        plans.positionsAreObjects = streams.count == 1 && streams[0].positionsAreObjects
     }
 
     /// Every object of `type` after `anchor`, in store order: a walk of

@@ -135,7 +135,7 @@ extension PendingStatistics {
             // Gathered first: the records are read by another cursor.
             var positions: [UInt64] = []
             try index.forEachPosition(buckets: StartIndex.bucket(of: range.lo), StartIndex.bucket(of: range.hi)) {
-                positions.append($0)
+                positions.append($1)
             }
             for seq in positions {
                 guard let raw = try txn.get(records.records, u64: seq) else { continue }

@@ -267,14 +267,14 @@ enum StartIndex {
             bucket == 0 ? nil : try self.bucket(atMost: bucket - 1)
         }
 
-        /// Calls `body` with the positions of the buckets `first...last`,
-        /// bucket by bucket, each bucket's ascending.
-        func forEachPosition(buckets first: UInt64, _ last: UInt64, _ body: (UInt64) throws -> Void) throws {
+        /// Calls `body` with each bucket of `first...last` and position in
+        /// it, bucket by bucket, each bucket's positions ascending.
+        func forEachPosition(buckets first: UInt64, _ last: UInt64, _ body: (UInt64, UInt64) throws -> Void) throws {
             var entry = try withKey(first, 0) { try cursor.seekRaw(atLeast: $0) }
             while let (k, v) = entry {
                 let (b, p) = try decodeKey(k)
                 guard b <= last else { break }
-                try StartIndex.forEachPosition(v, first: p, body)
+                try StartIndex.forEachPosition(v, first: p) { try body(b, $0) }
                 entry = try cursor.nextEntry()
             }
         }
@@ -282,7 +282,7 @@ enum StartIndex {
         /// The positions of one bucket, ascending.
         func positions(inBucket bucket: UInt64) throws -> [UInt64] {
             var out: [UInt64] = []
-            try forEachPosition(buckets: bucket, bucket) { out.append($0) }
+            try forEachPosition(buckets: bucket, bucket) { out.append($1) }
             return out
         }
     }

@@ -11,8 +11,8 @@ struct StoreTuning {
     /// Computes every statistics collection from its samples, as if no
     /// bucket were kept (tests compare the two).
     var statisticsFromSamples = false
-    /// Whether a walk's read in parts reads every other part on a second
-    /// thread (`PartsAhead`): nil, when it pays; true, whenever there are
-    /// two parts (tests, on any machine); false, never.
+    /// Whether a read in parts reads parts on a second thread where it
+    /// can (`PartsAhead`): nil, when it pays; true, whenever the parts
+    /// are enough (tests, on any machine); false, never.
     var partsAhead: Bool?
 }
