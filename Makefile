@@ -36,6 +36,8 @@ LIB        := $(LIBDIR)/libopenhealthkit.so.$(VERSION)
 # workload runs most first, side by side (scripts/hot-text.txt, `make hot-text`).
 # Swift's run-time exclusivity checks are off in this build (a twentieth of
 # a short query's instructions); the debug builds the tests run keep them.
+# A generic type's metadata comes from its accessor, not from demangling its
+# name: some 7k instructions less at its first use in a process.
 LIB_FLAGS  := -c release --product openhealthkit --scratch-path .build-lib -Xswiftc -static-stdlib \
               -Xlinker -soname=libopenhealthkit.so.$(ABI) \
               -Xlinker --version-script=$(CURDIR)/scripts/openhealthkit.map -Xlinker --gc-sections \
