@@ -38,10 +38,12 @@ import Testing
         let anchor: QueryAnchor
     }
 
-    private func parts(_ store: Store, from anchor: QueryAnchor?, part: Int) throws -> [Part] {
+    /// The parts of a read of the step counts, or of `descriptors` (the
+    /// path of a read with predicates).
+    private func parts(_ store: Store, _ descriptors: [QueryDescriptor]? = nil, from anchor: QueryAnchor?,
+                       part: Int) throws -> [Part] {
         var out: [Part] = []
-        try store.anchoredQueryParts(type: steps, anchor: anchor, part: part, rows: Self.layout,
-                                     deleted: nil, rowsFrom: 0) { r in
+        let take = { (r: RowsQueryResult) -> Bool in
             var samples: [UUID] = []
             if let b = r.rows {
                 samples = (0..<r.count).map { UUID(uuid: b.load(fromByteOffset: 64 * $0, as: uuid_t.self)) }
@@ -51,6 +53,12 @@ import Testing
             }
             out.append(Part(samples: samples, deleted: r.result.deletedObjects.map(\.uuid), anchor: r.result.newAnchor))
             return true
+        }
+        if let descriptors {
+            try store.anchoredQueryParts(descriptors, anchor: anchor, part: part, rows: Self.layout, rowsFrom: 0, take)
+        } else {
+            try store.anchoredQueryParts(type: steps, anchor: anchor, part: part, rows: Self.layout, deleted: nil,
+                                         rowsFrom: 0, take)
         }
         return out
     }
@@ -99,10 +107,10 @@ import Testing
                     let d = [QueryDescriptor(type: steps, predicate: predicate)]
                     let whole = try store.anchoredQuery(d, anchor: anchor)
                     store.tuning.partsAhead = false
-                    let one = try descriptorParts(store, d, from: anchor, part: part)
+                    let one = try parts(store, d, from: anchor, part: part)
                     store.tuning.partsAhead = true
                     let before = store.partsReadAhead.load(ordering: .relaxed)
-                    let two = try descriptorParts(store, d, from: anchor, part: part)
+                    let two = try parts(store, d, from: anchor, part: part)
                     let read = store.partsReadAhead.load(ordering: .relaxed) - before
                     #expect(two == one, "\(what)")
                     #expect(one.flatMap(\.samples) == whole.samples.map(\.uuid), "\(what): samples")
@@ -116,22 +124,6 @@ import Testing
                 }
             }
         }
-    }
-
-    private func descriptorParts(_ store: Store, _ d: [QueryDescriptor], from anchor: QueryAnchor?, part: Int) throws -> [Part] {
-        var out: [Part] = []
-        try store.anchoredQueryParts(d, anchor: anchor, part: part, rows: Self.layout, rowsFrom: 0) { r in
-            var samples: [UUID] = []
-            if let b = r.rows {
-                samples = (0..<r.count).map { UUID(uuid: b.load(fromByteOffset: 64 * $0, as: uuid_t.self)) }
-                r.spare?.give(b)
-            } else {
-                samples = r.result.samples.map(\.uuid)
-            }
-            out.append(Part(samples: samples, deleted: r.result.deletedObjects.map(\.uuid), anchor: r.result.newAnchor))
-            return true
-        }
-        return out
     }
 
     /// Where a part ends, counted in the leaf pages: the position of the
