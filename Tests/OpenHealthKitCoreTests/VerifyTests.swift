@@ -66,7 +66,12 @@ import Testing
             try c.deleteCurrent()
         }
         #expect(missing.contains { $0.contains("missing from the start index") })
-        let extra = try problems { _, _, txn, t, _ in try WriteContext.putStart(txn, t, start: 0, seq: 999_999) }
+        let extra = try problems { _, _, txn, t, _ in
+            let c = try txn.cursor(t.starts)
+            defer { c.close() }
+            var writer = StartIndex.Writer(cursor: c)
+            try writer.insert(start: 0, seq: 999_999)
+        }
         #expect(extra.contains { $0.contains("entry for no record") })
     }
 

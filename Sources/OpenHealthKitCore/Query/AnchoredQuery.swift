@@ -207,7 +207,7 @@ extension Store {
         let (head, horizon) = try position(txn)
         try plan(groups, into: plans, txn, from: try startPosition(from, head: head, horizon: horizon), head: head)
         guard plans.positionsAreObjects, case .positions(let positions) = plans.plans[0],
-              positions.count >= part + part / 4, tuning.partsAhead ?? Processors.several else {
+              positions.count >= part + part / 4, partsThreadWanted else {
             return false
         }
         return try env.readAlongside(txn) { second in

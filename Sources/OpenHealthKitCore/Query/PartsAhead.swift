@@ -8,7 +8,8 @@ import Synchronization
 /// thread reads others and hands every part out in order
 /// (`Store.readInPartsAhead`). Each part is read whole by one thread, as
 /// a read on one thread reads it, so the parts are the same; only where
-/// each one starts must be known ahead (`Store.recordPosition`). A store
+/// each one starts must be known ahead (`Store.recordPosition` for a walk,
+/// `Store.positionsEnd` for a plan of positions). A store
 /// keeps its thread between reads (`Store.partsHelper`; starting and
 /// ending one took a tenth of a large delete's read) and stops it when
 /// it closes.
@@ -136,9 +137,12 @@ extension Store {
     /// of microseconds; a part of 4,096 records takes a tenth of a
     /// millisecond or more) and a second processor.
     func partsAheadPay(records: Int, from: UInt64, head: UInt64, part: Int) -> Bool {
-        guard min(records, Self.positions(from: from, head: head)) >= 2 * part else { return false }
-        return tuning.partsAhead ?? Processors.several
+        min(records, Self.positions(from: from, head: head)) >= 2 * part && partsThreadWanted
     }
+
+    /// Whether reads in parts may use a second thread at all: with a
+    /// second processor (or as the tests ask, `StoreTuning.partsAhead`).
+    var partsThreadWanted: Bool { tuning.partsAhead ?? Processors.several }
 
     /// A read in parts (`read`: one part from an anchor) on two threads,
     /// every part handed to `deliver` in order on this one. `end` says

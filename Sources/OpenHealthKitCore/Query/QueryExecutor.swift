@@ -60,24 +60,13 @@ extension Store {
         let (head, horizon) = try position(txn)
         let from = try startPosition(anchor, head: head, horizon: horizon)
         let names = NameLookup(store: self, txn: txn)
-        var opened: [Stream] = []
-        opened.reserveCapacity(groups.count)
-        defer { for s in opened { s.cursor.close() } }
-        for g in groups {
-            guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
-            let cursor = try txn.cursor(t.records)
-            opened.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names))
-        }
-        let streams = opened
+        let streams = try openStreams(txn, groups, names)
+        defer { for s in streams { s.cursor.close() } }
         // The planner's choice per stream (issue 4).
         if let plans, plans.txnID == txn.id, plans.plans.count == streams.count {
             for (s, p) in zip(streams, plans.plans) { s.plan = p.from(from) }
         } else {
-            for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
-            if let plans {
-                (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id)
-                plans.positionsAreObjects = streams.count == 1 && streams[0].positionsAreObjects
-            }
+            try plan(streams, keepingIn: plans, txn, from: from, head: head)
         }
         let columns = given ?? sizing?.sink(bound: rowsBound(txn, streams, from: from, head: head, limit: limit))
         var taken = Taken(batch: SampleBatchBuilder(multiType: streams.count > 1,
@@ -149,15 +138,34 @@ extension Store {
     /// does (which then reads by them): for a read in parts to know its
     /// plan before its first part (`readAllAhead`).
     func plan(_ groups: [Group], into plans: PlanCache, _ txn: Txn, from: UInt64, head: UInt64) throws {
-        let names = NameLookup(store: self, txn: txn)
-        var streams: [Stream] = []
+        let streams = try openStreams(txn, groups, NameLookup(store: self, txn: txn))
         defer { for s in streams { s.cursor.close() } }
-        for g in groups {
-            guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
-            let cursor = try txn.cursor(t.records)
-            streams.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names))
+        try plan(streams, keepingIn: plans, txn, from: from, head: head)
+    }
+
+    /// A stream for each group whose type has records, each with a cursor
+    /// on them for the caller to close.
+    private func openStreams(_ txn: Txn, _ groups: [Group], _ names: NameLookup) throws -> [Stream] {
+        var streams: [Stream] = []
+        streams.reserveCapacity(groups.count)
+        do {
+            for g in groups {
+                guard let (typeID, t) = try storedTrees(g.type, txn) else { continue }
+                let cursor = try txn.cursor(t.records)
+                streams.append(Stream(try resolved(g, typeID: typeID, txn), typeID: typeID, trees: t, cursor: cursor, names))
+            }
+        } catch {
+            for s in streams { s.cursor.close() }
+            throw error
         }
+        return streams
+    }
+
+    /// The planner's choice for each stream, kept in `plans` (when given)
+    /// for the later parts of a read in parts.
+    private func plan(_ streams: [Stream], keepingIn plans: PlanCache?, _ txn: Txn, from: UInt64, head: UInt64) throws {
         for s in streams { s.plan = try plan(txn, s, from: from, head: head) }
+        guard let plans else { return }
         (plans.plans, plans.txnID) = (streams.map(\.plan), txn.id)
         plans.positionsAreObjects = streams.count == 1 && streams[0].positionsAreObjects
     }

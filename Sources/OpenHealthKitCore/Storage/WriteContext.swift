@@ -210,13 +210,9 @@ struct WriteContext {
         return appendCursors.count - 1
     }
 
-    static func putStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
-        let c = try txn.cursor(t.starts)
-        defer { c.close() }
-        var writer = StartIndex.Writer(cursor: c)
-        try writer.insert(start: start, seq: seq)
-    }
-
+    /// Removes a pruned record's start index entry, through a cursor of
+    /// its own: a prune is no change to the type's objects, which the
+    /// commit note names by the types `appendCursors` holds.
     static func deleteStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
         let c = try txn.cursor(t.starts)
         defer { c.close() }
