@@ -52,6 +52,10 @@ extension Store {
             if horizon > head { report.problem("the tombstone horizon \(horizon) is past the head \(head)") }
             let format = try txn.metaU64(trees, .format)
             if format != UInt64(Schema.format) { report.problem("the store says format \(format), not \(Schema.format)") }
+            // Lookups read the UUID index's buckets, which must hold first.
+            let uuidProblems = try UUIDIndex.problems(txn, trees)
+            for p in uuidProblems { report.problem(p) }
+            guard uuidProblems.isEmpty else { return report }
             let tombs = try deletionList(txn, &report)
             var index = UUIDIndex(txn, trees, hash: tuning.uuidHash) { id in self.cache.withLock { $0.typeTrees[id]?.records } }
             var typed = Set<UInt16>()

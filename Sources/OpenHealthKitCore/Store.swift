@@ -322,8 +322,11 @@ public final class Store: @unchecked Sendable {
             }
         }
         if mapped != head { try txn.setMetaU64(trees, .zoneHead, head) }
+        // Before anything looks a UUID up (linking routes does).
         if format < 5 {
             try UUIDIndex.adopt(txn, trees, hash: hash)
+        } else if format < 21 {
+            try UUIDIndex.packLegacyHashes(txn, trees)
         }
         if format < 10 { try linkRoutes(txn, trees, cache) }
         if format < 13 { try WorkoutLinks.moveLegacy(txn, trees) }

@@ -157,7 +157,7 @@ import Testing
         store.close()
         store = try makeStore(mapSize: 64 << 20, directory: dir)
         defer { store.close() }
-        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == 20)
+        #expect(try store.env.read { txn in try txn.metaU64(store.trees, .format) } == UInt64(Schema.format))
         #expect(try store.env.read { txn in
             try txn.openTree(Schema.legacyStartIndexName(stepsID), create: false, fixedDuplicates: true)
         } == nil)

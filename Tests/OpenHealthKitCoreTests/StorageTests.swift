@@ -343,7 +343,7 @@ import Testing
 
     /// A format-4 store keeps its UUID index in a B-tree keyed by UUID
     /// (`uuids`; `UInt64.max` marks a pruned UUID that a run holds). Opened,
-    /// its entries move to `uuid_hashes` and `uuid_gone` and the old tree
+    /// its entries move to the hashed buckets and `uuid_gone` and the old tree
     /// goes; duplicates are refused as before (rule 13), deletes find run
     /// and hashed entries (rule 15), and pruned UUIDs may be saved again
     /// (rule 16). Its start index, in 1,024-second buckets, is rebuilt.
@@ -392,7 +392,7 @@ import Testing
         defer { store.close() }
         let (format, oldTree, entries) = try store.env.read { txn in
             (try txn.metaU64(store.trees, .format), try txn.openTree("uuids", create: false),
-             (txn.entries(store.trees.uuidHashes), txn.entries(store.trees.uuidGone)))
+             (Int(try UUIDIndex.hashedCount(txn, store.trees)), txn.entries(store.trees.uuidGone)))
         }
         #expect(format == UInt64(Schema.format) && oldTree == nil)
         #expect(entries == (hashed.count, 1))

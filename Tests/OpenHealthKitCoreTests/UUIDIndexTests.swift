@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CLMDB
 import Testing
 @testable import OpenHealthKitCore
 
@@ -52,5 +53,113 @@ import Testing
         for i in stride(from: 0, to: saved.count, by: 97) {
             #expect(errorCode { try store.save([saved[i]]) } == .duplicateUUID)
         }
+    }
+}
+
+/// Format 21: the hashed part's buckets, one value each (`UUIDHashBucket`).
+@Suite("UUID hash buckets") struct UUIDHashBucketTests {
+    /// A bucket reads back as the entries written, in hash order; any
+    /// byte changed, or the value cut short, is `.storeCorrupt`, never
+    /// other entries.
+    @Test func aBucketReadsBackItsEntriesAndADamagedOneIsCorrupt() throws {
+        var r = ModelBased.Rng(state: 21)
+        for round in 0..<200 {
+            let key = UInt32(truncatingIfNeeded: r.next()) & 0xFFFC_0000
+            var entries: [UUIDHashBucket.Entry] = []
+            for _ in 0..<r.int(90) {
+                let h = key | UInt32(truncatingIfNeeded: r.next()) & 0x3FFFF
+                let value = Schema.pack(type: UInt16(r.int(1024)), seq: r.next() >> UInt64(16 + r.int(40)))
+                UUIDHashBucket.insert(.init(hash: h, value: value), into: &entries)
+            }
+            #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.hash <= $1.hash })
+            let stored = UUIDHashBucket.encode(key, entries)
+            #expect(try stored.withUnsafeBytes { try UUIDHashBucket.decode(key, $0) } == entries)
+            guard round % 10 == 0 else { continue }
+            for i in stored.indices {
+                var bad = stored
+                bad[i] ^= UInt8(1 << (i % 8))
+                #expect(errorCode { _ = try bad.withUnsafeBytes { try UUIDHashBucket.decode(key, $0) } } == .storeCorrupt)
+            }
+            let cut = Array(stored.dropLast())
+            #expect(errorCode { _ = try cut.withUnsafeBytes { try UUIDHashBucket.decode(key, $0) } } == .storeCorrupt)
+            // The same bytes under another key do not check either.
+            #expect(errorCode { _ = try stored.withUnsafeBytes { try UUIDHashBucket.decode(key ^ 0x4_0000, $0) } } == .storeCorrupt)
+        }
+    }
+
+    /// A format-20 store keeps its hashed entries as fixed-size duplicates
+    /// in `uuid_hashes` (22 bits of the hash above the type id and
+    /// position). Opened, they move into `uuid_hash_buckets` and the old
+    /// tree goes; every UUID is found again (rule 13 refuses it, rule 15
+    /// deletes it), samples and tombstones alike, and `verify` is clean.
+    @Test func aFormat20StoresHashedEntriesArePackedWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(mapSize: 64 << 20, directory: dir)
+        var saved: [Sample] = []
+        for b in 0..<30 {
+            let batch = try (0..<100).map { try stepSample(1, minute: b * 100 + $0) }
+            try store.save(batch)
+            saved += batch
+        }
+        let deleted = stride(from: 0, to: saved.count, by: 7).map { saved[$0].uuid }
+        try store.delete(uuids: deleted)
+        let count = try store.env.read { txn in try UUIDIndex.hashedCount(txn, store.trees) }
+        #expect(count == UInt64(saved.count))
+        try store.env.write { txn in
+            let old = try #require(try txn.openTree("uuid_hashes", create: true, fixedDuplicates: true))
+            try txn.forEach(store.trees.uuidHashes) { k, v in
+                let key = UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))
+                for e in try UUIDHashBucket.decode(key, v) {
+                    // Format 20's entry: an 80-bit big-endian number.
+                    let kept = e.hash & UUIDHash.keptMask
+                    var bytes = withUnsafeBytes(of: UInt16(truncatingIfNeeded: kept >> 6).bigEndian) { Array($0) }
+                    bytes += withUnsafeBytes(of: (UInt64(kept & 63) << 58 | e.value).bigEndian) { Array($0) }
+                    _ = try txn.put(old, Array(k), bytes)
+                }
+            }
+            try lmdbCheck(mdb_drop(txn.txn, store.trees.uuidHashes, 0), "drop")
+            try txn.setMetaU64(store.trees, .uuidHashed, 0)
+            try txn.setMetaU64(store.trees, .format, 20)
+        }
+        store.close()
+        store = try makeStore(mapSize: 64 << 20, directory: dir)
+        defer { store.close() }
+        let (format, oldTree, after) = try store.env.read { txn in
+            (try txn.metaU64(store.trees, .format), try txn.openTree("uuid_hashes", create: false, fixedDuplicates: true),
+             try UUIDIndex.hashedCount(txn, store.trees))
+        }
+        #expect(format == UInt64(Schema.format) && oldTree == nil && after == count)
+        #expect(try store.verify().problems == [])
+        store.tuning.planOverride = .uuidLookup
+        let found = try store.anchoredQuery(type: steps, predicate: .uuids(Set(saved.map(\.uuid))), anchor: nil)
+        #expect(Set(found.sampleUUIDs) == Set(saved.map(\.uuid)).subtracting(deleted))
+        #expect(Set(found.deletedUUIDs) == Set(deleted))
+        for i in stride(from: 1, to: saved.count, by: 97) {
+            #expect(errorCode { try store.save([saved[i]]) } == .duplicateUUID)
+        }
+        try store.delete(uuids: [saved[1].uuid])
+        #expect(try store.anchoredQuery(type: steps, predicate: .uuids([saved[1].uuid]), anchor: nil).deletedUUIDs == [saved[1].uuid])
+    }
+
+    /// Rule 18: a bucket whose bytes changed on disk is reported by
+    /// `verify`, which reads no further through the index; a lookup
+    /// through it is an error, never a wrong answer.
+    @Test func rule18_aDamagedBucketIsReportedAndLookupsThroughItFail() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        let saved = try (0..<500).map { try stepSample(1, minute: $0) }
+        try store.save(saved)
+        try store.env.write { txn in
+            let c = try txn.cursor(store.trees.uuidHashes)
+            defer { c.close() }
+            let (k, v) = try #require(try c.firstEntry())
+            var bad = Array(v)
+            bad[0] ^= 0x10
+            _ = try txn.put(store.trees.uuidHashes, Array(k), bad)
+        }
+        let problems = try store.verify().problems
+        #expect(problems.count == 1 && problems[0].contains("is damaged"), "\(problems)")
+        // Some sample's UUID lies in that bucket: deleting every one fails.
+        #expect(errorCode { try store.delete(uuids: saved.map(\.uuid)) } == .storeCorrupt)
     }
 }

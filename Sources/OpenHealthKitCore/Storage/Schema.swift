@@ -1,7 +1,7 @@
 import CLMDB
 import FoundationEssentials
 
-/// The store's on-disk layout (format 19). One LMDB environment per store
+/// The store's on-disk layout (format 21). One LMDB environment per store
 /// directory; integers in keys are big-endian so memcmp order is numeric.
 ///
 /// | tree          | key                          | value                                  |
@@ -10,9 +10,9 @@ import FoundationEssentials
 /// | `types`       | type identifier              | type id (UInt16)                       |
 /// | `custom`      | type identifier              | custom type definition                 |
 /// | `r<id>`       | change sequence              | record (RecordCodec), sample or tombstone |
-/// | `s<id>`       | start-time bucket            | change sequences (duplicates): the start index of `r<id>` |
+/// | `b<id>`       | start-time bucket · chunk's first sequence | the chunk's sequences as varints: the start index of `r<id>` (`StartIndex`) |
 /// | `zones`       | type id · position >> 12     | least and greatest start there: the zone map (`ZoneMap`) |
-/// | `uuid_hashes` | bucket of the uuid's hash    | hash bits · type id · sequence (duplicates; `UUIDIndex`) |
+/// | `uuid_hash_buckets` | bucket of the uuid's hash | each entry's hash, type id and sequence, as varints, and a check (`UUIDHashBucket`) |
 /// | `uuid_runs`   | run id · first uuid          | a chunk of a sorted run of the UUID index |
 /// | `uuid_gone`   | uuid                         | empty: a pruned UUID that a run still holds |
 /// | `tombs`       | change sequence              | type id, deletion date (for pruning), the position the sample was saved at (format 17 on) |
@@ -106,14 +106,21 @@ enum Schema {
     /// the records when an older store is opened, and the old trees
     /// dropped. A format-19 library would find no start index to keep,
     /// so it refuses the store.
+    /// 21: the UUID index's hashed part as one value per bucket, its
+    /// entries' hashes, type ids and positions as varints, with a check
+    /// (`UUIDHashBucket`, tree `uuid_hash_buckets`, about 9 bytes a UUID
+    /// where the fixed-size duplicates of `uuid_hashes` took 17); moved
+    /// when an older store is opened, and the old tree dropped. A
+    /// format-20 library would find no hashed entries, so it refuses the
+    /// store.
     /// Format 1 (development only) is refused.
-    static let format: UInt32 = 20
-    static let fixedTrees = ["meta", "types", "custom", "uuid_hashes", "uuid_gone", "uuid_runs", "tombs", "sources",
+    static let format: UInt32 = 21
+    static let fixedTrees = ["meta", "types", "custom", "uuid_hash_buckets", "uuid_gone", "uuid_runs", "tombs", "sources",
                              "source_keys", "devices", "device_keys", "sync", "subs", "zones", "priorities",
                              "stat_buckets", "stat_cover", "stat_overlaps", "workout_samples", "activity", "early_deletions",
                              "digests", "sync_checkpoints", "sync_conflicts"]
     /// The fixed trees of fixed-size duplicates.
-    static let fixedDuplicateTrees: Set = ["uuid_hashes"]
+    static let fixedDuplicateTrees: Set<String> = []
     static func typeTreeName(_ id: UInt16) -> String { "r\(id)" }
     static func startIndexName(_ id: UInt16) -> String { "b\(id)" }
     /// The start index of formats 5 to 19 (fixed-size duplicates), dropped
@@ -168,6 +175,9 @@ enum Schema {
         /// (`LegacyRecords`). Its own key rather than the format's, so
         /// that a store marked with an older format keeps its records.
         case recordLayout = "record_layout"
+        /// How many entries the UUID index's hashed part holds (format
+        /// 21: its tree's entries are buckets); what its buckets grow by.
+        case uuidHashed = "uuid_hashed"
 
         /// The key's bytes, computed once (meta is read on every query).
         var bytes: [UInt8] {
@@ -185,6 +195,7 @@ enum Schema {
             case .activitySequence: Self.keys[10]
             case .uuidMerge: Self.keys[11]
             case .recordLayout: Self.keys[12]
+            case .uuidHashed: Self.keys[13]
             }
         }
         private static let keys = allCases.map { Array($0.rawValue.utf8) }
@@ -212,7 +223,7 @@ struct FixedTrees: Sendable {
         meta = dbis["meta"]!
         types = dbis["types"]!
         custom = dbis["custom"]!
-        uuidHashes = dbis["uuid_hashes"]!
+        uuidHashes = dbis["uuid_hash_buckets"]!
         uuidGone = dbis["uuid_gone"]!
         uuidRuns = dbis["uuid_runs"]!
         tombs = dbis["tombs"]!

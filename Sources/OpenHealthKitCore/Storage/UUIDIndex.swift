@@ -4,19 +4,19 @@ import FoundationEssentials
 /// The UUID index (UUID → type id and change sequence, packed), kept in
 /// three parts:
 ///
-/// - `uuid_hashes`: saves of a few samples insert here, and every later
-///   change of an entry goes here (a deletion's new position). A UUID's
-///   hash (`UUIDHash`) picks a bucket, the tree's 4-byte key; the buckets
-///   grow in number with the entries, `bucketLoad` entries each on average
-///   at most (`UUIDBuckets`, linear hashing), so that a bucket stays inside
-///   its leaf. Each bucket holds 10-byte entries packed as fixed-size
-///   duplicates: the hash's low 22 bits, then the packed value
-///   (`withEntry`). The UUID itself is not stored: an entry whose bits
-///   match is confirmed by reading its record, which begins with the UUID
-///   (a tombstone's too). About 17 bytes a UUID on disk at a million, where
-///   a B-tree keyed by the UUID took 50 (random keys fill its leaves to
-///   about 70 %, and each entry carried a 16-byte key and an 8-byte node
-///   header).
+/// - `uuid_hash_buckets` (the hashed part): saves of a few samples insert
+///   here, and every later change of an entry goes here (a deletion's new
+///   position). A UUID's hash (`UUIDHash`) picks a bucket, the tree's
+///   4-byte key; the buckets grow in number with the entries, `bucketLoad`
+///   entries each on average at most (`UUIDBuckets`, linear hashing), so
+///   that a bucket stays inside its leaf. A bucket is one value: its
+///   entries (hash, type id, position) as varints in hash order, and a
+///   check (`UUIDHashBucket`). The UUID itself is not stored: an entry
+///   whose hash matches is confirmed by reading its record, which begins
+///   with the UUID (a tombstone's too). About 9 bytes a UUID on disk at a
+///   million (format 21), where fixed-size duplicates took 17 and a B-tree
+///   keyed by the UUID 50 (random keys fill its leaves to about 70 %, and
+///   each entry carried a 16-byte key and an 8-byte node header).
 /// - `uuid_runs`: sorted runs. A save of many samples writes its entries
 ///   as one new run, packed in chunks of `chunkEntries` (key: run id and
 ///   the chunk's first UUID, big-endian; value: 24-byte entries, the UUID's
@@ -31,7 +31,7 @@ import FoundationEssentials
 /// than `maxRuns` runs are merged into one, a step of at most
 /// `mergeStepEntries` entries per run written (`MergePlan`).
 ///
-/// Reads look in `uuid_hashes` first, whose entry for a UUID is always
+/// Reads look in the hashed part first, whose entry for a UUID is always
 /// the newest, then in `uuid_gone`, then in the runs, newest first.
 struct UUIDIndex {
     let txn: Txn
@@ -73,8 +73,6 @@ struct UUIDIndex {
 
     static let chunkEntries = 2048
     static let entrySize = 24
-    /// A `uuid_hashes` entry: the hash's kept bits, then the packed value.
-    static let hashedEntrySize = 10
 
     init(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash, tuning: Tuning = Tuning(),
          records: @escaping (UInt16) throws -> MDB_dbi?) {
@@ -93,9 +91,7 @@ struct UUIDIndex {
 
     /// The value the index holds for `key`, nil when none.
     mutating func get(_ key: PendingUUID) throws -> UInt64? {
-        let c = try txn.cursor(hashes)
-        defer { c.close() }
-        if let v = try hashedValue(key, c) { return v }
+        if let v = try hashedValue(key) { return v }
         if try isGone(key) { return nil }
         return try runValue(key)
     }
@@ -116,17 +112,15 @@ struct UUIDIndex {
 
     /// What the index has for each of `keys` (sorted by UUID): its value,
     /// and whether it is marked gone (pruned: a run's entry of it is
-    /// stale). Looked up in `uuid_hashes` and `uuid_gone` one by one, then
+    /// stale). Looked up in the hashed part and `uuid_gone` one by one, then
     /// in one walk of each run, newest first, over the keys its span covers.
     private mutating func lookup(sorted keys: [PendingUUID]) throws -> (values: [UInt64?], gone: [Bool]) {
         var values = [UInt64?](repeating: nil, count: keys.count)
         var gone = [Bool](repeating: false, count: keys.count)
         if txn.entries(hashes) > 0 || txn.entries(self.gone) > 0 {
-            let c = try txn.cursor(hashes)
-            defer { c.close() }
             for (i, k) in keys.enumerated() {
                 if i % 8 == 7 { boundMappedPages() }
-                if let v = try hashedValue(k, c) { values[i] = v } else if try isGone(k) { gone[i] = true }
+                if let v = try hashedValue(k) { values[i] = v } else if try isGone(k) { gone[i] = true }
             }
         }
         let spans = try runSpans()
@@ -151,19 +145,79 @@ struct UUIDIndex {
         return (values, gone)
     }
 
-    /// `key`'s entry in `uuid_hashes`: of its bucket's entries with its
-    /// hash bits, the one whose record has its UUID.
-    private mutating func hashedValue(_ key: PendingUUID, _ c: Cursor) throws -> UInt64? {
+    /// `key`'s entry in the hashed part: of its bucket's entries with its
+    /// hash, the one whose record has its UUID.
+    private mutating func hashedValue(_ key: PendingUUID) throws -> UInt64? {
         let h = hash(key)
-        return try Self.withPlace(try bucketKey(of: h), h, 0) { bucket, least in
-            var entry = try c.seekDuplicate(bucket, atLeast: least)
-            while let e = entry, e.count == Self.hashedEntrySize, Self.kept(of: e) == h & UUIDHash.keptMask {
-                let value = Self.value(of: e)
-                if try recordHolds(key, value) { return value }
-                entry = try c.nextRaw(MDB_NEXT_DUP)?.1
-            }
-            return nil
+        let b = try bucketKey(of: h)
+        guard let raw = try UUIDHashBucket.withKey(b, { try txn.get(hashes, $0) }) else { return nil }
+        var found: UInt64?
+        try UUIDHashBucket.forEach(b, raw) { e in
+            if e.hash > h { return true }
+            if e.hash == h, try recordHolds(key, e.value) { found = e.value }
+            return found != nil
         }
+        return found
+    }
+
+    /// The entries of the bucket under `key` (none when it is absent).
+    private func bucketEntries(_ key: UInt32) throws -> [UUIDHashBucket.Entry] {
+        guard let raw = try UUIDHashBucket.withKey(key, { try txn.get(hashes, $0) }) else { return [] }
+        return try UUIDHashBucket.decode(key, raw)
+    }
+
+    /// Stores the bucket under `key` as `entries`; an empty one goes.
+    private func writeBucket(_ key: UInt32, _ entries: [UUIDHashBucket.Entry]) throws {
+        try UUIDHashBucket.withKey(key) { k in
+            if entries.isEmpty {
+                _ = try txn.delete(hashes, k)
+            } else {
+                try UUIDHashBucket.encode(key, entries).withUnsafeBytes { _ = try txn.put(hashes, k, $0) }
+            }
+        }
+    }
+
+    /// What is wrong with the hashed part's buckets, for `Store.verify`:
+    /// a bucket whose check fails or whose bytes do not parse, an entry
+    /// under a bucket its hash does not pick, a count in meta that is not
+    /// the entries'.
+    static func problems(_ txn: Txn, _ trees: FixedTrees) throws -> [String] {
+        var out: [String] = []
+        let buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, try txn.metaU64(trees, .uuidBuckets)))
+        var count: UInt64 = 0
+        try txn.forEach(trees.uuidHashes) { k, v in
+            guard k.count == 4 else { out.append("the UUID index has a bucket key of \(k.count) bytes"); return }
+            let key = UInt32(bigEndian: k.loadUnaligned(as: UInt32.self))
+            var strays = 0
+            do {
+                try UUIDHashBucket.forEach(key, v) { e in
+                    count += 1
+                    if buckets.key(of: e.hash) != key { strays += 1 }
+                    return false
+                }
+            } catch {
+                out.append("UUID index bucket \(EntryCheck.hex(k)) is damaged: its check or its entries do not hold")
+            }
+            if strays > 0 { out.append("UUID index bucket \(EntryCheck.hex(k)) holds \(strays) entries of other buckets") }
+        }
+        let kept = try hashedCount(txn, trees)
+        if out.isEmpty && count != kept {
+            out.append("the UUID index counts \(kept) hashed entries, its buckets hold \(count)")
+        }
+        return out
+    }
+
+    /// How many entries the hashed part holds (meta keeps the count: its
+    /// tree's entries are buckets).
+    static func hashedCount(_ txn: Txn, _ trees: FixedTrees) throws -> UInt64 {
+        try txn.metaU64(trees, .uuidHashed)
+    }
+
+    private func addToHashedCount(_ delta: Int) throws {
+        guard delta != 0 else { return }
+        let now = Int64(try Self.hashedCount(txn, trees)) + Int64(delta)
+        guard now >= 0 else { throw OHKError(.storeCorrupt, "the UUID index's count of hashed entries went below zero") }
+        try txn.setMetaU64(trees, .uuidHashed, UInt64(now))
     }
 
     /// Whether the record at `value` (packed type id and sequence) is `key`'s.
@@ -259,25 +313,36 @@ struct UUIDIndex {
 
     private mutating func insertHashed(_ pending: [PendingUUID], knownNew: Bool) throws {
         let hasRuns = !(try runIDs().isEmpty)
-        // In hash order, the cursor moves forward through the tree.
+        // In hash order: one bucket's UUIDs are next to each other, and the
+        // writes move forward through the tree.
         var order = pending.indices.map { (hash: hash(pending[$0]), index: $0) }
         order.sort { $0.hash < $1.hash }
-        let c = try txn.cursor(hashes)
-        defer { c.close() }
-        for (n, (h, i)) in order.enumerated() {
-            let p = pending[i]
-            // Each entry may fault in a page of the buckets and of each
-            // run, and a fault may map a large folio, megabytes.
-            if hasRuns || n % 8 == 7 { boundMappedPages() }
-            if knownNew {
-                _ = try unmarkGone(p)
-            } else {
-                if try hashedValue(p, c) != nil { throw Self.duplicate(p) }
-                // A run may hold it, unless it was pruned since.
-                if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
-            }
-            try Self.withPlace(try bucketKey(of: h), h, p.value) { _ = try c.put($0, $1) }
+        let buckets = try currentBuckets()
+        var n = 0
+        while n < order.count {
+            let b = buckets.key(of: order[n].hash)
+            var entries = try bucketEntries(b)
+            repeat {
+                let (h, i) = order[n]
+                let p = pending[i]
+                // Each entry may fault in a page of the buckets and of each
+                // run, and a fault may map a large folio, megabytes.
+                if hasRuns || n % 8 == 7 { boundMappedPages() }
+                if knownNew {
+                    _ = try unmarkGone(p)
+                } else {
+                    for e in entries where e.hash == h {
+                        if try recordHolds(p, e.value) { throw Self.duplicate(p) }
+                    }
+                    // A run may hold it, unless it was pruned since.
+                    if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
+                }
+                UUIDHashBucket.insert(.init(hash: h, value: p.value), into: &entries)
+                n += 1
+            } while n < order.count && buckets.key(of: order[n].hash) == b
+            try writeBucket(b, entries)
         }
+        try addToHashedCount(pending.count)
         try grow()
     }
 
@@ -290,12 +355,10 @@ struct UUIDIndex {
     /// Splits buckets until they hold `bucketLoad` entries each on average.
     private mutating func grow() throws {
         var b = try currentBuckets()
-        let entries = UInt64(txn.entries(hashes))
+        let entries = try Self.hashedCount(txn, trees)
         guard entries > b.count * tuning.bucketLoad else { return }
-        let c = try txn.cursor(hashes)
-        defer { c.close() }
         while entries > b.count * tuning.bucketLoad {
-            try split(b, c)
+            try split(b)
             b.count += 1
         }
         buckets = b
@@ -304,20 +367,16 @@ struct UUIDIndex {
 
     /// Moves the entries of `b`'s next bucket to split whose hash has the
     /// split's bit set.
-    private func split(_ b: UUIDBuckets, _ c: Cursor) throws {
+    private func split(_ b: UUIDBuckets) throws {
         let (from, bit, to) = b.split
-        var moving: [(kept: UInt32, value: UInt64)] = []
-        try Self.withKey(from) { k in
-            var entry = try c.findRaw(k)
-            while let e = entry, e.count == Self.hashedEntrySize {
-                if Self.kept(of: e) & bit != 0 { moving.append((Self.kept(of: e), Self.value(of: e))) }
-                entry = try c.nextRaw(MDB_NEXT_DUP)?.1
-            }
-            for m in moving { _ = try Self.withEntry(m.kept, m.value) { try txn.delete(hashes, k, value: $0) } }
-        }
-        try Self.withKey(to) { k in
-            for m in moving { try Self.withEntry(m.kept, m.value) { _ = try c.put(k, $0) } }
-        }
+        let all = try bucketEntries(from)
+        let moving = all.filter { $0.hash & bit != 0 }
+        guard !moving.isEmpty else { return }
+        // `to` is a new bucket: empty, unless a split was cut short.
+        var moved = try bucketEntries(to)
+        for m in moving { UUIDHashBucket.insert(m, into: &moved) }
+        try writeBucket(from, all.filter { $0.hash & bit == 0 })
+        try writeBucket(to, moved)
     }
 
     private mutating func insertRun(_ pending: [PendingUUID], knownNew: Bool) throws {
@@ -344,78 +403,31 @@ struct UUIDIndex {
     /// stays there, hidden by the new one.
     mutating func move(_ uuid: PendingUUID, from old: UInt64, to new: UInt64) throws {
         let h = hash(uuid)
-        try Self.withPlace(try bucketKey(of: h), h, old) { k, entry in
-            _ = try txn.delete(hashes, k, value: entry)
-            try Self.withEntry(h, new) { _ = try txn.put(hashes, k, $0) }
+        let b = try bucketKey(of: h)
+        var entries = try bucketEntries(b)
+        if let i = entries.firstIndex(where: { $0.hash == h && $0.value == old }) {
+            entries[i].value = new
+        } else {
+            UUIDHashBucket.insert(.init(hash: h, value: new), into: &entries)
+            try addToHashedCount(1)
         }
+        try writeBucket(b, entries)
     }
 
     /// Forgets `uuid`, whose entry is `value` (a pruned deleted object):
-    /// its `uuid_hashes` entry goes, and a run's entry of it is marked gone.
+    /// its hashed entry goes, and a run's entry of it is marked gone.
     mutating func remove(_ uuid: PendingUUID, value: UInt64) throws {
         let h = hash(uuid)
-        _ = try Self.withPlace(try bucketKey(of: h), h, value) { try txn.delete(hashes, $0, value: $1) }
+        let b = try bucketKey(of: h)
+        var entries = try bucketEntries(b)
+        if let i = entries.firstIndex(where: { $0.hash == h && $0.value == value }) {
+            entries.remove(at: i)
+            try writeBucket(b, entries)
+            try addToHashedCount(-1)
+        }
         if try runValue(uuid) != nil {
             _ = try uuid.withKeyBytes { k in try txn.put(gone, k, UnsafeRawBufferPointer(start: nil, count: 0)) }
         }
-    }
-
-    /// Moves the entries of a format 2–4 store's `uuids` tree (a B-tree
-    /// keyed by UUID, with `UInt64.max` for a pruned UUID a run holds) into
-    /// `uuid_hashes` and `uuid_gone`, then deletes the tree.
-    static func adopt(_ txn: Txn, _ trees: FixedTrees, hash: UUIDHash) throws {
-        guard let old = try txn.openTree("uuids", create: false) else { return }
-        // As many buckets as the entries need: no splits.
-        let buckets = UUIDBuckets(count: max(UUIDBuckets.minimum, UInt64(txn.entries(old)) / Tuning().bucketLoad))
-        try txn.setMetaU64(trees, .uuidBuckets, buckets.count)
-        try txn.forEach(old) { k, v in
-            guard k.count == 16, v.count == 8 else { throw OHKError(.storeCorrupt, "corrupt entry in the UUID index") }
-            let value = UInt64(littleEndian: v.loadUnaligned(as: UInt64.self))
-            if value == UInt64.max {
-                try txn.put(trees.uuidGone, k, UnsafeRawBufferPointer(start: nil, count: 0))
-                return
-            }
-            let h = hash(PendingUUID(high: UInt64(bigEndian: k.loadUnaligned(as: UInt64.self)),
-                                     low: UInt64(bigEndian: k.loadUnaligned(fromByteOffset: 8, as: UInt64.self)), value: value))
-            try withPlace(buckets.key(of: h), h, value) { _ = try txn.put(trees.uuidHashes, $0, $1) }
-        }
-        try lmdbCheck(mdb_drop(txn.txn, old, 1), "cannot delete the old UUID index")
-    }
-
-    // MARK: Entries of `uuid_hashes`
-
-    /// A bucket's key and the entry of hash `h` and `value`.
-    static func withPlace<T>(_ key: UInt32, _ h: UInt32, _ value: UInt64,
-                             _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try withKey(key) { k in try withEntry(h, value) { try body(k, $0) } }
-    }
-
-    /// A bucket's 4-byte key.
-    static func withKey<T>(_ key: UInt32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        try withUnsafeBytes(of: key.bigEndian, body)
-    }
-
-    /// An entry: one 80-bit big-endian number, the kept bits (22) of hash
-    /// `h` above the packed value's 58 (a type id is below 1024: 10 bits,
-    /// then the sequence's 48), so that a bucket's entries sort by hash.
-    static func withEntry<T>(_ h: UInt32, _ value: UInt64, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
-        precondition(value >> 58 == 0, "type id out of range")
-        let kept = h & UUIDHash.keptMask
-        let high = UInt16(truncatingIfNeeded: kept >> 6), low = UInt64(kept & 63) << 58 | value
-        return try withUnsafeTemporaryAllocation(byteCount: hashedEntrySize, alignment: 1) { e in
-            e.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt16.self)
-            e.storeBytes(of: low.bigEndian, toByteOffset: 2, as: UInt64.self)
-            return try body(UnsafeRawBufferPointer(e))
-        }
-    }
-
-    static func kept(of entry: UnsafeRawBufferPointer) -> UInt32 {
-        UInt32(UInt16(bigEndian: entry.loadUnaligned(as: UInt16.self))) << 6
-            | UInt32(UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self)) >> 58)
-    }
-
-    static func value(of entry: UnsafeRawBufferPointer) -> UInt64 {
-        UInt64(bigEndian: entry.loadUnaligned(fromByteOffset: 2, as: UInt64.self)) & (1 << 58 - 1)
     }
 
     // MARK: Runs
