@@ -299,8 +299,9 @@ public final class Store: @unchecked Sendable {
     /// appended past the zone map's head.
     private static func upgrade(_ txn: Txn, _ trees: FixedTrees, _ cache: StoreCache, hash: UUIDHash) throws {
         // First: every step after it reads records.
-        if try txn.metaU64(trees, .recordLayout) != LegacyRecords.currentLayout {
-            try LegacyRecords.convert(txn, cache)
+        let layout = try txn.metaU64(trees, .recordLayout)
+        if layout != LegacyRecords.currentLayout {
+            if layout == 2 { try LegacyRecords.narrowDevices(txn, trees, cache) } else { try LegacyRecords.convert(txn, cache) }
             try txn.setMetaU64(trees, .recordLayout, LegacyRecords.currentLayout)
         }
         let format = try txn.metaU64(trees, .format)

@@ -22,7 +22,7 @@ import Testing
             w.f64(r.quantity)
         }
         w.u32(r.sourceID)
-        w.u32(r.word & ~RecordCodec.flagCompact)
+        w.u32(r.word & 0xFF00_0000 & ~RecordCodec.flagCompact | r.deviceID)
         w.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: r.bytes[r.headSize..<(r.bytes.count - RecordCheck.size)]))
         RecordCodec.appendCheck(&w, from: 0)
         return w.bytes
@@ -91,7 +91,9 @@ import Testing
     @Test func compactFieldsOnlyWhenExact() {
         let s = 700_000_000.0
         #expect(RecordCodec.compactFields(start: s, end: s + 60, value: 42.0.bitPattern, category: false, sourceID: 3) != nil)
-        #expect(RecordCodec.compactFields(start: s, end: s + 60, value: 0.1.bitPattern, category: false, sourceID: 3) == nil)
+        #expect(RecordCodec.compactFields(start: s, end: s + 60, value: Double.pi.bitPattern, category: false, sourceID: 3) == nil)
+        // 0.1 is no Float32's, but 6 / 60 gives it back (layout 3's scales).
+        #expect(RecordCodec.compactFields(start: s, end: s + 60, value: 0.1.bitPattern, category: false, sourceID: 3)?.scale == 1)
         // A tenth of a second is a Float32's exactly at the store's dates
         // (a Double of 7e8 s has steps of 2^-23 s), not near the epoch.
         #expect(RecordCodec.compactFields(start: s, end: s + 0.1, value: 42.0.bitPattern, category: false, sourceID: 3) != nil)
@@ -100,5 +102,112 @@ import Testing
         #expect(RecordCodec.compactFields(start: s, end: s + 60, value: (-0.0).bitPattern, category: false, sourceID: 3) != nil)
         #expect(RecordCodec.compactFields(start: s, end: s + 60, value: UInt64(bitPattern: -5), category: true, sourceID: 3) != nil)
         #expect(RecordCodec.compactFields(start: s, end: s + 60, value: UInt64(bitPattern: 1 << 40), category: true, sourceID: 3) == nil)
+    }
+
+    /// A record's head as `appendHead` writes it, read back.
+    static func head(_ value: Double, device: UInt32 = 7, _ body: (RecordView) throws -> Void) rethrows {
+        var w = ByteWriter()
+        RecordCodec.appendHead(&w, uuid: UUID().uuid, start: 700_000_000, end: 700_000_060, value: value.bitPattern,
+                               sourceID: 3, word: device | RecordCodec.flagChecked)
+        RecordCodec.appendCheck(&w, from: 0)
+        try w.bytes.withUnsafeBytes { try body(RecordView(bytes: $0)) }
+    }
+
+    /// Layout 3: a quantity no Float32 holds still takes the compact head
+    /// when it is a Float32 times 1/60 or 0.01, or divided by 100: rates
+    /// in count/min kept in count/s, percentages kept as fractions, two
+    /// decimals. Every value reads back bit for bit,
+    /// compact or not, and so does the device id, 22 bits in a compact
+    /// head (a larger one takes the full head).
+    @Test func scaledCompactValuesReadBackBitForBit() {
+        var compact = 0
+        let perMinute = try! HealthUnit("count/min"), percent = try! HealthUnit("%")
+        let rates = try! (30...220).map { try perMinute.convert(Double($0), to: HealthUnit("count/s")) }
+        let fractions = try! (0...100).map { try percent.convert(Double($0), to: HealthUnit("count")) }
+        for v in rates + fractions + (0...10_000).map({ Double($0) / 100 }) {
+            Self.head(v) { r in
+                #expect(r.isCompact, "\(v)")
+                #expect(r.quantity.bitPattern == v.bitPattern && r.deviceID == 7, "\(v)")
+            }
+        }
+        var rng = ModelBased.Rng(state: 3)
+        for i in 0..<20_000 {
+            let v = i % 2 == 0 ? Double(bitPattern: rng.next()) : Double(rng.int(1 << 20)) / [7, 60, 100, 1000][rng.int(4)]
+            guard v.isFinite else { continue }
+            Self.head(v) { r in
+                if r.isCompact { compact += 1 }
+                #expect(r.quantity.bitPattern == v.bitPattern, "\(v)")
+            }
+        }
+        #expect(compact > 5_000)
+        for device: UInt32 in [1 << 22 - 1, 1 << 22, 1 << 24 - 1] {
+            Self.head(72.0 / 60, device: device) { r in
+                #expect(r.isCompact == (device < 1 << 22) && r.deviceID == device && r.quantity == 72.0 / 60)
+            }
+        }
+    }
+
+    /// Heart rates saved in count/min take the compact head, and read back
+    /// in count/s as the conversion made them.
+    @Test func heartRatesInCountPerMinuteTakeTheCompactHead() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let saved = try (40..<140).map { k in
+            try Sample.quantity(heartRate, value: Double(k), unit: HealthUnit("count/min"), start: t0.addingTimeInterval(Double(k) * 60),
+                                end: t0.addingTimeInterval(Double(k) * 60 + 60), source: appB)
+        }
+        try store.save(saved)
+        let id = try #require(store.knownTypeID(heartRate))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        let compact = try store.env.read { txn in
+            var n = 0
+            try txn.forEach(t.records) { _, v in if RecordView(bytes: v).isCompact { n += 1 } }
+            return n
+        }
+        #expect(compact == saved.count)
+        let back = try store.anchoredQuery(type: heartRate, anchor: nil).samples
+        let perSecond = try back.map { try $0.quantity(in: HealthUnit("count/s")) }
+        let expected = try (40..<140).map { try HealthUnit("count/min").convert(Double($0), to: HealthUnit("count/s")) }
+        #expect(perSecond.map(\.bitPattern).sorted() == expected.map(\.bitPattern).sorted())
+    }
+
+    /// A layout-2 store (formats 19 and 20) kept a compact head's device id
+    /// in 24 bits. Opened, a compact record whose device id needs more than
+    /// 22 is rewritten with a full head, its fields as they were; the
+    /// others stay.
+    @Test func aLayout2RecordWithALargeDeviceIDIsWidenedWhenOpened() throws {
+        let dir = temporaryDirectory()
+        var store = try makeStore(directory: dir)
+        let saved = try (0..<10).map { try stepSample(Double($0 * 3), minute: $0) }
+        try store.save(saved)
+        let id = try #require(store.knownTypeID(steps))
+        let t = try #require(store.cache.withLock { $0.typeTrees[id] })
+        let big: UInt32 = 1 << 22 + 5
+        let seqs = try store.env.write { txn -> [UInt64] in
+            var keys: [UInt64] = []
+            try txn.forEach(t.records) { k, _ in keys.append(UInt64(bigEndian: k.loadUnaligned(as: UInt64.self))) }
+            let raw = try #require(try txn.get(t.records, u64: keys[0]))
+            var bytes = Array(raw)
+            #expect(RecordView(bytes: raw).isCompact)
+            let word = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 24, as: UInt32.self))
+            withUnsafeBytes(of: (word & 0xFF00_0000 | big).littleEndian) { bytes.replaceSubrange(24..<28, with: $0) }
+            var w = ByteWriter()
+            w.bytes = Array(bytes.dropLast(RecordCheck.size))
+            RecordCodec.appendCheck(&w, from: 0)
+            try txn.put(t.records, u64: keys[0], w.bytes)
+            try txn.setMetaU64(store.trees, .nextDevice, UInt64(big))
+            try txn.setMetaU64(store.trees, .recordLayout, 2)
+            return keys
+        }
+        store.close()
+        store = try makeStore(directory: dir)
+        defer { store.close() }
+        try store.env.read { txn in
+            #expect(try txn.metaU64(store.trees, .recordLayout) == LegacyRecords.currentLayout)
+            let first = RecordView(bytes: try #require(try txn.get(t.records, u64: seqs[0])))
+            #expect(!first.isCompact && first.deviceID == big && first.quantity == 0 && first.isChecked && first.checkMatches)
+            let second = RecordView(bytes: try #require(try txn.get(t.records, u64: seqs[1])))
+            #expect(second.isCompact && second.deviceID == 0 && second.quantity == 3)
+        }
     }
 }

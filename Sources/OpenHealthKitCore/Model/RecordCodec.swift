@@ -8,10 +8,11 @@ import FoundationEssentials
 ///
 ///     0  uuid        16 bytes
 ///     16 start       Float64, seconds since 2001-01-01 (Date's own representation)
-///     24 word        device id in 24 bits, flags in the top 8 (flagCompact: which head)
+///     24 word        device id in 24 bits, flags in the top 8 (flagCompact: which head);
+///                    compact (layout 3): device id in 22 bits, the value's scale in 2
 ///     28 end         Float64 | compact: the duration, Float32
 ///     36 value       Float64 quantity | Int64 category | Float64 deletion date (tombstone)
-///                    | compact, at 32: Float32 quantity | Int32 category
+///                    | compact, at 32: Float32 quantity times its scale | Int32 category
 ///     44 source id   UInt32 | compact, at 36: UInt16
 ///     head creation  Float64, when flagCreation (format 7)
 ///        UTC offset  Int32 seconds east of UTC, when flagUTCOffset (format 7)
@@ -46,6 +47,31 @@ enum RecordCodec {
     /// Float32 (or Int32), the source as a UInt16, each exact.
     @usableFromInline static let flagCompact: UInt32 = 1 << 31
     @usableFromInline static let deviceMask: UInt32 = 0x00FF_FFFF
+    /// A compact head's device id: 22 bits (record layout 3). Its word's
+    /// bits 22 and 23 are the value's scale code (`scaled`): a heart rate
+    /// in count/min is kept in count/s, 72 × (1/60) = 1.2 s⁻¹, which no
+    /// Float32 holds exactly, and a percentage such as 0.97 neither; 72
+    /// and 97 it does.
+    @usableFromInline static let compactDeviceMask: UInt32 = 0x003F_FFFF
+    @usableFromInline static let scaleShift: UInt32 = 22
+    /// What a scale code's Float32 is multiplied by before it is tried.
+    static let scaleFactors: [Double] = [1, 60, 100, 100]
+
+    /// A compact value: its Float32 `v` as it is (code 0), times 1/60 (1:
+    /// a rate per minute, as the unit conversion turns count/min into
+    /// count/s), times 0.01 (2: a percentage, as the conversion turns %
+    /// into a fraction), or divided by 100 (3: a number with two
+    /// decimals, as text gives it). Each the very operation that made
+    /// the value, so that it comes back bit for bit.
+    @inlinable @inline(__always)
+    static func scaled(_ v: Double, _ code: UInt32) -> Double {
+        switch code {
+        case 0: v
+        case 1: v * (1.0 / 60)
+        case 2: v * 0.01
+        default: v / 100
+        }
+    }
 
     enum Tag: UInt8 { case string = 0, number = 1, date = 2, bool = 3 }
 
@@ -93,18 +119,19 @@ enum RecordCodec {
     }
 
     /// Appends a record's head: the compact one when the record is not a
-    /// tombstone and its end, value and source fit it exactly
-    /// (`compactFields`), else the full one. `word`: the device id and the
+    /// tombstone, its device id fits 22 bits, and its end, value and
+    /// source fit it exactly (`compactFields`), else the full one. `word`: the device id and the
     /// flags but `flagCompact`, which this sets. (In one append, not six.)
     static func appendHead(_ w: inout ByteWriter, uuid: uuid_t, start: Double, end: Double, value: UInt64,
                            sourceID: UInt32, word: UInt32) {
-        let compact = word & flagTombstone != 0 ? nil
+        let compact = word & flagTombstone != 0 || word & deviceMask > compactDeviceMask ? nil
             : compactFields(start: start, end: end, value: value, category: word & flagCategory != 0, sourceID: sourceID)
         withUnsafeTemporaryAllocation(byteCount: headSize, alignment: 8) { head in
             head.storeBytes(of: uuid, toByteOffset: 0, as: uuid_t.self)
             head.storeBytes(of: start.bitPattern.littleEndian, toByteOffset: 16, as: UInt64.self)
-            head.storeBytes(of: (compact == nil ? word : word | flagCompact).littleEndian, toByteOffset: 24, as: UInt32.self)
-            if let (duration, small) = compact {
+            let stored = compact.map { word | flagCompact | $0.scale << scaleShift } ?? word
+            head.storeBytes(of: stored.littleEndian, toByteOffset: 24, as: UInt32.self)
+            if let (duration, small, _) = compact {
                 head.storeBytes(of: duration.bitPattern.littleEndian, toByteOffset: 28, as: UInt32.self)
                 head.storeBytes(of: small.littleEndian, toByteOffset: 32, as: UInt32.self)
                 head.storeBytes(of: UInt16(sourceID).littleEndian, toByteOffset: 36, as: UInt16.self)
@@ -118,22 +145,28 @@ enum RecordCodec {
         }
     }
 
-    /// The compact head's duration and value (Float32 bits, or an Int32
-    /// category), when they and the source fit it exactly; nil otherwise.
+    /// The compact head's duration, value (Float32 bits, or an Int32
+    /// category) and the value's scale code, when they and the source fit
+    /// it exactly; nil otherwise. A quantity takes the first scale code
+    /// whose Float32 reads back as the same Double (`scaled`).
     static func compactFields(start: Double, end: Double, value: UInt64, category: Bool,
-                              sourceID: UInt32) -> (Float, UInt32)? {
+                              sourceID: UInt32) -> (duration: Float, small: UInt32, scale: UInt32)? {
         guard sourceID <= UInt32(UInt16.max) else { return nil }
         let duration = Float(end - start)
         guard duration.isFinite, start + Double(duration) == end, end.isFinite else { return nil }
         if category {
             let v = Int64(bitPattern: value)
             guard let small = Int32(exactly: v) else { return nil }
-            return (duration, UInt32(bitPattern: small))
+            return (duration, UInt32(bitPattern: small), 0)
         }
         let v = Double(bitPattern: value)
         let small = Float(v)
-        guard Double(small).bitPattern == value else { return nil }
-        return (duration, small.bitPattern)
+        if Double(small).bitPattern == value { return (duration, small.bitPattern, 0) }
+        for code in 1..<UInt32(scaleFactors.count) {
+            let f = Float(v * scaleFactors[Int(code)])
+            if f.isFinite, Self.scaled(Double(f), code).bitPattern == value { return (duration, f.bitPattern, code) }
+        }
+        return nil
     }
 
     /// A payload: its length, then what `body` writes.
@@ -227,7 +260,11 @@ package struct RecordView {
     @inlinable @inline(__always) var headSize: Int { isCompact ? RecordCodec.compactHeadSize : RecordCodec.headSize }
     @inlinable package var start: Double { f64(16) }
     @inlinable package var end: Double { isCompact ? start + f32(28) : f64(28) }
-    @inlinable package var quantity: Double { isCompact ? f32(32) : f64(36) }
+    /// A compact head's Float32 scaled as its code says (`RecordCodec.scaled`),
+    /// which `compactFields` checked gives the value back.
+    @inlinable package var quantity: Double {
+        isCompact ? RecordCodec.scaled(f32(32), word >> RecordCodec.scaleShift & 3) : f64(36)
+    }
     @inlinable package var category: Int {
         isCompact ? Int(Int32(bitPattern: u32(32)))
             : Int(Int64(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt64.self))))
@@ -237,7 +274,7 @@ package struct RecordView {
         isCompact ? UInt32(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 36, as: UInt16.self))) : u32(44)
     }
     @inlinable var word: UInt32 { u32(24) }
-    @inlinable package var deviceID: UInt32 { word & RecordCodec.deviceMask }
+    @inlinable package var deviceID: UInt32 { word & (isCompact ? RecordCodec.compactDeviceMask : RecordCodec.deviceMask) }
     @inlinable package var isTombstone: Bool { word & RecordCodec.flagTombstone != 0 }
     @inlinable var isCategory: Bool { word & RecordCodec.flagCategory != 0 }
     @inlinable var hasMetadata: Bool { word & RecordCodec.flagMetadata != 0 }

@@ -112,7 +112,12 @@ enum Schema {
     /// where the fixed-size duplicates of `uuid_hashes` took 17); moved
     /// when an older store is opened, and the old tree dropped. A
     /// format-20 library would find no hashed entries, so it refuses the
-    /// store.
+    /// store. And record layout 3: a compact head keeps its device id in
+    /// 22 bits and its value's scale in the other 2 (`RecordCodec`), so
+    /// that a heart rate in count/min, kept in count/s, or a percentage
+    /// takes it; a layout-2 record with a larger device id is rewritten
+    /// with a full head when the store is opened
+    /// (`LegacyRecords.narrowDevices`).
     /// Format 1 (development only) is refused.
     static let format: UInt32 = 21
     static let fixedTrees = ["meta", "types", "custom", "uuid_hash_buckets", "uuid_gone", "uuid_runs", "tombs", "sources",
@@ -170,7 +175,8 @@ enum Schema {
         /// 0 or absent when none, so older stores need no step.
         case uuidMerge = "uuid_merge"
         /// The records' layout: 2 for the flags at offset 24 and the
-        /// compact head (`RecordCodec`); absent in a store whose records
+        /// compact head (`RecordCodec`), 3 for a compact head's value
+        /// scale (format 21); absent in a store whose records
         /// have the layout of formats 2–18, which opening converts
         /// (`LegacyRecords`). Its own key rather than the format's, so
         /// that a store marked with an older format keeps its records.
