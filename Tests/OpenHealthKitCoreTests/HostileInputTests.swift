@@ -62,6 +62,20 @@ import Testing
         #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.map(\.uuid) == [fits.uuid])
     }
 
+    /// A record holds a metadata key's length, and the number of keys, in
+    /// 16 bits: more is a typed error, where it trapped.
+    @Test func rule18_aMetadataKeyOrCountPastSixteenBitsIsRefused() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        #expect(errorCode { try store.save([try stepSample(1, metadata: [String(repeating: "k", count: 65_536): .bool(true)])]) }
+                == .invalidMetadata)
+        var many: [String: MetadataValue] = [:]
+        for i in 0...65_535 { many["k\(i)"] = .bool(true) }
+        #expect(errorCode { try store.save([try stepSample(2, metadata: many)]) } == .invalidMetadata)
+        try store.save([try stepSample(3, metadata: [String(repeating: "k", count: 65_535): .bool(true)])])
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.count == 1)
+    }
+
     @Test func rule18_textPastTheLengthLimitIsRefusedBeforeItIsRead() {
         let long = "sourceName == '" + String(repeating: "x", count: PredicateLimits.textBytes) + "'"
         #expect(predicateError(long)?.message.contains("longer than the limit") == true)

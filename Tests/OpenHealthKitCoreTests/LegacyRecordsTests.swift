@@ -210,4 +210,38 @@ import Testing
             #expect(second.isCompact && second.deviceID == 0 && second.quantity == 3)
         }
     }
+
+    /// Format 21: HealthKit's own metadata keys are stored as a one-byte
+    /// code after a key length of 0 (`MetadataKeyCodes`), others as their
+    /// text; both read back as given, next to each other, and a code no
+    /// key has is damage. Each listed key has one code.
+    @Test func healthKitsMetadataKeysAreStoredAsCodesAndReadBackAsText() throws {
+        #expect(Set(MetadataKeyCodes.keys).count == MetadataKeyCodes.keys.count && MetadataKeyCodes.keys.count < 256)
+        let metadata: [String: MetadataValue] = ["HKWasUserEntered": .bool(true), "HKTimeZone": .string("Europe/Paris"),
+                                                 "my.own": .number(2.5), MetadataKey.syncIdentifier: .string("a"),
+                                                 MetadataKey.syncVersion: .number(3)]
+        var w = ByteWriter()
+        RecordCodec.encodeMetadata(metadata, into: &w)
+        let coded = w.bytes.count
+        #expect(try w.bytes.withUnsafeBytes { b in
+            var r = ByteReader(b)
+            return try RecordCodec.readMetadata(&r)
+        } == metadata)
+        // Four codes of 3 bytes and one key of its text.
+        #expect(coded == 2 + 4 * 3 + (2 + 6) + (1 + 1) + (1 + 4 + 12) + (1 + 8) + (1 + 4 + 1) + (1 + 8))
+        let store = try makeStore()
+        defer { store.close() }
+        let s = try stepSample(1, metadata: metadata)
+        try store.save([s])
+        #expect(try store.anchoredQuery(type: steps, anchor: nil).samples.first?.metadata == metadata)
+        #expect(try store.verify().problems == [])
+        var bad = ByteWriter()
+        bad.u16(1); bad.u16(0); bad.u8(UInt8(MetadataKeyCodes.keys.count + 1)); bad.u8(RecordCodec.Tag.bool.rawValue); bad.u8(1)
+        #expect(throws: OHKError.self) {
+            _ = try bad.bytes.withUnsafeBytes { b in
+                var r = ByteReader(b)
+                return try RecordCodec.readMetadata(&r)
+            }
+        }
+    }
 }

@@ -21,7 +21,8 @@ import FoundationEssentials
 ///                    (`RouteCodec`; value is their count) or a correlation's
 ///                    members (`CorrelationCodec`; value is their count),
 ///                    when flagPayload (format 8)
-///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry
+///        metadata    UInt16 count, then (UInt16 key length, key, tag, value) per entry;
+///                    a length of 0 then a UInt8 code for HealthKit's own keys (`MetadataKeyCodes`)
 ///     end-4 check    UInt32, when the flag says so (format 5 records have none)
 ///
 /// The optional fields cost nothing to samples without them, which are
@@ -212,9 +213,14 @@ enum RecordCodec {
     static func encodeMetadata(_ m: [String: MetadataValue], into w: inout ByteWriter) {
         w.u16(UInt16(m.count))
         for (k, v) in m.sorted(by: { $0.key < $1.key }) {
-            let key = Array(k.utf8)
-            w.u16(UInt16(key.count))
-            w.bytes.append(contentsOf: key)
+            if let code = MetadataKeyCodes.code(of: k) {
+                w.u16(0)
+                w.u8(code)
+            } else {
+                let key = Array(k.utf8)
+                w.u16(UInt16(key.count))
+                w.bytes.append(contentsOf: key)
+            }
             switch v {
             case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
             case .number(let n): w.u8(Tag.number.rawValue); w.f64(n)
@@ -357,6 +363,9 @@ package struct RecordView {
         guard let n = try? r.u16() else { return false }
         for _ in 0..<n {
             guard let klen = try? r.u16(), r.remaining >= Int(klen) else { return false }
+            if klen == 0 {
+                guard let code = try? r.u8(), MetadataKeyCodes.key(of: code) != nil else { return false }
+            }
             r.offset += Int(klen)
             switch (try? r.u8()).flatMap(RecordCodec.Tag.init(rawValue:)) {
             case .string: guard let len = try? r.u32(), r.remaining >= Int(len) else { return false }; r.offset += Int(len)
@@ -400,9 +409,15 @@ extension RecordCodec {
         let n = Int(try r.u16())
         for _ in 0..<n {
             let klen = Int(try r.u16())
-            guard r.remaining >= klen else { throw OHKError(.storage, "truncated metadata") }
-            let key = String(decoding: UnsafeRawBufferPointer(rebasing: r.buffer[r.offset..<r.offset + klen]), as: UTF8.self)
-            r.offset += klen
+            let key: String
+            if klen == 0 {
+                guard let known = MetadataKeyCodes.key(of: try r.u8()) else { throw OHKError(.storage, "unknown metadata key code") }
+                key = known
+            } else {
+                guard r.remaining >= klen else { throw OHKError(.storage, "truncated metadata") }
+                key = String(decoding: UnsafeRawBufferPointer(rebasing: r.buffer[r.offset..<r.offset + klen]), as: UTF8.self)
+                r.offset += klen
+            }
             let value: MetadataValue
             switch Tag(rawValue: try r.u8()) {
             case .string: value = .string(try r.string())

@@ -449,8 +449,15 @@ public struct Sample: Hashable, Sendable {
         guard !source.bundleIdentifier.isEmpty else {
             throw OHKError(.invalidArgument, "sample \(uuid) has an empty source bundle identifier")
         }
+        // A record holds the count and each key's length in 16 bits.
+        guard metadata.count <= Int(UInt16.max) else {
+            throw OHKError(.invalidMetadata, "sample \(uuid) has \(metadata.count) metadata entries; a sample holds up to 65,535")
+        }
         for (k, v) in metadata {
             guard !k.isEmpty else { throw OHKError(.invalidMetadata, "metadata key must not be empty") }
+            guard k.utf8.count <= Int(UInt16.max) else {
+                throw OHKError(.invalidMetadata, "a metadata key of \(k.utf8.count) bytes; keys go up to 65,535 bytes")
+            }
             if case .number(let n) = v, !n.isFinite {
                 throw OHKError(.invalidMetadata, "metadata '\(k)' must be finite, got \(n)")
             }
