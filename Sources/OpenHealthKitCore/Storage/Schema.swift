@@ -117,7 +117,9 @@ enum Schema {
     /// that a heart rate in count/min, kept in count/s, or a percentage
     /// takes it; a layout-2 record with a larger device id is rewritten
     /// with a full head when the store is opened
-    /// (`LegacyRecords.narrowDevices`).
+    /// (`LegacyRecords.narrowDevices`). And HealthKit's own metadata keys
+    /// as a key length of 0 and a one-byte code (`MetadataKeyCodes`);
+    /// older records keep their keys' text and read as before.
     /// Format 1 (development only) is refused.
     static let format: UInt32 = 21
     static let fixedTrees = ["meta", "types", "custom", "uuid_hash_buckets", "uuid_gone", "uuid_runs", "tombs", "sources",
