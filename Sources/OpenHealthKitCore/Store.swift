@@ -89,8 +89,9 @@ public final class Store: @unchecked Sendable {
     private var isClosed = false
     /// How the store works where tests change it (`StoreTuning`).
     var tuning: StoreTuning
-    /// The parts a second thread has read (`PartsAhead`), for tests.
-    let partsReadAhead = Atomic<Int>(0)
+    /// The parts asked of a second thread (`PartsAhead`), for tests: it
+    /// reads them, or the caller takes back those it has not begun.
+    let partsAskedAhead = Atomic<Int>(0)
     /// The thread of large reads in parts, kept between them (`PartsAhead`).
     let partsHelper = Locked<PartsAhead?>(nil)
 

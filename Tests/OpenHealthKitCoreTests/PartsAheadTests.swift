@@ -65,7 +65,7 @@ import Testing
 
     /// Rule 75 on two threads: from every kind of anchor and in parts of
     /// every size, the parts read on two threads are the parts read on
-    /// one, and the second thread read some of them.
+    /// one, and the second thread was asked for some of them.
     @Test func rule75_partsReadOnTwoThreadsAreThePartsReadOnOne() throws {
         let (store, anchors) = try stepsWithDeletions(2_000, seed: 75)
         defer { store.close() }
@@ -75,13 +75,13 @@ import Testing
                 store.tuning.partsAhead = false
                 let one = try parts(store, from: anchor, part: part)
                 store.tuning.partsAhead = true
-                let before = store.partsReadAhead.load(ordering: .relaxed)
+                let before = store.partsAskedAhead.load(ordering: .relaxed)
                 let two = try parts(store, from: anchor, part: part)
-                let ahead = store.partsReadAhead.load(ordering: .relaxed) - before
+                let ahead = store.partsAskedAhead.load(ordering: .relaxed) - before
                 #expect(two == one, "\(what)")
                 let objects = one.reduce(0) { $0 + $1.samples.count + $1.deleted.count }
                 if objects >= 3 * part {  // a second thread after the first part
-                    #expect(ahead >= 1 && ahead < one.count, "\(what): the second thread read \(ahead) of \(one.count) parts")
+                    #expect(ahead >= 1 && ahead < one.count, "\(what): \(ahead) of \(one.count) parts asked of the second thread")
                 }
             }
         }
@@ -109,17 +109,17 @@ import Testing
                     store.tuning.partsAhead = false
                     let one = try parts(store, d, from: anchor, part: part)
                     store.tuning.partsAhead = true
-                    let before = store.partsReadAhead.load(ordering: .relaxed)
+                    let before = store.partsAskedAhead.load(ordering: .relaxed)
                     let two = try parts(store, d, from: anchor, part: part)
-                    let read = store.partsReadAhead.load(ordering: .relaxed) - before
+                    let read = store.partsAskedAhead.load(ordering: .relaxed) - before
                     #expect(two == one, "\(what)")
                     #expect(one.flatMap(\.samples) == whole.samples.map(\.uuid), "\(what): samples")
                     #expect(one.flatMap(\.deleted) == whole.deletedObjects.map(\.uuid), "\(what): deleted")
                     let objects = whole.samples.count + whole.deletedObjects.count
                     if ahead && objects >= part + part / 4 {
-                        #expect(read >= 1, "\(what): no part read by the second thread")
+                        #expect(read >= 1, "\(what): no part asked of the second thread")
                     } else if !ahead {
-                        #expect(read == 0, "\(what): \(read) parts read by the second thread")
+                        #expect(read == 0, "\(what): \(read) parts asked of the second thread")
                     }
                 }
             }
@@ -189,6 +189,48 @@ import Testing
         #expect(delivered == 2)
     }
 
+    /// A part the second thread has not begun may be taken back
+    /// (`withdrawOldest`: the caller reads it rather than wait for a thread
+    /// that waits for a processor). Asked, taken and taken back at random
+    /// against the running thread: the thread reads, in order, exactly the
+    /// parts not taken back, and each is taken once, in that order.
+    @Test func aPartTheThreadHasNotBegunIsTakenBackAndNeverRead() throws {
+        let store = try makeStore()
+        defer { store.close() }
+        let token = try store.anchoredQuery(type: steps, anchor: nil)
+        let read = Locked<[UInt64]>([])
+        let helper = PartsAhead()
+        defer { helper.stop() }
+        helper.begin { a in
+            read.withLock { $0.append(a.position) }
+            return RowsQueryResult(records: token)
+        }
+        var rng = TestSupport.Rng(state: 77)
+        var asked: UInt64 = 0
+        var waiting: [UInt64] = [], taken: [UInt64] = [], back: [UInt64] = []
+        for _ in 0..<20_000 {
+            if waiting.count < 3 && rng.int(2) == 0 {
+                asked += 1
+                helper.start(QueryAnchor(storeID: store.storeID, position: asked, horizon: 0))
+                waiting.append(asked)
+            } else if !waiting.isEmpty {
+                if rng.int(2) == 0, helper.withdrawOldest() {
+                    back.append(waiting.removeFirst())
+                } else {
+                    _ = try helper.take()
+                    taken.append(waiting.removeFirst())
+                }
+            }
+        }
+        for p in waiting {
+            _ = try helper.take()
+            taken.append(p)
+        }
+        helper.end()
+        #expect(read.withLock { $0 } == taken)
+        #expect(Set(taken).isDisjoint(with: back) && taken.count + back.count == Int(asked))
+    }
+
     /// The second thread is the store's: kept from one read in parts to
     /// the next, and stopped when the store closes.
     @Test func theSecondThreadIsKeptUntilTheStoreCloses() throws {
@@ -215,3 +257,4 @@ import Testing
         for b in taken { free(b) }
     }
 }
+

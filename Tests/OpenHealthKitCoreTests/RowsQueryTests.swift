@@ -280,7 +280,7 @@ import Testing
             let what = "\(ahead ? "two threads" : "one"), saved after \(savedAfter)"
             #expect(seen == 1_000, "\(what)")
             #expect(try store.anchoredQuery(type: steps, anchor: last).samples.count == 7, "\(what)")
-            #expect((store.partsReadAhead.load(ordering: .relaxed) > 0) == (ahead && savedAfter > 0), "\(what)")
+            #expect((store.partsAskedAhead.load(ordering: .relaxed) > 0) == (ahead && savedAfter > 0), "\(what)")
         }
     }
 

@@ -19,6 +19,9 @@ final class PartsAhead: @unchecked Sendable {
     private var tasks: [QueryAnchor] = []
     /// The parts read and not yet taken, in order.
     private var results: [Result<RowsQueryResult, any Error>] = []
+    /// Whether the thread is reading a part (taken from `tasks`, not yet
+    /// in `results`).
+    private var reading = false
     private var stopping = false
     private var thread = pthread_t()
     /// The read of one part, lent for one read in parts (`begin`, `end`:
@@ -42,7 +45,9 @@ final class PartsAhead: @unchecked Sendable {
             Self.spin { asked.load(ordering: .acquiring) > begun }
             var (next, lent) = monitor.locked { () -> (QueryAnchor?, ((QueryAnchor) throws -> RowsQueryResult)?) in
                 while tasks.isEmpty && !stopping { monitor.wait() }
-                return stopping ? (nil, nil) : (tasks.removeFirst(), read)
+                if stopping { return (nil, nil) }
+                reading = true
+                return (tasks.removeFirst(), read)
             }
             guard let anchor = next, lent != nil else { return }
             begun += 1
@@ -54,6 +59,7 @@ final class PartsAhead: @unchecked Sendable {
             (next, lent) = (nil, nil)
             monitor.locked {
                 results.append(r)
+                reading = false
                 monitor.broadcast()
             }
             answered.add(1, ordering: .releasing)
@@ -74,6 +80,25 @@ final class PartsAhead: @unchecked Sendable {
             monitor.broadcast()
         }
         asked.add(1, ordering: .releasing)
+    }
+
+    /// Takes back the oldest part not yet taken when the thread has not
+    /// begun it, for the caller to read instead of waiting: the thread
+    /// may be waiting for a processor (another process's work, or the
+    /// kernel writing back what a save wrote), and a read that waited on
+    /// it ran at a third of one thread's speed. Whether it did; the thread
+    /// then never reads that part.
+    func withdrawOldest() -> Bool {
+        let withdrawn = monitor.locked { () -> Bool in
+            guard results.isEmpty, !reading, !tasks.isEmpty else { return false }
+            tasks.removeFirst()
+            return true
+        }
+        if withdrawn {
+            started -= 1
+            asked.subtract(1, ordering: .releasing)
+        }
+        return withdrawn
     }
 
     /// Waits for the oldest part not yet taken; its error, if it failed.
@@ -186,7 +211,10 @@ extension Store {
             func plan(here: Bool) throws {
                 guard let p = next else { return }
                 next = try end(p)
-                if !here { helper.start(partAnchor(after: p)!) }
+                if !here {
+                    helper.start(partAnchor(after: p)!)
+                    partsAskedAhead.add(1, ordering: .relaxed)
+                }
                 planned.append(PlannedPart(after: p, here: here))
             }
             try plan(here: true)
@@ -195,6 +223,10 @@ extension Store {
                 let r: RowsQueryResult
                 if planned[0].here {
                     r = try planned[0].result ?? read(txn, partAnchor(after: planned[0].after))
+                } else if !helper.isReady, helper.withdrawOldest() {
+                    // The thread has not begun it: read here, not waited for.
+                    planned[0].here = true
+                    continue
                 } else if !helper.isReady, next != nil, planned.count(where: \.here) < 2 {
                     // Rather than wait: a later part, read here.
                     try plan(here: true)
@@ -202,7 +234,6 @@ extension Store {
                     continue
                 } else {
                     r = try helper.take()
-                    partsReadAhead.add(1, ordering: .relaxed)
                 }
                 planned.removeFirst()
                 let end = r.objects == part ? r.result.newAnchor.position : nil
@@ -309,6 +340,6 @@ extension Store {
 /// once this thread has read it ahead.
 private struct PlannedPart {
     let after: UInt64
-    let here: Bool
+    var here: Bool
     var result: RowsQueryResult?
 }
