@@ -87,6 +87,38 @@ import Testing
         }
     }
 
+    /// An insert spliced into the stored bytes (`inserting`, a save's
+    /// path) gives the bytes `encode` gives for the entries with it
+    /// inserted, and shows the values of the entries of its hash; a
+    /// damaged bucket is `.storeCorrupt`.
+    @Test func anInsertSplicedIntoABucketIsTheBucketEncodedWithIt() throws {
+        var r = ModelBased.Rng(state: 22)
+        for _ in 0..<2_000 {
+            let key = UInt32(truncatingIfNeeded: r.next()) & 0xFFFF_0000
+            var entries: [UUIDHashBucket.Entry] = []
+            // Few hash bits, so that hashes repeat.
+            let bits = UInt32(r.int(16) + 1)
+            for _ in 0..<r.int(70) {
+                let h = key | UInt32(truncatingIfNeeded: r.next()) & (1 << bits - 1)
+                UUIDHashBucket.insert(.init(hash: h, value: Schema.pack(type: UInt16(r.int(300)), seq: r.next() >> 20)), into: &entries)
+            }
+            let e = UUIDHashBucket.Entry(hash: key | UInt32(truncatingIfNeeded: r.next()) & (1 << bits - 1),
+                                         value: Schema.pack(type: UInt16(r.int(300)), seq: r.next() >> 20))
+            var seen: [UInt64] = []
+            let stored = UUIDHashBucket.encode(key, entries)
+            let spliced = try stored.withUnsafeBytes { try UUIDHashBucket.inserting(e, key: key, into: entries.isEmpty ? nil : $0) { seen.append($0) } }
+            var expected = entries
+            UUIDHashBucket.insert(e, into: &expected)
+            #expect(spliced == UUIDHashBucket.encode(key, expected))
+            #expect(seen == entries.filter { $0.hash == e.hash }.map(\.value))
+            var bad = stored
+            if !entries.isEmpty {
+                bad[r.int(bad.count)] ^= 0x20
+                #expect(errorCode { _ = try bad.withUnsafeBytes { try UUIDHashBucket.inserting(e, key: key, into: $0) { _ in } } } == .storeCorrupt)
+            }
+        }
+    }
+
     /// A format-20 store keeps its hashed entries as fixed-size duplicates
     /// in `uuid_hashes` (22 bits of the hash above the type id and
     /// position). Opened, they move into `uuid_hash_buckets` and the old

@@ -15,6 +15,13 @@ enum EntryCheck {
         return out
     }
 
+    /// Appends to `value` the check of `key` and `value` (what `sealed`
+    /// returns, without a copy).
+    static func seal(_ key: [UInt8], _ value: inout [UInt8]) {
+        let check = key.withUnsafeBytes { k in value.withUnsafeBytes { v in of(k, v) } }
+        withUnsafeBytes(of: check.littleEndian) { value.append(contentsOf: $0) }
+    }
+
     /// The value of a stored entry without its check; throws
     /// `.storeCorrupt`, naming `what` and the key, when the check does not
     /// match.

@@ -321,26 +321,29 @@ struct UUIDIndex {
         var n = 0
         while n < order.count {
             let b = buckets.key(of: order[n].hash)
-            var entries = try bucketEntries(b)
+            // Copied: the writes below may move the page it is on.
+            var bytes = try UUIDHashBucket.withKey(b) { try txn.get(hashes, $0).map { Array($0) } }
             repeat {
                 let (h, i) = order[n]
                 let p = pending[i]
                 // Each entry may fault in a page of the buckets and of each
                 // run, and a fault may map a large folio, megabytes.
                 if hasRuns || n % 8 == 7 { boundMappedPages() }
+                func insert(_ raw: UnsafeRawBufferPointer?) throws -> [UInt8] {
+                    try UUIDHashBucket.inserting(.init(hash: h, value: p.value), key: b, into: raw) { value in
+                        if !knownNew, try recordHolds(p, value) { throw Self.duplicate(p) }
+                    }
+                }
+                bytes = try bytes.map { try $0.withUnsafeBytes { try insert($0) } } ?? insert(nil)
                 if knownNew {
                     _ = try unmarkGone(p)
-                } else {
-                    for e in entries where e.hash == h {
-                        if try recordHolds(p, e.value) { throw Self.duplicate(p) }
-                    }
-                    // A run may hold it, unless it was pruned since.
-                    if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil { throw Self.duplicate(p) }
+                } else if hasRuns, !(try unmarkGone(p)), try runValue(p) != nil {
+                    // A run holds it, and it was not pruned since.
+                    throw Self.duplicate(p)
                 }
-                UUIDHashBucket.insert(.init(hash: h, value: p.value), into: &entries)
                 n += 1
             } while n < order.count && buckets.key(of: order[n].hash) == b
-            try writeBucket(b, entries)
+            try UUIDHashBucket.withKey(b) { k in try bytes!.withUnsafeBytes { _ = try txn.put(hashes, k, $0) } }
         }
         try addToHashedCount(pending.count)
         try grow()
