@@ -92,14 +92,7 @@ enum BucketCodec {
 private struct CompactWriter {
     var bytes: [UInt8] = []
 
-    mutating func varint(_ v: UInt64) {
-        var v = v
-        while v >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        bytes.append(UInt8(v))
-    }
+    mutating func varint(_ v: UInt64) { LEB128.append(v, to: &bytes) }
 
     /// `x` exactly, as few bytes as it allows; whole seconds from
     /// `reference` when that is shorter and exact.
@@ -147,19 +140,10 @@ private struct CompactReader {
         guard at < raw.count else { throw Self.corrupt }
         let first = raw[at]
         at += 1
-        return first < 0x80 ? UInt64(first) : try varint(continuing: UInt64(first & 0x7f))
-    }
-
-    private mutating func varint(continuing low: UInt64) throws -> UInt64 {
-        var v = low, shift: UInt64 = 7
-        while at < raw.count, shift < 64 {
-            let b = raw[at]
-            at += 1
-            v |= UInt64(b & 0x7f) << shift
-            if b < 0x80 { return v }
-            shift += 7
-        }
-        throw Self.corrupt
+        if first < 0x80 { return UInt64(first) }
+        at -= 1
+        guard let v = LEB128.read(raw, at: &at) else { throw Self.corrupt }
+        return v
     }
 
     @inline(__always)

@@ -52,15 +52,7 @@ enum StartIndex {
         try body(p)
         var i = 8
         while i < value.count {
-            var d: UInt64 = 0, shift: UInt64 = 0
-            while true {
-                guard i < value.count, shift < 64 else { throw corrupt }
-                let b = value[i]
-                i += 1
-                d |= UInt64(b & 0x7F) << shift
-                if b < 0x80 { break }
-                shift += 7
-            }
+            guard let d = LEB128.read(value, at: &i) else { throw corrupt }
             let (next, overflow) = p.addingReportingOverflow(d)
             guard d > 0, !overflow else { throw corrupt }
             p = next
@@ -77,20 +69,11 @@ enum StartIndex {
         withUnsafeBytes(of: positions.last!.littleEndian) { out.append(contentsOf: $0) }
         var prev = positions.first!
         for p in positions.dropFirst() {
-            appendVarint(p - prev, to: &out)
+            LEB128.append(p - prev, to: &out)
             prev = p
         }
     }
 
-    @inline(__always)
-    static func appendVarint(_ v: UInt64, to out: inout [UInt8]) {
-        var v = v
-        while v >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: v) | 0x80)
-            v >>= 7
-        }
-        out.append(UInt8(v))
-    }
 
     // MARK: Writing
 
@@ -173,7 +156,7 @@ enum StartIndex {
             withUnsafeBytes(of: seq.littleEndian) { h in
                 scratch.withUnsafeMutableBytes { $0.copyMemory(from: h) }
             }
-            appendVarint(seq - last, to: &scratch)
+            LEB128.append(seq - last, to: &scratch)
             let cursor = self.cursor
             try withKey(b, first) { k in
                 try scratch.withUnsafeBytes { v in

@@ -52,9 +52,9 @@ enum UUIDHashBucket {
         for e in entries {
             precondition(e.hash >= previous, "UUID bucket entries out of order")
             let (type, seq) = Schema.unpack(e.value)
-            StartIndex.appendVarint(UInt64(e.hash - previous), to: &out)
-            StartIndex.appendVarint(UInt64(type), to: &out)
-            StartIndex.appendVarint(seq, to: &out)
+            LEB128.append(UInt64(e.hash - previous), to: &out)
+            LEB128.append(UInt64(type), to: &out)
+            LEB128.append(seq, to: &out)
             previous = e.hash
         }
         EntryCheck.seal(keyBytes(key), &out)
@@ -101,11 +101,11 @@ enum UUIDHashBucket {
         out.reserveCapacity(bytes.count + 16 + EntryCheck.size)
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<at]))
         let (type, seq) = Schema.unpack(e.value)
-        StartIndex.appendVarint(UInt64(e.hash) - hash, to: &out)
-        StartIndex.appendVarint(UInt64(type), to: &out)
-        StartIndex.appendVarint(seq, to: &out)
+        LEB128.append(UInt64(e.hash) - hash, to: &out)
+        LEB128.append(UInt64(type), to: &out)
+        LEB128.append(seq, to: &out)
         if let next {
-            StartIndex.appendVarint(next - UInt64(e.hash), to: &out)
+            LEB128.append(next - UInt64(e.hash), to: &out)
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[r.at...]))
         }
         EntryCheck.seal(keyBytes(key), &out)
@@ -155,15 +155,8 @@ enum UUIDHashBucket {
         }
 
         private mutating func longVarint() throws -> UInt64 {
-            var v: UInt64 = 0, shift: UInt64 = 0
-            while at < bytes.count, shift < 64 {
-                let b = bytes[at]
-                at += 1
-                v |= UInt64(b & 0x7f) << shift
-                if b < 0x80 { return v }
-                shift += 7
-            }
-            throw UUIDHashBucket.corrupt
+            guard let v = LEB128.read(bytes, at: &at) else { throw UUIDHashBucket.corrupt }
+            return v
         }
     }
 }
