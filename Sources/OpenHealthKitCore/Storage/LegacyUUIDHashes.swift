@@ -55,6 +55,8 @@ extension UUIDIndex {
             let low = UInt64(bigEndian: e.loadUnaligned(fromByteOffset: 2, as: UInt64.self))
             let kept = UInt32(UInt16(bigEndian: e.loadUnaligned(as: UInt16.self))) << 6 | UInt32(low >> 58)
             let entry = UUIDHashBucket.Entry(hash: key & ~UUIDHash.keptMask | kept, value: low & (1 << 58 - 1))
+            // Its kept bits agree with the key's, in a sound store.
+            guard entry.hash >= key else { throw OHKError(.storeCorrupt, "corrupt entry in the UUID index") }
             if bucket?.key != key {
                 try flush()
                 bucket = (key, [])

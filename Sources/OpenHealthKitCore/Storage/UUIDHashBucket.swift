@@ -29,7 +29,7 @@ enum UUIDHashBucket {
         var r = Reader(bytes: bytes)
         var hash = UInt64(key)
         while r.at < bytes.count {
-            hash += try r.varint()
+            hash += try r.difference()
             let type = try r.varint(), seq = try r.varint()
             guard hash <= UInt64(UInt32.max), type <= UInt64(UInt16.max), seq < 1 << 48 else { throw corrupt }
             if try body(Entry(hash: UInt32(hash), value: Schema.pack(type: UInt16(type), seq: seq))) { return }
@@ -81,7 +81,7 @@ enum UUIDHashBucket {
         var at = bytes.count, next: UInt64?
         while r.at < bytes.count {
             let start = r.at
-            let h = hash + (try r.varint())
+            let h = hash + (try r.difference())
             guard h <= UInt64(UInt32.max) else { throw corrupt }
             if h > UInt64(e.hash) {
                 (at, next) = (start, h)
@@ -141,6 +141,14 @@ enum UUIDHashBucket {
                 if b1 < 0x80 { at += 2; return UInt64(b0 & 0x7f) | UInt64(b1) << 7 }
             }
             return try longVarint()
+        }
+
+        /// A hash's difference from the one before: at most 32 bits, so
+        /// that adding it cannot overflow.
+        mutating func difference() throws -> UInt64 {
+            let d = try varint()
+            guard d <= UInt64(UInt32.max) else { throw UUIDHashBucket.corrupt }
+            return d
         }
 
         mutating func skipVarint() throws {
