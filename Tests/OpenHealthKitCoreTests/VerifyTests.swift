@@ -120,7 +120,7 @@ import Testing
         // Samples that start together share a start-index bucket: several chunks.
         try store.save(try (0..<3000).map { try stepSample(Double($0), minute: 7) })
         // Duplicates in a sub-page and in a sub-tree: the store's own
-        // (`uuid_hashes`) grow sub-trees only in large stores.
+        // (format 20's `uuid_hashes`) grew sub-trees only in large stores.
         try store.env.write { txn in
             let dups = try #require(try txn.openTree("test_duplicates", create: true, fixedDuplicates: true))
             for (key, count) in [(UInt64(1), 20), (2, 3000)] {

@@ -1,9 +1,9 @@
 import FoundationEssentials
 
-/// A UUID's 32-bit hash for `uuid_hashes` (`UUIDIndex`), keyed by the
-/// store's id. Its top bits pick the bucket; its low `keptBits` are kept
-/// in the entry, to tell a bucket's UUIDs apart before reading records and
-/// to split the bucket later.
+/// A UUID's 32-bit hash for the UUID index's hashed part (`UUIDIndex`,
+/// `UUIDHashBucket`), keyed by the store's id. Its top bits pick the
+/// bucket; the entry keeps it whole, to tell a bucket's UUIDs apart
+/// before reading records and to split the bucket later.
 ///
 /// Why a hash and not the UUID's own bytes: time-ordered UUIDs (versions 1,
 /// 6 and 7) share their first bytes, and would crowd a few buckets. Why
@@ -15,7 +15,7 @@ struct UUIDHash: Sendable {
     /// to tell UUIDs apart.
     let collideAll: Bool
 
-    /// The bits of the hash an entry keeps.
+    /// The bits of the hash a format-20 entry kept (`LegacyUUIDHashes`).
     static let keptBits: UInt32 = 22
     static let keptMask: UInt32 = 1 << keptBits - 1
 
@@ -42,7 +42,7 @@ struct UUIDHash: Sendable {
     }
 }
 
-/// How many buckets `uuid_hashes` has, and which one holds a hash: linear
+/// How many buckets the hashed part has, and which one holds a hash: linear
 /// hashing. With `count` = 2^level + next, buckets below `next` were split
 /// in this round and are picked by level + 1 top bits of the hash, the
 /// rest by `level` bits. A bucket's key is its top bits followed by zeros,
@@ -50,7 +50,8 @@ struct UUIDHash: Sendable {
 /// those with the next bit set to a new key.
 struct UUIDBuckets: Equatable {
     /// Never fewer: with `level` ≥ 10, the bit a split looks at (31 − level)
-    /// is among the 22 an entry keeps.
+    /// was among the 22 a format-20 entry kept, and those entries' whole
+    /// hashes are known again from their key (`LegacyUUIDHashes`).
     static let minimum: UInt64 = 1024
     var count: UInt64
 

@@ -43,7 +43,7 @@ struct UUIDIndex {
     let records: (UInt16) throws -> MDB_dbi?
     /// The runs, oldest first; read on first use.
     private var spans: [RunSpan]?
-    /// The buckets of `uuid_hashes`; read on first use.
+    /// The buckets of the hashed part; read on first use.
     private var buckets: UUIDBuckets?
 
     let tuning: Tuning
@@ -235,7 +235,7 @@ struct UUIDIndex {
         try currentBuckets().key(of: h)
     }
 
-    /// The buckets of `uuid_hashes`, read from meta on first use.
+    /// The buckets of the hashed part, read from meta on first use.
     private mutating func currentBuckets() throws -> UUIDBuckets {
         if let buckets { return buckets }
         let b = UUIDBuckets(count: max(UUIDBuckets.minimum, try txn.metaU64(trees, .uuidBuckets)))
