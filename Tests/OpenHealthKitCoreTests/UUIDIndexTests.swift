@@ -36,23 +36,12 @@ import Testing
         let store = try makeStore(mapSize: 64 << 20)
         defer { store.close() }
         store.tuning.uuidIndex.bucketLoad = 1
-        var saved: [Sample] = []
-        for b in 0..<30 {
-            let batch = try (0..<100).map { try stepSample(1, minute: b * 100 + $0) }
-            try store.save(batch)
-            saved += batch
-        }
+        let saved = try saveInSmallBatches(store)
         let buckets = try store.env.read { txn in try txn.metaU64(store.trees, .uuidBuckets) }
         #expect(buckets == UInt64(saved.count))
         let deleted = stride(from: 0, to: saved.count, by: 7).map { saved[$0].uuid }
         try store.delete(uuids: deleted)
-        store.tuning.planOverride = .uuidLookup
-        let found = try store.anchoredQuery(type: steps, predicate: .uuids(Set(saved.map(\.uuid))), anchor: nil)
-        #expect(Set(found.sampleUUIDs) == Set(saved.map(\.uuid)).subtracting(deleted))
-        #expect(Set(found.deletedUUIDs) == Set(deleted))
-        for i in stride(from: 0, to: saved.count, by: 97) {
-            #expect(errorCode { try store.save([saved[i]]) } == .duplicateUUID)
-        }
+        try expectEveryUUIDFound(store, saved, deleted: deleted, refusedFrom: 0)
     }
 }
 
@@ -127,12 +116,7 @@ import Testing
     @Test func aFormat20StoresHashedEntriesArePackedWhenOpened() throws {
         let dir = temporaryDirectory()
         var store = try makeStore(mapSize: 64 << 20, directory: dir)
-        var saved: [Sample] = []
-        for b in 0..<30 {
-            let batch = try (0..<100).map { try stepSample(1, minute: b * 100 + $0) }
-            try store.save(batch)
-            saved += batch
-        }
+        let saved = try saveInSmallBatches(store)
         let deleted = stride(from: 0, to: saved.count, by: 7).map { saved[$0].uuid }
         try store.delete(uuids: deleted)
         let count = try store.env.read { txn in try UUIDIndex.hashedCount(txn, store.trees) }
@@ -162,13 +146,7 @@ import Testing
         }
         #expect(format == UInt64(Schema.format) && oldTree == nil && after == count)
         #expect(try store.verify().problems == [])
-        store.tuning.planOverride = .uuidLookup
-        let found = try store.anchoredQuery(type: steps, predicate: .uuids(Set(saved.map(\.uuid))), anchor: nil)
-        #expect(Set(found.sampleUUIDs) == Set(saved.map(\.uuid)).subtracting(deleted))
-        #expect(Set(found.deletedUUIDs) == Set(deleted))
-        for i in stride(from: 1, to: saved.count, by: 97) {
-            #expect(errorCode { try store.save([saved[i]]) } == .duplicateUUID)
-        }
+        try expectEveryUUIDFound(store, saved, deleted: deleted, refusedFrom: 1)
         try store.delete(uuids: [saved[1].uuid])
         #expect(try store.anchoredQuery(type: steps, predicate: .uuids([saved[1].uuid]), anchor: nil).deletedUUIDs == [saved[1].uuid])
     }
@@ -193,5 +171,29 @@ import Testing
         #expect(problems.count == 1 && problems[0].contains("is damaged"), "\(problems)")
         // Some sample's UUID lies in that bucket: deleting every one fails.
         #expect(errorCode { try store.delete(uuids: saved.map(\.uuid)) } == .storeCorrupt)
+    }
+}
+
+/// 3,000 step counts saved 100 at a time: each save goes to the hashed part.
+private func saveInSmallBatches(_ store: Store) throws -> [Sample] {
+    var saved: [Sample] = []
+    for b in 0..<30 {
+        let batch = try (0..<100).map { try stepSample(1, minute: b * 100 + $0) }
+        try store.save(batch)
+        saved += batch
+    }
+    return saved
+}
+
+/// A lookup by UUID through the index finds every sample of `saved` not
+/// `deleted`, and each deleted one's tombstone; every 97th sample from
+/// `refusedFrom` on, saved again, is refused (rule 13).
+private func expectEveryUUIDFound(_ store: Store, _ saved: [Sample], deleted: [UUID], refusedFrom: Int) throws {
+    store.tuning.planOverride = .uuidLookup
+    let found = try store.anchoredQuery(type: steps, predicate: .uuids(Set(saved.map(\.uuid))), anchor: nil)
+    #expect(Set(found.sampleUUIDs) == Set(saved.map(\.uuid)).subtracting(deleted))
+    #expect(Set(found.deletedUUIDs) == Set(deleted))
+    for i in stride(from: refusedFrom, to: saved.count, by: 97) {
+        #expect(errorCode { try store.save([saved[i]]) } == .duplicateUUID)
     }
 }

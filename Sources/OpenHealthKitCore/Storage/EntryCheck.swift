@@ -10,8 +10,7 @@ enum EntryCheck {
     /// `value` followed by the check of `key` and `value`.
     static func sealed(_ key: [UInt8], _ value: [UInt8]) -> [UInt8] {
         var out = value
-        let check = key.withUnsafeBytes { k in value.withUnsafeBytes { v in of(k, v) } }
-        withUnsafeBytes(of: check.littleEndian) { out.append(contentsOf: $0) }
+        seal(key, &out)
         return out
     }
 

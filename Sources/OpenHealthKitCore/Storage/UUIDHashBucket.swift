@@ -22,10 +22,7 @@ enum UUIDHashBucket {
     /// `raw`, in hash order, until it returns true. Throws `.storeCorrupt`
     /// when the check does not match or the bytes do not parse.
     static func forEach(_ key: UInt32, _ raw: UnsafeRawBufferPointer, _ body: (Entry) throws -> Bool) throws {
-        let bytes = try withKey(key) { k -> UnsafeRawBufferPointer in
-            guard let v = EntryCheck.valid(k, raw) else { throw corrupt }
-            return v
-        }
+        let bytes = try opened(key, raw)
         var r = Reader(bytes: bytes)
         var hash = UInt64(key)
         while r.at < bytes.count {
@@ -34,6 +31,13 @@ enum UUIDHashBucket {
             guard hash <= UInt64(UInt32.max), type <= UInt64(UInt16.max), seq < 1 << 48 else { throw corrupt }
             if try body(Entry(hash: UInt32(hash), value: Schema.pack(type: UInt16(type), seq: seq))) { return }
         }
+    }
+
+    /// The entries' bytes of the bucket under `key` stored as `raw`, its
+    /// check tested.
+    private static func opened(_ key: UInt32, _ raw: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer {
+        guard let v = withKey(key, { EntryCheck.valid($0, raw) }) else { throw corrupt }
+        return v
     }
 
     /// The entries of the bucket under `key` stored as `raw`.
@@ -71,10 +75,7 @@ enum UUIDHashBucket {
     static func inserting(_ e: Entry, key: UInt32, into raw: UnsafeRawBufferPointer?,
                           same: (UInt64) throws -> Void) throws -> [UInt8] {
         guard let raw else { return encode(key, [e]) }
-        let bytes = try withKey(key) { k -> UnsafeRawBufferPointer in
-            guard let v = EntryCheck.valid(k, raw) else { throw corrupt }
-            return v
-        }
+        let bytes = try opened(key, raw)
         var r = Reader(bytes: bytes)
         var hash = UInt64(key)
         // Where the first entry above `e`'s hash begins, and its hash.
