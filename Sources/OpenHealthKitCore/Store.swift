@@ -76,10 +76,9 @@ public final class Store: @unchecked Sendable {
     let lastCommit = Locked<(txnID: Int, head: UInt64, horizon: UInt64)>((-1, 0, 0))
     /// Called after each of this handle's commits (`setCommitHook`).
     let commitHook = Locked<CommitHook?>(nil)
-    /// The last rows blocks its queries freed, for the next ones.
+    /// The last rows blocks its queries freed (of samples and of deleted
+    /// objects, `DeletedRowsWriter`), for the next ones.
     package let spareRows = SpareBlock()
-    /// The same for the deleted objects' rows (`DeletedRowsWriter`).
-    package let spareDeletedRows = SpareBlock()
     /// Started with the first live query; stopped by close, after which
     /// no live query starts (`closing`).
     private let live = Locked<(watcher: ChangeWatcher?, closing: Bool)>((nil, false))
@@ -171,7 +170,6 @@ public final class Store: @unchecked Sendable {
         // No read runs now: none holds it.
         takePartsHelper()?.stop()
         spareRows.drop()
-        spareDeletedRows.drop()
         FreedMemory.giveBack()
         // Released outside every lock: its owner's clean-up may call us.
         let hook = commitHook.withLock { h in defer { h = nil }; return h }

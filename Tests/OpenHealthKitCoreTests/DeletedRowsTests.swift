@@ -150,6 +150,31 @@ import Testing
         }
     }
 
+    /// A read of deleted objects after reads of samples writes its rows
+    /// into the blocks the samples' rows were given back in (one spare
+    /// for both, `SpareBlock`), not into fresh memory.
+    @Test func deletedRowsTakeTheBlocksSamplesGaveBack() throws {
+        let (store, saved) = try storeWithDeletions()
+        defer { store.close() }
+        store.tuning.partsAhead = false
+        // Three parts' blocks held to the end of the read, then given back.
+        var given: [UnsafeMutableRawPointer] = []
+        try store.anchoredQueryParts(type: steps, anchor: nil, part: 50, rows: Self.layout, deleted: Self.deletedLayout,
+                                     rowsFrom: 0) { r in
+            given += r.rows.map { [$0] } ?? []
+            return given.count < 3
+        }
+        for b in given { store.spareRows.give(b) }
+        var first: UnsafeMutableRawPointer?
+        try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, deleted: Self.deletedLayout,
+                                     rowsFrom: 0) { r in
+            first = r.deleted?.rows
+            return false
+        }
+        #expect(Set(given).count == 3)
+        #expect(first != nil && given.contains(first!), "the deleted rows' block is one the samples gave back")
+    }
+
     /// Deleted objects of 70 sources, two each: the rows name each
     /// source once, in the order of first use, ids of 64 and more too.
     @Test func deletedRowsNameEachSourceOnce() throws {

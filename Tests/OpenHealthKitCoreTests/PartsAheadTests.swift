@@ -244,6 +244,27 @@ import Testing
         #expect(store.partsHelper.withLock { $0 } == nil)
     }
 
+    /// A large read in parts on two threads is followed by a trim of the
+    /// memory freed (`FreedMemory`), which the parts thread makes after
+    /// the read returns; a small one asks for none.
+    @Test func aLargeReadGivesMemoryBackOnThePartsThread() throws {
+        let store = try makeStore(mapSize: 64 << 20)
+        defer { store.close() }
+        store.tuning.partsAhead = true
+        try store.save((0..<FreedMemory.largeObjectCount + 100).map { try stepSample(1, minute: $0) })
+        _ = try parts(store, from: nil, part: 2_000)
+        let helper = try #require(store.partsHelper.withLock { $0 })
+        #expect(helper.askedToGiveBack.load(ordering: .relaxed) == 1)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while helper.givenBack.load(ordering: .acquiring) == 0, ContinuousClock.now < deadline { sched_yield() }
+        #expect(helper.givenBack.load(ordering: .acquiring) == 1)
+        let anchor = try store.currentAnchor()
+        try store.save((0..<4_100).map { try stepSample(1, minute: 20_000 + $0) })
+        _ = try parts(store, from: anchor, part: 2_000)
+        #expect(store.partsHelper.withLock { $0 } === helper)
+        #expect(helper.askedToGiveBack.load(ordering: .relaxed) == 1, "a read of 4,100 objects asks for no trim")
+    }
+
     /// The spare blocks: up to `SpareBlock.slots` kept, the newest that
     /// fits taken first; one more given frees the oldest.
     @Test func aSpareBlockKeepsAFewBlocks() {

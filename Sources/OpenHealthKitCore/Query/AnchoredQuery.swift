@@ -149,6 +149,8 @@ extension Store {
     /// short or `body` returns false. A large read is followed by a trim,
     /// as a large write is (`FreedMemory`): its parts free no block large
     /// enough to cause one, and what earlier work left free stayed counted.
+    /// The parts thread, when the store has one, makes it after the read
+    /// returns (`giveBackFreedMemory`).
     /// `walking`: the type of a walk (no predicate), whose large reads
     /// read parts on a second thread after the first (`readInPartsAhead`;
     /// asked only once a part is full, so a delta pays nothing for it).
@@ -160,7 +162,7 @@ extension Store {
                              _ read: (Txn, QueryAnchor?) throws -> RowsQueryResult) throws {
         var delivered = false
         var objects = 0
-        defer { if objects >= FreedMemory.largeObjectCount { FreedMemory.giveBack() } }
+        defer { if objects >= FreedMemory.largeObjectCount { giveBackFreedMemory() } }
         try readRetryingTrees { txn in
             // A retry reads from a later snapshot: not after a part went out.
             guard !delivered else { throw OHKError(.storage, "the store's trees changed during a read in parts") }
@@ -252,7 +254,7 @@ extension Store {
     private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
                           rows layout: SampleRowLayout, deleted: DeletedRowLayout?, rowsFrom: Int,
                           plans: PlanCache? = nil) throws -> RowsQueryResult {
-        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareRows)
         let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows, plans: plans)
         return try rows.result(taken, self)
     }
@@ -267,7 +269,7 @@ extension Store {
         guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
             return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
         }
-        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareDeletedRows)
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareRows)
         let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
         return try rows.result(taken, self)
     }

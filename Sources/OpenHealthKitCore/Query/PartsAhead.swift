@@ -23,6 +23,9 @@ final class PartsAhead: @unchecked Sendable {
     /// in `results`).
     private var reading = false
     private var stopping = false
+    /// How often the caller asked for freed memory to be given back once
+    /// the thread is idle (`giveBackSoon`) since it last did.
+    private var trimsWanted = 0
     private var thread = pthread_t()
     /// The read of one part, lent for one read in parts (`begin`, `end`:
     /// the caller's closure must not outlive its read).
@@ -34,6 +37,9 @@ final class PartsAhead: @unchecked Sendable {
     private let asked = Atomic<Int>(0), answered = Atomic<Int>(0)
     /// The caller's count of the parts it asked for and took.
     private var started = 0, taken = 0
+    /// How often the caller asked the thread to give freed memory back,
+    /// and how often it did (for tests).
+    let askedToGiveBack = Atomic<Int>(0), givenBack = Atomic<Int>(0)
 
     init() {
         thread = startThread { [self] in run() }
@@ -43,11 +49,22 @@ final class PartsAhead: @unchecked Sendable {
         var begun = 0
         while true {
             Self.spin { asked.load(ordering: .acquiring) > begun }
+            var trims = 0
             var (next, lent) = monitor.locked { () -> (QueryAnchor?, ((QueryAnchor) throws -> RowsQueryResult)?) in
-                while tasks.isEmpty && !stopping { monitor.wait() }
+                while tasks.isEmpty && !stopping && trimsWanted == 0 { monitor.wait() }
                 if stopping { return (nil, nil) }
+                if tasks.isEmpty {
+                    (trims, trimsWanted) = (trimsWanted, 0)
+                    return (nil, nil)
+                }
                 reading = true
                 return (tasks.removeFirst(), read)
+            }
+            if trims > 0 {
+                begun += trims  // each ask counted in `asked`
+                FreedMemory.giveBack()
+                givenBack.add(1, ordering: .releasing)
+                continue
             }
             guard let anchor = next, lent != nil else { return }
             begun += 1
@@ -123,6 +140,20 @@ final class PartsAhead: @unchecked Sendable {
     func end() {
         while pending > 0 { (try? take())?.giveBack() }
         monitor.locked { read = nil }
+    }
+
+    /// Asks the thread to give the memory freed so far back to the system
+    /// (`FreedMemory.giveBack`) once it has no part to read: a large
+    /// read's trim, which took a tenth of the workload's delete's query
+    /// on the caller's thread (235 µs of 2.2 ms), then runs beside the
+    /// caller's next work.
+    func giveBackSoon() {
+        askedToGiveBack.add(1, ordering: .relaxed)
+        monitor.locked {
+            trimsWanted += 1
+            monitor.broadcast()
+        }
+        asked.add(1, ordering: .releasing)
     }
 
     /// Ends the thread (when the store closes), after `end`.
@@ -246,6 +277,14 @@ extension Store {
                 guard try deliver(r) else { return nil }
             }
         }
+    }
+
+    /// Gives freed memory back (`FreedMemory.giveBack`): on the store's
+    /// parts thread when it has one (`PartsAhead.giveBackSoon`), so that
+    /// the call returns without waiting for it; else here.
+    func giveBackFreedMemory() {
+        let helper = partsHelper.withLock { h in h.flatMap { $0.owner == getpid() ? $0 : nil } }
+        if let helper { helper.giveBackSoon() } else { FreedMemory.giveBack() }
     }
 
     /// The store's parts thread, taken for one read (a read beside it
