@@ -116,8 +116,10 @@ import Testing
 
     /// Read in parts, each part's deleted rows are the query's in order,
     /// and a part's block given back (as `ohk_batch_free` does) is a later
-    /// part's: a large deleted read writes into the same pages, one block
-    /// on one thread, the spare's few on two (`PartsAhead`).
+    /// part's: a large deleted read writes into the same pages, two blocks
+    /// on one thread (a part of deleted objects only gives its samples'
+    /// block back as it ends, and the two trade places), the spare's few
+    /// on two (`PartsAhead`).
     @Test func eachPartsDeletedRowsAreTheQuerysInPieces() throws {
         let (store, saved) = try storeWithDeletions()
         defer { store.close() }
@@ -146,7 +148,7 @@ import Testing
             }
             #expect(read == whole.map(\.uuid))
             #expect(parts == whole.count / 50 + 1)
-            #expect(blocks.count <= (ahead ? SpareBlock.slots : 1), "\(ahead ? "two threads" : "one"): \(blocks.count) blocks")
+            #expect(blocks.count <= (ahead ? SpareBlock.slots : 2), "\(ahead ? "two threads" : "one"): \(blocks.count) blocks")
         }
     }
 
@@ -173,6 +175,27 @@ import Testing
         }
         #expect(Set(given).count == 3)
         #expect(first != nil && given.contains(first!), "the deleted rows' block is one the samples gave back")
+    }
+
+    /// A part of deleted objects only gives its samples' block back as it
+    /// ends, for the next part's rows: the part's rows (none) are a
+    /// stand-in the spare does not keep.
+    @Test func aPartOfDeletedObjectsOnlyGivesItsSamplesBlockBack() throws {
+        let (store, saved) = try storeWithDeletions()
+        defer { store.close() }
+        store.tuning.partsAhead = false
+        store.spareRows.drop()
+        var (keptDuringPart, count) = (-1, -1)
+        try store.anchoredQueryParts(type: steps, anchor: saved, part: 50, rows: Self.layout, deleted: Self.deletedLayout,
+                                     rowsFrom: 0) { r in
+            (keptDuringPart, count) = (store.spareRows.count, r.count)
+            if let b = r.rows { r.spare?.give(b) }
+            if let d = r.deleted, let b = d.rows { d.spare.give(b) }
+            return false
+        }
+        #expect(count == 0)
+        #expect(keptDuringPart == 1)
+        #expect(store.spareRows.count == 2, "the stand-in is freed; the deleted rows' block is kept")
     }
 
     /// Deleted objects of 70 sources, two each: the rows name each

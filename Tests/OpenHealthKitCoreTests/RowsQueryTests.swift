@@ -303,7 +303,8 @@ import Testing
     }
 
     /// A kept block too small for a query is left for a later one; a block
-    /// larger than `SpareBlock.maxBytes` is freed, not kept.
+    /// larger than `SpareBlock.maxBytes`, or under `SpareBlock.minBytes`,
+    /// is freed, not kept.
     @Test func aSpareBlockServesOnlyQueriesItFits() {
         let spare = SpareBlock()
         let small = malloc(4096)!
@@ -315,9 +316,9 @@ import Testing
         free(small)
         let huge = malloc(SpareBlock.maxBytes + 4096)!
         spare.give(huge)
-        let fresh = spare.take(16)
-        #expect(fresh != huge)
-        free(fresh)
+        #expect(spare.count == 0)
+        spare.give(malloc(SpareBlock.minBytes / 2)!)
+        #expect(spare.count == 0, "a block under SpareBlock.minBytes is freed, not kept")
     }
 
     /// Rule 23 in a read large enough for a second thread to write the

@@ -17,8 +17,9 @@ import Synchronization
 /// reads of samples, the workload's delete's query, made three fresh
 /// blocks, 195 page faults, where the samples' spare blocks sat unused.
 package final class SpareBlock: Sendable {
-    /// Larger blocks are freed as before.
-    package static let maxBytes = 8 << 20
+    /// Larger blocks are freed as before, and so are blocks under a kilobyte
+    /// (malloc's own free lists serve those).
+    package static let maxBytes = 8 << 20, minBytes = 1_024
     package static let slots = 10
 
     /// The kept blocks' addresses, the newest last.
@@ -40,10 +41,10 @@ package final class SpareBlock: Sendable {
 
     /// Keeps a malloc'd block for `take` (freeing the oldest kept ones
     /// when there are too many, or too many bytes), or frees it when it is
-    /// too large to keep.
+    /// too large or too small to keep.
     package func give(_ block: UnsafeMutableRawPointer) {
         let size = ohk_malloc_size(block)
-        guard size > 0, size <= Self.maxBytes else { return FreedMemory.free(block) }
+        guard size >= Self.minBytes, size <= Self.maxBytes else { return FreedMemory.free(block) }
         let dropped = kept.withLock { k -> [UInt] in
             var total = k.reduce(size) { $0 + Self.size($1) }
             var out: [UInt] = []
@@ -56,6 +57,9 @@ package final class SpareBlock: Sendable {
         }
         for d in dropped { FreedMemory.free(UnsafeMutableRawPointer(bitPattern: d)!) }
     }
+
+    /// How many blocks it keeps (for tests).
+    package var count: Int { kept.withLock { $0.count } }
 
     /// Frees the kept blocks (when the store closes).
     package func drop() {
