@@ -254,7 +254,7 @@ extension Store {
     private func rowsScan(_ txn: Txn, _ groups: [Group], anchor: QueryAnchor?, limit: Int,
                           rows layout: SampleRowLayout, deleted: DeletedRowLayout?, rowsFrom: Int,
                           plans: PlanCache? = nil) throws -> RowsQueryResult {
-        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareRows)
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows)
         let taken = try scan(txn, groups, anchor: anchor, limit: limit, sizing: rows, plans: plans)
         return try rows.result(taken, self)
     }
@@ -269,7 +269,7 @@ extension Store {
         guard Self.capped(Self.positions(from: from, head: head), limit) >= rowsFrom else {
             return RowsQueryResult(records: try result(try walk(txn, type, anchor: anchor, limit: limit)))
         }
-        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows, deletedSpare: spareRows)
+        let rows = RowsBlock(layout, deleted: deleted, from: rowsFrom, spare: spareRows)
         let taken = try walk(txn, type, anchor: anchor, limit: limit, sizing: rows)
         return try rows.result(taken, self)
     }

@@ -146,10 +146,9 @@ final class RowsBlock {
     /// grew past what the compiler copies inline.)
     let deletedLayout: DeletedRowLayout?
     let rowsFrom: Int
-    /// Where the block comes from and goes back to.
+    /// Where the block, and the deleted objects' (`DeletedRowsWriter`),
+    /// come from and go back to.
     let spare: SpareBlock
-    /// The same for the deleted objects' rows (`DeletedRowsWriter`).
-    let deletedSpare: SpareBlock
     private var block: UnsafeMutableRawPointer?
     /// The deleted rows' block and what they keep, held here while the
     /// scan writes (its writer holds it unretained).
@@ -159,13 +158,11 @@ final class RowsBlock {
     /// A pipeline's thread writes into the block: finished before it is freed.
     private var holder: ColumnPipeline.Holder?
 
-    init(_ layout: SampleRowLayout, deleted: DeletedRowLayout?, from rowsFrom: Int, spare: SpareBlock,
-         deletedSpare: SpareBlock) {
+    init(_ layout: SampleRowLayout, deleted: DeletedRowLayout?, from rowsFrom: Int, spare: SpareBlock) {
         self.layout = layout
         deletedLayout = deleted
         self.rowsFrom = rowsFrom
         self.spare = spare
-        self.deletedSpare = deletedSpare
     }
 
     deinit {
@@ -204,7 +201,7 @@ final class RowsBlock {
             // delete's query kept twice the blocks in hand, 256 of them
             // fresh pages). A row's room stands in; the spare frees it.
             spare.give(rows)
-            rows = malloc(layout.stride)!
+            rows = malloc(max(layout.stride, 1))!
         }
         return RowsQueryResult(result: result, rows: rows, spare: spare, count: written.count,
                                sourceOrder: written.sourceOrder, recordRows: taken.extraRows ?? [], deleted: deleted)
@@ -214,7 +211,7 @@ final class RowsBlock {
     /// (after `sink` made a sink).
     func deletedWriter() -> UnsafeMutablePointer<DeletedRowsWriter>? {
         guard let l = deletedLayout else { return nil }
-        let d = DeletedRowsBlock(l, spare: deletedSpare, bound: bound)
+        let d = DeletedRowsBlock(l, spare: spare, bound: bound)
         deleted = d
         return d.writer
     }
