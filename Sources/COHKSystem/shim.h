@@ -39,6 +39,16 @@ static inline void ohk_malloc_trim(void) {
 #endif
 }
 
+/* The bytes free inside malloc's heaps, which a trim could give back
+ * (glibc's mallinfo2; SIZE_MAX where it is unknown, so a trim runs). */
+static inline size_t ohk_malloc_free_bytes(void) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+    return mallinfo2().fordblks;
+#else
+    return SIZE_MAX;
+#endif
+}
+
 /* The bytes malloc gave a block (at least what was asked). */
 static inline size_t ohk_malloc_size(void *p) {
 #ifdef __GLIBC__
