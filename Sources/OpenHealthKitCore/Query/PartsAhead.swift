@@ -32,6 +32,8 @@ final class PartsAhead: @unchecked Sendable {
     private var read: ((QueryAnchor) throws -> RowsQueryResult)?
     /// The process whose thread it is (a forked child has none).
     let owner = getpid()
+    /// Itself in the process that started its thread; nil in a forked child.
+    var ownedHere: PartsAhead? { owner == getpid() ? self : nil }
     /// How often each side has posted (a part asked for or the thread
     /// told to stop; a part read): what a thread watches while it spins.
     private let asked = Atomic<Int>(0), answered = Atomic<Int>(0)
@@ -283,15 +285,14 @@ extension Store {
     /// parts thread when it has one (`PartsAhead.giveBackSoon`), so that
     /// the call returns without waiting for it; else here.
     func giveBackFreedMemory() {
-        let helper = partsHelper.withLock { h in h.flatMap { $0.owner == getpid() ? $0 : nil } }
-        if let helper { helper.giveBackSoon() } else { FreedMemory.giveBack() }
+        if let helper = partsHelper.withLock({ $0 })?.ownedHere { helper.giveBackSoon() } else { FreedMemory.giveBack() }
     }
 
     /// The store's parts thread, taken for one read (a read beside it
     /// starts one of its own); nil when there is none, or when it is a
     /// parent's that a fork left without its thread.
     func takePartsHelper() -> PartsAhead? {
-        partsHelper.withLock { h in defer { h = nil }; return h }.flatMap { $0.owner == getpid() ? $0 : nil }
+        partsHelper.withLock { h in defer { h = nil }; return h }?.ownedHere
     }
 
     /// Where the part after position `p` ends in a plan of `positions`

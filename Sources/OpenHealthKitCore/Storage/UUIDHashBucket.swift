@@ -55,14 +55,20 @@ enum UUIDHashBucket {
         var previous = key
         for e in entries {
             precondition(e.hash >= previous, "UUID bucket entries out of order")
-            let (type, seq) = Schema.unpack(e.value)
-            LEB128.append(UInt64(e.hash - previous), to: &out)
-            LEB128.append(UInt64(type), to: &out)
-            LEB128.append(seq, to: &out)
+            appendEntry(UInt64(e.hash - previous), e.value, to: &out)
             previous = e.hash
         }
         EntryCheck.seal(keyBytes(key), &out)
         return out
+    }
+
+    /// One entry's varints: its hash's difference from the one before,
+    /// then its value's type id and position.
+    private static func appendEntry(_ difference: UInt64, _ value: UInt64, to out: inout [UInt8]) {
+        let (type, seq) = Schema.unpack(value)
+        LEB128.append(difference, to: &out)
+        LEB128.append(UInt64(type), to: &out)
+        LEB128.append(seq, to: &out)
     }
 
     /// The bucket under `key` stored as `raw` (nil: none yet) with `e`
@@ -101,10 +107,7 @@ enum UUIDHashBucket {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16 + EntryCheck.size)
         out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[..<at]))
-        let (type, seq) = Schema.unpack(e.value)
-        LEB128.append(UInt64(e.hash) - hash, to: &out)
-        LEB128.append(UInt64(type), to: &out)
-        LEB128.append(seq, to: &out)
+        appendEntry(UInt64(e.hash) - hash, e.value, to: &out)
         if let next {
             LEB128.append(next - UInt64(e.hash), to: &out)
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[r.at...]))
