@@ -22,18 +22,27 @@ import TestSupport
         // PostgreSQL: in a batch, between two, or in the last); rounds
         // whose kill came before that, or after the run ended, do not count.
         var killedInside = 0, round = 0
-        // How long a run lasts when not killed: the kill's moment is drawn
-        // within it, so that kills land in deliveries rather than after them.
-        var runMicroseconds = 100_000.0
+        // How long a run lasts when not killed, and after it took its
+        // fence: the kill's moment is drawn within it, so that kills land
+        // in deliveries rather than after them.
+        var runMicroseconds = 100_000.0, tailMicroseconds = 50_000.0
+        // Odd rounds kill on a timer, anywhere in a run, its start
+        // included; even rounds wait until the sink has taken its fence
+        // and kill in the rest of the run, so the kills inside do not
+        // depend on how loaded the machine is (on a slow one, a timer
+        // alone landed 11 of 1,000 after the fence).
         while killedInside < 100 && round < 1_000 {
             round += 1
             let before = fence()
             // The writer commits while the sink runs.
             let args = ["sink", "postgres", "--store", store.directory, "--url", db, "--person", "p-k", "--batch", "2", "--quiet"]
-            guard let r = try killRound(args, rng: &rng, runMicroseconds: &runMicroseconds, write: {
-                for _ in 0..<4 { try maker.commit(store) }
-            }) else {
-                Issue.record("cannot start ohk")
+            let write = { for _ in 0..<4 { try maker.commit(store) } }
+            let outcome = round % 2 == 1
+                ? try killRound(args, rng: &rng, runMicroseconds: &runMicroseconds, write: write)
+                : try killRoundAfterProgress(args, rng: &rng, tailMicroseconds: &tailMicroseconds, write: write,
+                                             progressed: { fence() > before })
+            guard let r = outcome else {
+                Issue.record("cannot start ohk, or it neither took its fence nor ended in a minute")
                 return
             }
             if r.killed {

@@ -172,14 +172,15 @@ func killRoundAfterProgress(_ args: [String], rng: inout Rng, tailMicroseconds: 
     try write()
     var status: Int32 = 0
     var reaped = false
-    var waited = 0
+    var began = timespec(), seen = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &began)
+    // A minute by the clock: `progressed` may be slow (a psql process).
     while try !progressed() {
         if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
-        guard waited < 600_000 else { kill(pid, SIGKILL); waitpid(pid, nil, 0); return nil }
+        clock_gettime(CLOCK_MONOTONIC, &seen)
+        guard seen.tv_sec - began.tv_sec < 60 else { kill(pid, SIGKILL); waitpid(pid, nil, 0); return nil }
         usleep(100)
-        waited += 1
     }
-    var seen = timespec()
     clock_gettime(CLOCK_MONOTONIC, &seen)
     if !reaped {
         usleep(UInt32(rng.int(max(1, Int(tailMicroseconds * 1.2)))))  // the kill's moment, not a wait for anything
