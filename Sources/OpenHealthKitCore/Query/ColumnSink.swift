@@ -5,8 +5,10 @@ import Glibc
 /// between (`Store.anchoredQuery(_:anchor:limit:into:capacity:)`). Half
 /// the memory traffic of a query and a fill, which is what a full read
 /// into NumPy costs. A large read writes on a second thread
-/// (`ColumnPipeline`) while the scan walks on.
-struct ColumnSink {
+/// (`ColumnPipeline`) while the scan walks on. A class: a query's state
+/// (`Store.Taken`) holds it, and as a value of 256 bytes it made a delta
+/// copy that state a dozen times without any sink in it.
+final class ColumnSink {
     /// Writes the rows itself until a pipeline starts.
     private var writer: ColumnWriter
     /// Rows the arrays have; the scan stops when they are full.
@@ -33,7 +35,7 @@ struct ColumnSink {
     /// Takes one sample as the next row; returns whether the columns are
     /// full.
     @inline(__always)
-    mutating func take(_ r: RecordView, typeIndex: Int) -> Bool {
+    func take(_ r: RecordView, typeIndex: Int) -> Bool {
         rows += 1
         if let chunk {
             chunk[filled] = ColumnPipeline.Entry(base: r.bytes.baseAddress!, count: UInt32(truncatingIfNeeded: r.bytes.count),
@@ -49,7 +51,7 @@ struct ColumnSink {
     /// A row written on the scan's thread (kept out of `take`, which the
     /// scan inlines: a pipeline's rows are only a pointer each).
     @inline(never)
-    private mutating func write(_ r: RecordView, typeIndex: Int) {
+    private func write(_ r: RecordView, typeIndex: Int) {
         writer.write(r, typeIndex: typeIndex)
         if rows == ColumnPipeline.chunkSize, holder != nil { start() }
     }
@@ -57,14 +59,14 @@ struct ColumnSink {
     /// The read has filled a chunk on its own thread: the rest goes to a
     /// pipeline, which carries on with the writer's numbering.
     @inline(never)
-    private mutating func start() {
+    private func start() {
         let pipeline = ColumnPipeline(writer, capacity: capacity)
         holder!.pipeline = pipeline
         chunk = pipeline.nextChunk()
     }
 
     @inline(never)
-    private mutating func handOff() {
+    private func handOff() {
         holder!.pipeline!.submit(filled)
         chunk = holder!.pipeline!.nextChunk()
         filled = 0
@@ -72,7 +74,7 @@ struct ColumnSink {
 
     /// The writer once every row is written: after the scan, inside its
     /// read (the pipeline reads records in the map).
-    mutating func finish() -> ColumnWriter {
+    func finish() -> ColumnWriter {
         guard let pipeline = holder?.pipeline else { return writer }
         defer { (chunk, filled) = (nil, 0) }
         return pipeline.finish(last: filled)

@@ -142,7 +142,7 @@ extension Store {
                 heads[pick] = try entries[pick].next()
             }
         }
-        return taken
+        return consume taken
     }
 
     /// Plans the streams of `groups` into `plans`, as a scan's first part
@@ -207,10 +207,8 @@ extension Store {
         if let sizing, columns != nil { taken.takeRows(deleted: sizing.deletedWriter()) }
         let first = try cursor.seek(atLeast: from)
         let map = LeafPage.Map(txn)
-        if var sink = columns {
-            // The sink held here rather than in `taken` (an optional
-            // there, copied per record), and a sample taken without
-            // `keep`'s tests.
+        if let sink = columns {
+            // A sample taken without `keep`'s tests.
             try forEachEntry(cursor, from: first, map) { seq, raw in
                 taken.readahead.note(raw.baseAddress)
                 let r = try RecordView(stored: raw)
@@ -220,14 +218,13 @@ extension Store {
                 if taken.extraRows != nil { try taken.keepIfNeeded(r, row: sink.rows, typeIndex: 0) }
                 return sink.take(r, typeIndex: 0) || taken.returned == taken.limit
             }
-            taken.columns = sink
-            return taken
+            return consume taken
         }
         try forEachEntry(cursor, from: first, map) { seq, raw in
             taken.readahead.note(raw.baseAddress)
             return try keep(seq, RecordView(stored: raw), 0, &taken)
         }
-        return taken
+        return consume taken
     }
 
     /// Calls `body` with the entries from `first` on, in key order, until
@@ -417,8 +414,8 @@ extension Store {
         /// it), when it writes them as rows.
         var deletedRows: UnsafeMutablePointer<DeletedRowsWriter>?
         /// A columns query's samples go here rather than into `batch`.
-        var columns: ColumnSink?
-        /// `columns != nil`, kept: that test copied the sink per record.
+        let columns: ColumnSink?
+        /// `columns != nil`, kept: one load per record, not the optional's.
         let hasColumns: Bool
         /// A rows query's samples whose rows leave fields out are kept in
         /// `batch` as records too, with their rows here (nil otherwise).
@@ -498,8 +495,6 @@ extension Store {
             t.lastReturned = seq
             if t.extraRows != nil { try t.keepIfNeeded(r, row: t.rowsTaken, typeIndex: i) }
             t.rowsTaken += 1
-            // (Nothing read from the optional sink but through `take`: a
-            // read copied it, with a retain of its arrays, per record.)
             let full = t.columns!.take(r, typeIndex: i)
             return full || t.returned == t.limit
         } else {
