@@ -78,7 +78,10 @@ import OpenHealthKitCore
         let h = try StoreHandle.handle(store)
         guard let callback else { throw CError(.invalidArgument, "callback is NULL") }
         var stopped = false
-        let lend = { (fetched: RowsQueryResult) -> Bool in
+        // A local function, used only as a non-escaping argument: a
+        // closure value was two allocations per call (its context and
+        // `stopped`'s box).
+        func lend(_ fetched: RowsQueryResult) -> Bool {
             let b = fetched.rows.map { BatchHandle(fetched, rows: $0, names: h.names) }
                 ?? BatchHandle(fetched.result, names: h.names)
             b.borrowed = true

@@ -43,12 +43,10 @@ final class BatchHandle: Handle, @unchecked Sendable {
     private let recordRows: [UInt32]
     /// How many samples the batch has.
     let sampleCount: Int
-    private var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
-    private var devices: [Int: ohk_device] = [:]
-    private var lazyStrings = CStringArena()
-    /// Workouts', routes' and correlations' own fields, by sample index.
-    private var parts: [Int: CPart] = [:]
-    private var partMemory = CPartMemory()
+    /// What is made on first request (metadata, devices, a workout's
+    /// fields), guarded by `lock`; nil until then. One object: a delta's
+    /// batch, which asks for none of it, made and freed five containers.
+    private var made: LazilyMade?
 
     /// `names`: the C strings of the store's sources, shared by its batches.
     /// `sourceOrder`: a columns query's sources, in its columns' numbering.
@@ -222,15 +220,21 @@ final class BatchHandle: Handle, @unchecked Sendable {
         if let rows { spare!.give(rows) }
         if let deletedSpare, let d = deleted.baseAddress { deletedSpare.give(d) } else { deleted.deallocate() }
         sources.free()
-        for m in metadata.values { m.deallocate() }
         strings.freeAll()
-        lazyStrings.freeAll()
-        partMemory.freeAll()
+        made?.free()
         // The record buffer, freed next with `result`, gives back the
         // memory of both (its deinit trims after a large block).
     }
 
     private func locked<T>(_ body: () throws -> T) rethrows -> T { try lock.withLock { _ in try body() } }
+
+    /// The lazily made parts, made now if need be (inside `locked`).
+    private var lazilyMade: LazilyMade {
+        if let made { return made }
+        let m = LazilyMade()
+        made = m
+        return m
+    }
 
     private func checkIndex(_ i: UInt64) throws -> Int {
         guard i < UInt64(sampleCount) else {
@@ -256,13 +260,14 @@ final class BatchHandle: Handle, @unchecked Sendable {
     func metadata(_ i: UInt64) throws -> UnsafeMutableBufferPointer<ohk_metadata_entry> {
         let i = try checkIndex(i)
         return locked {
-            if let m = metadata[i] { return m }
+            let made = lazilyMade
+            if let m = made.metadata[i] { return m }
             let entries = recordIndex(i).map { result.samples[$0].metadata.sorted { $0.key < $1.key } } ?? []
             let m = UnsafeMutableBufferPointer<ohk_metadata_entry>.allocate(capacity: entries.count)
             for (k, e) in entries.enumerated() {
-                m[k] = ohk_metadata_entry(key: lazyStrings.add(e.key), value: CValue.make(e.value, strings: &lazyStrings))
+                m[k] = ohk_metadata_entry(key: made.strings.add(e.key), value: CValue.make(e.value, strings: &made.strings))
             }
-            metadata[i] = m
+            made.metadata[i] = m
             return m
         }
     }
@@ -272,15 +277,16 @@ final class BatchHandle: Handle, @unchecked Sendable {
         let i = try checkIndex(i)
         guard let k = recordIndex(i), result.samples.hasDevice(at: k) else { return nil }
         return locked {
-            if let d = devices[i] { return d }
+            let made = lazilyMade
+            if let d = made.devices[i] { return d }
             guard let d = result.samples[k].device else { return nil }
-            let c = ohk_device(name: lazyStrings.add(d.name), manufacturer: lazyStrings.add(d.manufacturer),
-                               model: lazyStrings.add(d.model), hardware_version: lazyStrings.add(d.hardwareVersion),
-                               firmware_version: lazyStrings.add(d.firmwareVersion),
-                               software_version: lazyStrings.add(d.softwareVersion),
-                               local_identifier: lazyStrings.add(d.localIdentifier),
-                               udi_device_identifier: lazyStrings.add(d.udiDeviceIdentifier))
-            devices[i] = c
+            let c = ohk_device(name: made.strings.add(d.name), manufacturer: made.strings.add(d.manufacturer),
+                               model: made.strings.add(d.model), hardware_version: made.strings.add(d.hardwareVersion),
+                               firmware_version: made.strings.add(d.firmwareVersion),
+                               software_version: made.strings.add(d.softwareVersion),
+                               local_identifier: made.strings.add(d.localIdentifier),
+                               udi_device_identifier: made.strings.add(d.udiDeviceIdentifier))
+            made.devices[i] = c
             return c
         }
     }
@@ -289,18 +295,37 @@ final class BatchHandle: Handle, @unchecked Sendable {
     func part(_ i: UInt64) throws -> CPart {
         let i = try checkIndex(i)
         return try locked {
-            if let p = parts[i] { return p }
+            let made = lazilyMade
+            if let p = made.parts[i] { return p }
             guard let k = recordIndex(i) else {
                 throw CPartMemory.noPart(index: i, type: types[Int(samples[i].type_index)])
             }
-            let p = try partMemory.make(result.samples[k], index: i)
-            parts[i] = p
+            let p = try made.partMemory.make(result.samples[k], index: i)
+            made.parts[i] = p
             return p
         }
     }
 
     static func get(_ p: UnsafePointer<ohk_batch>?) throws -> BatchHandle {
         try Registry.get(p, BatchHandle.self, "batch")
+    }
+}
+
+/// A batch's parts made on first request, by sample index: each lives
+/// as long as the batch.
+private final class LazilyMade {
+    var metadata: [Int: UnsafeMutableBufferPointer<ohk_metadata_entry>] = [:]
+    var devices: [Int: ohk_device] = [:]
+    /// The C strings of the metadata and the devices.
+    var strings = CStringArena()
+    /// Workouts', routes' and correlations' own fields.
+    var parts: [Int: CPart] = [:]
+    var partMemory = CPartMemory()
+
+    func free() {
+        for m in metadata.values { m.deallocate() }
+        strings.freeAll()
+        partMemory.freeAll()
     }
 }
 
