@@ -54,7 +54,7 @@ help: ## list the targets, one line each (this list)
 	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
 
 .PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test cli-test c-bench c-delta-loop \
-        python-lib py-test py-install-check py-bench import-bench fuzz fuzz-build fuzz-replay fuzz-smoke \
+        python-lib py-test py-install-check py-bench import-bench delta-footprint fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook \
         lmdb-walk-bench hot-text hot-text-run
@@ -393,6 +393,20 @@ c-delta-loop: lib ## the C delta query's fixed costs, hot or after a save (LOOP_
 	rm -rf $(BENCH_DIR)-loop
 	build/bench/delta_loop $(BENCH_DIR)-loop $(BENCH_N) $(LOOP_MODE)
 	rm -rf $(BENCH_DIR)-loop
+
+# The cache lines and pages one short delta query through C touches
+# (Benchmarks/c/delta_footprint.c, counted by scripts/footprint.py from
+# valgrind's lackey trace): figures that do not move with the machine's
+# load, for steps whose time is within a shared machine's noise.
+delta-footprint: lib c-deps ## the cache lines and pages one delta query through C touches (valgrind lackey)
+	mkdir -p build/bench
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/delta_footprint \
+	  Benchmarks/c/delta_footprint.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lm
+	rm -rf $(BENCH_DIR)-footprint
+	bash -o pipefail -c 'valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	  build/bench/delta_footprint $(BENCH_DIR)-footprint 9>&1 2>build/bench/delta_footprint.err >/dev/null \
+	  | python3 scripts/footprint.py build/bench/delta_footprint.err'
+	rm -rf $(BENCH_DIR)-footprint
 
 # Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
 # sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
