@@ -5,9 +5,9 @@ import Glibc
 /// between (`Store.anchoredQuery(_:anchor:limit:into:capacity:)`). Half
 /// the memory traffic of a query and a fill, which is what a full read
 /// into NumPy costs. A large read writes on a second thread
-/// (`ColumnPipeline`) while the scan walks on. A class: a query's state
-/// (`Store.Taken`) holds it, and as a value of 256 bytes it made a delta
-/// copy that state a dozen times without any sink in it.
+/// (`ColumnPipeline`) while the scan walks on. A class, which the
+/// query's state (`Store.Taken`) refers to: as a 256-byte value inside
+/// that state it was copied a dozen times by every delta, which has none.
 final class ColumnSink {
     /// Writes the rows itself until a pipeline starts.
     private var writer: ColumnWriter
