@@ -22,38 +22,11 @@
 #include <stdlib.h>
 
 #include "openhealthkit.h"
+#include "delta_bench.h"
 
-#define STEPS "HKQuantityTypeIdentifierStepCount"
 #define QUERIES 6
 
 volatile int mark_begin, mark_end;
-
-static void check(int32_t rc, const char *what)
-{
-    if (rc != OHK_OK) {
-        fprintf(stderr, "delta_footprint: %s: %s: %s\n", what, ohk_status_name(rc), ohk_last_error_message());
-        exit(1);
-    }
-}
-
-/* Samples [first, first + n): one a minute, five sources in turn. */
-static void save(ohk_store *store, uint64_t first, uint64_t n)
-{
-    static const char *const sources[5] = { "com.example.source0", "com.example.source1", "com.example.source2",
-                                            "com.example.source3", "com.example.source4" };
-    ohk_sample_input *in = calloc(n, sizeof *in);
-    for (uint64_t k = 0; k < n; k++) {
-        uint64_t i = first + k;
-        in[k].type = STEPS;
-        in[k].unit = "count";
-        in[k].start = 1577836800.0 + 60.0 * (double)i;
-        in[k].end = in[k].start + 60.0;
-        in[k].value = (double)(i % 1000);
-        in[k].source.bundle_identifier = in[k].source.name = sources[i % 5];
-    }
-    check(ohk_store_save(NULL, store, in, n), "save");
-    free(in);
-}
 
 static double checksum;
 static ohk_anchor next_anchor;
@@ -63,17 +36,8 @@ static uint64_t taken;
 static int32_t take_part(const ohk_batch *b, void *user_data)
 {
     (void)user_data;
-    const ohk_sample_record *r;
-    const ohk_deleted_record *del;
-    const ohk_source *sources;
-    uint64_t n, nd, n_sources;
-    ohk_batch_samples(&r, &n, b);
-    ohk_batch_deleted(&del, &nd, b);
-    ohk_batch_sources(&sources, &n_sources, b);
-    for (uint64_t i = 0; i < n; i++)
-        checksum += (double)llround(r[i].start * 1000.0) + r[i].value +
-                    (r[i].source_index < n_sources ? sources[r[i].source_index].bundle_identifier[0] : 0);
-    taken += n;
+    uint64_t deleted;
+    taken += read_batch(b, &checksum, &deleted);
     ohk_batch_anchor(&next_anchor, b);
     return 0;
 }
@@ -87,20 +51,14 @@ int main(int argc, char **argv)
     long n = argc > 2 ? atol(argv[2]) : 1000;
     /* First, for the script reading the trace as it comes. */
     fprintf(stderr, "MARKS %p %p\n", (void *)&mark_begin, (void *)&mark_end);
-    ohk_store_options o;
-    ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION);
-    ohk_store *store;
-    check(ohk_store_open(&store, argv[1], &o), "open");
-    for (long i = 0; i < n; i += 1000)
-        save(store, (uint64_t)i, (uint64_t)(n - i < 1000 ? n - i : 1000));
     ohk_anchor from;
-    check(ohk_store_current_anchor(&from, store), "anchor");
+    ohk_store *store = open_with_steps(argv[1], n, 0, &from);
     ohk_descriptor d = { STEPS, NULL };
     uint64_t next_sample = (uint64_t)n;
     /* The first queries make what a process makes once (the type table,
      * the spare blocks); the script reads the last. */
     for (int q = 0; q < QUERIES; q++) {
-        save(store, next_sample, 10);
+        save_steps(store, next_sample, 10);
         next_sample += 10;
         taken = 0;
         (void)mark_begin;

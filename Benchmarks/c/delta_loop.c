@@ -24,47 +24,14 @@
 #include <time.h>
 
 #include "openhealthkit.h"
+#include "delta_bench.h"
 
-#define STEPS "HKQuantityTypeIdentifierStepCount"
 
 static double now_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e9 + t.tv_nsec;
-}
-
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void check(int32_t rc, const char *what)
-{
-    if (rc != OHK_OK) {
-        fprintf(stderr, "delta_loop: %s: %s: %s\n", what, ohk_status_name(rc), ohk_last_error_message());
-        exit(1);
-    }
-}
-
-/* Samples [first, first + n): one a minute, five sources in turn. */
-static void save(ohk_store *store, uint64_t first, uint64_t n)
-{
-    static const char *const sources[5] = { "com.example.source0", "com.example.source1", "com.example.source2",
-                                            "com.example.source3", "com.example.source4" };
-    ohk_sample_input *in = calloc(n, sizeof *in);
-    for (uint64_t k = 0; k < n; k++) {
-        uint64_t i = first + k;
-        in[k].type = STEPS;
-        in[k].unit = "count";
-        in[k].start = 1577836800.0 + 60.0 * (double)i;
-        in[k].end = in[k].start + 60.0;
-        in[k].value = (double)(i % 1000);
-        in[k].source.bundle_identifier = in[k].source.name = sources[i % 5];
-    }
-    check(ohk_store_save(NULL, store, in, n), "save");
-    free(in);
 }
 
 int main(int argc, char **argv)
@@ -87,18 +54,11 @@ int main(int argc, char **argv)
     if (buffer)
         memset(buffer, 1, sweep);
 
-    ohk_store_options o;
-    ohk_store_options_init(&o, OHK_STORE_OPTIONS_VERSION);
-    o.durable = strcmp(mode, "durable") == 0;
-    ohk_store *store;
-    check(ohk_store_open(&store, argv[1], &o), "open");
-    for (long i = 0; i < n; i += 1000)
-        save(store, (uint64_t)i, (uint64_t)(n - i < 1000 ? n - i : 1000));
     ohk_anchor from;
-    check(ohk_store_current_anchor(&from, store), "anchor");
+    ohk_store *store = open_with_steps(argv[1], n, strcmp(mode, "durable") == 0, &from);
     uint64_t next_sample = (uint64_t)n;
     if (!saving) {
-        save(store, next_sample, 10);
+        save_steps(store, next_sample, 10);
         next_sample += 10;
     }
 
@@ -111,26 +71,18 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < sweep; i += 64)
                 buffer[i]++;
             if (saving) {
-                save(store, next_sample, 10);
+                save_steps(store, next_sample, 10);
                 next_sample += 10;
             }
             double t0 = now_ns();
             ohk_batch *batch;
             check(ohk_store_fetch(&batch, store, &d, 1, &from, 0), "query");
             double t1 = now_ns();
-            const ohk_sample_record *r;
-            const ohk_deleted_record *del;
-            const ohk_source *sources;
-            uint64_t count, deleted, n_sources;
-            ohk_batch_samples(&r, &count, batch);
-            ohk_batch_deleted(&del, &deleted, batch);
-            ohk_batch_sources(&sources, &n_sources, batch);
+            uint64_t deleted, count = read_batch(batch, &checksum, &deleted);
             if (count != 10 || deleted != 0) {
                 fprintf(stderr, "delta_loop: %llu samples, expected 10\n", (unsigned long long)count);
                 return 1;
             }
-            for (uint64_t i = 0; i < count; i++)
-                checksum += (double)llround(r[i].start * 1000.0) + r[i].value + sources[r[i].source_index].bundle_identifier[0];
             ohk_anchor next;
             ohk_batch_anchor(&next, batch);
             ohk_batch_free(batch);
