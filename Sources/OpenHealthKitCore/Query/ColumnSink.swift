@@ -191,8 +191,8 @@ final class RowsBlock {
     /// pipeline reads records in the map); the block goes with it.
     func result(_ taken: Store.Taken, _ store: Store) throws -> RowsQueryResult {
         var taken = taken
-        guard taken.columns != nil, var rows = block else { return RowsQueryResult(records: try store.result(taken)) }
-        let written = taken.columns!.finish()
+        guard let sink = taken.columns, var rows = block else { return RowsQueryResult(records: try store.result(taken)) }
+        let written = sink.finish()
         let deleted = taken.deletedRows?.pointee.finish()
         taken.batch.noteSource(through: max(written.maxSourceID, deleted?.sourceIDs.max() ?? 0))
         let result = try store.result(taken)

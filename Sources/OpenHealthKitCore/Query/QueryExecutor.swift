@@ -415,8 +415,6 @@ extension Store {
         var deletedRows: UnsafeMutablePointer<DeletedRowsWriter>?
         /// A columns query's samples go here rather than into `batch`.
         let columns: ColumnSink?
-        /// `columns != nil`, kept: one load per record, not the optional's.
-        let hasColumns: Bool
         /// A rows query's samples whose rows leave fields out are kept in
         /// `batch` as records too, with their rows here (nil otherwise).
         var extraRows: [UInt32]?
@@ -435,7 +433,6 @@ extension Store {
              head: UInt64, horizon: UInt64, names: NameLookup) {
             self.batch = batch
             self.columns = columns
-            hasColumns = columns != nil
             self.limit = limit
             self.types = types
             (self.head, self.horizon, self.names) = (head, horizon, names)
@@ -490,7 +487,7 @@ extension Store {
                 if t.deleted == nil { t.deleted = SampleBatchBuilder(multiType: t.batch.multiType, expected: 16) }
                 try t.deleted!.append(r, typeIndex: i)
             }
-        } else if t.hasColumns {
+        } else if t.columns != nil {
             t.returned += 1
             t.lastReturned = seq
             if t.extraRows != nil { try t.keepIfNeeded(r, row: t.rowsTaken, typeIndex: i) }
