@@ -10,6 +10,9 @@ MARKER), in source order within a file.
 
     scripts/gen_header.py            build, then write include/openhealthkit.h
     scripts/gen_header.py --check    fail if the committed header differs
+
+Other arguments go to `swift build` (the Makefile passes make test's
+--traits, so that the debug build it shares is not rebuilt for them).
 """
 import os
 import re
@@ -83,7 +86,8 @@ EPILOGUE = """
 
 
 def raw_header():
-    subprocess.run(["swift", "build", "--target", "OpenHealthKitC"], cwd=ROOT, check=True,
+    build = [a for a in sys.argv[1:] if a != "--check"]
+    subprocess.run(["swift", "build", *build, "--target", "OpenHealthKitC"], cwd=ROOT, check=True,
                    stdout=sys.stderr)
     path = os.path.join(ROOT, ".build", "debug", "OpenHealthKitC.build", "include", "OpenHealthKitC-Swift.h")
     with open(path) as f:

@@ -41,7 +41,8 @@ package enum StatsTime {
             defer { fclose(f) }
             var line = [CChar](repeating: 0, count: 256)
             if fgets(&line, Int32(line.count), f) != nil {
-                return try? ZoneRules(String(String(cString: line).filter { !$0.isWhitespace }))
+                let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+                return try? ZoneRules(String(String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }))
             }
         }
         return nil
