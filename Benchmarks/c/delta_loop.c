@@ -26,7 +26,6 @@
 #include "openhealthkit.h"
 #include "delta_bench.h"
 
-
 static double now_ns(void)
 {
     struct timespec t;

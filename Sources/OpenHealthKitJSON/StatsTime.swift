@@ -41,8 +41,8 @@ package enum StatsTime {
             defer { fclose(f) }
             var line = [CChar](repeating: 0, count: 256)
             if fgets(&line, Int32(line.count), f) != nil {
-                let bytes = line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-                return try? ZoneRules(String(String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }))
+                let text = line.withUnsafeBytes { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                return try? ZoneRules(String(text.filter { !$0.isWhitespace }))
             }
         }
         return nil

@@ -214,7 +214,7 @@ final class FHIRExport {
     private static func fixed3(_ v: Double) -> String {
         var buffer = [CChar](repeating: 0, count: 48)
         _ = withVaList([v]) { vsnprintf(&buffer, buffer.count, "%.3f", $0) }
-        return String(cString: buffer)
+        return buffer.withUnsafeBytes { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// Blood pressure and food: one Observation each, its members' values

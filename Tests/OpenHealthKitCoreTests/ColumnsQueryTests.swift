@@ -327,7 +327,7 @@ import Testing
                 values.withUnsafeMutableBufferPointer { v in
                     var p = SampleColumnPointers()
                     p.value = v.baseAddress
-                    var sink = ColumnSink(ColumnWriter(p), capacity: rows, holder: ColumnPipeline.Holder())
+                    let sink = ColumnSink(ColumnWriter(p), capacity: rows, holder: ColumnPipeline.Holder())
                     for _ in 0..<rows { _ = sink.take(RecordView(bytes: raw), typeIndex: 0) }
                     return sink.finish().count
                 }
