@@ -10,6 +10,16 @@ import Testing
 /// query laid out afterwards, for every kind of query.
 @Suite struct RowsQueryTests {
     private static let layout = sampleRecordLayout
+    /// A caller's own row, not the standard one: its fields in another
+    /// order, with no gap between them (rows are compared byte for byte).
+    /// Written through the layout's offsets, where the standard row's are
+    /// constants.
+    private static let otherLayout: SampleRowLayout = {
+        var l = SampleRowLayout()
+        (l.stride, l.creation, l.flags, l.utcOffset, l.start, l.end) = (64, 0, 8, 12, 16, 24)
+        (l.value, l.typeIndex, l.sourceIndex, l.uuid) = (32, 40, 44, 48)
+        return l
+    }()
 
     private let workoutType = try! SampleType.named("HKWorkoutTypeIdentifier")
     /// The samples that start in minutes 600 to 2,400 of `filledStore`'s.
@@ -61,15 +71,15 @@ import Testing
 
     /// The records query's samples as rows, numbered as a fetch numbers
     /// its sources (by first use).
-    private func expectedRows(_ r: AnchoredQueryResult) -> (rows: [UInt8], sources: [UInt32]) {
+    private func expectedRows(_ r: AnchoredQueryResult, _ layout: SampleRowLayout = Self.layout) -> (rows: [UInt8], sources: [UInt32]) {
         var order: [UInt32] = []
         r.samples.forEachSourceID { if !order.contains($0) { order.append($0) } }
         var numbers = [UInt32](repeating: .max, count: Int(order.max() ?? 0) + 1)
         for (k, id) in order.enumerated() { numbers[Int(id)] = UInt32(k) }
-        var rows = [UInt8](repeating: 0, count: r.samples.count * 64)
+        var rows = [UInt8](repeating: 0, count: r.samples.count * layout.stride)
         if r.samples.count > 0 {
             rows.withUnsafeMutableBytes { out in
-                numbers.withUnsafeBufferPointer { r.samples.writeRows(0..<r.samples.count, into: out.baseAddress!, Self.layout,
+                numbers.withUnsafeBufferPointer { r.samples.writeRows(0..<r.samples.count, into: out.baseAddress!, layout,
                                                                       sourceNumbers: $0.baseAddress!) }
             }
         }
@@ -77,19 +87,19 @@ import Testing
     }
 
     private func expectSame(_ descriptors: [QueryDescriptor], _ anchor: QueryAnchor?, limit: Int, in store: Store,
-                            _ what: String) throws {
+                            _ what: String, layout: SampleRowLayout = Self.layout) throws {
         let plain = descriptors.count == 1 && descriptors[0].predicate == nil
             ? try store.anchoredQuery(type: descriptors[0].type, anchor: anchor, limit: limit)
             : try store.anchoredQuery(descriptors, anchor: anchor, limit: limit)
-        let r = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit, rows: Self.layout, rowsFrom: 0)
+        let r = try store.anchoredQuery(descriptors, anchor: anchor, limit: limit, rows: layout, rowsFrom: 0)
         guard let block = r.rows else {
             Issue.record("\(what): records, not rows")
             return
         }
         defer { free(block) }
-        let (rows, order) = expectedRows(plain)
+        let (rows, order) = expectedRows(plain, layout)
         #expect(r.count == plain.samples.count, "\(what)")
-        #expect(Array(UnsafeRawBufferPointer(start: block, count: r.count * 64)) == rows, "\(what): rows")
+        #expect(Array(UnsafeRawBufferPointer(start: block, count: r.count * layout.stride)) == rows, "\(what): rows")
         #expect(r.sourceOrder == order, "\(what): sources")
         // The kept records: those whose rows leave fields out, and only those.
         let all = Array(plain.samples)
@@ -120,6 +130,21 @@ import Testing
                 for limit in [0, 1, 50] {
                     try expectSame(ds, anchor, limit: limit, in: store, "\(name) from \(String(describing: anchor?.position)), limit \(limit)")
                 }
+            }
+        }
+    }
+
+    /// A layout other than the standard row's gets the same fields, in
+    /// its own places.
+    @Test func aCallersOwnLayoutGetsTheSameRows() throws {
+        let (store, anchors) = try filledStore(1_000, seed: 75)
+        defer { store.close() }
+        for anchor in [nil, anchors[2]] {
+            for limit in [0, 50] {
+                try expectSame([QueryDescriptor(type: steps)], anchor, limit: limit, in: store,
+                               "steps from \(String(describing: anchor?.position)), limit \(limit)", layout: Self.otherLayout)
+                try expectSame([QueryDescriptor(type: steps), QueryDescriptor(type: sleep)], anchor, limit: limit, in: store,
+                               "two types", layout: Self.otherLayout)
             }
         }
     }
@@ -342,5 +367,7 @@ import Testing
         try expectSame([QueryDescriptor(type: steps)], nil, limit: 0, in: store, "a large read")
         try expectSame([QueryDescriptor(type: steps), QueryDescriptor(type: heartRate)], nil, limit: 0, in: store,
                        "a large read of two types")
+        try expectSame([QueryDescriptor(type: steps)], nil, limit: 0, in: store, "a large read, a caller's own layout",
+                       layout: Self.otherLayout)
     }
 }

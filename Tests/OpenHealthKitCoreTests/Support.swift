@@ -31,12 +31,7 @@ func stepSample(_ value: Double, minute: Int = 0, source: Source = appA,
 }
 
 /// The C library's `ohk_sample_record` as a row layout (the rows tests').
-let sampleRecordLayout: SampleRowLayout = {
-    var l = SampleRowLayout()
-    (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
-    (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
-    return l
-}()
+let sampleRecordLayout = SampleRowLayout.standard
 
 func synced(_ id: String, _ version: Double) -> [String: MetadataValue] {
     [MetadataKey.syncIdentifier: .string(id), MetadataKey.syncVersion: .number(version)]

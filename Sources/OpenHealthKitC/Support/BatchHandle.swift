@@ -195,6 +195,7 @@ final class BatchHandle: Handle, @unchecked Sendable {
         l.flags = MemoryLayout<R>.offset(of: \.flags)!
         l.utcOffset = MemoryLayout<R>.offset(of: \.utc_offset)!
         l.creation = MemoryLayout<R>.offset(of: \.creation_date)!
+        precondition(l == .standard, "ohk_sample_record is the core's standard row")
         return l
     }()
 

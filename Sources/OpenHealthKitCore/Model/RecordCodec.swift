@@ -265,7 +265,7 @@ package struct RecordView {
     /// The head's size: compact or not.
     @inlinable @inline(__always) var headSize: Int { isCompact ? RecordCodec.compactHeadSize : RecordCodec.headSize }
     @inlinable package var start: Double { f64(16) }
-    @inlinable package var end: Double { isCompact ? start + f32(28) : f64(28) }
+    @inlinable @inline(__always) package var end: Double { isCompact ? start + f32(28) : f64(28) }
     /// A compact head's Float32 scaled as its code says (`RecordCodec.scaled`),
     /// which `compactFields` checked gives the value back.
     @inlinable package var quantity: Double {

@@ -12,15 +12,23 @@ struct ColumnWriter {
     /// Position in `sourceOrder` + 1 by store source id (0: not used yet).
     private var numbers: [UInt32] = []
     private(set) var maxSourceID: UInt32 = 0
+    /// Whether the rows are the standard layout's (every C query's),
+    /// which `writeRow` writes with constant offsets.
+    private let standardRows: Bool
 
-    init(_ out: SampleColumnPointers) { self.out = out }
+    init(_ out: SampleColumnPointers) {
+        self.out = out
+        standardRows = out.rows != nil && out.rowLayout == .standard
+    }
 
     /// Writes one sample as row `count`.
     @inline(__always)
     mutating func write(_ r: RecordView, typeIndex: Int) {
         if let rows = out.rows {
-            out.rowLayout.write(r, into: rows + count &* out.rowLayout.stride, typeIndex: UInt32(typeIndex),
-                                source: number(r.sourceID))
+            // The number first: as an argument of `writeRow`, a mutation
+            // during the call's access, it made Swift copy the writer.
+            let source = number(r.sourceID)
+            writeRow(r, rows, count, typeIndex: UInt32(truncatingIfNeeded: typeIndex), source: source)
         } else {
             out.write(r, at: count, typeIndex: UInt32(typeIndex), source: number(r.sourceID))
         }
@@ -56,14 +64,14 @@ struct ColumnWriter {
         let reach = min(m + ahead, m + Self.lookahead)
         if let rows = out.rows {
             // Rows: each record read once, its row written whole.
-            let l = out.rowLayout
             for i in 0..<m {
                 if i + Self.lookahead < reach {
                     ohk_prefetch(e[i + Self.lookahead].base)
                     ohk_prefetch(e[i + Self.lookahead].base + 40)
                 }
                 let r = record(i)
-                l.write(r, into: rows + (row &+ i) &* l.stride, typeIndex: e[i].typeIndex, source: number(r.sourceID))
+                let source = number(r.sourceID)
+                writeRow(r, rows, row &+ i, typeIndex: e[i].typeIndex, source: source)
             }
             count += m
             return
@@ -101,6 +109,18 @@ struct ColumnWriter {
             for i in 0..<m { out.writeDetails(record(i), at: row &+ i) }
         }
         count += m
+    }
+
+    /// Writes `r` as row `i` of `rows`.
+    @inline(__always)
+    private func writeRow(_ r: RecordView, _ rows: UnsafeMutableRawPointer, _ i: Int, typeIndex: UInt32, source: UInt32) {
+        if standardRows {
+            let l = SampleRowLayout.standard
+            l.write(r, into: rows + i &* l.stride, typeIndex: typeIndex, source: source)
+        } else {
+            let l = out.rowLayout
+            l.write(r, into: rows + i &* l.stride, typeIndex: typeIndex, source: source)
+        }
     }
 
     @inline(__always)

@@ -21,7 +21,21 @@ package struct SampleRowLayout {
     package var creation = 0
 
     package init() {}
+
+    /// The C library's row (`ohk_sample_record`, which its ABI fixes; the
+    /// C module checks that its layout is this one). A computed value, so
+    /// that a write through it has its offsets as constants: read from the
+    /// layout each row, they were ten loads and as many spills a sample.
+    @inline(__always)
+    package static var standard: SampleRowLayout {
+        var l = SampleRowLayout()
+        (l.stride, l.uuid, l.start, l.end, l.value) = (64, 0, 16, 24, 32)
+        (l.typeIndex, l.sourceIndex, l.flags, l.utcOffset, l.creation) = (40, 44, 48, 52, 56)
+        return l
+    }
 }
+
+extension SampleRowLayout: Equatable {}
 
 extension SampleBatch {
     /// Writes the samples of `range` as rows of `layout` from `out` on, in
@@ -68,16 +82,23 @@ extension SampleRowLayout {
     /// Writes `r` as the row at `row`.
     @inline(__always)
     func write(_ r: RecordView, into row: UnsafeMutableRawPointer, typeIndex: UInt32, source: UInt32) {
+        // Every field read before the first store: the row might overlap
+        // the record as far as the compiler knows, so a store between two
+        // reads made it load the record's word again for each field.
         let unix = Date.timeIntervalBetween1970AndReferenceDate
+        let (s, e, v) = (r.start + unix, r.end + unix, SampleColumnPointers.value(r))
+        let f = SampleColumnPointers.flags(r)
+        let offset = Int32(truncatingIfNeeded: r.utcOffset ?? 0)
+        let c = r.creation.map { $0 + unix } ?? .nan
         (row + uuid).copyMemory(from: r.bytes.baseAddress!, byteCount: 16)
-        row.storeBytes(of: r.start + unix, toByteOffset: start, as: Double.self)
-        row.storeBytes(of: r.end + unix, toByteOffset: end, as: Double.self)
-        row.storeBytes(of: SampleColumnPointers.value(r), toByteOffset: value, as: Double.self)
+        row.storeBytes(of: s, toByteOffset: start, as: Double.self)
+        row.storeBytes(of: e, toByteOffset: end, as: Double.self)
+        row.storeBytes(of: v, toByteOffset: value, as: Double.self)
         row.storeBytes(of: typeIndex, toByteOffset: self.typeIndex, as: UInt32.self)
         row.storeBytes(of: source, toByteOffset: sourceIndex, as: UInt32.self)
-        row.storeBytes(of: SampleColumnPointers.flags(r), toByteOffset: flags, as: UInt32.self)
-        row.storeBytes(of: Int32(truncatingIfNeeded: r.utcOffset ?? 0), toByteOffset: utcOffset, as: Int32.self)
-        row.storeBytes(of: r.creation.map { $0 + unix } ?? .nan, toByteOffset: creation, as: Double.self)
+        row.storeBytes(of: f, toByteOffset: flags, as: UInt32.self)
+        row.storeBytes(of: offset, toByteOffset: utcOffset, as: Int32.self)
+        row.storeBytes(of: c, toByteOffset: creation, as: Double.self)
     }
 }
 
