@@ -250,6 +250,7 @@ extension Store {
 
     private func prune(_ w: inout WriteContext, before cutoff: Double) throws -> Int {
         try w.flushUUIDs()
+        try w.flushStarts()
         let keepAfter = try oldestAcknowledged(w.txn)
         let cursor = try w.txn.cursor(trees.tombs)
         defer { cursor.close() }

@@ -66,6 +66,7 @@ import Testing
                     model[bucket, default: []].insert(seq)
                 }
             }
+            try writer.flush()
             let (buckets, chunks) = try contents(txn, tree)
             #expect(buckets == model.filter { !$0.value.isEmpty }.mapValues { $0.sorted() })
             let large = chunks.filter { $0.bucket == StartIndex.bucket(of: starts[0]) }.count
@@ -95,23 +96,53 @@ import Testing
     }
 
     /// A save appends to the chunk it wrote last without looking it up;
-    /// when another cursor changed that chunk in between (a prune's), the
-    /// writer looks it up again.
+    /// when another cursor changed that chunk after a flush (a prune's,
+    /// which `WriteContext.flushStarts` precedes), the writer looks it up
+    /// again.
     @Test func anAppendSeesAChunkAnotherCursorChanged() throws {
         try withIndex { txn, tree in
             let c = try txn.cursor(tree)
             defer { c.close() }
             var writer = StartIndex.Writer(cursor: c)
             for seq in UInt64(1)...5 { try writer.insert(start: 60, seq: seq) }
+            try writer.flush()
             let other = try txn.cursor(tree)
             defer { other.close() }
             var second = StartIndex.Writer(cursor: other)
             try second.remove(start: 60, seq: 5)
             try writer.insert(start: 60, seq: 6)
+            try writer.flush()
             try second.insert(start: 60, seq: 9)
+            try second.flush()
             try writer.insert(start: 60, seq: 7)  // before 9: not appended after it
             try writer.insert(start: 60, seq: 10)
+            try writer.flush()
             #expect(try contents(txn, tree).buckets.values.first == [1, 2, 3, 4, 6, 7, 9, 10])
+        }
+    }
+
+    /// Appends to a bucket's last chunk stay in the writer until the chunk
+    /// is full, a position goes to another bucket, or `flush`; then the
+    /// tree has every one, in chunks that do not overlap.
+    @Test func appendsKeptInMemoryReachTheTreeWhenTheChunkIsLeft() throws {
+        try withIndex { txn, tree in
+            let c = try txn.cursor(tree)
+            defer { c.close() }
+            var writer = StartIndex.Writer(cursor: c)
+            for seq in UInt64(1)...1_000 { try writer.insert(start: 60, seq: seq) }
+            let kept = try contents(txn, tree).buckets.values.first?.count ?? 0
+            #expect(kept > 0 && kept < 1_000, "the tree has \(kept) of 1,000 before the flush")
+            // Another bucket's position writes the first bucket's tail.
+            try writer.insert(start: 1e6, seq: 1_001)
+            #expect(try contents(txn, tree).buckets[StartIndex.bucket(of: 60)] == Array(1...1_000))
+            for seq in UInt64(1_002)...1_010 { try writer.insert(start: 1e6, seq: seq) }
+            try writer.flush()
+            let (buckets, chunks) = try contents(txn, tree)
+            #expect(buckets[StartIndex.bucket(of: 1e6)] == Array(1_001...1_010))
+            #expect(chunks.count >= 5, "1,000 positions in \(chunks.count) chunks")
+            for (a, b) in zip(chunks, chunks.dropFirst()) where a.bucket == b.bucket {
+                #expect(a.last < b.first, "chunks \(a.first)...\(a.last) and \(b.first)...\(b.last) overlap")
+            }
         }
     }
 

@@ -79,6 +79,12 @@ enum StartIndex {
 
     /// Changes a type's start index through one cursor (a write
     /// transaction's), remembering the chunk a save last appended to.
+    ///
+    /// Positions appended to that chunk are kept in memory, and the chunk
+    /// is written once: when a position goes elsewhere, when it is full,
+    /// or at `flush`, which the owner calls before anything else reads or
+    /// changes the tree. Rewriting the chunk in the tree at each save (a
+    /// put that moves the rest of its page) was a sixth of a bulk save.
     struct Writer {
         let cursor: Cursor
         /// A chunk being written: a chunk is rewritten whole.
@@ -87,6 +93,10 @@ enum StartIndex {
         /// (no chunk of the bucket starts after it): the next save's
         /// position in that bucket is appended to it without a search.
         private var tail: (bucket: UInt64, first: UInt64, last: UInt64)?
+        /// Whether `scratch` holds the tail chunk's value as it now is.
+        private var tailInScratch = false
+        /// Whether that value has positions the tree has not.
+        private var unwritten = false
 
         init(cursor: Cursor) { self.cursor = cursor }
 
@@ -95,6 +105,14 @@ enum StartIndex {
         /// bucket (every save's) is appended to the bucket's last chunk.
         mutating func insert(start: Double, seq: UInt64) throws {
             let b = bucket(of: start)
+            if let t = tail, tailInScratch, t.bucket == b, seq > t.last, scratch.count < chunkBytes {
+                appendToScratch(last: t.last, seq)
+                tail!.last = seq
+                unwritten = true
+                return
+            }
+            try writeTail()
+            tailInScratch = false
             if try appendToTail(b, seq) { return }
             tail = nil
             let at = try withKey(b, seq) { try cursor.seekRaw(atLeast: $0) }
@@ -111,8 +129,14 @@ enum StartIndex {
                         // Copied before the write: the value's page may move.
                         scratch.removeAll(keepingCapacity: true)
                         scratch.append(contentsOf: v)
-                        try append(b, first, last: last, seq, replacing: false)
-                        if atEnd { tail = (b, first, seq) }
+                        appendToScratch(last: last, seq)
+                        if atEnd {
+                            // The bucket's tail: written when it is left.
+                            tail = (b, first, seq)
+                            (tailInScratch, unwritten) = (true, true)
+                        } else {
+                            try withKey(b, first) { k in try scratch.withUnsafeBytes { _ = try cursor.put(k, $0) } }
+                        }
                         return
                     }
                     if seq < last {
@@ -130,14 +154,17 @@ enum StartIndex {
             }
             // A chunk of its own: the bucket's first, or its last one is full.
             try write([seq], bucket: b)
-            if atEnd { tail = (b, seq, seq) }
+            if atEnd {
+                tail = (b, seq, seq)
+                tailInScratch = true  // `write` left its value there
+            }
         }
 
         /// Appends `seq` to the remembered chunk when it goes there: the
         /// cursor is still on it (another cursor's change may have moved
         /// it), and it is not full. Its value is read again, as another
-        /// cursor may have changed it; no chunk of the bucket can have
-        /// come after it but when it was full.
+        /// cursor may have changed it since the last `flush`; no chunk of
+        /// the bucket can have come after it but when it was full.
         private mutating func appendToTail(_ b: UInt64, _ seq: UInt64) throws -> Bool {
             guard let t = tail, t.bucket == b, seq > t.last,
                   let (k, v) = try cursor.current(), try decodeKey(k) == (b, t.first),
@@ -146,28 +173,40 @@ enum StartIndex {
             guard seq > last else { return false }
             scratch.removeAll(keepingCapacity: true)
             scratch.append(contentsOf: v)
-            try append(b, t.first, last: last, seq, replacing: true)
+            appendToScratch(last: last, seq)
             tail!.last = seq
+            (tailInScratch, unwritten) = (true, true)
             return true
         }
 
-        /// Writes the chunk in `scratch` with `seq` appended.
-        private mutating func append(_ b: UInt64, _ first: UInt64, last: UInt64, _ seq: UInt64, replacing: Bool) throws {
+        /// Appends `seq` to the chunk in `scratch`, whose last position is `last`.
+        private mutating func appendToScratch(last: UInt64, _ seq: UInt64) {
             withUnsafeBytes(of: seq.littleEndian) { h in
                 scratch.withUnsafeMutableBytes { $0.copyMemory(from: h) }
             }
             LEB128.append(seq - last, to: &scratch)
+        }
+
+        /// Writes the tail chunk when it has positions the tree has not.
+        private mutating func writeTail() throws {
+            guard unwritten, let t = tail else { return }
+            unwritten = false
             let cursor = self.cursor
-            try withKey(b, first) { k in
-                try scratch.withUnsafeBytes { v in
-                    if replacing { try cursor.replaceCurrent(k, v) } else { _ = try cursor.put(k, v) }
-                }
-            }
+            try withKey(t.bucket, t.first) { k in try scratch.withUnsafeBytes { _ = try cursor.put(k, $0) } }
+        }
+
+        /// Writes what the writer keeps in memory, and reads the tree again
+        /// from the next change on: call before anything else reads or
+        /// changes the tree in this transaction, and before it commits.
+        mutating func flush() throws {
+            try writeTail()
+            tailInScratch = false
         }
 
         /// Removes position `seq` of a record starting at `start`; nothing
         /// when it is not there.
         mutating func remove(start: Double, seq: UInt64) throws {
+            try flush()
             tail = nil
             let b = bucket(of: start)
             let at = try withKey(b, seq) { try cursor.seekRaw(atLeast: $0) }
@@ -216,6 +255,7 @@ enum StartIndex {
             try writer.insert(start: RecordView(stored: raw).start, seq: seq)
             entry = try cursor.next()
         }
+        try writer.flush()
     }
 
     // MARK: Reading

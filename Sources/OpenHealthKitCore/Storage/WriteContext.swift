@@ -93,6 +93,7 @@ struct WriteContext {
     /// Writes the pending index entries, the head and the horizon; call last.
     mutating func finish() throws {
         try flushUUIDs()
+        try flushStarts()
         try pendingZones.flush(txn, trees.zones)
         if mappedThroughHead { try txn.setMetaU64(trees, .zoneHead, head) }
         if statisticsThroughHead {
@@ -210,9 +211,18 @@ struct WriteContext {
         return appendCursors.count - 1
     }
 
+    /// Writes the start index chunks the appends keep in memory
+    /// (`StartIndex.Writer`): before anything else reads or changes a
+    /// start index in this transaction (the statistics' rebuild, a prune),
+    /// as `flushUUIDs` before the UUID index is read.
+    mutating func flushStarts() throws {
+        for i in appendCursors.indices { try appendCursors[i].starts.flush() }
+    }
+
     /// Removes a pruned record's start index entry, through a cursor of
-    /// its own: a prune is no change to the type's objects, which the
-    /// commit note names by the types `appendCursors` holds.
+    /// its own (after `flushStarts`): a prune is no change to the type's
+    /// objects, which the commit note names by the types `appendCursors`
+    /// holds.
     static func deleteStart(_ txn: Txn, _ t: TypeTrees, start: Double, seq: UInt64) throws {
         let c = try txn.cursor(t.starts)
         defer { c.close() }
