@@ -49,14 +49,23 @@ func diskFull(rounds: Int) throws -> (rounds: Int, signals: Int, refused: Int, f
         }
         defer { umount2(disk, Int32(MNT_DETACH)); rmdir(disk) }
         let dir = disk + "/store"
-        let filler = ChildProcess(["fill-disk", disk + "/filler"])
+        // The writer makes its store before the disk fills: a store cannot
+        // be made on a full disk, and the filler, started at once, won
+        // that race on a fast machine. The saves race the filler.
         let child = ChildProcess(["heavy-writer", dir])
+        guard child.wait(seconds: 60, orEnd: true, until: { $0.contains("O") }), child.lines.contains("O") else {
+            f.problems.append("disk full: the writer did not open its store on an empty disk: \(child.kill())")
+            continue
+        }
+        let filler = ChildProcess(["fill-disk", disk + "/filler"])
         let status = child.reap()
         child.poll(milliseconds: 0)
         _ = filler.kill()
         if status & 0x7f != 0 { signals += 1 }
         if child.lines.contains("REFUSED") { refused += 1 }
         let saved = Child.marked(child.lines, "S").count
+        // Room again for the open that counts (an open writes).
+        unlink(disk + "/filler")
         let store = try Store(directory: dir)
         let count = try store.anchoredQuery(type: Child.steps, anchor: nil).samples.count
         if count != saved * Child.batchSize { f.lost += 1; f.problems.append("disk full: \(count) samples for \(saved) saves") }
@@ -66,11 +75,12 @@ func diskFull(rounds: Int) throws -> (rounds: Int, signals: Int, refused: Int, f
 }
 
 extension Child {
-    /// `heavy-writer DIR`: saves batches of samples with 50 KB of metadata
-    /// each until the disk refuses one (`REFUSED`, exit 0); `S b` after each
-    /// save that returned.
+    /// `heavy-writer DIR`: opens the store (`O`), then saves batches of
+    /// samples with 50 KB of metadata each until the disk refuses one
+    /// (`REFUSED`, exit 0); `S b` after each save that returned.
     static func heavyWriter(directory: String) throws -> Never {
         let store = try Store(directory: directory)
+        say("O")
         let notes: [String: MetadataValue] = ["Notes": .string(String(repeating: "x", count: 50_000))]
         var b = 0
         while true {
