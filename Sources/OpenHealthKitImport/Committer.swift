@@ -46,7 +46,8 @@ final class Committer: @unchecked Sendable {
 
     private func run() {
         while let batch = batches.take() {
-            let result = Result { try store.saveNew(batch.samples) }
+            // The mappers made them with the validating constructors.
+            let result = Result { try store.saveNew(constructed: batch.samples) }
             // The store's pages read so far need not stay resident: each
             // batch starts with none (the refaults cost nothing measurable).
             try? store.releaseMappedPages()

@@ -118,7 +118,8 @@ struct SampleBuilder {
         let s = try StoreHandle.get(store)
         var builder = SampleBuilder(store: s)
         let built = try builder.buildAll(samples, count)
-        let results = try s.save(built)
+        // Made by the validating constructors just now.
+        let results = try s.save(constructed: built)
         guard let outcomes = out_outcomes else { return }
         for (i, r) in results.enumerated() { outcomes[i] = cOutcome(built[i].uuid, r) }
     }
