@@ -7,20 +7,25 @@ import OpenHealthKitCore
 /// and routes) and `<Correlation>`s (with their member records);
 /// everything else is counted by element name. The DTD in
 /// the export's internal subset is read but no external entity is fetched.
+///
+/// Only the reader's thread uses a parser, one expat callback at a time,
+/// so the state its callbacks change is marked `@exclusivity(unchecked)`:
+/// the runtime's exclusivity checks on it, five a record, were 3 % of the
+/// reading thread's instructions.
 package final class ExportParser {
     private let parser: XML_Parser
     /// Records completed since the last `takeRecords()`.
-    private var records: [ExportRecord] = []
-    var current: ExportRecord?
+    @exclusivity(unchecked) private var records: [ExportRecord] = []
+    @exclusivity(unchecked) var current: ExportRecord?
     /// A correlation's member record being read (depth 3).
-    private var member: ExportRecord?
+    @exclusivity(unchecked) private var member: ExportRecord?
     /// The child of a workout being read (depth 3), for its own children.
-    var workoutChild: WorkoutChild?
+    @exclusivity(unchecked) var workoutChild: WorkoutChild?
     /// The event being read inside a workout's activity (depth 4).
-    var activityEvent: Int?
+    @exclusivity(unchecked) var activityEvent: Int?
     /// A record's beat list is open (depth 3): its beats are read.
-    private var inBeatList = false
-    private var depth = 0
+    @exclusivity(unchecked) private var inBeatList = false
+    @exclusivity(unchecked) private var depth = 0
     /// Elements not imported, by name: top-level ones the importer does
     /// not read (`VisionPrescription`, unknown ones), and nested ones it
     /// does not read where they are, as "Parent > Child".
@@ -37,14 +42,14 @@ package final class ExportParser {
     /// The attributes of the export's `<Me>` (the person's characteristics).
     var me: [(String, String)]?
     /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
-    private var interned = [TextInterner](repeating: TextInterner(), count: 5)
+    @exclusivity(unchecked) private var interned = [TextInterner](repeating: TextInterner(), count: 5)
     /// Set when the document is not an export; parsing stops.
     private(set) var notAnExport: String?
     /// Set when the document goes past a bound (`ImportLimits`); parsing stops.
     private var refused: String?
     private let limits: ImportLimits
     /// Where the last element started or ended, and bytes fed in all.
-    private var lastEvent: Int64 = 0
+    @exclusivity(unchecked) private var lastEvent: Int64 = 0
     private var fed: Int64 = 0
 
     package init(limits: ImportLimits = ImportLimits()) {

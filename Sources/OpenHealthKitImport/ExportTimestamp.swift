@@ -25,19 +25,19 @@ enum ExportTimestamp {
     static func parse(_ b: UnsafeBufferPointer<UInt8>) -> (instant: Double, offset: Int)? {
         guard b.count == 25, b[4] == 45, b[7] == 45, b[10] == 32, b[13] == 58, b[16] == 58, b[19] == 32,
               b[20] == 43 || b[20] == 45 else { return nil }
-        func number(_ from: Int, _ count: Int) -> Int? {
-            var v = 0
-            for i in from..<from + count {
-                let d = Int(b[i]) - 48
-                guard d >= 0 && d <= 9 else { return nil }
-                v = v * 10 + d
-            }
-            return v
+        // Two digits at i. A byte that is no digit is above 9 once 48 is
+        // taken off (wrapping), and so is `worst` then: one test for all
+        // nine fields, where an optional a field cost ten times the digits'
+        // work (three timestamps a record, millions of records).
+        var worst: UInt8 = 0
+        func two(_ i: Int) -> Int {
+            let high = b[i] &- 48, low = b[i + 1] &- 48
+            worst = max(worst, max(high, low))
+            return Int(high) &* 10 &+ Int(low)
         }
-        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
-              let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-              let offH = number(21, 2), let offM = number(23, 2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month, year),
+        let year = two(0) &* 100 &+ two(2), month = two(5), day = two(8)
+        let hour = two(11), minute = two(14), second = two(17), offH = two(21), offM = two(23)
+        guard worst <= 9, month >= 1, month <= 12, day >= 1, day <= daysIn(month, year),
               hour < 24, minute < 60, second < 61, offH < 24, offM < 60 else { return nil }
         let offset = (offH * 3600 + offM * 60) * (b[20] == 45 ? -1 : 1)
         let unix = ISODate.daysFromCivil(year, month, day) * 86_400 + hour * 3600 + minute * 60 + second - offset

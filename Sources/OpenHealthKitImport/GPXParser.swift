@@ -7,13 +7,14 @@ import OpenHealthKitCore
 /// track points, each `<trkpt lat lon>` with `<ele>`, `<time>` and
 /// `<extensions>` holding `speed`, `course`, `hAcc` and `vAcc` (as the
 /// Health app writes them). A negative course, speed or accuracy is
-/// CLLocation's "invalid", kept as unknown. Expat, as for the export.
+/// CLLocation's "invalid", kept as unknown. Expat, as for the export;
+/// its callbacks' state unchecked for exclusivity, as `ExportParser`'s.
 final class GPXParser {
     private let parser: XML_Parser
-    private(set) var locations: [RouteLocation] = []
-    private var point: RouteLocation?
-    private var timeText: String?
-    private var text: [UInt8] = []
+    @exclusivity(unchecked) private(set) var locations: [RouteLocation] = []
+    @exclusivity(unchecked) private var point: RouteLocation?
+    @exclusivity(unchecked) private var timeText: String?
+    @exclusivity(unchecked) private var text: [UInt8] = []
     /// Why the file is not a route, when it is not.
     private(set) var problem: String?
 

@@ -9,6 +9,11 @@ struct RecentValues<Key: Equatable, Value> {
     private var entries: [(key: Key, value: Value)] = []
     private var next = 0
     private let capacity: Int
+    /// The entry found last, tried first: an export lists its records by
+    /// type, so most lookups find the same entry as the one before, and
+    /// comparing the others first (unequal Strings of one length are
+    /// compared byte by byte) was most of a lookup's work.
+    private var last = 0
 
     init(capacity: Int = 16) { self.capacity = capacity }
 
@@ -20,11 +25,17 @@ struct RecentValues<Key: Equatable, Value> {
     /// The value of the first recent key that `matches`; else `make`'s
     /// entry, remembered in place of the oldest one.
     mutating func value(where matches: (Key) -> Bool, _ make: () -> (Key, Value)) -> Value {
-        for e in entries where matches(e.key) { return e.value }
+        if last < entries.count, matches(entries[last].key) { return entries[last].value }
+        for i in entries.indices where i != last && matches(entries[i].key) {
+            last = i
+            return entries[i].value
+        }
         let entry = make()
         if entries.count < capacity {
+            last = entries.count
             entries.append(entry)
         } else {
+            last = next
             entries[next] = entry  // round robin: cheap, and good enough for a few hot values
             next = (next + 1) % capacity
         }

@@ -18,6 +18,47 @@ import OpenHealthKitCore
         }
     }
 
+    /// Every digit's place refuses what is no digit, on either side of
+    /// '0' and '9', and the days of February follow the leap years.
+    @Test func aTimestampWithANonDigitAnywhereIsRefused() {
+        let good = Array("2018-01-24 15:54:24 -0800".utf8)
+        #expect(ExportTimestamp.parse(String(decoding: good, as: UTF8.self)) != nil)
+        for i in good.indices where (48...57).contains(good[i]) {
+            for c in ["/", ":", "a", " ", "\u{7f}"] {
+                var t = good
+                t[i] = c.utf8.first!
+                #expect(ExportTimestamp.parse(String(decoding: t, as: UTF8.self)) == nil, "\(i) \(c)")
+            }
+        }
+        #expect(ExportTimestamp.parse("2024-02-29 12:00:00 +0000") != nil)
+        #expect(ExportTimestamp.parse("2000-02-29 12:00:00 +0000") != nil)
+        #expect(ExportTimestamp.parse("2023-02-29 12:00:00 +0000") == nil)
+        #expect(ExportTimestamp.parse("1900-02-29 12:00:00 +0000") == nil)
+        #expect(ExportTimestamp.parse("2023-12-31 23:59:60 +2359") != nil)
+        #expect(ExportTimestamp.parse("2023-13-01 00:00:00 +0000") == nil)
+        #expect(ExportTimestamp.parse("2023-00-01 00:00:00 +0000") == nil)
+        #expect(ExportTimestamp.parse("2023-01-00 00:00:00 +0000") == nil)
+        #expect(ExportTimestamp.parse("2023-01-01 00:00:00 +2400") == nil)
+    }
+
+    /// The recent values answer by their keys whatever order they are
+    /// asked in, make a value only for a key not among them, and forget
+    /// the oldest past their capacity.
+    @Test func recentValuesFindEachKeyAndMakeOnlyNewOnes() {
+        var recent = RecentValues<String, Int>(capacity: 3)
+        var made: [String] = []
+        func look(_ k: String) -> Int { recent.value(for: k) { made.append($0); return $0.count } }
+        #expect(look("a") == 1 && look("bb") == 2 && look("ccc") == 3)
+        #expect(look("bb") == 2 && look("bb") == 2 && look("a") == 1 && look("ccc") == 3)
+        #expect(made == ["a", "bb", "ccc"])
+        #expect(look("dddd") == 4)  // takes the oldest place, a's
+        #expect(look("ccc") == 3 && look("bb") == 2)
+        #expect(made == ["a", "bb", "ccc", "dddd"])
+        #expect(look("a") == 1)  // made again
+        #expect(made == ["a", "bb", "ccc", "dddd", "a"])
+        #expect(look("dddd") == 4 && look("a") == 1)
+    }
+
     @Test func deviceDescriptionsSplitOnlyAtKnownFields() {
         let d = DeviceDescription.parse("<<HKDevice: 0x2820680f0>, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch4,2, software:7.2>")
         #expect(d == Device(name: "Apple Watch", manufacturer: "Apple Inc.", model: "Watch",
