@@ -54,7 +54,7 @@ help: ## list the targets, one line each (this list)
 	@echo "           IMPORT_DIR=$(IMPORT_DIR) PEERS=$(PEERS) FUZZ_TIME=$(FUZZ_TIME) SWIFT=$(SWIFT)"
 
 .PHONY: help install-docs install-docs-check enums enums-check ctypes ctypes-check deps c-deps pg-deps py-deps build test quickstart swift-quickstart bench hk-bench clean catalogue lib header header-check install c-test cli-test c-bench c-delta-loop \
-        python-lib py-test py-install-check py-bench import-bench delta-footprint fuzz fuzz-build fuzz-replay fuzz-smoke \
+        python-lib py-test py-install-check py-bench import-bench delta-footprint peer-delta-footprint fuzz fuzz-build fuzz-replay fuzz-smoke \
         reliability reliability-smoke test-sanitize c-bench-run py-bench-peer swift6-app \
         latest-bench latest-bench-run workout-bench ecg-bench server-deps server-test wheel wheel-check cookbook \
         lmdb-walk-bench hot-text hot-text-run
@@ -410,6 +410,23 @@ delta-footprint: lib c-deps ## the cache lines and pages one delta query through
 	  build/bench/delta_footprint $(BENCH_DIR)-footprint 9>&1 2>build/bench/delta_footprint.err >/dev/null \
 	  | python3 scripts/footprint.py build/bench/delta_footprint.err'
 	rm -rf $(BENCH_DIR)-footprint
+
+# The same count for the raw-LMDB-by-sequence peer's delta query
+# (Benchmarks/c/peer_delta_footprint.c, the peer's own file compiled in
+# with a map valgrind can reserve): the yardstick of the C delta's target.
+peer-delta-footprint: c-deps ## the cache lines and pages the raw-LMDB peer's delta query touches (needs PEERS)
+	@test -f $(PEERS)/lmdb_seq_peer.c || { $(NO_PEERS); exit 1; }
+	mkdir -p build/bench
+	sed 's/#define MAP_SIZE (64ull << 30)/#define MAP_SIZE (2ull << 30)/' $(PEERS)/lmdb_seq_peer.c \
+	  > build/bench/lmdb_seq_peer_small.c
+	grep -q 'MAP_SIZE (2ull << 30)' build/bench/lmdb_seq_peer_small.c
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-function -Ibuild/bench -I$(PEERS) -o build/bench/peer_delta_footprint \
+	  Benchmarks/c/peer_delta_footprint.c $(PEERS)/bench.c -llmdb -lpthread -lm
+	rm -rf $(BENCH_DIR)-peer-footprint && mkdir -p $(BENCH_DIR)-peer-footprint
+	bash -o pipefail -c 'valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	  build/bench/peer_delta_footprint $(BENCH_DIR)-peer-footprint 9>&1 2>build/bench/peer_delta_footprint.err >/dev/null \
+	  | python3 scripts/footprint.py build/bench/peer_delta_footprint.err'
+	rm -rf $(BENCH_DIR)-peer-footprint
 
 # Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
 # sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
