@@ -13,9 +13,9 @@
  * machine measures with a spread of a third. These counts do not move
  * with load: the same binary and library give the same figures.
  *
- * Reading `mark_begin` and `mark_end` (volatile) tells the script where
- * each query starts and ends; the process's maps, printed to stderr at
- * the end, name the objects.
+ * Reading `mark_begin` and `mark_end` (footprint.h) tells the script
+ * where each query starts and ends; the process's maps, printed to
+ * stderr at the end, name the objects.
  */
 #include <math.h>
 #include <stdio.h>
@@ -23,10 +23,9 @@
 
 #include "openhealthkit.h"
 #include "delta_bench.h"
+#include "footprint.h"
 
 #define QUERIES 6
-
-volatile int mark_begin, mark_end;
 
 static double checksum;
 static ohk_anchor next_anchor;
@@ -44,13 +43,8 @@ static int32_t take_part(const ohk_batch *b, void *user_data)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s DIR [N]\n", argv[0]);
-        return 2;
-    }
-    long n = argc > 2 ? atol(argv[2]) : 1000;
-    /* First, for the script reading the trace as it comes. */
-    fprintf(stderr, "MARKS %p %p\n", (void *)&mark_begin, (void *)&mark_end);
+    long n = footprint_samples(argc, argv);
+    footprint_announce();
     ohk_anchor from;
     ohk_store *store = open_with_steps(argv[1], n, 0, &from);
     ohk_descriptor d = { STEPS, NULL };
@@ -61,21 +55,16 @@ int main(int argc, char **argv)
         save_steps(store, next_sample, 10);
         next_sample += 10;
         taken = 0;
-        (void)mark_begin;
+        FOOTPRINT_MARK(mark_begin);
         check(ohk_store_fetch_parts(store, &d, 1, &from, take_part, NULL), "query");
-        (void)mark_end;
+        FOOTPRINT_MARK(mark_end);
         if (taken != 10) {
             fprintf(stderr, "delta_footprint: %llu samples, expected 10\n", (unsigned long long)taken);
             return 1;
         }
         from = next_anchor;
     }
-    FILE *maps = fopen("/proc/self/maps", "r");
-    char line[512];
-    while (maps && fgets(line, sizeof line, maps))
-        fprintf(stderr, "MAP %s", line);
-    if (maps)
-        fclose(maps);
+    footprint_print_maps();
     ohk_store_close(store);
     printf("%.0f\n", checksum);
     return checksum > 0 ? 0 : 1;

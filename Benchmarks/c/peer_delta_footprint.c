@@ -21,9 +21,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define QUERIES 6
+#include "footprint.h"
 
-volatile int mark_begin, mark_end;
+#define QUERIES 6
 
 static uint64_t checksum, taken;
 
@@ -71,12 +71,8 @@ static void save(store_t *store, uint64_t first, uint64_t n, sample_t *batch)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s DIR [N]\n", argv[0]);
-        return 2;
-    }
-    long n = argc > 2 ? atol(argv[2]) : 1000;
-    fprintf(stderr, "MARKS %p %p\n", (void *)&mark_begin, (void *)&mark_end);
+    long n = footprint_samples(argc, argv);
+    footprint_announce();
     store_t *store = LMDB_SEQ_OPS.open(argv[1], 1, 1);
     if (!store)
         return 1;
@@ -93,22 +89,15 @@ int main(int argc, char **argv)
         next += 10;
         query_t query = { .type = TYPE_STEPS, .has_anchor = 1, .anchor = anchor };
         taken = 0;
-        /* The marks' values are used: valgrind drops a load whose value
-         * is not, volatile or not, and the script would miss the mark. */
-        checksum += (uint64_t)mark_begin;
+        FOOTPRINT_MARK(mark_begin);
         int rc = LMDB_SEQ_OPS.query(store, &query, &sink, &anchor);
-        checksum += (uint64_t)mark_end;
+        FOOTPRINT_MARK(mark_end);
         if (rc != 0 || taken != 10) {
             fprintf(stderr, "peer_delta_footprint: %llu samples, expected 10\n", (unsigned long long)taken);
             return 1;
         }
     }
-    FILE *maps = fopen("/proc/self/maps", "r");
-    char line[512];
-    while (maps && fgets(line, sizeof line, maps))
-        fprintf(stderr, "MAP %s", line);
-    if (maps)
-        fclose(maps);
+    footprint_print_maps();
     LMDB_SEQ_OPS.close(store);
     free(batch);
     printf("%llu\n", (unsigned long long)checksum);
