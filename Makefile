@@ -397,6 +397,12 @@ c-delta-loop: lib ## the C delta query's fixed costs, hot or after a save (LOOP_
 	build/bench/delta_loop $(BENCH_DIR)-loop $(BENCH_N) $(LOOP_MODE)
 	rm -rf $(BENCH_DIR)-loop
 
+# $(call footprint,DRIVER,DIR): build/bench/DRIVER on a fresh folder DIR
+# under valgrind's lackey, its last query counted by scripts/footprint.py.
+footprint = rm -rf $(2) && mkdir -p $(2) && bash -o pipefail -c 'valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
+	  build/bench/$(1) $(2) 9>&1 2>build/bench/$(1).err >/dev/null \
+	  | python3 scripts/footprint.py build/bench/$(1).err' && rm -rf $(2)
+
 # The cache lines and pages one short delta query through C touches
 # (Benchmarks/c/delta_footprint.c, counted by scripts/footprint.py from
 # valgrind's lackey trace): figures that do not move with the machine's
@@ -405,11 +411,7 @@ delta-footprint: lib c-deps ## the cache lines and pages one delta query through
 	mkdir -p build/bench
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Iinclude -o build/bench/delta_footprint \
 	  Benchmarks/c/delta_footprint.c -Lbuild/lib -Wl,-rpath,$(CURDIR)/build/lib -lopenhealthkit -lm
-	rm -rf $(BENCH_DIR)-footprint
-	bash -o pipefail -c 'valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
-	  build/bench/delta_footprint $(BENCH_DIR)-footprint 9>&1 2>build/bench/delta_footprint.err >/dev/null \
-	  | python3 scripts/footprint.py build/bench/delta_footprint.err'
-	rm -rf $(BENCH_DIR)-footprint
+	$(call footprint,delta_footprint,$(BENCH_DIR)-footprint)
 
 # The same count for the raw-LMDB-by-sequence peer's delta query
 # (Benchmarks/c/peer_delta_footprint.c, the peer's own file compiled in
@@ -422,11 +424,7 @@ peer-delta-footprint: c-deps ## the cache lines and pages the raw-LMDB peer's de
 	grep -q 'MAP_SIZE (2ull << 30)' build/bench/lmdb_seq_peer_small.c
 	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Wno-unused-function -Ibuild/bench -I$(PEERS) -o build/bench/peer_delta_footprint \
 	  Benchmarks/c/peer_delta_footprint.c $(PEERS)/bench.c -llmdb -lpthread -lm
-	rm -rf $(BENCH_DIR)-peer-footprint && mkdir -p $(BENCH_DIR)-peer-footprint
-	bash -o pipefail -c 'valgrind --tool=lackey --trace-mem=yes --log-fd=9 \
-	  build/bench/peer_delta_footprint $(BENCH_DIR)-peer-footprint 9>&1 2>build/bench/peer_delta_footprint.err >/dev/null \
-	  | python3 scripts/footprint.py build/bench/peer_delta_footprint.err'
-	rm -rf $(BENCH_DIR)-peer-footprint
+	$(call footprint,peer_delta_footprint,$(BENCH_DIR)-peer-footprint)
 
 # Phases 2, 3 and 7 from Python (bindings/python/bench/bench.py) beside the
 # sqlite3-module peer, in one sitting: make py-bench BENCH_N=1000000.
