@@ -50,9 +50,18 @@ struct Saver {
     /// Whether the batch is to be saved before another sample joins it.
     private var isFull: Bool { next.samples.count >= batchSize || bulkBytes >= batchBulkBytes }
 
-    mutating func take(_ records: [ExportRecord]) throws {
-        // Each record borrowed in place: a copy would retain its dozen references.
-        for i in records.indices { try take(one: records[i]) }
+    mutating func take(_ records: consuming [ExportRecord]) throws {
+        // Each record moved out, an empty one left in its place: borrowed
+        // from the array, each was copied (its dozen references retained)
+        // and the copy dropped.
+        var records = records
+        try records.withUnsafeMutableBufferPointer { all in
+            for i in all.indices {
+                var r = ExportRecord()
+                swap(&r, &all[i])
+                try take(one: r)
+            }
+        }
     }
 
     private mutating func take(one r: borrowing ExportRecord) throws {
@@ -99,10 +108,15 @@ struct Saver {
         }
         switch mapper.sample(r) {
         case .success(let s):
-            enqueue(s, unit: s.type.isQuantity ? r.unit ?? "" : "")
-            if let times = r.beats {
+            // What follows needs of the sample, taken before it is moved
+            // into the batch (a copy retains its dozen references).
+            let uuid = s.uuid
+            let unit = s.type.isQuantity ? r.unit ?? "" : ""
+            let series = r.beats.map { mapper.heartbeats(of: s, times: $0) }
+            enqueue(consume s, unit: unit)
+            if let series {
                 report.heartbeatSeries += 1
-                switch mapper.heartbeats(of: s, times: times) {
+                switch series {
                 case .success(let h)?: enqueue(h)
                 case .failure(let reason)?: skip(reason, line: r.line)
                 case nil: report.heartbeatSeriesEmpty += 1
@@ -114,9 +128,9 @@ struct Saver {
                     route.record.sourceVersion = r.sourceVersion
                 }
                 if !route.locations.isEmpty {
-                    takeInlineRoute(route, workout: s.uuid)
+                    takeInlineRoute(route, workout: uuid)
                 } else if let p = route.path {
-                    routes[p, default: []].append((route, s.uuid))
+                    routes[p, default: []].append((route, uuid))
                 } else {
                     report.routesWithoutFile += 1
                 }
@@ -203,9 +217,9 @@ struct Saver {
 
     /// Adds a sample to the batch: `unit` is the export's text of it (for
     /// the report's tally), `member` whether a correlation holds it.
-    private mutating func enqueue(_ s: Sample, unit: String = "", member: Bool = false) {
+    private mutating func enqueue(_ s: consuming Sample, unit: String = "", member: Bool = false) {
         bulkBytes += Self.bulk(of: s)
-        next.samples.append(s)
+        next.samples.append(consume s)
         next.units.append(unit)
         next.isMember.append(member)
     }
@@ -421,14 +435,17 @@ struct Saver {
         guard let (batch, result) = committer.outcome() else { return }
         defer { spare = batch }
         let outcomes = try result.get()
-        for (i, s) in batch.samples.enumerated() {
+        // By index, reading fields in place: `for s in batch.samples`
+        // copied each sample.
+        for i in batch.samples.indices {
             // A correlation's member counts with its correlation, not as a
             // record; its type's tally only when this run added it.
             let member = batch.isMember[i]
-            if !member { report.count(s.type.kind, outcomes[i]) }
+            let type = batch.samples[i].type
+            if !member { report.count(type.kind, outcomes[i]) }
             switch outcomes[i] {
-            case .saved?: tally.add(type: s.type.identifier, unit: batch.units[i], source: s.source.name)
-            case .replaced? where !member: tally.add(type: s.type.identifier, unit: batch.units[i], source: s.source.name)
+            case .saved?: tally.add(type: type.identifier, unit: batch.units[i], source: batch.samples[i].source.name)
+            case .replaced? where !member: tally.add(type: type.identifier, unit: batch.units[i], source: batch.samples[i].source.name)
             default: break
             }
         }
