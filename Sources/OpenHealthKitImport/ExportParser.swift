@@ -156,7 +156,8 @@ package final class ExportParser {
             }
         case 2:
             if strcmp(name, "Record") == 0 {
-                current = record(attributes)
+                current = ExportRecord()
+                read(attributes, into: &current!)
             } else if strcmp(name, "Correlation") == 0 {
                 current = record(attributes)
                 current!.members = []
@@ -274,8 +275,20 @@ package final class ExportParser {
 
     func record(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>) -> ExportRecord {
         var r = ExportRecord()
+        read(attributes, into: &r)
+        return r
+    }
+
+    /// `record(_:)` into a record in place: the one a `<Record>` starts,
+    /// `current`. Returned, each record was copied (a dozen retains) and
+    /// the original dropped.
+    func read(_ attributes: UnsafeMutablePointer<UnsafePointer<CChar>?>, into r: inout ExportRecord) {
         r.line = Int(XML_GetCurrentLineNumber(parser))
-        forEach(attributes) { k, v in
+        // A loop, not `forEach`: captured by its closure, the record was
+        // kept in a box and copied out of it.
+        var i = 0
+        while let k = attributes[i], let v = attributes[i + 1] {
+            i += 2
             // Dispatch on the first byte, then confirm: most names are unique by it.
             switch k[0] {
             case 116 where strcmp(k, "type") == 0: r.type = interned[0].string(v)
@@ -290,7 +303,6 @@ package final class ExportParser {
             default: break
             }
         }
-        return r
     }
 
     /// Expat's attributes: name, value, name, value, …, NULL.
