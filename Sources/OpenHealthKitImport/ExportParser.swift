@@ -41,8 +41,13 @@ package final class ExportParser {
     var clinicalFiles: Set<String> = []
     /// The attributes of the export's `<Me>` (the person's characteristics).
     var me: [(String, String)]?
-    /// One per repeating attribute: type, unit, sourceName, sourceVersion, device.
-    @exclusivity(unchecked) private var interned = [TextInterner](repeating: TextInterner(), count: 5)
+    /// One per repeating attribute (stored properties, not an array: an
+    /// element changed in place cost a uniqueness check each time).
+    @exclusivity(unchecked) private var types = TextInterner()
+    @exclusivity(unchecked) private var units = TextInterner()
+    @exclusivity(unchecked) private var sourceNames = TextInterner()
+    @exclusivity(unchecked) private var sourceVersions = TextInterner()
+    @exclusivity(unchecked) private var devices = TextInterner()
     /// Set when the document is not an export; parsing stops.
     private(set) var notAnExport: String?
     /// Set when the document goes past a bound (`ImportLimits`); parsing stops.
@@ -291,13 +296,13 @@ package final class ExportParser {
             i += 2
             // Dispatch on the first byte, then confirm: most names are unique by it.
             switch k[0] {
-            case 116 where strcmp(k, "type") == 0: r.type = interned[0].string(v)
-            case 117 where strcmp(k, "unit") == 0: r.unit = interned[1].string(v)
+            case 116 where strcmp(k, "type") == 0: r.type = types.string(v)
+            case 117 where strcmp(k, "unit") == 0: r.unit = units.string(v)
             case 118 where strcmp(k, "value") == 0: r.value = String(cString: v)
-            case 115 where strcmp(k, "sourceName") == 0: r.sourceName = interned[2].string(v)
-            case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = interned[3].string(v)
+            case 115 where strcmp(k, "sourceName") == 0: r.sourceName = sourceNames.string(v)
+            case 115 where strcmp(k, "sourceVersion") == 0: r.sourceVersion = sourceVersions.string(v)
             case 115 where strcmp(k, "startDate") == 0: r.start = ExportTimestamp.parse(cString: v)
-            case 100 where strcmp(k, "device") == 0: r.device = interned[4].string(v)
+            case 100 where strcmp(k, "device") == 0: r.device = devices.string(v)
             case 99 where strcmp(k, "creationDate") == 0: r.created = ExportTimestamp.parse(cString: v)?.instant
             case 101 where strcmp(k, "endDate") == 0: r.end = ExportTimestamp.parse(cString: v)?.instant
             default: break
